@@ -1,0 +1,28 @@
+# Every command a user or CI needs. See README.md.
+GO       ?= go
+DATA_DIR ?= data
+# Offline machines use a sibling ../shared/data folder as the mirror when it exists.
+MIRROR   ?= $(wildcard ../shared/data)
+REPRO    := bin/repro
+
+.PHONY: all build test lint bench data fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(REPRO) ./cmd/repro
+
+# The test command of README.md and .ci/run.
+test: lint
+	$(GO) test -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

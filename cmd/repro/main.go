@@ -1,0 +1,86 @@
+// Command repro regenerates the figures and tables of "Bayesian posterior
+// approximation via greedy particle optimization" (Futami et al., AAAI 2019)
+// and manages the datasets and results they are made from.
+//
+// Usage:
+//
+//	repro <command> [flags] [args]
+//
+// Run "repro help" for the list of commands and "repro <command> -h" for the
+// flags of one.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand of repro. Each lives in its own file and adds
+// itself to commands from an init function.
+type command struct {
+	name    string
+	summary string
+	// run executes the command with the arguments after its name.
+	run func(args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("repro: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// errUsage marks an error whose usage message has already been printed.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: repro <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'repro <command> -h' for the flags of a command.")
+}
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stderr))
+}
+
+func realMain(args []string, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "repro: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := c.run(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		fmt.Fprintf(stderr, "repro %s: %v\n", c.name, err)
+		return 1
+	}
+	return 0
+}

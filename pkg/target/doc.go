@@ -1,0 +1,21 @@
+// Package target defines what a particle method needs from a posterior, and
+// nothing else.
+//
+// A posterior p(θ) ∝ p₀(θ) Πₙ L(dₙ | θ) is seen through its unnormalised log
+// density log p(θ) and its score s(θ) = ∇log p(θ). Every method in this module
+// (MMD-FW, SVGD, Stein Points, SGLD, HMC) consumes a Target; models in
+// package model implement it, and a user's own posterior is a Func:
+//
+//	t := target.Func{D: 2, F: func(x, grad []float64) float64 {
+//		grad[0], grad[1] = -x[0], -x[1]
+//		return -0.5 * (x[0]*x[0] + x[1]*x[1])
+//	}}
+//
+// Optional interfaces add what some methods can use: Stochastic (an unbiased
+// minibatch score, for SVGD and SGLD on large data), Batched (many particles
+// at once, for evaluation) and PriorSampler (initialisation from the prior).
+//
+// Costs are counted in per-datapoint likelihood-gradient evaluations: a
+// full-data gradient of a Stochastic target costs NData(t), a minibatch
+// costs its size, and a target without data costs 1 per call.
+package target

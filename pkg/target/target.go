@@ -1,0 +1,77 @@
+package target
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Target is an unnormalised log density with its gradient.
+//
+// Implementations must be safe for concurrent use by multiple goroutines:
+// methods evaluate several particles or chains at once.
+type Target interface {
+	// Dim returns the dimension d of the parameter space.
+	Dim() int
+	// LogProbGrad returns log p(x) up to an additive constant and writes
+	// ∇log p(x) into grad. Both x and grad have length Dim; x is not
+	// modified.
+	LogProbGrad(x, grad []float64) float64
+}
+
+// Stochastic is a posterior over a dataset of NData points whose score can be
+// estimated without bias from a minibatch.
+type Stochastic interface {
+	Target
+	// NData returns the number of datapoints N of the full data.
+	NData() int
+	// MinibatchLogProbGrad writes the unbiased estimate
+	//	∇log p₀(x) + (N/|B|) Σ_{b∈B} ∇log L(d_b | x)
+	// into grad and returns the matching estimate of log p(x). The indices
+	// in batch lie in [0, NData) and may repeat.
+	MinibatchLogProbGrad(x, grad []float64, batch []int) float64
+}
+
+// Batched evaluates many particles at once, turning matrix-vector work
+// into matrix-matrix work.
+type Batched interface {
+	// LogProbGradBatch evaluates every row of xs (n×d): lp[i] receives
+	// log p(xs_i) and row i of grads (n×d) receives ∇log p(xs_i).
+	LogProbGradBatch(xs, grads *mat.Dense, lp []float64)
+}
+
+// PriorSampler draws parameters from the prior p₀, for initialisation.
+type PriorSampler interface {
+	// SamplePrior writes one prior draw into dst (length Dim).
+	SamplePrior(rng *rand.Rand, dst []float64)
+}
+
+// NData returns the number of datapoints of t, or 1 when t is not
+// Stochastic. It is the cost of one full-data LogProbGrad call in
+// per-datapoint gradient evaluations.
+func NData(t Target) int {
+	if s, ok := t.(Stochastic); ok {
+		return s.NData()
+	}
+	return 1
+}
+
+// Func is a Target built from a function, as a user's own posterior.
+type Func struct {
+	// D is the dimension.
+	D int
+	// F returns log p(x) up to a constant and writes ∇log p(x) into grad.
+	// It must be safe for concurrent use.
+	F func(x, grad []float64) float64
+}
+
+// Dim returns f.D.
+func (f Func) Dim() int { return f.D }
+
+// LogProbGrad calls f.F.
+func (f Func) LogProbGrad(x, grad []float64) float64 {
+	if len(x) != f.D || len(grad) != f.D {
+		panic("target: dimension mismatch")
+	}
+	return f.F(x, grad)
+}
