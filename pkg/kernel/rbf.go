@@ -1,0 +1,220 @@
+package kernel
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// RBF is the Gaussian kernel k(x, y) = exp(−‖x − y‖² / (2H²)).
+type RBF struct {
+	// H is the bandwidth h > 0.
+	H float64
+}
+
+// Eval returns k(x, y).
+func (k RBF) Eval(x, y []float64) float64 {
+	if len(x) != len(y) {
+		panic("kernel: dimension mismatch")
+	}
+	var s float64
+	for i, v := range x {
+		d := v - y[i]
+		s += d * d
+	}
+	return math.Exp(-s / (2 * k.H * k.H))
+}
+
+// FromSqDist returns k as a function of the squared distance r².
+func (k RBF) FromSqDist(r2 float64) float64 {
+	return math.Exp(-r2 / (2 * k.H * k.H))
+}
+
+// GradX writes ∇ₓk(x, y) = −(x − y) k(x, y) / h² into dst and returns
+// k(x, y).
+func (k RBF) GradX(dst, x, y []float64) float64 {
+	if len(x) != len(y) || len(dst) != len(x) {
+		panic("kernel: dimension mismatch")
+	}
+	kv := k.Eval(x, y)
+	c := -kv / (k.H * k.H)
+	for i, v := range x {
+		dst[i] = c * (v - y[i])
+	}
+	return kv
+}
+
+// Gram writes K_ij = k(xᵢ, xⱼ) into dst (n×n) from the squared distances
+// sq of SqDists. dst may be sq itself.
+func (k RBF) Gram(dst, sq *mat.Dense) {
+	n, c := sq.Dims()
+	if r, cc := dst.Dims(); r != n || cc != c || n != c {
+		panic("kernel: dimension mismatch")
+	}
+	s := -1 / (2 * k.H * k.H)
+	for i := 0; i < n; i++ {
+		row := sq.RawRowView(i)
+		out := dst.RawRowView(i)
+		for j, v := range row {
+			out[j] = math.Exp(s * v)
+		}
+	}
+}
+
+// Repulsion writes rᵢ = Σⱼ ∇_{xⱼ} k(xⱼ, xᵢ) = Σⱼ (xᵢ − xⱼ) K_ij / h² into
+// row i of dst (n×d), given the Gram matrix K (n×n) of the rows of X (n×d).
+// It costs one n×n×d matrix product.
+func (k RBF) Repulsion(dst, K, X *mat.Dense) {
+	n, d := X.Dims()
+	if r, c := K.Dims(); r != n || c != n {
+		panic("kernel: dimension mismatch")
+	}
+	if r, c := dst.Dims(); r != n || c != d {
+		panic("kernel: dimension mismatch")
+	}
+	// dst = −K X / h², then add (Σⱼ K_ij) xᵢ / h².
+	inv := 1 / (k.H * k.H)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -inv, K.RawMatrix(), X.RawMatrix(), 0, dst.RawMatrix())
+	for i := 0; i < n; i++ {
+		var s float64
+		for _, v := range K.RawRowView(i) {
+			s += v
+		}
+		s *= inv
+		out := dst.RawRowView(i)
+		for j, v := range X.RawRowView(i) {
+			out[j] += s * v
+		}
+	}
+}
+
+// SqDists writes the squared distances ‖xᵢ − xⱼ‖² between the rows of X
+// (n×d) into dst (n×n), through the Gram product X Xᵀ (a symmetric rank-k
+// update) and the squared norms. norms is scratch of length n. Round-off
+// negatives are clamped to zero and the diagonal is exactly zero.
+func SqDists(dst, X *mat.Dense, norms []float64) {
+	n, _ := X.Dims()
+	if r, c := dst.Dims(); r != n || c != n {
+		panic("kernel: dimension mismatch")
+	}
+	if len(norms) != n {
+		panic("kernel: norms length mismatch")
+	}
+	raw := dst.RawMatrix()
+	// Upper triangle of X Xᵀ.
+	blas64.Syrk(blas.NoTrans, 1, X.RawMatrix(), 0, blas64.Symmetric{
+		Uplo: blas.Upper, N: n, Stride: raw.Stride, Data: raw.Data,
+	})
+	for i := 0; i < n; i++ {
+		norms[i] = raw.Data[i*raw.Stride+i]
+	}
+	for i := 0; i < n; i++ {
+		dst.Set(i, i, 0)
+		for j := i + 1; j < n; j++ {
+			v := norms[i] + norms[j] - 2*raw.Data[i*raw.Stride+j]
+			if v < 0 {
+				v = 0
+			}
+			raw.Data[i*raw.Stride+j] = v
+			raw.Data[j*raw.Stride+i] = v
+		}
+	}
+}
+
+// MedianSq returns the median of the squared distances in sq (n×n,
+// symmetric, zero diagonal), over all n² entries when includeDiag is true
+// (as the SVGD reference code does) and over the n(n−1)/2 distinct pairs
+// otherwise. An even count gives the mean of the two middle values.
+// scratch must have length at least n² (includeDiag) or n(n−1)/2.
+func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
+	n, _ := sq.Dims()
+	var m int
+	if includeDiag {
+		m = n * n
+	} else {
+		m = n * (n - 1) / 2
+	}
+	if m == 0 {
+		return 0
+	}
+	if len(scratch) < m {
+		panic("kernel: scratch too short")
+	}
+	s := scratch[:0]
+	if includeDiag {
+		for i := 0; i < n; i++ {
+			s = append(s, sq.RawRowView(i)...)
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			s = append(s, sq.RawRowView(i)[i+1:]...)
+		}
+	}
+	hi := selectK(s, m/2)
+	if m%2 == 1 {
+		return hi
+	}
+	// The lower middle is the largest value left of position m/2.
+	lo := s[0]
+	for _, v := range s[1 : m/2] {
+		if v > lo {
+			lo = v
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// SVGDBandwidth returns the bandwidth h of the SVGD reference code's
+// median heuristic, h² = medSq / (2 log(n+1)), for n particles. A zero
+// median (all particles equal) gives h = 1.
+func SVGDBandwidth(medSq float64, n int) float64 {
+	if medSq <= 0 {
+		return 1
+	}
+	return math.Sqrt(0.5 * medSq / math.Log(float64(n)+1))
+}
+
+// selectK partially orders s so that s[k] is the k-th smallest value (0
+// based), every value left of k is ≤ s[k] and every value right is ≥ s[k],
+// and returns s[k]. Hoare-style quickselect with a median-of-three pivot.
+func selectK(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		p := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}

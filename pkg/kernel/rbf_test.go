@@ -1,0 +1,131 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func randDense(rng *rand.Rand, n, d int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+func TestRBFGradXFiniteDifference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []int{1, 3, 10} {
+		k := RBF{H: 0.7 + rng.Float64()}
+		x := randDense(rng, 1, d).RawRowView(0)
+		y := randDense(rng, 1, d).RawRowView(0)
+		for i := range y {
+			y[i] = x[i] + 0.5*y[i] // keep k away from zero
+		}
+		g := make([]float64, d)
+		kv := k.GradX(g, x, y)
+		if kv != k.Eval(x, y) {
+			t.Fatalf("GradX value %v != Eval %v", kv, k.Eval(x, y))
+		}
+		const eps = 1e-6
+		for j := 0; j < d; j++ {
+			xp := append([]float64(nil), x...)
+			xm := append([]float64(nil), x...)
+			xp[j] += eps
+			xm[j] -= eps
+			fd := (k.Eval(xp, y) - k.Eval(xm, y)) / (2 * eps)
+			if rel := math.Abs(fd-g[j]) / math.Max(math.Abs(g[j]), 1e-8); rel > 1e-5 {
+				t.Errorf("d=%d coord %d: analytic %v, finite difference %v (rel %v)", d, j, g[j], fd, rel)
+			}
+		}
+	}
+}
+
+func TestSqDistsGramRepulsionAgainstDirectSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, d := 7, 5
+	X := randDense(rng, n, d)
+	sq := mat.NewDense(n, n, nil)
+	SqDists(sq, X, make([]float64, n))
+	k := RBF{H: 1.3}
+	K := mat.NewDense(n, n, nil)
+	k.Gram(K, sq)
+	rep := mat.NewDense(n, d, nil)
+	k.Repulsion(rep, K, X)
+	g := make([]float64, d)
+	for i := 0; i < n; i++ {
+		want := make([]float64, d)
+		for j := 0; j < n; j++ {
+			var r2 float64
+			for c := 0; c < d; c++ {
+				dd := X.At(i, c) - X.At(j, c)
+				r2 += dd * dd
+			}
+			if math.Abs(sq.At(i, j)-r2) > 1e-12*(1+r2) {
+				t.Fatalf("sq[%d,%d] = %v, want %v", i, j, sq.At(i, j), r2)
+			}
+			if kv := k.Eval(X.RawRowView(i), X.RawRowView(j)); math.Abs(K.At(i, j)-kv) > 1e-14 {
+				t.Fatalf("K[%d,%d] = %v, want %v", i, j, K.At(i, j), kv)
+			}
+			// ∇_{x_j} k(x_j, x_i)
+			k.GradX(g, X.RawRowView(j), X.RawRowView(i))
+			for c := range want {
+				want[c] += g[c]
+			}
+		}
+		for c := range want {
+			if math.Abs(rep.At(i, c)-want[c]) > 1e-12 {
+				t.Fatalf("repulsion[%d,%d] = %v, want %v", i, c, rep.At(i, c), want[c])
+			}
+		}
+	}
+}
+
+func TestMedianSqMatchesSortedMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{2, 3, 4, 9, 20} {
+		X := randDense(rng, n, 3)
+		sq := mat.NewDense(n, n, nil)
+		SqDists(sq, X, make([]float64, n))
+		for _, diag := range []bool{true, false} {
+			var all []float64
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					if diag || j > i {
+						all = append(all, sq.At(i, j))
+					}
+				}
+			}
+			sort.Float64s(all)
+			m := len(all)
+			want := all[m/2]
+			if m%2 == 0 {
+				want = (all[m/2-1] + all[m/2]) / 2
+			}
+			got := MedianSq(sq, diag, make([]float64, n*n))
+			if got != want {
+				t.Errorf("n=%d diag=%v: median %v, want %v", n, diag, got, want)
+			}
+		}
+	}
+}
+
+func TestSVGDBandwidthMatchesReferenceFormula(t *testing.T) {
+	// Reference code: h = sqrt(0.5*med/log(n+1)), K = exp(-r²/h²/2).
+	med, n := 3.0, 10
+	h := SVGDBandwidth(med, n)
+	r2 := 1.7
+	want := math.Exp(-r2 * math.Log(float64(n)+1) / med)
+	if got := (RBF{H: h}).FromSqDist(r2); math.Abs(got-want) > 1e-15 {
+		t.Fatalf("k = %v, want %v", got, want)
+	}
+	if SVGDBandwidth(0, 5) != 1 {
+		t.Fatal("zero median must give h = 1")
+	}
+}
