@@ -244,7 +244,7 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		phi:    mat.NewDense(n, d, nil),
 		hist:   mat.NewDense(n, d, nil),
 		w:      particle.Equal(n),
-		ws:     NewWorkspace(n),
+		ws:     NewWorkspace(n, d),
 		kern:   kernel.RBF{H: s.Bandwidth},
 	}
 	if sto, ok := t.(target.Stochastic); ok && s.BatchSize > 0 && s.BatchSize < sto.NData() {

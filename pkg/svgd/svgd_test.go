@@ -144,7 +144,7 @@ func TestDirectionMatchesDoubleLoop(t *testing.T) {
 			}
 		}
 		dst := mat.NewDense(tc.n, tc.d, nil)
-		k := svgd.Direction(dst, X, S, kernel.RBF{H: tc.h}, tc.excludeDiag, svgd.NewWorkspace(tc.n))
+		k := svgd.Direction(dst, X, S, kernel.RBF{H: tc.h}, tc.excludeDiag, svgd.NewWorkspace(tc.n, tc.d))
 		if math.Abs(k.H-wantH) > 1e-14*wantH {
 			t.Errorf("%+v: bandwidth %v, want %v", tc, k.H, wantH)
 		}
