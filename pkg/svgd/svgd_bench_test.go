@@ -1,6 +1,7 @@
 package svgd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -98,7 +99,7 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 // direction and AdaGrad step.
 func BenchmarkIteration(b *testing.B) {
 	for _, w := range []int{1, 2} {
-		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[w], func(b *testing.B) {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			st := benchState(b, 100, 100, w)
 			defer st.close()
 			b.ReportAllocs()
