@@ -97,13 +97,13 @@ func (s Settings) withDefaults(t target.Target) Settings {
 		s.BurnIn = 0
 	}
 	if s.BurnIn >= s.Iterations {
-		panic("sgld: BurnIn leaves no iteration to keep")
+		panic(fmt.Sprintf("sgld: BurnIn %d leaves none of %d iterations to keep", s.BurnIn, s.Iterations))
 	}
 	if s.Thin == 0 {
 		s.Thin = DefaultThin
 	}
 	if (s.Iterations-s.BurnIn)/s.Thin == 0 {
-		panic("sgld: Thin leaves no draw to keep")
+		panic(fmt.Sprintf("sgld: Thin %d leaves no draw of %d post-burn-in iterations to keep", s.Thin, s.Iterations-s.BurnIn))
 	}
 	if s.Chains == 0 {
 		s.Chains = DefaultChains
@@ -349,9 +349,15 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			return result(), fmt.Errorf("sgld: stopped after iteration %d: %w", lo, err)
 		}
 		at = until
+		if rec == nil {
+			continue
+		}
 
+		// Assembling the snapshot is the recorder's business: off the clock.
+		sw.Stop()
 		n := collect()
 		if n == 0 {
+			sw.Start()
 			continue
 		}
 		for i := range w[:n] {

@@ -327,3 +327,63 @@ func TestDivergence(t *testing.T) {
 	}
 	t.Log(err, "; particles kept:", set.Len())
 }
+
+// withPrior adds a PriorSampler whose draws are 100 + z, z ~ N(0, I), far
+// from any other starting point.
+type withPrior struct{ *gaussMean }
+
+func (w withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
+	for j := range dst {
+		dst[j] = 100 + rng.NormFloat64()
+	}
+}
+
+// With a negligible step the first draw is the starting point: a prior draw
+// when the target samples its prior and Init is nil, Init otherwise.
+func TestInit(t *testing.T) {
+	m := withPrior{newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)}
+	first := func(s Settings) particle.Set {
+		s.Iterations, s.BurnIn, s.Thin, s.Chains, s.A = 1, -1, 1, 3, 1e-16
+		set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	prior := first(Settings{})
+	for i := range prior.Len() {
+		for _, v := range prior.X.RawRowView(i) {
+			if math.Abs(v-100) > 5 {
+				t.Errorf("chain %d starts at %v, want a prior draw near 100", i, prior.X.RawRowView(i))
+			}
+		}
+	}
+	if equalRows(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
+		t.Error("chains 0 and 1 start at the same prior draw")
+	}
+	exact := first(Settings{Init: []float64{3, 4}, Jitter: -1})
+	for i := range exact.Len() {
+		if r := exact.X.RawRowView(i); math.Abs(r[0]-3) > 1e-6 || math.Abs(r[1]-4) > 1e-6 {
+			t.Errorf("chain %d starts at %v, want Init (3, 4) without jitter", i, r)
+		}
+	}
+}
+
+func TestInvalidSettings(t *testing.T) {
+	m := newGaussMean(100, []float64{0}, []float64{0}, 1, 1, 1)
+	for name, s := range map[string]Settings{
+		"negative batch":    {Batch: -1},
+		"burn-in too long":  {Iterations: 100, BurnIn: 100},
+		"thinning too long": {Iterations: 100, BurnIn: 50, Thin: 51},
+		"init dimension":    {Init: []float64{1, 2}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			Run(context.Background(), m, s, rand.NewPCG(1, 1), nil)
+		}()
+	}
+}
