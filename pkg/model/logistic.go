@@ -126,7 +126,8 @@ func lrRows(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 type lrScratch struct {
 	m       *Logistic
 	w       []float64
-	workers int
+	workers int // parts of the current call
+	cap     int // parts the buffers hold
 	stride  int
 	parts   []float64
 	lls     []float64
@@ -147,14 +148,15 @@ func (m *Logistic) getScratch(workers int) *lrScratch {
 	if s == nil {
 		s = &lrScratch{m: m}
 	}
-	if s.workers != workers {
+	if s.cap < workers {
 		// Pad each partial to whole cache lines plus one, so that
 		// workers never write to the same line.
 		s.stride = (m.p+7)/8*8 + 8
 		s.parts = make([]float64, workers*s.stride)
 		s.lls = make([]float64, workers*8)
-		s.workers = workers
+		s.cap = workers
 	}
+	s.workers = workers
 	return s
 }
 
