@@ -404,3 +404,14 @@ func ExampleStein() {
 	fmt.Println(kernel.Stein(k, x, x, s, s))
 	// Output: 5
 }
+
+func ExampleRBF_SteinDirection() {
+	// One particle at 0 with score 0 (the mode of N(0, 1)), weight 1, h = 1:
+	// at x = 1 the direction is the repulsion ∇_{x₁}k(x₁, x) = (x − x₁) k.
+	X := mat.NewDense(1, 1, []float64{0})
+	S := mat.NewDense(1, 1, []float64{0})
+	dst := make([]float64, 1)
+	sum := kernel.RBF{H: 1}.SteinDirection(dst, []float64{1}, X, S, []float64{1})
+	fmt.Printf("φ = %.4f, Σwk = %.4f\n", dst[0], sum)
+	// Output: φ = 0.6065, Σwk = 0.6065
+}
