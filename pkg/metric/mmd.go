@@ -20,37 +20,53 @@ type MMD struct {
 }
 
 // NewMMD prepares the reference draws in the rows of Y (S×d) under the
-// kernel k, computing the reference term (1/S²) Σₛₜ k(yₛ, yₜ) once, in
-// row blocks over the upper triangle. Y is kept, not copied.
+// kernel k, computing the reference term (1/S²) Σₛₜ k(yₛ, yₜ) once. Y is
+// kept, not copied.
 func NewMMD(k kernel.Radial, Y *mat.Dense) *MMD {
 	S, d := Y.Dims()
 	if S == 0 || d == 0 {
 		panic("metric: empty reference set")
 	}
-	m := &MMD{k: k, y: Y}
-	yn := make([]float64, S)
-	rows := max(1, blockEntries/S)
-	buf := make([]float64, rows*S)
+	return &MMD{k: k, y: Y, yy: selfSum(k, Y, nil)}
+}
+
+// selfSum returns Σᵢⱼ wᵢwⱼ k(xᵢ, xⱼ) over the rows of X (w nil means 1/n),
+// in row blocks over the upper triangle so that memory stays bounded by
+// blockEntries. Diagonal distances are exactly zero.
+func selfSum(k kernel.Radial, X *mat.Dense, w []float64) float64 {
+	n, d := X.Dims()
+	wt := func(i int) float64 {
+		if w == nil {
+			return 1 / float64(n)
+		}
+		return w[i]
+	}
+	rows := max(1, min(n, blockEntries/n))
+	buf := make([]float64, rows*n)
 	xn := make([]float64, rows)
+	yn := make([]float64, n)
 	var sum float64
-	for i0 := 0; i0 < S; i0 += rows {
-		i1 := min(i0+rows, S)
+	for i0 := 0; i0 < n; i0 += rows {
+		i1 := min(i0+rows, n)
 		b := i1 - i0
 		// Columns from i0 on: the diagonal block and everything right of it.
-		C := mat.NewDense(b, S-i0, buf[:b*(S-i0)])
-		kernel.CrossRadial(k, C, Y.Slice(i0, i1, 0, d).(*mat.Dense), Y.Slice(i0, S, 0, d).(*mat.Dense), xn[:b], yn[i0:])
+		C := mat.NewDense(b, n-i0, buf[:b*(n-i0)])
+		kernel.CrossSqDists(C, X.Slice(i0, i1, 0, d).(*mat.Dense), X.Slice(i0, n, 0, d).(*mat.Dense), xn[:b], yn[i0:])
+		for r := 0; r < b; r++ {
+			C.Set(r, r, 0)
+		}
+		fromSqDists(k, C)
 		for r := 0; r < b; r++ {
 			row := C.RawRowView(r)
-			sum += row[r]
 			var s float64
-			for _, v := range row[r+1:] {
-				s += v
+			for c, v := range row[r+1:] {
+				s += wt(i0+r+1+c) * v
 			}
-			sum += 2 * s
+			wi := wt(i0 + r)
+			sum += wi * (wi*row[r] + 2*s)
 		}
 	}
-	m.yy = sum / float64(S) / float64(S)
-	return m
+	return sum
 }
 
 // Len returns the number of reference draws S.
@@ -77,20 +93,8 @@ func (m *MMD) MMD2(X *mat.Dense, w []float64) float64 {
 	if len(w) != n {
 		panic("metric: weights length mismatch")
 	}
-	// Particle–particle term, from squared distances with an exact zero
-	// diagonal.
+	xx := selfSum(m.k, X, w)
 	xn := make([]float64, n)
-	K := mat.NewDense(n, n, nil)
-	kernel.SqDists(K, X, xn)
-	fromSqDists(m.k, K)
-	var xx float64
-	for i := 0; i < n; i++ {
-		var s float64
-		for j, v := range K.RawRowView(i) {
-			s += w[j] * v
-		}
-		xx += w[i] * s
-	}
 	// Particle–reference term, in row blocks of X.
 	rows := max(1, min(n, blockEntries/S))
 	buf := make([]float64, rows*S)

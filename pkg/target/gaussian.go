@@ -307,11 +307,12 @@ func (g *Gaussian) RFFEmbedding(omega *mat.Dense, b []float64) *RFFEmbedding {
 	}
 	e := &RFFEmbedding{omega: omega, b: b, mu: make([]float64, D)}
 	c := math.Sqrt(2 / float64(D))
+	cov := g.cov.RawSymmetric()
 	for j := 0; j < D; j++ {
 		om := omega.RawRowView(j)
 		var q, dot float64
 		for r := 0; r < d; r++ {
-			row := g.cov.RawSymmetric().Data[r*g.d : r*g.d+d]
+			row := cov.Data[r*cov.Stride : r*cov.Stride+d]
 			// The upper triangle of Σ is authoritative; read (r, s) with
 			// s ≥ r and double the off-diagonal.
 			var s float64
