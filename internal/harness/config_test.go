@@ -127,7 +127,9 @@ func TestLoadErrors(t *testing.T) {
 		{"out of range setting", func(s string) string { return strings.Replace(s, "scale = 0.5", "scale = -0.5", 1) }, "", 20, "methods.walk-a.settings.scale", "out of range"},
 		{"out of range nested setting", func(s string) string { return strings.Replace(s, "pull = 0.1", "pull = 1.5", 1) }, "", 25, "methods.walk-b.settings.inner.pull", "out of range"},
 		{"out of range setting in profile", func(s string) string { return strings.Replace(s, "scale = 2.0", "scale = -2.0", 1) }, "", 34, "profiles.quick.methods.walk-a.settings.scale", "out of range"},
-		{"unknown method kind", func(s string) string { return strings.Replace(s, "kind = \"walk\"\nparticles", "kind = \"wlak\"\nparticles", 1) }, "", 15, "methods.walk-a.kind", "unknown method"},
+		{"unknown method kind", func(s string) string {
+			return strings.Replace(s, "kind = \"walk\"\nparticles", "kind = \"wlak\"\nparticles", 1)
+		}, "", 15, "methods.walk-a.kind", "unknown method"},
 		{"unknown dataset", func(s string) string { return strings.Replace(s, `["gauss"]`, `["gaus"]`, 1) }, "", 4, "datasets", "unknown dataset"},
 		{"bad profile name in file", func(s string) string { return strings.Replace(s, "[profiles.quick]", "[profiles.fast]", 1) }, "", 27, "profiles.fast", "unknown profile"},
 		{"bad profile requested", func(s string) string { return s }, "fast", 0, "profiles.fast", "unknown profile"},
