@@ -29,7 +29,7 @@ func newProgress(w io.Writer, n int) *progress {
 	if w == nil || n == 0 {
 		return nil
 	}
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithAutoRefresh())
 	total := p.AddBar(int64(n),
 		mpb.BarPriority(1<<30),
 		mpb.PrependDecorators(decor.Name("cells", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),

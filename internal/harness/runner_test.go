@@ -457,3 +457,37 @@ func TestProvenance(t *testing.T) {
 		t.Errorf("resolved settings %v", settings)
 	}
 }
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func TestProgressAndLog(t *testing.T) {
+	ty := newToy()
+	e, err := Load(ty.reg, "exp.toml", []byte(base), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	sum, err := NewRunner(ty.reg, Options{Results: t.TempDir(), Jobs: 2, Progress: &out}).Run(context.Background(), Plan([]*Experiment{e}))
+	if err != nil || sum.Done != 6 {
+		t.Fatalf("%v %v", sum, err)
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	// One log line per finished cell, with its key metric.
+	if n := strings.Count(out.b.String(), "msg=\"cell finished\""); n != 6 {
+		t.Errorf("%d log lines, want 6:\n%s", n, out.b.String())
+	}
+	if !strings.Contains(out.b.String(), "cell=toy/walk-b/gauss/s1 status=done") || !strings.Contains(out.b.String(), "mean0=") {
+		t.Errorf("log lacks cell, status or key metric:\n%s", out.b.String())
+	}
+}
