@@ -46,16 +46,16 @@ type Data struct {
 	Key string
 
 	// Logistic regression (covertype): the model and its test split.
-	Logistic      *model.Logistic
-	XTest         *mat.Dense
-	YTest         []float64
-	LabelsTest    []float64
+	Logistic   *model.Logistic
+	XTest      *mat.Dense
+	YTest      []float64
+	LabelsTest []float64
 	// BNN (UCI regression): the model, the standardised test features and
 	// the test responses on the original scale, with the training mean and
 	// standard deviation of y.
-	BNN          *model.BNN
-	YTestOrig    []float64
-	YMean, YSD   float64
+	BNN        *model.BNN
+	YTestOrig  []float64
+	YMean, YSD float64
 	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
 	// exact MMD² (fixed per dataset, the same for every method).
 	Gauss *target.Gaussian
