@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/kernel"
 )
 
 // TestRefKernelDerivatives checks the derivatives written out in the test's
@@ -57,7 +59,7 @@ func TestRefKernelDerivatives(t *testing.T) {
 func TestSteinKernelMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, p := range [][2]float64{{1, -0.5}, {0.5, -0.2}, {3, -0.75}} {
-		k := imqStein{c2: p[0] * p[0], beta: p[1]}
+		k := kernel.IMQ{C: p[0], Beta: p[1]}
 		for trial := 0; trial < 20; trial++ {
 			d := 1 + trial%6
 			v := make([][]float64, 4)
@@ -68,11 +70,11 @@ func TestSteinKernelMatchesReference(t *testing.T) {
 				}
 			}
 			x, y, sx, sy := v[0], v[1], v[2], v[3]
-			got, want := k.stein(x, y, sx, sy), refIMQStein(p[0], p[1], x, y, sx, sy)
+			got, want := k.Stein(x, y, sx, sy), refIMQStein(p[0], p[1], x, y, sx, sy)
 			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
 				t.Errorf("c=%v β=%v d=%d: k₀ = %v, reference %v", p[0], p[1], d, got, want)
 			}
-			got, want = k.stein(x, x, sx, sx), refIMQStein(p[0], p[1], x, x, sx, sx)
+			got, want = k.Stein(x, x, sx, sx), refIMQStein(p[0], p[1], x, x, sx, sx)
 			// k₀(x, x) = −2βd c^(2(β−1)) + c^(2β) ‖s(x)‖².
 			var ss float64
 			for _, s := range sx {
@@ -91,7 +93,7 @@ func TestSteinKernelMatchesReference(t *testing.T) {
 // within four standard errors.
 func TestSteinIdentity(t *testing.T) {
 	g, m := gaussian2()
-	k := imqStein{c2: 1, beta: -0.5}
+	k := kernel.IMQ{}
 	rng := rand.New(rand.NewPCG(3, 3))
 	// Draws from N(m, Σ) with Σ = L Lᵀ, L = [[1, 0], [0.5, √1.75]].
 	const n = 200000
@@ -104,7 +106,7 @@ func TestSteinIdentity(t *testing.T) {
 			x[0] = m[0] + z0
 			x[1] = m[1] + 0.5*z0 + math.Sqrt(1.75)*z1
 			g.LogProbGrad(x, sx)
-			v := k.stein(x, y, sx, sy)
+			v := k.Stein(x, y, sx, sy)
 			sum += v
 			sum2 += v * v
 		}

@@ -3,6 +3,7 @@ package sp
 import (
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -15,9 +16,9 @@ import (
 // keeps the best location seen in the current step with its score, so that
 // the accepted point's score never has to be recomputed.
 type objective struct {
-	t  target.Target
-	k0 func(x, y, sx, sy []float64) float64
-	d  int
+	t target.Target
+	k kernel.Radial // boxed once: kernel.Stein then allocates nothing
+	d int
 
 	x, s []float64 // accepted points and their scores, row-major, n rows
 	n    int
@@ -31,11 +32,11 @@ type objective struct {
 	nonFinite bool  // a non-finite objective was seen in this step
 }
 
-func newObjective(t target.Target, k0 func(x, y, sx, sy []float64) float64, capacity int) *objective {
+func newObjective(t target.Target, k kernel.Radial, capacity int) *objective {
 	d := t.Dim()
 	return &objective{
 		t:     t,
-		k0:    k0,
+		k:     k,
 		d:     d,
 		x:     make([]float64, 0, capacity*d),
 		s:     make([]float64, 0, capacity*d),
@@ -64,9 +65,9 @@ func (o *objective) eval(x []float64) float64 {
 // location of the step.
 func (o *objective) evalScored(x, s []float64) float64 {
 	d := o.d
-	f := o.k0(x, x, s, s) / 2
+	f := kernel.Stein(o.k, x, x, s, s) / 2
 	for i := 0; i < o.n; i++ {
-		f += o.k0(o.x[i*d:(i+1)*d], x, o.s[i*d:(i+1)*d], s)
+		f += kernel.Stein(o.k, o.x[i*d:(i+1)*d], x, o.s[i*d:(i+1)*d], s)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		o.nonFinite = true

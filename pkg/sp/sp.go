@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -238,12 +239,12 @@ type runner struct {
 
 func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 	d := t.Dim()
-	k := imqStein{c2: s.C * s.C, beta: s.Beta}
+	k := kernel.IMQ{C: s.C, Beta: s.Beta}
 	r := &runner{
 		t:     t,
 		s:     s,
 		rng:   rand.New(src),
-		obj:   newObjective(t, k.stein, s.Points),
+		obj:   newObjective(t, k, s.Points),
 		mean:  make([]float64, d),
 		m2:    make([]float64, d),
 		sigma: make([]float64, d),

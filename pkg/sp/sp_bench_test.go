@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/kernel"
 )
 
 // logReg is a synthetic Bayesian logistic regression with weights
@@ -100,8 +102,8 @@ func BenchmarkObjective(b *testing.B) {
 	const n, d, N = 100, 56, 1000
 	rng := rand.New(rand.NewPCG(1, 2))
 	lr := newLogReg(rng, N, d)
-	k := imqStein{c2: 1, beta: -0.5}
-	o := newObjective(lr, k.stein, n)
+	k := kernel.IMQ{}
+	o := newObjective(lr, k, n)
 	x := make([]float64, d)
 	for i := 0; i < n; i++ {
 		o.beginStep()

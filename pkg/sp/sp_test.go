@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -22,8 +24,8 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	g := mixture2()
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, p := range [][2]float64{{1, -0.5}, {0.8, -0.3}} {
-		k := imqStein{c2: p[0] * p[0], beta: p[1]}
-		o := newObjective(g, k.stein, 8)
+		k := kernel.IMQ{C: p[0], Beta: p[1]}
+		o := newObjective(g, k, 8)
 		X := mat.NewDense(6, 2, nil)
 		for i := 0; i < 6; i++ {
 			row := X.RawRowView(i)
@@ -67,8 +69,8 @@ func TestObjectiveDoubleSum(t *testing.T) {
 // TestObjectiveAllocs: one candidate evaluation allocates nothing.
 func TestObjectiveAllocs(t *testing.T) {
 	g, _ := gaussian2()
-	k := imqStein{c2: 1, beta: -0.5}
-	o := newObjective(g, k.stein, 4)
+	k := kernel.IMQ{}
+	o := newObjective(g, k, 4)
 	x := []float64{0.3, 0.1}
 	for i := 0; i < 3; i++ {
 		o.eval(x)
@@ -101,6 +103,10 @@ func ksdAt(t *testing.T, g target.Target, s Settings, seed uint64) ([3]float64, 
 	var k [3]float64
 	for i, n := range []int{5, 20, 50} {
 		k[i] = directKSD2(1, -0.5, set.X, S, n)
+		X, Sn := set.X.Slice(0, n, 0, 2).(*mat.Dense), S.Slice(0, n, 0, 2).(*mat.Dense)
+		if m := metric.KSD2(nil, mat.DenseCopyOf(X), mat.DenseCopyOf(Sn), nil); math.Abs(m-k[i]) > 1e-10*k[i] {
+			t.Errorf("n=%d: metric.KSD2 = %v, double sum %v", n, m, k[i])
+		}
 	}
 	return k, set
 }
