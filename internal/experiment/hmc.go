@@ -4,7 +4,6 @@ package experiment
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
@@ -49,14 +48,6 @@ func (c HMCConfig) Validate() error {
 		return fieldErr("target_accept", "%v is not below 1", c.TargetAccept)
 	}
 	return oneOf("init", c.Init, "", "map", "model", "prior")
-}
-
-// finite maps NaN and ±Inf (which JSON cannot hold) to nil.
-func finite(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
 }
 
 // HMCChain is one chain's diagnostics in the reference summary.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,6 +35,14 @@ func oneOf(key, v string, allowed ...string) error {
 		}
 	}
 	return fieldErr(key, "%q is not one of %q", v, allowed)
+}
+
+// finite maps NaN and ±Inf (which JSON cannot hold) to nil.
+func finite(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
 }
 
 // summary is the provenance summary every method of this wiring writes:
@@ -222,6 +231,7 @@ func Register(r *harness.Registry) {
 	registerMetrics(r)
 	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
+	harness.RegisterMethod(r, KindSP, "1", runSP)
 	registerPending(r)
 }
 
