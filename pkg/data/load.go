@@ -410,16 +410,19 @@ func (d *Dataset) loadYear(folder string, split int) (*Regression, error) {
 // standardise scales X and y of both parts with the training mean and
 // population standard deviation; a constant column gets scale 1.
 func standardise(d *Dataset, split int, xtr, xte *mat.Dense, ytr, yte []float64, sums []FileSum) *Regression {
-	_, p := xtr.Dims()
+	n, p := xtr.Dims()
 	mean, sd := make([]float64, p), make([]float64, p)
-	col := make([]float64, 0, len(ytr))
+	col := make([]float64, n)
 	for j := range p {
-		col = mat.Col(col[:0], j, xtr)
+		mat.Col(col, j, xtr)
 		mean[j], sd[j] = meanStd(col)
-		for _, m := range []*mat.Dense{xtr, xte} {
-			r, _ := m.Dims()
-			for i := range r {
-				m.Set(i, j, (m.At(i, j)-mean[j])/sd[j])
+	}
+	for _, m := range []*mat.Dense{xtr, xte} {
+		raw := m.RawMatrix()
+		for i := range raw.Rows {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+p]
+			for j := range row {
+				row[j] = (row[j] - mean[j]) / sd[j]
 			}
 		}
 	}
