@@ -453,14 +453,21 @@ func meanStd(x []float64) (mean, sd float64) {
 	if constant {
 		return x[0], 1
 	}
+	// Corrected two-pass algorithm (Chan, Golub & LeVeque 1983): the second
+	// pass removes the rounding error of the first from the mean, which
+	// matters for columns like naval's whose spread is 1e-2 of their level.
+	n := float64(len(x))
 	var s float64
 	for _, v := range x {
 		s += v
 	}
-	mean = s / float64(len(x))
-	var ss float64
+	mean = s / n
+	var c, ss float64
 	for _, v := range x {
+		c += v - mean
 		ss += (v - mean) * (v - mean)
 	}
-	return mean, math.Sqrt(ss / float64(len(x)))
+	mean += c / n
+	ss -= c * c / n
+	return mean, math.Sqrt(ss / n)
 }
