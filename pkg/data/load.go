@@ -371,7 +371,7 @@ func (d *Dataset) LoadRegression(dir string, split int) (*Regression, error) {
 	}
 	xtr, ytr := gather(train)
 	xte, yte := gather(test)
-	return standardise(d, split, xtr, xte, ytr, yte, sums), nil
+	return standardise(d, split, xtr, xte, ytr, yte, sums)
 }
 
 // loadYear reads YearPredictionMSD.txt: target in column 0, the producer's
@@ -404,18 +404,21 @@ func (d *Dataset) loadYear(folder string, split int) (*Regression, error) {
 	vals = vals[:n*p]
 	xtr := mat.NewDense(nTrain, p, vals[:nTrain*p])
 	xte := mat.NewDense(n-nTrain, p, vals[nTrain*p:])
-	return standardise(d, 0, xtr, xte, y[:nTrain], y[nTrain:], []FileSum{sum}), nil
+	return standardise(d, 0, xtr, xte, y[:nTrain], y[nTrain:], []FileSum{sum})
 }
 
 // standardise scales X and y of both parts with the training mean and
 // population standard deviation; a constant column gets scale 1.
-func standardise(d *Dataset, split int, xtr, xte *mat.Dense, ytr, yte []float64, sums []FileSum) *Regression {
+func standardise(d *Dataset, split int, xtr, xte *mat.Dense, ytr, yte []float64, sums []FileSum) (*Regression, error) {
 	n, p := xtr.Dims()
 	mean, sd := make([]float64, p), make([]float64, p)
 	col := make([]float64, n)
 	for j := range p {
 		mat.Col(col, j, xtr)
 		mean[j], sd[j] = meanStd(col)
+		if !finite(mean[j]) || !finite(sd[j]) {
+			return nil, fmt.Errorf("data: %s: feature %d: values too large to standardise (mean %v, sd %v)", d.Name, j, mean[j], sd[j])
+		}
 	}
 	for _, m := range []*mat.Dense{xtr, xte} {
 		raw := m.RawMatrix()
@@ -427,6 +430,9 @@ func standardise(d *Dataset, split int, xtr, xte *mat.Dense, ytr, yte []float64,
 		}
 	}
 	ym, ys := meanStd(ytr)
+	if !finite(ym) || !finite(ys) {
+		return nil, fmt.Errorf("data: %s: target values too large to standardise (mean %v, sd %v)", d.Name, ym, ys)
+	}
 	for _, y := range [][]float64{ytr, yte} {
 		for i := range y {
 			y[i] = (y[i] - ym) / ys
@@ -436,8 +442,10 @@ func standardise(d *Dataset, split int, xtr, xte *mat.Dense, ytr, yte []float64,
 		Name: d.Name, Label: label(d.Name), Split: split,
 		XTrain: xtr, XTest: xte, YTrain: ytr, YTest: yte,
 		XMean: mean, XStd: sd, YMean: ym, YStd: ys, Files: sums,
-	}
+	}, nil
 }
+
+func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 
 // meanStd returns the mean and population standard deviation of x. A
 // constant column returns its value and 1 exactly: computing its deviation
