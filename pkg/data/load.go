@@ -181,6 +181,11 @@ func (d *Dataset) LoadClassification(dir string, seed uint64) (*Classification, 
 
 	lo, scale := make([]float64, p), make([]float64, p)
 	minMax(train, p, lo, scale)
+	for j := range p {
+		if !finite(scale[j]) {
+			return nil, fmt.Errorf("%s: feature %d: range too large to scale (%v)", filepath.Join(folder, f.Name), j, scale[j])
+		}
+	}
 	for _, m := range []*mat.Dense{train, test} {
 		raw := m.RawMatrix()
 		for i := range raw.Rows {
