@@ -61,10 +61,7 @@ func parse(path, name string) (source, error) {
 			continue
 		}
 		atoi := func(x string) int {
-			v, err := strconv.Atoi(x)
-			if err != nil {
-				log.Fatalf("%s:%d: %v", path, line, err)
-			}
+			v, _ := strconv.Atoi(x) // the patterns admit only digits
 			return v
 		}
 		if m := rowsRe.FindStringSubmatch(t); m != nil {
@@ -101,13 +98,23 @@ func main() {
 	src := flag.String("src", "../../../shared/data", "mirror folder holding <dataset>/SOURCE.md")
 	out := flag.String("o", "sources_gen.go", "output Go file")
 	flag.Parse()
-
-	matches, err := filepath.Glob(filepath.Join(*src, "*", "SOURCE.md"))
+	b, err := generate(*src)
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// generate returns the formatted Go source of the tables of src.
+func generate(src string) ([]byte, error) {
+	matches, err := filepath.Glob(filepath.Join(src, "*", "SOURCE.md"))
+	if err != nil {
+		return nil, err
+	}
 	if len(matches) == 0 {
-		log.Fatalf("gen: no */SOURCE.md under %s", *src)
+		return nil, fmt.Errorf("gen: no */SOURCE.md under %s", src)
 	}
 	sort.Strings(matches)
 	var buf bytes.Buffer
@@ -119,7 +126,7 @@ func main() {
 		name := filepath.Base(filepath.Dir(m))
 		s, err := parse(m, name)
 		if err != nil {
-			log.Fatal(err)
+			return nil, err
 		}
 		fmt.Fprintf(&buf, "%q: {rows: %d, cols: %d, splits: %d, nTrain: %d, nTest: %d, files: []sourceFile{\n",
 			name, s.rows, s.cols, s.splits, s.nTrain, s.nTest)
@@ -129,11 +136,9 @@ func main() {
 		buf.WriteString("}},\n")
 	}
 	buf.WriteString("}\n")
-	src2, err := format.Source(buf.Bytes())
+	b, err := format.Source(buf.Bytes())
 	if err != nil {
-		log.Fatalf("gen: formatting output: %v", err)
+		return nil, fmt.Errorf("gen: formatting output: %v", err)
 	}
-	if err := os.WriteFile(*out, src2, 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return b, nil
 }
