@@ -29,7 +29,7 @@ const (
 	RMSE = "rmse"
 	// MMD2 is the squared MMD to the experiment's reference draws under one
 	// RBF kernel per dataset split (bandwidth by the median heuristic of the
-	// reference draws).
+	// reference draws); on a Gaussian target it is MMD2Exact.
 	MMD2 = "mmd2"
 	// MMD2Exact is the exact squared MMD to a Gaussian target under the RBF
 	// kernel of the dataset's fixed bandwidth (closed-form embedding).
@@ -146,7 +146,7 @@ func scores(t target.Target, X, S *mat.Dense) {
 }
 
 // mmd2Factory prepares, once per cell, the MMD² against the experiment's
-// reference draws. The RBF bandwidth is the median heuristic of the
+// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact). The RBF bandwidth is the median heuristic of the
 // reference draws themselves, so it depends only on the dataset split and the
 // reference: every method of an experiment is measured with the same kernel.
 // The reference's diagnostics are kept for the cell's provenance summary.
@@ -154,6 +154,12 @@ func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (har
 	d, err := dataOf(p)
 	if err != nil {
 		return nil, err
+	}
+	if d.Gauss != nil {
+		// An exact target is its own reference: MMD² in closed form.
+		emb := d.Gauss.RBFEmbedding(d.EvalH)
+		d.setRef(&RefInfo{Kind: "exact", Bandwidth: d.EvalH})
+		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
 	}
 	set, summary, err := env.Reference(ctx)
 	if err != nil {
