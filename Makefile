@@ -39,3 +39,48 @@ fuzz:
 		echo "fuzz $$f ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
 	done
+
+# ---- Reproduction of the paper (experiments/*.toml) -------------------------
+# PROFILE selects each file's profile (full: the paper's scale on the data
+# present; quick: minutes). RUNFLAGS go to `repro run` (e.g. -j 1 for the timed
+# experiments fig1a, fig2a, table1; see experiments/fig1a.toml). The data folder
+# reaches the experiments through MMDFW_DATA.
+PROFILE     ?= full
+RUNFLAGS    ?=
+EXPERIMENTS := $(wildcard experiments/*.toml)
+RUN          = MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile $(PROFILE) $(RUNFLAGS)
+
+.PHONY: reproduce-quick reproduce-all fig1 fig2 table1 rff ablations plots report
+
+# Every experiment's quick profile, then the figures and the report.
+reproduce-quick: data
+	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile quick $(RUNFLAGS) $(EXPERIMENTS)
+	@if $(REPRO) help 2>&1 | grep -q '^ *plot'; then $(MAKE) --no-print-directory plots report; \
+	else echo "repro plot/report not built in: figures and report skipped"; fi
+
+# Every experiment's full profile, then the figures and the report.
+reproduce-all: data
+	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile full $(RUNFLAGS) $(EXPERIMENTS)
+	@if $(REPRO) help 2>&1 | grep -q '^ *plot'; then $(MAKE) --no-print-directory plots report; \
+	else echo "repro plot/report not built in: figures and report skipped"; fi
+
+fig1: data
+	$(RUN) experiments/fig1a.toml experiments/fig1b.toml
+
+fig2: data
+	$(RUN) experiments/fig2a.toml experiments/fig2b.toml
+
+table1: data
+	$(RUN) experiments/table1.toml
+
+rff: data
+	$(RUN) experiments/rff.toml
+
+ablations: data
+	$(RUN) experiments/ablations.toml
+
+plots: build
+	$(REPRO) plot
+
+report: build
+	$(REPRO) report
