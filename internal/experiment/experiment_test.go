@@ -84,11 +84,12 @@ var wantCells = map[string]map[string]int{
 	"fig1a": {"quick": 4, "full": 20},
 	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
 	"fig1b": {"quick": 8, "full": 55},
-	"fig2a": {"quick": 2, "full": 10},
-	// (1 + 5 SVGD counts) × 5; quick: 1 + 2.
-	"fig2b": {"quick": 3, "full": 30},
-	// 2 methods × 10 datasets × 5 splits; quick: 2 × 4 × 1.
-	"table1": {"quick": 8, "full": 100},
+	// 2 MMD-FW weight rules + SVGD, × 5 splits; quick: 1 split.
+	"fig2a": {"quick": 3, "full": 15},
+	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
+	"fig2b": {"quick": 4, "full": 35},
+	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.
+	"table1": {"quick": 12, "full": 150},
 	// 4 methods × 3 datasets × 5 splits; quick: 1 split.
 	"rff": {"quick": 12, "full": 60},
 	// 12 variants × 5 splits; quick: 1 split.

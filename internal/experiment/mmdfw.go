@@ -179,6 +179,20 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, make([]float64, in.Problem.Target.Dim())
 		d.BNN.Init(rng, s.X0)
+		if s.Bandwidth == 0 && start != "svgd" && c.Init != "svgd" {
+			// The median heuristic over draws of the start's own law,
+			// not over the prior's far broader draws.
+			draws := c.MedianDraws
+			if draws == 0 {
+				draws = 200
+			}
+			if s.SVGDParticles, err = initParticles(d, "model", draws, in.Problem.Target.Dim(), rng); err != nil {
+				return harness.Output{}, err
+			}
+			if s.Init == mmdfw.InitAuto {
+				s.Init = mmdfw.InitPerturb
+			}
+		}
 	}
 	if start == "svgd" || c.Init == "svgd" {
 		n := c.SVGDParticles
