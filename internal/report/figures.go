@@ -36,7 +36,8 @@ const (
 )
 
 // Plot writes every figure the results in res allow into dir, each in
-// every format of Formats, and returns the files written. Experiments
+// every format of Formats, and Table 1 as table1.md and table1.csv, and
+// returns the files written. Experiments
 // absent from res make no figure. It reads only res: nothing is computed
 // again.
 func Plot(res *Results, dir string) ([]string, error) {
@@ -68,6 +69,20 @@ func Plot(res *Results, dir string) ([]string, error) {
 	cells = res.Experiment("ablations")
 	for _, ds := range Datasets(Done(cells)) {
 		add(newStyle(cells).ablationFigures(dir, cells, ds))
+	}
+	if len(res.Experiment("table1")) > 0 {
+		t := MakeTable(res, "table1")
+		for _, f := range []struct {
+			ext string
+			b   []byte
+		}{{"md", []byte(t.Markdown())}, {"csv", t.CSV()}} {
+			path := filepath.Join(dir, "table1."+f.ext)
+			err := os.WriteFile(path, f.b, 0o644)
+			if err == nil {
+				files = append(files, path)
+			}
+			errs = append(errs, err)
+		}
 	}
 	return files, errors.Join(errs...)
 }
