@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,7 +122,10 @@ func FormatPM(mean, sd float64) string {
 	if !finite(sd) || sd == 0 {
 		return strconv.FormatFloat(mean, 'g', 4, 64) + " ± 0"
 	}
-	dec := max(0, 1-int(math.Floor(math.Log10(sd))))
+	// The exponent of sd rounded to two significant digits (0.0999… → 1.0e-01).
+	e := strconv.FormatFloat(sd, 'e', 1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	dec := max(0, 1-exp)
 	return fmt.Sprintf("%.*f ± %.*f", dec, mean, dec, sd)
 }
 
