@@ -23,15 +23,15 @@ type Marker struct {
 	Job string `json:"job,omitempty"`
 }
 
-// markerPath returns the running marker of c.
-func (r *Runner) markerPath(c *Cell) string {
+// MarkerPath returns the running marker of c, results/<id>.running.
+func (r *Runner) MarkerPath(c *Cell) string {
 	return filepath.Join(r.opts.Results, filepath.FromSlash(c.ID)) + MarkerSuffix
 }
 
 // Running reports whether a live process (this one or another sharing the
 // results directory) is running c now.
 func (r *Runner) Running(c *Cell) bool {
-	return markerHeld(r.markerPath(c))
+	return markerHeld(r.MarkerPath(c))
 }
 
 // startMarker writes the running marker of c and holds it until end is
@@ -45,5 +45,5 @@ func (r *Runner) startMarker(c *Cell) (end func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	return holdMarker(r.markerPath(c), append(b, '\n'))
+	return holdMarker(r.MarkerPath(c), append(b, '\n'))
 }

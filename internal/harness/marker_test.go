@@ -75,7 +75,7 @@ func TestRunningMarker(t *testing.T) {
 	if !NewRunner(ty.reg, Options{Results: dir}).Running(c) {
 		t.Error("the running cell is not running for another runner")
 	}
-	b, err := os.ReadFile(r.markerPath(c))
+	b, err := os.ReadFile(r.MarkerPath(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRunningMarker(t *testing.T) {
 		t.Errorf("left behind: %v", l)
 	}
 	// A marker nobody holds, as a killed process leaves it, is not running.
-	if err := os.WriteFile(r.markerPath(c), b, 0o644); err != nil {
+	if err := os.WriteFile(r.MarkerPath(c), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r.Running(c) {
