@@ -26,3 +26,10 @@ bench:
 
 clean:
 	rm -rf bin
+
+# End-to-end test against a real one-node Slurm started on this machine
+# (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;
+# needs root then). See scripts/test-slurm.sh.
+.PHONY: test-slurm
+test-slurm:
+	GO=$(GO) bash scripts/test-slurm.sh
