@@ -27,6 +27,19 @@ bench:
 clean:
 	rm -rf bin
 
+# Fetch every dataset into $(DATA_DIR): from the mirror when there is one,
+# else from the upstream URLs.
+data: build
+	$(REPRO) data fetch --data-dir $(DATA_DIR) $(if $(MIRROR),--mirror $(MIRROR))
+
+# Run each parser fuzz target of pkg/data briefly; FUZZTIME per target.
+FUZZTIME ?= 10s
+fuzz:
+	@for f in $$($(GO) test -list '^Fuzz' ./pkg/data | grep '^Fuzz'); do \
+		echo "fuzz $$f ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
+	done
+
 # End-to-end test against a real one-node Slurm started on this machine
 # (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;
 # needs root then). See scripts/test-slurm.sh.
