@@ -165,9 +165,14 @@ EOF
 # wait_jobs waits until the queue is empty, then checks that every job
 # given (arrays expand to their tasks) completed.
 wait_jobs() {
-	local i
+	local i seen=
 	for i in $(seq 1200); do
 		[ -z "$(squeue -h -o %i)" ] && break
+		# Show the first status with a running cell seen while waiting.
+		if [ -z "$seen" ] && [ -n "${STATUS_WHILE:-}" ]; then
+			seen=$("$REPRO" status toy.toml --profile quick --results "$STATUS_WHILE" | grep -v ' 0 running' || true)
+			[ -z "$seen" ] || echo "repro status while the array runs: $seen"
+		fi
 		sleep 0.1
 	done
 	[ -z "$(squeue -h -o %i)" ] || fail "jobs still queued after 120 s: $(squeue)"
@@ -192,7 +197,7 @@ cat submit.err
 aid=$(cat array.id)
 pid=$(sed -n 's/.*submitted prepare job \([0-9]*\).*/\1/p' submit.err)
 [ -n "$aid" ] && [ -n "$pid" ] || fail "no job ids"
-wait_jobs "$pid" "$aid"
+STATUS_WHILE=results-slurm wait_jobs "$pid" "$aid"
 log "prepare job $pid and array $aid (4 tasks of 2 cells) completed in $(since "$t1") s"
 [ "$(scontrol -o show job "$aid" | wc -l)" = 4 ] || fail "array $aid has not 4 tasks"
 
