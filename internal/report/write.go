@@ -16,12 +16,12 @@ import (
 // the wiring writes them into the cells' summaries.
 type RefDiag struct {
 	// Experiments are the experiments whose cells report this reference.
-	Experiments []string
-	Dataset     string
-	Split       int
-	MaxRhat, MinESS     float64
-	Flagged             bool
-	Reasons             []string
+	Experiments     []string
+	Dataset         string
+	Split           int
+	MaxRhat, MinESS float64
+	Flagged         bool
+	Reasons         []string
 }
 
 // normKey lowercases a JSON key and drops everything but letters and
