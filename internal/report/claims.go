@@ -174,7 +174,7 @@ func claim2(res *Results) Claim {
 	c := Claim{Number: 2,
 		Text: "MMD-FW's MMD² falls linearly (in log scale) in the number of particles; exactly so with RFF (finite-dimensional kernel) (Fig. 1b, 2b, rff).",
 		Rule: fmt.Sprintf("For every MMD-FW series (RBF and RFF) with at least %d particle counts, fit log MMD² = a − r·N by least squares to the mean over splits of "+
-			"log MMD² at each N (the exact MMD² where recorded, else MMD² to the HMC reference). A series converges linearly when r > 0 and R² ≥ %g. "+
+			"log MMD² at each N (MMD² in closed form on the Gaussian targets, to the HMC reference otherwise). A series converges linearly when r > 0 and R² ≥ %g. "+
 			"Supported when every measured series does.", MinRatePoints, MinR2),
 		Figures: []string{"fig1b", "fig2b", "rff"},
 		Header:  []string{"figure", "dataset", "series", "kernel", "N range", "rate r per particle", "R²", "linear"},

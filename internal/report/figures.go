@@ -559,8 +559,9 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 		return nil, nil
 	}
 	label := DatasetLabel(cells, ds)
-	p := newFig(fmt.Sprintf("Linear convergence check · %s\n%s against N, least-squares line of log MMD² per series", label, metricLabel(metric)),
-		"number of particles N", metricLabel(metric)+" (log scale)", false, true)
+	yl := labelFor(cells, ds, metric)
+	p := newFig(fmt.Sprintf("Linear convergence check · %s\n%s against N, least-squares line of log MMD² per series", label, yl),
+		"number of particles N", yl+" (log scale)", false, true)
 	l := &layout{plots: []*plot.Plot{p.Plot}, w: figWidth, h: figHeight}
 	fits := map[string]Fit{}
 	for i := range series {
@@ -595,15 +596,48 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 }
 
 // Comparison is the group of an ablation method: the "comparison" string
-// of its summary, else its name up to the first '.', else "all".
+// of its summary, else its name up to the first '-' or '.' ("weights-bq"
+// and "weights-equal" compare weight rules), else the whole name.
 func Comparison(c *Cell) string {
 	if s, ok := c.Summary["comparison"].(string); ok && s != "" {
 		return s
 	}
-	if i := strings.IndexByte(c.Prov.Method, '.'); i > 0 {
+	if i := strings.IndexAny(c.Prov.Method, "-."); i > 0 {
 		return c.Prov.Method[:i]
 	}
-	return "all"
+	return c.Prov.Method
+}
+
+// isBaseline reports whether an ablation method is the paper's default
+// (MMD-FW started at the MAP: "start-map", "init.map"), which a
+// comparison with a single method is drawn against.
+func isBaseline(method string) bool {
+	return strings.HasSuffix(method, "-map") || strings.HasSuffix(method, ".map") || method == "map"
+}
+
+// mmdLabel is the axis label of MMD² on a dataset: exact when the cells'
+// reference is the target's closed form, else against the HMC reference.
+func mmdLabel(cells []*Cell, ds string) string {
+	for _, c := range cells {
+		if c.Prov.Dataset != ds {
+			continue
+		}
+		if m, ok := refObject(c); ok {
+			if k, _ := m["kind"].(string); k == "exact" {
+				return metricLabels["mmd2_exact"]
+			}
+			return metricLabels["mmd2"]
+		}
+	}
+	return metricLabels["mmd2"]
+}
+
+// labelFor is the axis label of a metric on a dataset.
+func labelFor(cells []*Cell, ds, metric string) string {
+	if metric == "mmd2" {
+		return mmdLabel(cells, ds)
+	}
+	return metricLabel(metric)
 }
 
 // ablationFigures draws, for each metric of the ablations on one dataset,
@@ -617,15 +651,27 @@ func (st *style) ablationFigures(dir string, cells []*Cell, ds string) ([]string
 		}
 	}
 	groups := map[string][]*Cell{}
+	members := map[string]map[string]bool{}
 	var names []string
+	var baseline []*Cell
 	for _, c := range in {
 		g := Comparison(c)
 		if _, ok := groups[g]; !ok {
 			names = append(names, g)
+			members[g] = map[string]bool{}
 		}
 		groups[g] = append(groups[g], c)
+		members[g][c.Prov.Method] = true
+		if isBaseline(c.Prov.Method) {
+			baseline = append(baseline, c)
+		}
 	}
 	sort.Strings(names)
+	for _, g := range names {
+		if len(members[g]) == 1 && len(baseline) > 0 && !isBaseline(groups[g][0].Prov.Method) {
+			groups[g] = append(groups[g], baseline...)
+		}
+	}
 	timed := in[0].Prov.KeyDoc.Timed
 	var metrics []string
 	seen := map[string]bool{}
@@ -655,7 +701,11 @@ func (st *style) ablationFigures(dir string, cells []*Cell, ds string) ([]string
 			if len(series) == 0 {
 				continue
 			}
-			p := newFig(fmt.Sprintf("Ablation: %s\n%s", g, label), xl, metricLabel(m), false, logY)
+			yl := labelFor(cells, ds, m)
+			if logY {
+				yl += " (log scale)"
+			}
+			p := newFig(fmt.Sprintf("Ablation: %s\n%s", g, label), xl, yl, false, logY)
 			p.Title.TextStyle.Font.Size = vg.Points(10)
 			var entries []entry
 			if logY {

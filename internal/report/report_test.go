@@ -228,6 +228,18 @@ func TestPlotWritesEveryFormat(t *testing.T) {
 			}
 		}
 	}
+	// The Gaussian target's MMD² is labelled exact; the ablations compare
+	// the single SVGD→MMD-FW method with the MAP start.
+	rff, _ := os.ReadFile(filepath.Join(dir, "rff.svg"))
+	if !bytes.Contains(rff, []byte("exact MMD² to the target")) {
+		t.Error("rff.svg does not label the exact MMD²")
+	}
+	abl, _ := os.ReadFile(filepath.Join(dir, "ablations-mmd2.svg"))
+	for _, s := range []string{"Ablation: start", "Ablation: weights", "Ablation: svgd", "svgd-then-mmdfw (2 splits)", "start-map (2 splits)"} {
+		if !bytes.Contains(abl, []byte(s)) {
+			t.Errorf("ablations-mmd2.svg lacks %q", s)
+		}
+	}
 	// The dataset label, with its subset, is on the figure.
 	svg, _ := os.ReadFile(filepath.Join(dir, "fig1a.svg"))
 	if !bytes.Contains(svg, []byte("Covertype (20,000-row prefix)")) {
@@ -392,7 +404,7 @@ func TestReportListsDeviations(t *testing.T) {
 		"Skipped (data missing): 6 cell(s) of table1 on `year`: data missing: year-prediction-MSD is not downloaded",
 		"`table1/mmdfw/year/s0`", "`table1/svgd/year/s2/n20`",
 		"Failed: 2 cell(s) of ablations on `covertype`: boom: diverged at step 3",
-		"`ablations/weights.constant/covertype/s1/n30`", "`ablations/weights.constant/covertype/s2/n30`",
+		"`ablations/weights-constant/covertype/s1/n30`", "`ablations/weights-constant/covertype/s2/n30`",
 		"HMC reference flagged: `naval` split 0 (used by fig2a, fig2b; max R̂ 1.05, min ESS 120)",
 	} {
 		if !strings.Contains(dev, s) {

@@ -45,10 +45,14 @@ var labels = map[string]string{
 	"gauss":     "Gaussian, d = 2",
 }
 
-// refDiag is the reference summary of each dataset.
+// refDiag is the reference summary of each dataset, in the wiring's form:
+// the reference's kind and size with the HMC diagnostics nested, or an
+// exact reference for a Gaussian target.
 var refDiag = map[string]map[string]any{
-	"covertype": {"max_rhat": 1.004, "min_ess": 812.0, "flagged": false},
-	"naval":     {"max_rhat": 1.05, "min_ess": 120.0, "flagged": true, "reasons": []string{"max R̂ 1.05 > 1.01", "min ESS 120 < 400"}},
+	"covertype": {"kind": "hmc", "draws": 1000, "bandwidth": 1.5, "diagnostics": map[string]any{"max_rhat": 1.004, "min_ess": 812.0, "flagged": false}},
+	"naval": {"kind": "hmc", "draws": 1000, "bandwidth": 2.5, "diagnostics": map[string]any{"max_rhat": 1.05, "min_ess": 120.0, "flagged": true,
+		"reasons": []string{"max R̂ 1.05 > 1.01", "min ESS 120 < 400"}}},
+	"gauss": {"kind": "exact", "bandwidth": 1},
 }
 
 // writeTree runs the experiments srcs (TOML) with the curves of f under
@@ -58,7 +62,7 @@ func writeTree(t testing.TB, dir string, f curveFunc, srcs ...string) *Results {
 	reg := harness.NewRegistry()
 	run := func(ctx context.Context, in harness.Input[toySettings]) (harness.Output, error) {
 		pts, err := f(in.Cell)
-		sum := map[string]any{"dataset_label": labels[in.Cell.Dataset]}
+		sum := map[string]any{"dataset_label": labels[in.Cell.Dataset], "dataset_subset": in.Cell.Dataset == "covertype"}
 		if d, ok := refDiag[in.Cell.Dataset]; ok {
 			sum["reference"] = d
 		}
@@ -215,7 +219,7 @@ id = "rff"
 datasets = ["gauss"]
 splits = [1, 2]
 [eval]
-metrics = ["mmd2_exact"]
+metrics = ["mmd2"]
 [methods.mmdfw-rbf]
 kind = "mmdfw"
 particles = [30]
@@ -229,20 +233,23 @@ datasets = ["covertype"]
 splits = [1, 2]
 [eval]
 metrics = ["mmd2", "accuracy"]
-[methods."init.map"]
+[methods.start-map]
 kind = "mmdfw"
 particles = [30]
-[methods."init.prior"]
+[methods.start-prior]
 kind = "mmdfw"
 particles = [30]
-[methods."weights.bq"]
+[methods.weights-bq]
 kind = "mmdfw"
 particles = [30]
-[methods."weights.equal"]
+[methods.weights-equal]
 kind = "mmdfw"
 particles = [30]
-[methods."weights.constant"]
+[methods.weights-constant]
 kind = "boom"
+particles = [30]
+[methods.svgd-then-mmdfw]
+kind = "mmdfw"
 particles = [30]
 `
 )
@@ -297,8 +304,10 @@ func goodCurves(c *harness.Cell) ([]pt, error) {
 				return pts, nil
 			case name == "mmdfw-rff-d100" || name == "mmdfw-rff-d50":
 				rate = 0.08
-			case name == "init.prior" || name == "weights.equal":
+			case name == "start-prior" || name == "weights-equal":
 				rate = 0.02
+			case name == "svgd-then-mmdfw":
+				rate = 0.1
 			}
 			for n := 1; n <= c.N; n++ {
 				v := scale * 0.5 * math.Exp(-rate*float64(n))

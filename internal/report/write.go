@@ -38,8 +38,28 @@ func normKey(k string) string {
 
 // refSummary returns the reference diagnostics held in a cell's summary:
 // the object under the first key that names a reference ("reference",
-// "reference_summary", "hmc").
+// "reference_summary", "hmc"), or its "diagnostics" object when it has one
+// (the wiring's form: kind, draws, bandwidth, diagnostics). An exact
+// reference (a Gaussian target's closed form) has no diagnostics.
 func refSummary(c *Cell) (map[string]any, bool) {
+	m, ok := refObject(c)
+	if !ok {
+		return nil, false
+	}
+	if d, ok := m["diagnostics"].(map[string]any); ok {
+		return d, true
+	}
+	for k := range m {
+		switch normKey(k) {
+		case "maxrhat", "rhatmax", "miness", "essmin", "flagged":
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// refObject returns the object under the summary key naming the reference.
+func refObject(c *Cell) (map[string]any, bool) {
 	keys := make([]string, 0, len(c.Summary))
 	for k := range c.Summary {
 		keys = append(keys, k)
@@ -232,14 +252,18 @@ func writeDeviations(b *strings.Builder, res *Results) {
 			}
 		}
 	}
-	// Data subsets.
+	// Data subsets: the summary says so, or the label does.
 	type dsLabel struct{ ds, label string }
 	labels := map[dsLabel][]string{}
+	subset := map[string]bool{}
 	for _, c := range res.Cells {
 		l := DatasetLabel(res.Cells, c.Prov.Dataset)
 		k := dsLabel{c.Prov.Dataset, l}
 		if !contains(labels[k], c.Prov.Experiment) {
 			labels[k] = append(labels[k], c.Prov.Experiment)
+		}
+		if b, _ := c.Summary["dataset_subset"].(bool); b {
+			subset[c.Prov.Dataset] = true
 		}
 	}
 	var keys []dsLabel
@@ -250,7 +274,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 	for _, k := range keys {
 		low := strings.ToLower(k.label)
 		for _, w := range subsetWords {
-			if strings.Contains(low, w) {
+			if subset[k.ds] || strings.Contains(low, w) {
 				item("Data subset: `%s` is used as **%s** (experiments %s), not the dataset of the paper.", k.ds, k.label, strings.Join(labels[k], ", "))
 				break
 			}
