@@ -128,3 +128,33 @@ func medianBandwidth(X *mat.Dense) float64 {
 	m := kernel.MedianSq(sq, false, make([]float64, n*(n-1)/2))
 	return math.Sqrt(m)
 }
+
+// features writes φ(x) into phi and, when sn is not nil, sin(ωⱼᵀx + bⱼ)
+// into sn.
+func (k *rffKernel) features(phi, sn, x []float64) {
+	D, _ := k.omega.Dims()
+	c := math.Sqrt(2 / float64(D))
+	for j := 0; j < D; j++ {
+		s, cs := math.Sincos(dot(k.omega.RawRowView(j), x) + k.b[j])
+		phi[j] = c * cs
+		if sn != nil {
+			sn[j] = s
+		}
+	}
+}
+
+// gradDot writes Σⱼ aⱼ ∇φⱼ(x) = −√(2/D) Σⱼ aⱼ sin(ωⱼᵀx + bⱼ) ωⱼ into dst,
+// given sn = sin(ωᵀx + b).
+func (k *rffKernel) gradDot(dst, a, sn []float64) {
+	D, _ := k.omega.Dims()
+	c := -math.Sqrt(2 / float64(D))
+	for i := range dst {
+		dst[i] = 0
+	}
+	for j := 0; j < D; j++ {
+		f := c * a[j] * sn[j]
+		for i, v := range k.omega.RawRowView(j) {
+			dst[i] += f * v
+		}
+	}
+}

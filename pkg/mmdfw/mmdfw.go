@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -26,10 +27,12 @@ type Result struct {
 	// evaluations of the whole run (MAP search and pool included).
 	Seconds   float64
 	GradEvals int64
-	// MAPGradEvals is the part of GradEvals spent finding the first
-	// particle, PoolGradEvals the part spent drawing the pool.
+	// MAPGradEvals, PoolGradEvals and SVGDGradEvals are the parts of
+	// GradEvals spent finding the first particle, drawing the pool and
+	// running SVGD first.
 	MAPGradEvals  int64
 	PoolGradEvals int64
+	SVGDGradEvals int64
 	// MMD2 is ½‖μ̂ − μ_p‖² after each particle, when z is available (for an
 	// exact embedding it is exact; for a pool it is the pool's estimate);
 	// nil otherwise.
@@ -55,7 +58,7 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 	res := Result{
 		Kernel: r.k, Bandwidth: r.h,
 		Seconds: r.sw.Seconds(), GradEvals: r.evals,
-		MAPGradEvals: r.mapEvals, PoolGradEvals: r.poolEvals,
+		MAPGradEvals: r.mapEvals, PoolGradEvals: r.poolEvals, SVGDGradEvals: r.svgdEvals,
 		MMD2: r.mmd,
 	}
 	if r.n > 0 {
@@ -76,7 +79,7 @@ type run struct {
 	d     int
 	ndata int64
 
-	evals, mapEvals, poolEvals int64
+	evals, mapEvals, poolEvals, svgdEvals int64
 
 	h    float64
 	k    Kernel
@@ -90,6 +93,11 @@ type run struct {
 	wt *weights
 
 	mmd []float64
+
+	// Random-feature fast path: the features of the particles, and scratch.
+	rff          *rffKernel
+	phi          *mat.Dense // N×D
+	fx, fsn, agg []float64  // φ(x), sin(ωᵀx + b), Σᵢ wᵢ φ(xᵢ)
 
 	// LMO scratch.
 	g, hist, tmp, sx, krow, k0row []float64
@@ -107,6 +115,24 @@ func (r *run) run(ctx context.Context) error {
 		if _, c := s.SVGDParticles.Dims(); c != d {
 			return fmt.Errorf("mmdfw: SVGD particles have %d columns, target dimension is %d", c, d)
 		}
+	}
+	if s.SVGDParticles == nil && s.SVGD != nil {
+		ss := *s.SVGD
+		if ss.Particles == 0 && ss.Init == nil {
+			ss.Particles = s.N
+		}
+		var last int64
+		rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+			last = sn.GradEvals
+			return nil
+		})
+		set, err := svgd.Run(ctx, t, ss, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
+		r.svgdEvals = last
+		r.evals += last
+		if err != nil {
+			return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
+		}
+		s.SVGDParticles = set.X
 	}
 	if s.Init == InitSVGD && s.SVGDParticles == nil {
 		return errors.New("mmdfw: InitSVGD needs Settings.SVGDParticles")
@@ -208,6 +234,14 @@ func (r *run) run(ctx context.Context) error {
 	if s.Batch > 0 {
 		r.batch = make([]int, s.Batch)
 	}
+	if rk, ok := r.k.(*rffKernel); ok {
+		D, _ := rk.omega.Dims()
+		r.rff = rk
+		r.phi = mat.NewDense(N, D, nil)
+		r.fx = make([]float64, D)
+		r.fsn = make([]float64, D)
+		r.agg = make([]float64, D)
+	}
 
 	// The first particle.
 	x := make([]float64, d)
@@ -266,6 +300,9 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	n := r.n
 	step := n + 1
 	copy(r.X.RawRowView(n), x)
+	if r.rff != nil {
+		r.rff.features(r.phi.RawRowView(n), nil, x)
+	}
 	sc := r.S.RawRowView(n)
 	r.t.LogProbGrad(x, sc)
 	r.evals += r.ndata
@@ -353,25 +390,23 @@ func (r *run) lmo(x []float64) {
 	eps := s.StepSize * r.h
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
+	if r.rff != nil {
+		// Σᵢ wᵢ ∇ₓk(x, xᵢ) = Σⱼ aggⱼ ∇φⱼ(x), agg = Σᵢ wᵢ φ(xᵢ): O(D·d)
+		// per step instead of O(n·D·d).
+		for j := range r.agg {
+			r.agg[j] = 0
+		}
+		for i, wi := range w {
+			for j, v := range r.phi.RawRowView(i) {
+				r.agg[j] += wi * v
+			}
+		}
+	}
 	for it := 0; it < s.LMOSteps; it++ {
-		switch s.Direction {
-		case Frozen:
-			SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
-		case Self:
-			SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
-			kxx := r.k.Eval(x, x)
-			r.score(x, r.sx)
-			for j := range g {
-				g[j] = a*g[j] + b*kxx*r.sx[j]
-			}
-		case Exact:
-			r.gemb.EmbeddingGrad(g, x)
-			for i, wi := range w {
-				r.k.GradX(r.tmp, x, r.X.RawRowView(i))
-				for j, v := range r.tmp {
-					g[j] -= wi * v
-				}
-			}
+		if r.rff != nil {
+			r.rffDirection(x, w, a, b)
+		} else {
+			r.direction(x, w, a, b)
 		}
 		if it == 0 {
 			for j, v := range g {
@@ -384,6 +419,62 @@ func (r *run) lmo(x []float64) {
 		}
 		for j, v := range g {
 			x[j] += eps * v / (1e-6 + math.Sqrt(hist[j]))
+		}
+	}
+}
+
+// rffDirection writes the LMO direction at x into r.g for the random
+// feature kernel, from the cached features and r.agg.
+func (r *run) rffDirection(x, w []float64, a, b float64) {
+	g := r.g
+	r.rff.features(r.fx, r.fsn, x)
+	r.rff.gradDot(r.tmp, r.agg, r.fsn)
+	switch r.s.Direction {
+	case Frozen, Self:
+		for j := range g {
+			g[j] = -r.tmp[j]
+		}
+		for i, wi := range w {
+			c := wi * dot(r.phi.RawRowView(i), r.fx)
+			for j, v := range r.S.RawRowView(i) {
+				g[j] += c * v
+			}
+		}
+		if r.s.Direction == Self {
+			kxx := dot(r.fx, r.fx)
+			r.score(x, r.sx)
+			for j := range g {
+				g[j] = a*g[j] + b*kxx*r.sx[j]
+			}
+		}
+	case Exact:
+		r.gemb.EmbeddingGrad(g, x)
+		for j, v := range r.tmp {
+			g[j] -= v
+		}
+	}
+}
+
+// direction writes the LMO direction at x into r.g.
+func (r *run) direction(x, w []float64, a, b float64) {
+	g := r.g
+	switch r.s.Direction {
+	case Frozen:
+		SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
+	case Self:
+		SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
+		kxx := r.k.Eval(x, x)
+		r.score(x, r.sx)
+		for j := range g {
+			g[j] = a*g[j] + b*kxx*r.sx[j]
+		}
+	case Exact:
+		r.gemb.EmbeddingGrad(g, x)
+		for i, wi := range w {
+			r.k.GradX(r.tmp, x, r.X.RawRowView(i))
+			for j, v := range r.tmp {
+				g[j] -= wi * v
+			}
 		}
 	}
 }

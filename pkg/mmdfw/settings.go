@@ -1,13 +1,17 @@
 package mmdfw
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/svgd"
+)
 
 // Start selects the first particle.
 type Start int
 
 const (
-	// StartAuto is the first SVGD particle when Settings.SVGDParticles is
-	// set and StartMAP otherwise.
+	// StartAuto is the first SVGD particle when Settings.SVGDParticles or
+	// Settings.SVGD is set and StartMAP otherwise.
 	StartAuto Start = iota
 	// StartMAP runs L-BFGS on −log p from a prior draw (or Settings.X0, or
 	// the origin) and starts at the (near) MAP point, as the paper
@@ -23,7 +27,8 @@ const (
 type Init int
 
 const (
-	// InitAuto is InitSVGD when Settings.SVGDParticles is set and
+	// InitAuto is InitSVGD when Settings.SVGDParticles or Settings.SVGD is
+	// set and
 	// InitPerturb otherwise.
 	InitAuto Init = iota
 	// InitPrior starts from a prior draw (the paper).
@@ -87,6 +92,11 @@ type Settings struct {
 	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
 	// median heuristic.
 	SVGDParticles *mat.Dense
+	// SVGD, when set and SVGDParticles is nil, makes the run call svgd.Run
+	// first with these settings (Particles defaults to N) and use its
+	// particles as SVGDParticles; its time and gradient evaluations are
+	// charged to the run.
+	SVGD *svgd.Settings
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick
 	// Noise is the standard deviation of InitPerturb in units of the
@@ -161,14 +171,14 @@ func (s *Settings) defaults() {
 		s.Direction = Self
 	}
 	if s.Start == StartAuto {
-		if s.SVGDParticles != nil {
+		if s.SVGDParticles != nil || s.SVGD != nil {
 			s.Start = startSVGD
 		} else {
 			s.Start = StartMAP
 		}
 	}
 	if s.Init == InitAuto {
-		if s.SVGDParticles != nil {
+		if s.SVGDParticles != nil || s.SVGD != nil {
 			s.Init = InitSVGD
 		} else {
 			s.Init = InitPerturb
