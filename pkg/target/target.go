@@ -40,6 +40,16 @@ type Batched interface {
 	LogProbGradBatch(xs, grads *mat.Dense, lp []float64)
 }
 
+// StochasticBatched evaluates the minibatch estimate of Stochastic for many
+// particles at once, all on the same batch, as SVGD does every iteration.
+type StochasticBatched interface {
+	Stochastic
+	// MinibatchLogProbGradBatch evaluates every row of xs (n×d) on the
+	// batch: lp[i] and row i of grads receive what MinibatchLogProbGrad
+	// would give for xs_i.
+	MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int)
+}
+
 // PriorSampler draws parameters from the prior p₀, for initialisation.
 type PriorSampler interface {
 	// SamplePrior writes one prior draw into dst (length Dim).

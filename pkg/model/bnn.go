@@ -1,0 +1,560 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// bnnMinRows is the smallest row block worth a goroutine of its own.
+const bnnMinRows = 256
+
+// BNN is the posterior of a one-hidden-layer ReLU regression network with
+// Gamma hyperpriors on the noise precision γ and the weight precision λ (see
+// the package documentation). θ = [W1 (p×H, row-major), b1 (H), w2 (H), b2,
+// log γ, log λ], Dim = H(p+2)+3.
+//
+// A BNN is safe for concurrent use once its settings are fixed.
+type BNN struct {
+	// A0 and B0 are the shape and rate of the Gamma priors of γ and λ.
+	// NewBNN sets them to 1 and 0.1.
+	A0, B0 float64
+	// Workers is the number of goroutines of a full-data gradient; zero
+	// or negative means runtime.GOMAXPROCS(0). Set it before use.
+	Workers int
+
+	x       blas64.General
+	y       []float64
+	n, p, h int
+
+	scratch sync.Pool // *bnnScratch
+}
+
+// NewBNN returns the posterior for standardised features X (N×p) and
+// standardised responses y with hidden ReLU units. The model keeps
+// references to X and y, which must not change while it is in use.
+func NewBNN(X *mat.Dense, y []float64, hidden int) *BNN {
+	n, p := X.Dims()
+	if len(y) != n {
+		panic("model: length of y does not match the rows of X")
+	}
+	if hidden < 1 {
+		panic("model: hidden units must be positive")
+	}
+	return &BNN{A0: 1, B0: 0.1, x: X.RawMatrix(), y: y, n: n, p: p, h: hidden}
+}
+
+// Dim returns H(p+2)+3.
+func (m *BNN) Dim() int { return m.h*(m.p+2) + 3 }
+
+// NData returns N, the number of training rows.
+func (m *BNN) NData() int { return m.n }
+
+// Features returns p, the number of input columns.
+func (m *BNN) Features() int { return m.p }
+
+// Hidden returns H, the number of hidden units.
+func (m *BNN) Hidden() int { return m.h }
+
+// Offsets of the blocks of θ.
+func (m *BNN) offB1() int { return m.p * m.h }
+func (m *BNN) offW2() int { return m.p*m.h + m.h }
+func (m *BNN) offB2() int { return m.p*m.h + 2*m.h }
+func (m *BNN) offG() int  { return m.p*m.h + 2*m.h + 1 }
+func (m *BNN) offL() int  { return m.p*m.h + 2*m.h + 2 }
+
+// rowGrad adds the derivatives of −r²/2 (r = y − f(x)) with respect to the
+// network weights to g and returns r. a is scratch of length H. The ReLU
+// derivative is 1 where the pre-activation is > 0 and 0 elsewhere (the
+// subgradient 0 at the kink).
+func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
+	p, h := m.p, m.h
+	b1 := th[p*h : p*h+h]
+	w2 := th[p*h+h : p*h+2*h]
+	copy(a, b1)
+	for j, xj := range xr {
+		floats.AddScaled(a, xj, th[j*h:j*h+h])
+	}
+	f := th[p*h+2*h]
+	for k, v := range a {
+		if v > 0 {
+			f += w2[k] * v
+		} else {
+			a[k] = 0
+		}
+	}
+	r := yi - f
+	gw2 := g[p*h+h : p*h+2*h]
+	for k, v := range a {
+		if v > 0 {
+			gw2[k] += r * v
+			a[k] = r * w2[k]
+		}
+	}
+	g[p*h+2*h] += r
+	floats.Add(g[p*h:p*h+h], a)
+	for j, xj := range xr {
+		floats.AddScaled(g[j*h:j*h+h], xj, a)
+	}
+	return r
+}
+
+// forward returns f(x) for one row; a is scratch of length H.
+func (m *BNN) forward(xr, th, a []float64) float64 {
+	p, h := m.p, m.h
+	copy(a, th[p*h:p*h+h])
+	for j, xj := range xr {
+		floats.AddScaled(a, xj, th[j*h:j*h+h])
+	}
+	f := th[p*h+2*h]
+	w2 := th[p*h+h : p*h+2*h]
+	for k, v := range a {
+		if v > 0 {
+			f += w2[k] * v
+		}
+	}
+	return f
+}
+
+// finish turns the accumulated likelihood sums into log p and ∇log p:
+// grad[:d−2] holds Σ r ∂f/∂weights, sse = Σ r² over count rows, and scale is
+// N/count (1 for the full data).
+func (m *BNN) finish(x, grad []float64, sse float64, count int, scale float64) float64 {
+	d := m.Dim()
+	nw := d - 2
+	lg, ll := x[d-2], x[d-1]
+	gamma, lambda := math.Exp(lg), math.Exp(ll)
+	floats.Scale(gamma*scale, grad[:nw])
+	c := float64(count)
+	lp := scale * (0.5*c*(lg-math.Log(2*math.Pi)) - 0.5*gamma*sse)
+	grad[d-2] = scale * (0.5*c - 0.5*gamma*sse)
+	grad[d-1] = 0
+
+	// Prior: weights ~ N(0, λ⁻¹), log γ and log λ from Gamma(A0, B0).
+	w := x[:nw]
+	ss := floats.Dot(w, w)
+	floats.AddScaled(grad[:nw], -lambda, w)
+	lp += 0.5*float64(nw)*(ll-math.Log(2*math.Pi)) - 0.5*lambda*ss
+	grad[d-1] += 0.5*float64(nw) - 0.5*lambda*ss
+	lpG, dG := logGammaPriorLog(lg, m.A0, m.B0)
+	lpL, dL := logGammaPriorLog(ll, m.A0, m.B0)
+	grad[d-2] += dG
+	grad[d-1] += dL
+	return lp + lpG + lpL
+}
+
+// bnnScratch is the per-call state of a full-data gradient: one padded
+// partial gradient, hidden-layer buffer and residual sum per worker.
+type bnnScratch struct {
+	m       *BNN
+	th      []float64
+	workers int // parts of the current call
+	cap     int // parts the buffers hold
+	stride  int
+	parts   []float64
+	hidden  []float64
+	sses    []float64
+	wg      sync.WaitGroup
+}
+
+func (s *bnnScratch) run(k int) {
+	m := s.m
+	nw := m.Dim() - 2
+	g := s.parts[k*s.stride : k*s.stride+nw]
+	for j := range g {
+		g[j] = 0
+	}
+	hs := (m.h+7)/8*8 + 8
+	a := s.hidden[k*hs : k*hs+m.h]
+	lo, hi := blockRange(k, s.workers, m.n)
+	var sse float64
+	for i := lo; i < hi; i++ {
+		r := m.rowGrad(m.x.Data[i*m.x.Stride:i*m.x.Stride+m.p], m.y[i], s.th, g, a)
+		sse += r * r
+	}
+	s.sses[k*8] = sse
+}
+
+func (m *BNN) getScratch(workers int) *bnnScratch {
+	s, _ := m.scratch.Get().(*bnnScratch)
+	if s == nil {
+		s = &bnnScratch{m: m}
+	}
+	if s.cap < workers {
+		s.stride = (m.Dim()+7)/8*8 + 8
+		s.parts = make([]float64, workers*s.stride)
+		s.hidden = make([]float64, workers*((m.h+7)/8*8+8))
+		s.sses = make([]float64, workers*8)
+		s.cap = workers
+	}
+	s.workers = workers
+	return s
+}
+
+// LogProbGrad returns log p(θ) (normalised prior plus log-likelihood) and
+// writes ∇log p(θ), by backpropagation, into grad. Rows are split into
+// blocks over Workers goroutines.
+func (m *BNN) LogProbGrad(x, grad []float64) float64 {
+	d := m.Dim()
+	if len(x) != d || len(grad) != d {
+		panic("model: dimension mismatch")
+	}
+	workers := workerCount(m.Workers, m.n, bnnMinRows)
+	s := m.getScratch(workers)
+	s.th = x
+	parallel(workers, s, &s.wg)
+	nw := d - 2
+	for j := range grad {
+		grad[j] = 0
+	}
+	var sse float64
+	for k := 0; k < workers; k++ {
+		floats.Add(grad[:nw], s.parts[k*s.stride:k*s.stride+nw])
+		sse += s.sses[k*8]
+	}
+	s.th = nil
+	m.scratch.Put(s)
+	return m.finish(x, grad, sse, m.n, 1)
+}
+
+// MinibatchLogProbGrad writes the unbiased estimate ∇log p₀(θ) +
+// (N/|B|) Σ_{b∈B} ∇log L(d_b | θ) into grad and returns the matching
+// estimate of log p(θ). It allocates nothing in steady state.
+func (m *BNN) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 {
+	d := m.Dim()
+	if len(x) != d || len(grad) != d {
+		panic("model: dimension mismatch")
+	}
+	if len(batch) == 0 {
+		panic("model: empty minibatch")
+	}
+	s := m.getScratch(1)
+	a := s.hidden[:m.h]
+	for j := range grad {
+		grad[j] = 0
+	}
+	var sse float64
+	for _, i := range batch {
+		r := m.rowGrad(m.x.Data[i*m.x.Stride:i*m.x.Stride+m.p], m.y[i], x, grad, a)
+		sse += r * r
+	}
+	m.scratch.Put(s)
+	return m.finish(x, grad, sse, len(batch), float64(m.n)/float64(len(batch)))
+}
+
+// SamplePrior draws γ, λ ~ Gamma(A0, rate B0) and every weight from
+// N(0, λ⁻¹), and writes θ into dst.
+func (m *BNN) SamplePrior(rng *rand.Rand, dst []float64) {
+	d := m.Dim()
+	if len(dst) != d {
+		panic("model: dimension mismatch")
+	}
+	g := distuv.Gamma{Alpha: m.A0, Beta: m.B0, Src: rng}
+	gamma := g.Rand()
+	lambda := g.Rand()
+	sd := 1 / math.Sqrt(lambda)
+	for j := 0; j < d-2; j++ {
+		dst[j] = sd * rng.NormFloat64()
+	}
+	dst[d-2] = math.Log(gamma)
+	dst[d-1] = math.Log(lambda)
+}
+
+// Init writes into dst the starting point of the SVGD reference code for
+// this network, used by SVGD and MMD-FW alike: W1 ~ N(0, 1/(p+1)) and
+// w2 ~ N(0, 1/(H+1)) elementwise, b1 = 0, b2 = 0; λ is drawn from
+// numpy's gamma(A0, B0), whose second argument is a scale (mean A0·B0 =
+// 0.1, not the prior's mean A0/B0 = 10); γ is drawn the same way and then
+// replaced by the inverse mean squared residual of this initial network on
+// min(N, 1000) training rows drawn without replacement:
+// log γ = −log mean((f(xᵢ) − yᵢ)²).
+func (m *BNN) Init(rng *rand.Rand, dst []float64) {
+	d := m.Dim()
+	if len(dst) != d {
+		panic("model: dimension mismatch")
+	}
+	p, h := m.p, m.h
+	s1 := 1 / math.Sqrt(float64(p+1))
+	for j := 0; j < p*h; j++ {
+		dst[j] = s1 * rng.NormFloat64()
+	}
+	for k := 0; k < h; k++ {
+		dst[p*h+k] = 0
+	}
+	s2 := 1 / math.Sqrt(float64(h+1))
+	for k := 0; k < h; k++ {
+		dst[p*h+h+k] = s2 * rng.NormFloat64()
+	}
+	dst[p*h+2*h] = 0
+	g := distuv.Gamma{Alpha: m.A0, Beta: 1 / m.B0, Src: rng}
+	_ = g.Rand() // γ's draw, overwritten below as in the reference
+	dst[d-1] = math.Log(g.Rand())
+
+	// Partial Fisher–Yates: the first k entries of idx become a uniform
+	// sample without replacement.
+	k := min(m.n, 1000)
+	idx := make([]int, m.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + rng.IntN(m.n-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	a := make([]float64, h)
+	var mse float64
+	for _, i := range idx[:k] {
+		r := m.forward(m.x.Data[i*m.x.Stride:i*m.x.Stride+p], dst, a) - m.y[i]
+		mse += r * r
+	}
+	mse /= float64(k)
+	dst[d-2] = -math.Log(mse)
+}
+
+// bnnBlockRows returns the rows per block of a batched evaluation whose
+// hidden layer has width nh (particles × H): the block stays near 8 MB.
+func bnnBlockRows(nh, rows int) int {
+	b := (1 << 20) / max(nh, 1)
+	b = max(b, 16)
+	return min(b, max(rows, 1))
+}
+
+// packW1 gathers the first-layer weights of every particle side by side into
+// a p×(nH) matrix, so that one product X·W gives every hidden layer.
+func (m *BNN) packW1(xs *mat.Dense) blas64.General {
+	n, _ := xs.Dims()
+	p, h := m.p, m.h
+	nh := n * h
+	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: make([]float64, p*nh)}
+	for i := 0; i < n; i++ {
+		th := xs.RawRowView(i)
+		for j := 0; j < p; j++ {
+			copy(W.Data[j*nh+i*h:j*nh+i*h+h], th[j*h:j*h+h])
+		}
+	}
+	return W
+}
+
+// LogProbGradBatch evaluates every particle (row of xs, n×d) at once. The
+// hidden layers of all particles come from one matrix product X·[W1₁ … W1ₙ]
+// per block of rows, and the first-layer gradients from one product
+// Xᵀ·[Δ₁ … Δₙ]. It allocates its block buffers.
+func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
+	n, d := xs.Dims()
+	if d != m.Dim() {
+		panic("model: dimension mismatch")
+	}
+	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	p, h := m.p, m.h
+	nh := n * h
+	W := m.packW1(xs)
+	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: make([]float64, p*nh)}
+	sse := make([]float64, n)
+	for i := 0; i < n; i++ {
+		row := grads.RawRowView(i)
+		for j := range row {
+			row[j] = 0
+		}
+	}
+	B := bnnBlockRows(nh, m.n)
+	abuf := make([]float64, B*nh)
+	for lo := 0; lo < m.n; lo += B {
+		hi := min(lo+B, m.n)
+		Xb := rowsView(m.x, lo, hi)
+		A := blas64.General{Rows: hi - lo, Cols: nh, Stride: nh, Data: abuf}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Xb, W, 0, A)
+		for r := 0; r < hi-lo; r++ {
+			yi := m.y[lo+r]
+			ar := abuf[r*nh : r*nh+nh]
+			for i := 0; i < n; i++ {
+				th := xs.RawRowView(i)
+				gi := grads.RawRowView(i)
+				b1 := th[p*h : p*h+h]
+				w2 := th[p*h+h : p*h+2*h]
+				a := ar[i*h : i*h+h]
+				f := th[p*h+2*h]
+				for k, v := range a {
+					v += b1[k]
+					if v > 0 {
+						f += w2[k] * v
+						a[k] = v
+					} else {
+						a[k] = 0
+					}
+				}
+				res := yi - f
+				sse[i] += res * res
+				gi[p*h+2*h] += res
+				gw2 := gi[p*h+h : p*h+2*h]
+				for k, v := range a {
+					if v > 0 {
+						gw2[k] += res * v
+						a[k] = res * w2[k]
+					}
+				}
+				floats.Add(gi[p*h:p*h+h], a)
+			}
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Xb, A, 1, GW)
+	}
+	for i := 0; i < n; i++ {
+		gi := grads.RawRowView(i)
+		for j := 0; j < p; j++ {
+			copy(gi[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
+		}
+		lp[i] = m.finish(xs.RawRowView(i), gi, sse[i], m.n, 1)
+	}
+}
+
+// bnnPredict computes, for blocks of test rows dealt round-robin to the
+// workers, the standardised outputs f_k(xₜ) of every particle into a
+// block×n matrix and hands it to f. Each worker owns its buffers.
+type bnnPredict struct {
+	m       *BNN
+	X       blas64.General
+	xs      *mat.Dense
+	W       blas64.General
+	B       int
+	nblocks int
+	workers int
+	f       func(lo int, F blas64.General)
+	wg      sync.WaitGroup
+}
+
+func (s *bnnPredict) run(k int) {
+	m := s.m
+	n, _ := s.xs.Dims()
+	p, h := m.p, m.h
+	nh := n * h
+	abuf := make([]float64, s.B*nh)
+	fbuf := make([]float64, s.B*n)
+	for blk := k; blk < s.nblocks; blk += s.workers {
+		lo := blk * s.B
+		hi := min(lo+s.B, s.X.Rows)
+		A := blas64.General{Rows: hi - lo, Cols: nh, Stride: nh, Data: abuf}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, rowsView(s.X, lo, hi), s.W, 0, A)
+		for r := 0; r < hi-lo; r++ {
+			ar := abuf[r*nh : r*nh+nh]
+			for i := 0; i < n; i++ {
+				th := s.xs.RawRowView(i)
+				b1 := th[p*h : p*h+h]
+				w2 := th[p*h+h : p*h+2*h]
+				f := th[p*h+2*h]
+				for kk, v := range ar[i*h : i*h+h] {
+					if v += b1[kk]; v > 0 {
+						f += w2[kk] * v
+					}
+				}
+				fbuf[r*n+i] = f
+			}
+		}
+		s.f(lo, blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: fbuf})
+	}
+}
+
+func (m *BNN) eachBlock(X, particles *mat.Dense, f func(lo int, F blas64.General)) {
+	nt, p := X.Dims()
+	n, d := particles.Dims()
+	if p != m.p || d != m.Dim() {
+		panic("model: dimension mismatch")
+	}
+	s := &bnnPredict{m: m, X: X.RawMatrix(), xs: particles, W: m.packW1(particles), B: bnnBlockRows(n*m.h, nt), f: f}
+	s.nblocks = (nt + s.B - 1) / s.B
+	s.workers = min(workerCount(m.Workers, nt, 1), s.nblocks)
+	parallel(s.workers, s, &s.wg)
+}
+
+// Predict writes the weighted mean prediction Σₖ wₖ ŷₖ(xₜ) of every row of
+// the standardised test features X on the original scale of y,
+// ŷ = f(x)·ySD + yMean, into dst (allocated when nil) and returns it.
+func (m *BNN) Predict(dst []float64, X, particles *mat.Dense, weights []float64, yMean, ySD float64) []float64 {
+	nt, _ := X.Dims()
+	if n, _ := particles.Dims(); len(weights) != n {
+		panic("model: weights length does not match the particles")
+	}
+	if dst == nil {
+		dst = make([]float64, nt)
+	}
+	if len(dst) != nt {
+		panic("model: dst length does not match the rows of X")
+	}
+	if nt == 0 {
+		return dst
+	}
+	m.eachBlock(X, particles, func(lo int, F blas64.General) {
+		for r := 0; r < F.Rows; r++ {
+			var s float64
+			for k, f := range F.Data[r*F.Stride : r*F.Stride+F.Cols] {
+				s += weights[k] * (f*ySD + yMean)
+			}
+			dst[lo+r] = s
+		}
+	})
+	return dst
+}
+
+// Metrics returns, on the original scale of y (yTest in original units, X
+// standardised with the training statistics yMean and ySD of y's
+// standardisation applied to the outputs), the RMSE of the weighted mean
+// prediction Σₖ wₖ ŷₖ(x) and the mean test log-likelihood
+// meanₜ log Σₖ wₖ N(yₜ | ŷₖ(xₜ), ySD²/γₖ), summed in log space.
+func (m *BNN) Metrics(X *mat.Dense, yTest []float64, particles *mat.Dense, weights []float64, yMean, ySD float64) (rmse, logLik float64) {
+	nt, _ := X.Dims()
+	n, d := particles.Dims()
+	if len(yTest) != nt {
+		panic("model: length of y does not match the rows of X")
+	}
+	if len(weights) != n {
+		panic("model: weights length does not match the particles")
+	}
+	if nt == 0 {
+		return math.NaN(), math.NaN()
+	}
+	// Per particle: the predictive variance ySD²/γₖ on the original scale
+	// and its normalising constant.
+	inv2v := make([]float64, n)
+	lc := make([]float64, n)
+	for k := 0; k < n; k++ {
+		lg := particles.At(k, d-2)
+		v := ySD * ySD * math.Exp(-lg)
+		inv2v[k] = 1 / (2 * v)
+		lc[k] = -0.5 * math.Log(2*math.Pi*v)
+	}
+	B := bnnBlockRows(n*m.h, nt)
+	nb := (nt + B - 1) / B
+	sses := make([]float64, nb)
+	lls := make([]float64, nb)
+	m.eachBlock(X, particles, func(lo int, F blas64.General) {
+		l := make([]float64, n)
+		var sse, ll float64
+		for r := 0; r < F.Rows; r++ {
+			yt := yTest[lo+r]
+			var mean float64
+			for k, f := range F.Data[r*F.Stride : r*F.Stride+F.Cols] {
+				yh := f*ySD + yMean
+				mean += weights[k] * yh
+				e := yt - yh
+				l[k] = lc[k] - e*e*inv2v[k]
+			}
+			e := yt - mean
+			sse += e * e
+			ll += logWeightedSum(weights, l)
+		}
+		sses[lo/B] = sse
+		lls[lo/B] = ll
+	})
+	var sse, ll float64
+	for b := range nb {
+		sse += sses[b]
+		ll += lls[b]
+	}
+	return math.Sqrt(sse / float64(nt)), ll / float64(nt)
+}

@@ -1,0 +1,185 @@
+package model
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sizes of the paper's Covertype logistic regression: 581,012 rows, 54
+// features plus a bias column; the 20 % test split has 116,203 rows.
+const (
+	covRows  = 581012
+	covCols  = 55
+	covTest  = 116203
+	nPartLR  = 100
+	batch100 = 100
+)
+
+var (
+	benchOnce sync.Once
+	benchX    *mat.Dense
+	benchY    []float64
+)
+
+// covLike returns a synthetic Covertype-sized design (features in [0,1], a
+// bias column) with labels from a random coefficient vector.
+func covLike() (*mat.Dense, []float64) {
+	benchOnce.Do(func() {
+		rng := rand.New(rand.NewPCG(1, 2))
+		benchX, benchY = synthLogistic(rng, covRows, covCols)
+	})
+	return benchX, benchY
+}
+
+// BenchmarkStreamSum is the memory-bandwidth probe: the sum of a 256 MB
+// float64 slice split over all cores, the floor under any full-data pass.
+func BenchmarkStreamSum(b *testing.B) {
+	data := make([]float64, 32<<20)
+	for i := range data {
+		data[i] = float64(i & 7)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	sums := make([]float64, workers*8)
+	b.SetBytes(int64(len(data)) * 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for k := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lo, hi := blockRange(k, workers, len(data))
+				sums[k*8] = floats.Sum(data[lo:hi])
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkBLRFullGrad is one full-data gradient on a Covertype-sized
+// matrix; its MB/s compares directly with BenchmarkStreamSum.
+func BenchmarkBLRFullGrad(b *testing.B) {
+	X, y := covLike()
+	m := NewLogistic(X, y)
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, m.Dim())
+	for j := range x {
+		x[j] = 0.1 * rng.NormFloat64()
+	}
+	grad := make([]float64, m.Dim())
+	m.LogProbGrad(x, grad)
+	b.SetBytes(int64(covRows) * covCols * 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.LogProbGrad(x, grad)
+	}
+}
+
+func benchBatch(rng *rand.Rand, n int) []int {
+	b := make([]int, batch100)
+	for i := range b {
+		b[i] = rng.IntN(n)
+	}
+	return b
+}
+
+// BenchmarkBLRMinibatchGrad is one minibatch gradient (batch 100) of the
+// Covertype-sized logistic regression.
+func BenchmarkBLRMinibatchGrad(b *testing.B) {
+	X, y := covLike()
+	m := NewLogistic(X, y)
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := randVec(rng, m.Dim(), 0.1)
+	grad := make([]float64, m.Dim())
+	batch := benchBatch(rng, covRows)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.MinibatchLogProbGrad(x, grad, batch)
+	}
+}
+
+// BenchmarkBNNMinibatchGrad is one minibatch gradient (batch 100) of the
+// 50-unit network: p = 16 is the staged Naval data (d = 903), p = 17 the
+// paper's Naval (d = 953).
+func BenchmarkBNNMinibatchGrad(b *testing.B) {
+	for _, p := range []int{16, 17} {
+		rng := rand.New(rand.NewPCG(7, uint64(p)))
+		X, y := synthBNN(rng, 10000, p)
+		m := NewBNN(X, y, 50)
+		x := make([]float64, m.Dim())
+		m.Init(rng, x)
+		grad := make([]float64, m.Dim())
+		batch := benchBatch(rng, 10000)
+		b.Run("d="+itoa(m.Dim()), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.MinibatchLogProbGrad(x, grad, batch)
+			}
+		})
+	}
+}
+
+// BenchmarkBNNFullGrad is one full-data gradient of the Naval-sized network
+// (10,741 training rows, p = 16, H = 50).
+func BenchmarkBNNFullGrad(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	X, y := synthBNN(rng, 10741, 16)
+	m := NewBNN(X, y, 50)
+	x := make([]float64, m.Dim())
+	m.Init(rng, x)
+	grad := make([]float64, m.Dim())
+	m.LogProbGrad(x, grad)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.LogProbGrad(x, grad)
+	}
+}
+
+// BenchmarkBLRMetrics evaluates the weighted predictive of 100 particles on
+// Covertype's 116,203 test rows; GFLOP/s counts the 2·rows·55·100 flops of
+// the logits.
+func BenchmarkBLRMetrics(b *testing.B) {
+	X, y := covLike()
+	Xt := mat.NewDense(covTest, covCols, X.RawMatrix().Data[:covTest*covCols])
+	yt := y[:covTest]
+	m := NewLogistic(Xt, yt)
+	rng := rand.New(rand.NewPCG(9, 1))
+	P := mat.NewDense(nPartLR, m.Dim(), nil)
+	w := make([]float64, nPartLR)
+	for i := range nPartLR {
+		P.SetRow(i, randVec(rng, m.Dim(), 0.3))
+		w[i] = 1.0 / nPartLR
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Metrics(Xt, yt, P, w)
+	}
+	flops := 2.0 * covTest * covCols * nPartLR
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkBLRBatchGrad is LogProbGradBatch for 100 particles on the
+// 116,203-row matrix: two products of 2·rows·55·100 flops each.
+func BenchmarkBLRBatchGrad(b *testing.B) {
+	X, y := covLike()
+	Xt := mat.NewDense(covTest, covCols, X.RawMatrix().Data[:covTest*covCols])
+	m := NewLogistic(Xt, y[:covTest])
+	rng := rand.New(rand.NewPCG(9, 2))
+	P := mat.NewDense(nPartLR, m.Dim(), nil)
+	for i := range nPartLR {
+		P.SetRow(i, randVec(rng, m.Dim(), 0.3))
+	}
+	G := mat.NewDense(nPartLR, m.Dim(), nil)
+	lp := make([]float64, nPartLR)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.LogProbGradBatch(P, G, lp)
+	}
+	flops := 4.0 * covTest * covCols * nPartLR
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

@@ -1,0 +1,38 @@
+package sgld_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mmdfw/mmdfw/pkg/sgld"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Sample N(2, 0.5²) with the default settings: 4 chains of 10000 iterations,
+// the second half kept and thinned by 10.
+func ExampleRun() {
+	const mu, sd = 2.0, 0.5
+	gauss := target.Func{D: 1, F: func(x, grad []float64) float64 {
+		r := (x[0] - mu) / sd
+		grad[0] = -r / sd
+		return -r * r / 2
+	}}
+	set, err := sgld.Run(context.Background(), gauss, sgld.Settings{}, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var m, v float64
+	for i := range set.Len() {
+		m += set.W[i] * set.X.At(i, 0)
+	}
+	for i := range set.Len() {
+		r := set.X.At(i, 0) - m
+		v += set.W[i] * r * r
+	}
+	fmt.Printf("%d particles, mean %.1f, sd %.1f\n", set.Len(), m, math.Sqrt(v))
+	// Output:
+	// 2000 particles, mean 2.0, sd 0.5
+}

@@ -1,0 +1,390 @@
+package sgld
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Settings configure Run. The zero value is usable: every field documents
+// the default that its zero value stands for.
+type Settings struct {
+	// Iterations is the number of updates of every chain. Default 10000.
+	Iterations int
+	// BurnIn is the number of initial iterations of every chain whose states
+	// are discarded. Zero means Iterations/2; a negative value discards
+	// nothing.
+	BurnIn int
+	// Thin keeps every Thin-th state after the burn-in: the state after
+	// iteration t is kept when t > BurnIn and (t − BurnIn) is a multiple of
+	// Thin. Default 10.
+	Thin int
+	// Keep, when positive, keeps only the last Keep draws of each chain, so
+	// that the particle set has a fixed budget of Chains·Keep particles
+	// however long the run. Default 0: every kept draw.
+	Keep int
+
+	// Chains is the number of independent chains. Default 4.
+	Chains int
+	// Workers is the number of goroutines that run the chains. The
+	// particles do not depend on it. Default min(Chains, GOMAXPROCS).
+	Workers int
+
+	// Batch is the minibatch size |B| for a target.Stochastic target, whose
+	// likelihood is rescaled by N/|B|. A target that is not Stochastic, or
+	// has N ≤ Batch datapoints, gets the full-data gradient. Default 100.
+	Batch int
+
+	// A, B and Gamma set the step size ε_t = A·(B + t)^(−Gamma) of
+	// iteration t = 1, 2, …. The zero A means 1/N with N = target.NData(t)
+	// (1 for a target without data): the posterior of N datapoints has a
+	// curvature of order N, and ε·curvature ≪ 1 keeps the Langevin
+	// discretisation stable and its bias small.
+	A float64
+	// B delays the decay of the step size. Default 1000, so that
+	// ε_1 ≈ 0.022·A and the step falls only by a factor (1 + T/1000)^0.55
+	// over T iterations.
+	B float64
+	// Gamma is the decay exponent; Welling & Teh need Gamma ∈ (0.5, 1] for
+	// Σε_t = ∞, Σε_t² < ∞. Default 0.55.
+	Gamma float64
+
+	// Init, when not nil, is the point (length Dim) around which the chains
+	// start, each at Init + Jitter·z with z ~ N(0, I). When Init is nil the
+	// chains start from independent draws of the prior when the target is a
+	// target.PriorSampler, and at Jitter·z otherwise.
+	Init []float64
+	// Jitter is the standard deviation of the Gaussian perturbation of the
+	// starting points. Zero means 1; a negative value means none.
+	Jitter float64
+
+	// RecordEvery is the number of iterations between two snapshots.
+	// Default 100. The last iteration is always reported.
+	RecordEvery int
+}
+
+// Default values of Settings.
+const (
+	DefaultIterations  = 10000
+	DefaultThin        = 10
+	DefaultChains      = 4
+	DefaultBatch       = 100
+	DefaultB           = 1000
+	DefaultGamma       = 0.55
+	DefaultRecordEvery = 100
+)
+
+// withDefaults fills the zero fields of s and panics on invalid settings.
+func (s Settings) withDefaults(t target.Target) Settings {
+	if s.Iterations < 0 || s.Thin < 0 || s.Keep < 0 || s.Chains < 0 || s.Workers < 0 ||
+		s.Batch < 0 || s.RecordEvery < 0 || s.A < 0 || s.B < 0 || s.Gamma < 0 {
+		panic("sgld: negative setting")
+	}
+	if s.Iterations == 0 {
+		s.Iterations = DefaultIterations
+	}
+	switch {
+	case s.BurnIn == 0:
+		s.BurnIn = s.Iterations / 2
+	case s.BurnIn < 0:
+		s.BurnIn = 0
+	}
+	if s.BurnIn >= s.Iterations {
+		panic(fmt.Sprintf("sgld: BurnIn %d leaves none of %d iterations to keep", s.BurnIn, s.Iterations))
+	}
+	if s.Thin == 0 {
+		s.Thin = DefaultThin
+	}
+	if (s.Iterations-s.BurnIn)/s.Thin == 0 {
+		panic(fmt.Sprintf("sgld: Thin %d leaves no draw of %d post-burn-in iterations to keep", s.Thin, s.Iterations-s.BurnIn))
+	}
+	if s.Chains == 0 {
+		s.Chains = DefaultChains
+	}
+	if s.Workers == 0 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	s.Workers = min(s.Workers, s.Chains)
+	if s.Batch == 0 {
+		s.Batch = DefaultBatch
+	}
+	if s.A == 0 {
+		s.A = 1 / float64(target.NData(t))
+	}
+	if s.B == 0 {
+		s.B = DefaultB
+	}
+	if s.Gamma == 0 {
+		s.Gamma = DefaultGamma
+	}
+	switch {
+	case s.Jitter == 0:
+		s.Jitter = 1
+	case s.Jitter < 0:
+		s.Jitter = 0
+	}
+	if s.Init != nil && len(s.Init) != t.Dim() {
+		panic("sgld: Init dimension mismatch")
+	}
+	if s.RecordEvery == 0 {
+		s.RecordEvery = DefaultRecordEvery
+	}
+	return s
+}
+
+// StepSize returns the step size ε_t = a·(b + t)^(−γ) of iteration t.
+func StepSize(a, b, gamma float64, t int) float64 {
+	return a * math.Pow(b+float64(t), -gamma)
+}
+
+// chain is the state of one Langevin chain.
+type chain struct {
+	id  int
+	s   *Settings
+	x   []float64 // current state
+	g   []float64 // gradient buffer
+	rng *rand.Rand
+	est *estimator
+
+	it  int   // iterations done
+	err error // divergence, with the iteration
+
+	draws []float64 // ring of capacity rows of length d
+	rows  int
+	kept  int // draws kept so far, including those overwritten in the ring
+}
+
+// step performs iteration t = c.it+1:
+//
+//	θ ← θ + (ε_t/2)·ĝ(θ) + √ε_t·z,  z ~ N(0, I).
+//
+// It reports false when θ is no longer finite.
+func (c *chain) step() bool {
+	t := c.it + 1
+	eps := StepSize(c.s.A, c.s.B, c.s.Gamma, t)
+	c.est.eval(c.x, c.g)
+	h, sd := eps/2, math.Sqrt(eps)
+	x := c.x
+	for j, g := range c.g[:len(x)] {
+		x[j] += h*g + sd*c.rng.NormFloat64()
+	}
+	if particle.CheckFinite("sgld", t, x) != nil {
+		c.err = particle.CheckFinite(fmt.Sprintf("sgld: chain %d", c.id), t, x)
+		return false
+	}
+	c.it = t
+	if b := c.s.BurnIn; t > b && (t-b)%c.s.Thin == 0 {
+		i := c.kept % c.rows
+		copy(c.draws[i*len(x):(i+1)*len(x)], x)
+		c.kept++
+	}
+	return true
+}
+
+// run advances the chain to iteration until, stopping early when ctx is
+// cancelled or the chain diverges. ctx.Err of a cancellable context is an
+// atomic load: cheap enough for every iteration.
+func (c *chain) run(ctx context.Context, until int) {
+	for c.it < until && c.err == nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if !c.step() {
+			return
+		}
+	}
+}
+
+// retained returns the number of draws of c that are in the particle set.
+func (c *chain) retained() int { return min(c.kept, c.rows) }
+
+// copyDraws writes the retained draws of c, oldest first, into dst and
+// returns the number of values written.
+func (c *chain) copyDraws(dst []float64) int {
+	d := len(c.x)
+	n := c.retained()
+	first := c.kept - n
+	for k := 0; k < n; k++ {
+		i := (first + k) % c.rows
+		copy(dst[k*d:(k+1)*d], c.draws[i*d:(i+1)*d])
+	}
+	return n * d
+}
+
+// Run samples the posterior t with stochastic gradient Langevin dynamics and
+// returns the thinned post-burn-in draws of all chains, chain by chain and
+// oldest first, with equal weights.
+//
+// Each chain has its own random stream, seeded in turn from src before any
+// chain starts, so the result depends on src and s only, not on the
+// scheduling of the goroutines. The chains advance in lockstep segments of
+// RecordEvery iterations; after each segment rec (when not nil) receives the
+// particles kept so far, unless none are kept yet (during the burn-in).
+//
+// When rec returns particle.ErrStop, Run returns the particles kept so far and
+// a nil error. When ctx is cancelled, Run returns promptly with the particles
+// kept so far and an error wrapping ctx.Err(). When a chain diverges, Run
+// returns the (finite) particles kept before and an error naming the chain
+// and the iteration. Invalid settings panic.
+func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	var sw particle.Stopwatch
+	sw.Start()
+
+	s = s.withDefaults(t)
+	d := t.Dim()
+	rows := (s.Iterations - s.BurnIn) / s.Thin
+	if s.Keep > 0 {
+		rows = min(rows, s.Keep)
+	}
+
+	master := rand.New(src)
+	chains := make([]*chain, s.Chains)
+	for i := range chains {
+		rng := rand.New(rand.NewPCG(master.Uint64(), master.Uint64()))
+		c := &chain{
+			id:    i,
+			s:     &s,
+			x:     make([]float64, d),
+			g:     make([]float64, d),
+			rng:   rng,
+			draws: make([]float64, rows*d),
+			rows:  rows,
+		}
+		switch ps, ok := t.(target.PriorSampler); {
+		case s.Init != nil:
+			copy(c.x, s.Init)
+			jitter(c.x, s.Jitter, rng)
+		case ok:
+			ps.SamplePrior(rng, c.x)
+		default:
+			jitter(c.x, s.Jitter, rng)
+		}
+		if err := particle.CheckFinite(fmt.Sprintf("sgld: chain %d", i), 0, c.x); err != nil {
+			return particle.Set{}, err
+		}
+		c.est = newEstimator(t, s.Batch, rng)
+		chains[i] = c
+	}
+
+	snap := make([]float64, s.Chains*rows*d)
+	w := make([]float64, s.Chains*rows)
+	collect := func() int {
+		off, n := 0, 0
+		for _, c := range chains {
+			off += c.copyDraws(snap[off:])
+			n += c.retained()
+		}
+		return n
+	}
+	result := func() particle.Set {
+		n := collect()
+		if n == 0 {
+			return particle.Set{}
+		}
+		return particle.Set{
+			X: mat.NewDense(n, d, append([]float64(nil), snap[:n*d]...)),
+			W: particle.Equal(n),
+		}
+	}
+
+	// Worker k runs chains k, k+Workers, … up to the iteration it receives.
+	start := make([]chan int, s.Workers)
+	done := make(chan struct{}, s.Workers)
+	for k := range start {
+		start[k] = make(chan int)
+		go func(k int, todo <-chan int) {
+			for until := range todo {
+				for i := k; i < len(chains); i += s.Workers {
+					chains[i].run(ctx, until)
+				}
+				done <- struct{}{}
+			}
+		}(k, start[k])
+	}
+	defer func() {
+		for _, ch := range start {
+			close(ch)
+		}
+	}()
+
+	evals := func() int64 {
+		var e int64
+		for _, c := range chains {
+			e += c.est.evals
+		}
+		return e
+	}
+	for at := 0; at < s.Iterations; {
+		until := min(at+s.RecordEvery, s.Iterations)
+		for _, ch := range start {
+			ch <- until
+		}
+		for range start {
+			<-done
+		}
+
+		// The earliest divergence, lowest chain first: the same error
+		// whatever the scheduling.
+		var bad *chain
+		for _, c := range chains {
+			if c.err != nil && (bad == nil || c.it < bad.it) {
+				bad = c
+			}
+		}
+		if bad != nil {
+			return result(), bad.err
+		}
+		if err := ctx.Err(); err != nil {
+			lo := until
+			for _, c := range chains {
+				lo = min(lo, c.it)
+			}
+			return result(), fmt.Errorf("sgld: stopped after iteration %d: %w", lo, err)
+		}
+		at = until
+		if rec == nil {
+			continue
+		}
+
+		// Assembling the snapshot is the recorder's business: off the clock.
+		sw.Stop()
+		n := collect()
+		if n == 0 {
+			sw.Start()
+			continue
+		}
+		for i := range w[:n] {
+			w[i] = 1 / float64(n)
+		}
+		stopped, err := particle.Report(rec, &sw, particle.Snapshot{
+			Step:      at,
+			X:         mat.NewDense(n, d, snap[:n*d]),
+			W:         w[:n],
+			GradEvals: evals(),
+		})
+		if err != nil {
+			return result(), fmt.Errorf("sgld: recorder at iteration %d: %w", at, err)
+		}
+		if stopped {
+			return result(), nil
+		}
+	}
+	return result(), nil
+}
+
+// jitter adds sd·z, z ~ N(0, I), to x.
+func jitter(x []float64, sd float64, rng *rand.Rand) {
+	if sd == 0 {
+		return
+	}
+	for j := range x {
+		x[j] += sd * rng.NormFloat64()
+	}
+}
