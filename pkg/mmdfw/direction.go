@@ -1,8 +1,6 @@
 package mmdfw
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
@@ -34,13 +32,13 @@ const (
 // SteinDirection writes into dst the weighted Stein direction of the frozen
 // particles at x,
 //
-//	Σᵢ wᵢ [k(xᵢ, x) s(xᵢ) − ∇ₓk(x, xᵢ)],
+//	Σᵢ wᵢ [k(xᵢ, x) s(xᵢ) + ∇_{xᵢ}k(xᵢ, x)],
 //
-// where xᵢ and s(xᵢ) = ∇log p(xᵢ) are the first len(w) rows of X and S. For
-// a translation-invariant kernel −∇ₓk(x, xᵢ) = ∇_{xᵢ}k(xᵢ, x) and this is
-// the SVGD direction with weights wᵢ in place of 1/n. It costs O(n·d) and
-// allocates nothing for kernel.RBF; other kernels use tmp (length d, nil
-// allocates).
+// where xᵢ and s(xᵢ) = ∇log p(xᵢ) are the first len(w) rows of X and S: the
+// SVGD direction with weights wᵢ in place of 1/n. X and S may have more
+// rows than w (views of them are taken). For kernel.RBF and
+// kernel.IMQ it is their SteinDirection (O(n·d), no allocation); any other
+// kernel goes through GradX with tmp (length d, nil allocates) as scratch.
 func SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64, k Kernel, tmp []float64) {
 	n := len(w)
 	rx, d := X.Dims()
@@ -48,44 +46,32 @@ func SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64, k Kernel, tm
 	if len(x) != d || len(dst) != d || ds != d || rx < n || rs < n {
 		panic("mmdfw: dimension mismatch")
 	}
+	if rx > n {
+		X = X.Slice(0, n, 0, d).(*mat.Dense)
+	}
+	if rs > n {
+		S = S.Slice(0, n, 0, d).(*mat.Dense)
+	}
+	switch k := k.(type) {
+	case kernel.RBF:
+		k.SteinDirection(dst, x, X, S, w)
+		return
+	case kernel.IMQ:
+		k.SteinDirection(dst, x, X, S, w)
+		return
+	}
 	for j := range dst {
 		dst[j] = 0
-	}
-	if r, ok := k.(kernel.RBF); ok {
-		rbfDirection(dst, x, X, S, w, r.H)
-		return
 	}
 	if tmp == nil {
 		tmp = make([]float64, d)
 	}
 	for i, wi := range w {
-		kv := k.GradX(tmp, x, X.RawRowView(i))
+		xi := X.RawRowView(i)
+		kv := k.GradX(tmp, xi, x)
 		c := wi * kv
 		for j, s := range S.RawRowView(i) {
-			dst[j] += c*s - wi*tmp[j]
-		}
-	}
-}
-
-// rbfDirection adds Σᵢ wᵢ k(xᵢ, x) [s(xᵢ) + (x − xᵢ)/h²] to dst.
-func rbfDirection(dst, x []float64, X, S *mat.Dense, w []float64, h float64) {
-	inv := 1 / (h * h)
-	half := -0.5 * inv
-	xr := X.RawMatrix()
-	sr := S.RawMatrix()
-	d := len(x)
-	for i, wi := range w {
-		xi := xr.Data[i*xr.Stride : i*xr.Stride+d]
-		si := sr.Data[i*sr.Stride : i*sr.Stride+d]
-		var r2 float64
-		for j, v := range xi {
-			t := x[j] - v
-			r2 += t * t
-		}
-		c := wi * math.Exp(half*r2)
-		ci := c * inv
-		for j, v := range xi {
-			dst[j] += c*si[j] + ci*(x[j]-v)
+			dst[j] += c*s + wi*tmp[j]
 		}
 	}
 }

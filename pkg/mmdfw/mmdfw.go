@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/rff"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -81,11 +82,12 @@ type run struct {
 
 	evals, mapEvals, poolEvals, svgdEvals int64
 
-	h    float64
-	k    Kernel
-	emb  Embedder
-	gemb GradEmbedder
-	self float64
+	h      float64
+	k      Kernel
+	steinK kernel.RBF // base kernel of the Stein weights
+	emb    Embedder
+	gemb   GradEmbedder
+	self   float64
 
 	n  int
 	X  *mat.Dense // N×d particles
@@ -95,9 +97,14 @@ type run struct {
 	mmd []float64
 
 	// Random-feature fast path: the features of the particles, and scratch.
-	rff          *rffKernel
-	phi          *mat.Dense // N×D
-	fx, fsn, agg []float64  // φ(x), sin(ωᵀx + b), Σᵢ wᵢ φ(xᵢ)
+	rff   *rff.Features
+	field *rff.SteinField
+	phi   *mat.Dense // N×D features of the particles
+	agg   []float64  // Σᵢ wᵢ φ(xᵢ)
+	feat  []float64  // scratch, length D
+
+	// Views of the first n rows of X and S during an LMO.
+	xv, sv *mat.Dense
 
 	// LMO scratch.
 	g, hist, tmp, sx, krow, k0row []float64
@@ -187,11 +194,12 @@ func (r *run) run(ctx context.Context) error {
 			return fmt.Errorf("mmdfw: median heuristic gave bandwidth %v", r.h)
 		}
 	}
+	r.steinK = kernel.RBF{H: r.h}
 	switch s.Kernel {
 	case RBFKernel:
 		r.k = kernel.RBF{H: r.h}
 	case RFFKernel:
-		r.k = newRFF(d, s.Features, r.h, r.rng)
+		r.k = rff.New(r.rng, d, s.Features, r.h)
 	default:
 		return fmt.Errorf("mmdfw: unknown kernel kind %d", s.Kernel)
 	}
@@ -234,13 +242,13 @@ func (r *run) run(ctx context.Context) error {
 	if s.Batch > 0 {
 		r.batch = make([]int, s.Batch)
 	}
-	if rk, ok := r.k.(*rffKernel); ok {
-		D, _ := rk.omega.Dims()
+	if rk, ok := r.k.(*rff.Features); ok {
+		D := rk.Len()
 		r.rff = rk
+		r.field = rff.NewSteinField(rk)
 		r.phi = mat.NewDense(N, D, nil)
-		r.fx = make([]float64, D)
-		r.fsn = make([]float64, D)
 		r.agg = make([]float64, D)
+		r.feat = make([]float64, D)
 	}
 
 	// The first particle.
@@ -301,7 +309,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	step := n + 1
 	copy(r.X.RawRowView(n), x)
 	if r.rff != nil {
-		r.rff.features(r.phi.RawRowView(n), nil, x)
+		r.rff.Map(r.phi.RawRowView(n), x)
 	}
 	sc := r.S.RawRowView(n)
 	r.t.LogProbGrad(x, sc)
@@ -319,7 +327,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	}
 	if r.wt.K0 != nil {
 		for i := 0; i <= n; i++ {
-			r.k0row[i] = steinRBF(x, sc, r.X.RawRowView(i), r.S.RawRowView(i), r.h)
+			r.k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
 		}
 	}
 	if err := r.wt.add(r.krow[:n+1], z, r.k0row[:n+1]); err != nil {
@@ -390,15 +398,21 @@ func (r *run) lmo(x []float64) {
 	eps := s.StepSize * r.h
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
+	r.xv = r.X.Slice(0, n, 0, r.d).(*mat.Dense)
+	r.sv = r.S.Slice(0, n, 0, r.d).(*mat.Dense)
 	if r.rff != nil {
-		// Σᵢ wᵢ ∇ₓk(x, xᵢ) = Σⱼ aggⱼ ∇φⱼ(x), agg = Σᵢ wᵢ φ(xᵢ): O(D·d)
-		// per step instead of O(n·D·d).
-		for j := range r.agg {
-			r.agg[j] = 0
-		}
-		for i, wi := range w {
-			for j, v := range r.phi.RawRowView(i) {
-				r.agg[j] += wi * v
+		// Summaries in feature space make each step O(D·d) whatever n.
+		switch s.Direction {
+		case Frozen, Self:
+			r.field.Reset(r.xv, r.sv, w)
+		case Exact:
+			for j := range r.agg {
+				r.agg[j] = 0
+			}
+			for i, wi := range w {
+				for j, v := range r.phi.RawRowView(i) {
+					r.agg[j] += wi * v
+				}
 			}
 		}
 	}
@@ -424,33 +438,27 @@ func (r *run) lmo(x []float64) {
 }
 
 // rffDirection writes the LMO direction at x into r.g for the random
-// feature kernel, from the cached features and r.agg.
+// feature kernel, from the summaries of the frozen particles.
 func (r *run) rffDirection(x, w []float64, a, b float64) {
 	g := r.g
-	r.rff.features(r.fx, r.fsn, x)
-	r.rff.gradDot(r.tmp, r.agg, r.fsn)
 	switch r.s.Direction {
-	case Frozen, Self:
+	case Frozen:
+		r.field.Direction(g, x)
+	case Self:
+		r.field.Direction(g, x)
+		kxx := r.rff.Eval(x, x)
+		r.score(x, r.sx)
 		for j := range g {
-			g[j] = -r.tmp[j]
-		}
-		for i, wi := range w {
-			c := wi * dot(r.phi.RawRowView(i), r.fx)
-			for j, v := range r.S.RawRowView(i) {
-				g[j] += c * v
-			}
-		}
-		if r.s.Direction == Self {
-			kxx := dot(r.fx, r.fx)
-			r.score(x, r.sx)
-			for j := range g {
-				g[j] = a*g[j] + b*kxx*r.sx[j]
-			}
+			g[j] = a*g[j] + b*kxx*r.sx[j]
 		}
 	case Exact:
+		// ∇μ_p(x) − Σᵢ wᵢ ∇ₓk(x, xᵢ) = ∇μ_p(x) − Σⱼ aggⱼ ∇φⱼ(x).
 		r.gemb.EmbeddingGrad(g, x)
-		for j, v := range r.tmp {
-			g[j] -= v
+		for j, c := range r.agg {
+			r.rff.GradFeature(r.tmp, x, j)
+			for i, v := range r.tmp {
+				g[i] -= c * v
+			}
 		}
 	}
 }
@@ -460,9 +468,9 @@ func (r *run) direction(x, w []float64, a, b float64) {
 	g := r.g
 	switch r.s.Direction {
 	case Frozen:
-		SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
+		SteinDirection(g, x, r.xv, r.sv, w, r.k, r.tmp)
 	case Self:
-		SteinDirection(g, x, r.X, r.S, w, r.k, r.tmp)
+		SteinDirection(g, x, r.xv, r.sv, w, r.k, r.tmp)
 		kxx := r.k.Eval(x, x)
 		r.score(x, r.sx)
 		for j := range g {

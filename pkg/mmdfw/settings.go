@@ -120,7 +120,8 @@ type Settings struct {
 	// Z selects the estimator of zᵢ = μ_p(xᵢ). Default ZAuto.
 	Z ZSource
 	// Embed returns the closed-form embedding of the target for the run's
-	// kernel (ZExact). The kernel is a kernel.RBF or a RandomFeatures.
+	// kernel (ZExact). The kernel is a kernel.RBF or an *rff.Features;
+	// GaussianEmbedding adapts a target.Gaussian.
 	Embed func(k Kernel) (Embedder, error)
 	// Pool is a separate sample pool (rows) for ZPool, drawn by the caller
 	// (its cost is not charged to the run).
