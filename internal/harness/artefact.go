@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Store caches shared artefacts (a reference sample, a MAP point) under a
+// directory. Each key is computed once: concurrent requests in one process
+// share one computation (singleflight), and processes sharing the directory
+// take turns through a lock file, the first computing and the others reading
+// its result.
+type Store struct {
+	dir   string
+	group singleflight.Group
+}
+
+// NewStore returns a store that keeps its artefacts under dir.
+func NewStore(dir string) *Store { return &Store{dir: dir} }
+
+var artefactKeyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+
+// Path returns the file that holds the artefact key.
+func (s *Store) Path(key string) string { return filepath.Join(s.dir, filepath.FromSlash(key)) }
+
+// Artefact returns the bytes stored under key, calling compute to produce
+// them when no process has. A failed computation is not cached. Keys are
+// slash-separated paths of [A-Za-z0-9_.-] segments; they should include a
+// hash of everything the artefact depends on.
+func (s *Store) Artefact(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
+	if !artefactKeyRE.MatchString(key) || strings.Contains("/"+key+"/", "/../") || strings.Contains("/"+key+"/", "/./") {
+		return nil, fmt.Errorf("harness: invalid artefact key %q", key)
+	}
+	v, err, _ := s.group.Do(key, func() (any, error) { return s.load(ctx, key, compute) })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+func (s *Store) load(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
+	path := s.Path(key)
+	if b, err := os.ReadFile(path); err == nil {
+		return b, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(ctx, path+".lock")
+	if err != nil {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
+	defer unlock()
+	// Another process may have written it while this one waited.
+	if b, err := os.ReadFile(path); err == nil {
+		return b, nil
+	}
+	b, err := compute(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
+	if err := writeAtomic(path, b); err != nil {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// lockPoll is how often a waiting process retries a held lock.
+const lockPoll = 20 * time.Millisecond
+
+// writeAtomic writes b to a temporary file beside path and renames it, so
+// that path is either absent or complete.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"strconv"
+)
+
+// CodeVersion enters every cell's cache key. Bump it when a change of the
+// harness or of code shared by every method (models, metrics, data
+// preparation) changes what results mean; a change confined to one method
+// bumps that method's registered version instead.
+const CodeVersion = "1"
+
+// Cell is one independent unit of work: one method on one dataset split at
+// one particle count. Its results go to one CSV and one provenance file.
+type Cell struct {
+	// Index is the cell's position in the listed order of a run.
+	Index int
+	// ID is readable and stable: experiment/method/dataset/s<split>[/n<N>].
+	ID string
+	// Experiment, Method, Dataset, Split and N locate the cell.
+	Experiment *Experiment
+	Method     *Method
+	Dataset    string
+	Split      int
+	N          int
+}
+
+// Cells expands e into its cells: methods in file order, then datasets,
+// splits and particle counts.
+func Cells(e *Experiment) []*Cell {
+	var cells []*Cell
+	for _, m := range e.Methods {
+		for _, ds := range e.Datasets {
+			for _, s := range e.Splits {
+				ns := m.Particles
+				if len(ns) == 0 {
+					ns = []int{0}
+				}
+				for _, n := range ns {
+					id := fmt.Sprintf("%s/%s/%s/s%d", e.ID, m.Name, ds, s)
+					if n > 0 {
+						id += "/n" + strconv.Itoa(n)
+					}
+					cells = append(cells, &Cell{ID: id, Experiment: e, Method: m, Dataset: ds, Split: s, N: n})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// Source returns the cell's random source. It depends only on the cell's id
+// and the experiment seed, so results never depend on run order or -j, and
+// changing a setting keeps the same random stream (paired comparisons).
+func (c *Cell) Source() rand.Source {
+	return seedSource(c.Experiment.Seed, c.ID)
+}
+
+func seedSource(seed int64, id string) rand.Source {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(seed))
+	h.Write(b[:])
+	h.Write([]byte(id))
+	sum := h.Sum(nil)
+	return rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16]))
+}
+
+// keyDoc is everything a cell's results depend on; its sha256 is the cell's
+// cache key.
+type keyDoc struct {
+	Code          string            `json:"code"`
+	Module        string            `json:"module"`
+	ID            string            `json:"id"`
+	Seed          int64             `json:"seed"`
+	Timed         bool              `json:"timed"`
+	Kind          string            `json:"kind"`
+	KindVersion   string            `json:"kind_version"`
+	Settings      any               `json:"settings"`
+	N             int               `json:"n"`
+	Dataset       string            `json:"dataset"`
+	Split         int               `json:"split"`
+	Data          map[string]string `json:"data,omitempty"`
+	Missing       string            `json:"missing,omitempty"`
+	Budget        Budget            `json:"budget"`
+	Eval          Schedule          `json:"eval"`
+	Reference     any               `json:"reference,omitempty"`
+	RefVersion    string            `json:"reference_version,omitempty"`
+	RefParticles  int               `json:"reference_particles,omitempty"`
+	RefKind       string            `json:"reference_kind,omitempty"`
+	ExtraRevision string            `json:"revision,omitempty"`
+}
+
+// cellKey describes the cache state of a cell.
+type cellKey struct {
+	Key     string
+	Data    map[string]string
+	Missing string // the reason when the data is missing
+	Doc     keyDoc
+}
+
+// key computes the cell's cache key. A dataset whose Checksums fails with
+// ErrDataMissing gives a key that records the absence, so the cell is
+// skipped now and recomputed when the data appears.
+func (r *Runner) key(c *Cell) (cellKey, error) {
+	ds, _ := r.reg.dataset(c.Dataset)
+	var ck cellKey
+	if ds.Checksums != nil {
+		sums, err := ds.Checksums(c.Split)
+		switch {
+		case errors.Is(err, ErrDataMissing):
+			ck.Missing = err.Error()
+		case err != nil:
+			return ck, fmt.Errorf("checksums of %s split %d: %w", c.Dataset, c.Split, err)
+		default:
+			ck.Data = sums
+		}
+	}
+	e := c.Experiment
+	ck.Doc = keyDoc{
+		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,
+		Kind: c.Method.Kind, KindVersion: c.Method.kind.version, Settings: c.Method.Settings,
+		N: c.N, Dataset: c.Dataset, Split: c.Split, Data: ck.Data, Missing: ck.Missing,
+		Budget: e.Budget, Eval: e.Eval,
+	}
+	if ref := e.Reference; ref != nil {
+		ck.Doc.Reference, ck.Doc.RefVersion, ck.Doc.RefParticles, ck.Doc.RefKind = ref.Settings, ref.kind.version, ref.Particles, ref.Kind
+	}
+	if r.opts.KeyRevision {
+		v := vcsInfo()
+		ck.Doc.ExtraRevision = v.Revision
+		if v.Modified {
+			ck.Doc.ExtraRevision += "+dirty"
+		}
+	}
+	b, err := json.Marshal(ck.Doc)
+	if err != nil {
+		return ck, fmt.Errorf("cache key of %s: %w", c.ID, err)
+	}
+	sum := sha256.Sum256(b)
+	ck.Key = hex.EncodeToString(sum[:])
+	return ck, nil
+}
+
+// moduleVersion is the main module's version: a tag for released builds,
+// "(devel)" otherwise.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// base is a valid experiment; the line numbers in the tests below refer to
+// it after the edit each test makes.
+const base = `id = "toy"
+description = "a toy experiment"
+seed = 7
+datasets = ["gauss"]
+splits = [0, 1]
+
+[budget]
+steps = 10
+
+[eval]
+metrics = ["mean0", "sq"]
+every = 2
+
+[methods.walk-a]
+kind = "walk"
+particles = [3, 4]
+
+[methods.walk-a.settings]
+steps = 12
+scale = 0.5
+
+[methods.walk-b]
+kind = "walk"
+[methods.walk-b.settings.inner]
+pull = 0.1
+
+[profiles.quick]
+splits = [0]
+[profiles.quick.budget]
+steps = 4
+[profiles.quick.methods.walk-a]
+particles = [2]
+[profiles.quick.methods.walk-a.settings]
+scale = 2.0
+`
+
+func TestLoadBase(t *testing.T) {
+	ty := newToy()
+	e, err := Load(ty.reg, "toy.toml", []byte(base), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ID != "toy" || e.Seed != 7 || len(e.Splits) != 2 || e.Budget.Steps != 10 || e.Eval.Every != 2 {
+		t.Errorf("base resolved wrongly: %+v", e)
+	}
+	if len(e.Methods) != 2 || e.Methods[0].Name != "walk-a" || e.Methods[1].Name != "walk-b" {
+		t.Fatalf("methods not in file order: %v", e.Methods)
+	}
+	a := e.Methods[0].Settings.(walkSettings)
+	if a.Steps != 12 || a.Scale != 0.5 {
+		t.Errorf("walk-a settings: %+v", a)
+	}
+	if b := e.Methods[1].Settings.(walkSettings); b.Inner.Pull != 0.1 || b.Steps != 0 {
+		t.Errorf("walk-b settings: %+v", b)
+	}
+	if n := len(Cells(e)); n != 2*2+2 {
+		t.Errorf("got %d cells, want 6", n)
+	}
+}
+
+func TestLoadProfile(t *testing.T) {
+	ty := newToy()
+	e, err := Load(ty.reg, "toy.toml", []byte(base), "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(e.Splits) != "[0]" || e.Budget.Steps != 4 || e.Eval.Every != 2 || e.Seed != 7 {
+		t.Errorf("quick resolved wrongly: splits %v budget %+v eval %+v", e.Splits, e.Budget, e.Eval)
+	}
+	a := e.Methods[0].Settings.(walkSettings)
+	// scale comes from the profile, steps from the base.
+	if a.Steps != 12 || a.Scale != 2 || fmt.Sprint(e.Methods[0].Particles) != "[2]" {
+		t.Errorf("walk-a under quick: %+v %v", a, e.Methods[0].Particles)
+	}
+	if b := e.Methods[1].Settings.(walkSettings); b.Inner.Pull != 0.1 {
+		t.Errorf("walk-b under quick: %+v", b)
+	}
+	ids := []string{}
+	for _, c := range Cells(e) {
+		ids = append(ids, c.ID)
+	}
+	want := "toy/walk-a/gauss/s0/n2 toy/walk-b/gauss/s0"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("cells: got %s, want %s", got, want)
+	}
+	// The full profile is not defined: it is the base.
+	f, err := Load(ty.reg, "toy.toml", []byte(base), "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Splits) != 2 || f.Profile != "full" {
+		t.Errorf("full: %+v", f)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	ty := newToy()
+	for _, tc := range []struct {
+		name    string
+		edit    func(string) string
+		profile string
+		line    int
+		key     string
+		msg     string
+	}{
+		{"unknown top-level key", func(s string) string { return strings.Replace(s, "seed = 7", "seed = 7\ncolour = \"red\"", 1) }, "", 4, "colour", "unknown key"},
+		{"unknown settings key", func(s string) string { return strings.Replace(s, "scale = 0.5", "scale = 0.5\nstepz = 3", 1) }, "", 21, "methods.walk-a.settings.stepz", "unknown key"},
+		{"unknown nested settings key", func(s string) string { return strings.Replace(s, "pull = 0.1", "pull = 0.1\npush = 1", 1) }, "", 26, "methods.walk-b.settings.inner.push", "unknown key"},
+		{"unknown key in profile settings", func(s string) string { return s + "stepz = 1\n" }, "", 35, "profiles.quick.methods.walk-a.settings.stepz", "unknown key"},
+		{"wrong type", func(s string) string { return strings.Replace(s, "splits = [0, 1]", `splits = "zero"`, 1) }, "", 5, "splits", "incompatible types"},
+		{"wrong type in settings", func(s string) string { return strings.Replace(s, "steps = 12", `steps = "twelve"`, 1) }, "", 19, "methods.walk-a.settings.steps", "incompatible types"},
+		{"missing kind", func(s string) string { return strings.Replace(s, "kind = \"walk\"\nparticles", "particles", 1) }, "", 14, "methods.walk-a.kind", "required"},
+		{"missing metrics", func(s string) string { return strings.Replace(s, "metrics = [\"mean0\", \"sq\"]\n", "", 1) }, "", 10, "eval.metrics", "required"},
+		{"out of range particles", func(s string) string { return strings.Replace(s, "particles = [3, 4]", "particles = [3, 0]", 1) }, "", 16, "methods.walk-a.particles", "out of range"},
+		{"out of range budget", func(s string) string { return strings.Replace(s, "steps = 10", "steps = -1", 1) }, "", 8, "budget.steps", "out of range"},
+		{"out of range setting", func(s string) string { return strings.Replace(s, "scale = 0.5", "scale = -0.5", 1) }, "", 20, "methods.walk-a.settings.scale", "out of range"},
+		{"out of range nested setting", func(s string) string { return strings.Replace(s, "pull = 0.1", "pull = 1.5", 1) }, "", 25, "methods.walk-b.settings.inner.pull", "out of range"},
+		{"out of range setting in profile", func(s string) string { return strings.Replace(s, "scale = 2.0", "scale = -2.0", 1) }, "", 34, "profiles.quick.methods.walk-a.settings.scale", "out of range"},
+		{"unknown method kind", func(s string) string {
+			return strings.Replace(s, "kind = \"walk\"\nparticles", "kind = \"wlak\"\nparticles", 1)
+		}, "", 15, "methods.walk-a.kind", "unknown method"},
+		{"unknown dataset", func(s string) string { return strings.Replace(s, `["gauss"]`, `["gaus"]`, 1) }, "", 4, "datasets", "unknown dataset"},
+		{"bad profile name in file", func(s string) string { return strings.Replace(s, "[profiles.quick]", "[profiles.fast]", 1) }, "", 27, "profiles.fast", "unknown profile"},
+		{"bad profile requested", func(s string) string { return s }, "fast", 0, "profiles.fast", "unknown profile"},
+		{"profile names unknown method", func(s string) string { return s + "[profiles.full.methods.walk-c]\nparticles = [1]\n" }, "", 35, "profiles.full.methods.walk-c", "does not define"},
+		{"parse error", func(s string) string { return strings.Replace(s, "seed = 7", "seed = = 7", 1) }, "", 3, "seed", "expected value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(ty.reg, "toy.toml", []byte(tc.edit(base)), tc.profile)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is not a ConfigError", err)
+			}
+			if ce.File != "toy.toml" || ce.Line != tc.line || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) {
+				t.Errorf("got %q (line %d key %q), want line %d key %q message containing %q", err, ce.Line, ce.Key, tc.line, tc.key, tc.msg)
+			}
+			if !strings.HasPrefix(err.Error(), "toy.toml") || (tc.line > 0 && !strings.Contains(err.Error(), fmt.Sprintf(":%d:", tc.line))) {
+				t.Errorf("message %q does not start with file:line", err)
+			}
+		})
+	}
+}
+
+func TestKeyLine(t *testing.T) {
+	for _, tc := range []struct {
+		key  []string
+		line int
+	}{
+		{[]string{"id"}, 1},
+		{[]string{"splits"}, 5},
+		{[]string{"budget", "steps"}, 8},
+		{[]string{"methods", "walk-a", "settings", "scale"}, 20},
+		{[]string{"profiles", "quick", "methods", "walk-a", "settings", "scale"}, 34},
+		{[]string{"nothing"}, 0},
+	} {
+		if got := keyLine([]byte(base), tc.key); got != tc.line {
+			t.Errorf("keyLine(%v) = %d, want %d", tc.key, got, tc.line)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	cells := make([]*Cell, 5)
+	for i := range cells {
+		cells[i] = &Cell{Index: i}
+	}
+	for spec, want := range map[string]string{"": "0-4", "1-3": "1-3", "2": "2-2", "3-": "3-4", "-1": "0-1"} {
+		got, err := Select(cells, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprintf("%d-%d", got[0].Index, got[len(got)-1].Index); s != want {
+			t.Errorf("Select(%q) = %s, want %s", spec, s, want)
+		}
+	}
+	for _, spec := range []string{"4-2", "0-5", "x", "-1-2"} {
+		if _, err := Select(cells, spec); err == nil {
+			t.Errorf("Select(%q): no error", spec)
+		}
+	}
+}
+
+func TestNextLogStep(t *testing.T) {
+	k, got := 1, []int{}
+	for k <= 1000 {
+		got = append(got, k)
+		k = nextLogStep(k)
+	}
+	if s := fmt.Sprint(got); s != "[1 2 5 10 20 50 100 200 500 1000]" {
+		t.Errorf("log steps %s", s)
+	}
+}

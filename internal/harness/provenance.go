@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Status is how a cell ended.
+type Status string
+
+// Cell statuses. Pending and Stale are never written: they describe a cell
+// without a matching provenance file.
+const (
+	Done    Status = "done"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+	Pending Status = "pending"
+	Stale   Status = "stale"
+)
+
+// Provenance is the JSON file written beside each cell's CSV, last, so that
+// its presence marks the cell complete.
+type Provenance struct {
+	Experiment string            `json:"experiment"`
+	File       string            `json:"file"`
+	Profile    string            `json:"profile"`
+	Cell       string            `json:"cell"`
+	Method     string            `json:"method"`
+	Kind       string            `json:"kind"`
+	Dataset    string            `json:"dataset"`
+	Split      int               `json:"split"`
+	N          int               `json:"n_particles"`
+	Settings   any               `json:"settings"`
+	Key        string            `json:"key"`
+	KeyDoc     keyDoc            `json:"key_doc"`
+	Data       map[string]string `json:"data_sha256,omitempty"`
+	Code       Code              `json:"code"`
+	Host       Host              `json:"host"`
+	Jobs       int               `json:"jobs"`
+	Threads    int               `json:"threads"`
+	Start      time.Time         `json:"start"`
+	End        time.Time         `json:"end"`
+	Seconds    float64           `json:"compute_seconds"`
+	Steps      int               `json:"steps"`
+	GradEvals  int64             `json:"grad_evals"`
+	Status     Status            `json:"status"`
+	Error      string            `json:"error,omitempty"`
+	CSVSHA256  string            `json:"csv_sha256,omitempty"`
+	Summary    json.RawMessage   `json:"summary,omitempty"`
+
+	keyMetric string
+	keyValue  float64
+}
+
+// Code identifies the code that produced a result.
+type Code struct {
+	Version   string `json:"code_version"`
+	Module    string `json:"module_version"`
+	Revision  string `json:"revision,omitempty"`
+	Modified  bool   `json:"dirty"`
+	Source    string `json:"revision_source,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Host describes the machine a result was computed on.
+type Host struct {
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUModel string `json:"cpu_model,omitempty"`
+	NumCPU   int    `json:"num_cpu"`
+	Hostname string `json:"hostname,omitempty"`
+}
+
+var (
+	vcsOnce sync.Once
+	vcsVal  Code
+)
+
+// vcsInfo returns the code identity, asking git when it is available (it
+// knows about uncommitted changes in the working directory) and the build
+// information otherwise.
+func vcsInfo() Code {
+	vcsOnce.Do(func() {
+		c := Code{Version: CodeVersion, Module: moduleVersion(), GoVersion: runtime.Version()}
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			c.Revision = strings.TrimSpace(string(out))
+			c.Source = "git"
+			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+				c.Modified = len(strings.TrimSpace(string(st))) > 0
+			}
+		} else if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					c.Revision = s.Value
+					c.Source = "buildinfo"
+				case "vcs.modified":
+					c.Modified = s.Value == "true"
+				}
+			}
+		}
+		vcsVal = c
+	})
+	return vcsVal
+}
+
+var (
+	hostOnce sync.Once
+	hostVal  Host
+)
+
+func hostInfo() Host {
+	hostOnce.Do(func() {
+		h := Host{OS: runtime.GOOS, Arch: runtime.GOARCH, NumCPU: runtime.NumCPU()}
+		h.Hostname, _ = os.Hostname()
+		if f, err := os.Open("/proc/cpuinfo"); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				k, v, ok := strings.Cut(sc.Text(), ":")
+				if ok && strings.TrimSpace(k) == "model name" {
+					h.CPUModel = strings.TrimSpace(v)
+					break
+				}
+			}
+			f.Close()
+		}
+		hostVal = h
+	})
+	return hostVal
+}
+
+// ReadProvenance reads a cell's provenance file.
+func ReadProvenance(path string) (*Provenance, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

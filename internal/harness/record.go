@@ -1,0 +1,170 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+)
+
+// CSVHeader is the header of every cell's CSV: one row per evaluated
+// snapshot and metric (tidy, long format).
+const CSVHeader = "experiment,cell,method,dataset,split,n_particles,step,compute_seconds,grad_evals,metric,value"
+
+type namedMetric struct {
+	name string
+	f    Metric
+}
+
+// row is one evaluated snapshot.
+type row struct {
+	step      int
+	seconds   float64
+	gradEvals int64
+	values    []float64
+}
+
+// recorder is the particle.Recorder of one cell: it evaluates the scheduled
+// snapshots, enforces the budget and stops at cancellation.
+type recorder struct {
+	ctx     context.Context
+	cell    *Cell
+	sched   Schedule
+	budget  Budget
+	metrics []namedMetric
+
+	rows        []row
+	lastEvalSec float64
+	nextLog     int
+	evaluated   bool // whether the last snapshot seen was evaluated
+	last        particle.Snapshot
+	seen        bool
+
+	// onStep, when set, follows the method's progress (the progress bar).
+	onStep func(step int, seconds float64)
+}
+
+func newRecorder(ctx context.Context, c *Cell, metrics []namedMetric) *recorder {
+	return &recorder{ctx: ctx, cell: c, sched: c.Experiment.Eval, budget: c.Experiment.Budget, metrics: metrics, nextLog: 1, lastEvalSec: math.Inf(-1)}
+}
+
+// due reports whether the schedule selects s.
+func (r *recorder) due(s particle.Snapshot) bool {
+	sc := r.sched
+	if sc.Every == 0 && sc.EverySeconds == 0 && !sc.Log {
+		return true
+	}
+	if sc.Every > 0 && s.Step%sc.Every == 0 {
+		return true
+	}
+	if sc.EverySeconds > 0 && s.Seconds-r.lastEvalSec >= sc.EverySeconds {
+		return true
+	}
+	if sc.Log && s.Step >= r.nextLog {
+		for r.nextLog <= s.Step {
+			r.nextLog = nextLogStep(r.nextLog)
+		}
+		return true
+	}
+	return false
+}
+
+// nextLogStep returns the step after k in 1, 2, 5, 10, 20, 50…
+func nextLogStep(k int) int {
+	p := 1
+	for p*10 <= k {
+		p *= 10
+	}
+	switch k / p {
+	case 1:
+		return 2 * p
+	case 2, 3, 4:
+		return 5 * p
+	default:
+		return 10 * p
+	}
+}
+
+func (r *recorder) eval(s particle.Snapshot) {
+	vals := make([]float64, len(r.metrics))
+	for i, m := range r.metrics {
+		vals[i] = m.f(s)
+	}
+	r.rows = append(r.rows, row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals})
+	r.lastEvalSec = s.Seconds
+}
+
+// Record implements particle.Recorder.
+func (r *recorder) Record(s particle.Snapshot) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	stop := (r.budget.Steps > 0 && s.Step >= r.budget.Steps) ||
+		(r.budget.Seconds > 0 && s.Seconds >= r.budget.Seconds)
+	r.evaluated = false
+	if stop || r.due(s) {
+		r.eval(s)
+		r.evaluated = true
+	}
+	r.last = particle.Snapshot{Step: s.Step, Seconds: s.Seconds, GradEvals: s.GradEvals}
+	r.seen = true
+	if r.onStep != nil {
+		r.onStep(s.Step, s.Seconds)
+	}
+	if stop {
+		return particle.ErrStop
+	}
+	return nil
+}
+
+// final evaluates the method's returned particles when the last snapshot
+// was not evaluated, at that snapshot's step, time and cost.
+func (r *recorder) final(set particle.Set) {
+	if set.X == nil || (r.seen && r.evaluated) {
+		return
+	}
+	s := r.last
+	s.X, s.W = set.X, set.W
+	r.eval(s)
+}
+
+// csv renders the rows. Floats use strconv's shortest form ('g', -1), which
+// parses back to the same float64.
+func (r *recorder) csv() []byte {
+	var b bytes.Buffer
+	b.WriteString(CSVHeader)
+	b.WriteByte('\n')
+	c := r.cell
+	prefix := csvField(c.Experiment.ID) + "," + csvField(c.ID) + "," + csvField(c.Method.Name) + "," +
+		csvField(c.Dataset) + "," + strconv.Itoa(c.Split) + "," + strconv.Itoa(c.N) + ","
+	for _, rw := range r.rows {
+		for i, m := range r.metrics {
+			b.WriteString(prefix)
+			b.WriteString(strconv.Itoa(rw.step))
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatFloat(rw.seconds, 'g', -1, 64))
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatInt(rw.gradEvals, 10))
+			b.WriteByte(',')
+			b.WriteString(csvField(m.name))
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatFloat(rw.values[i], 'g', -1, 64))
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// csvField quotes s when CSV needs it; names are validated, so this is a
+// safeguard.
+func csvField(s string) string {
+	for _, c := range s {
+		if c == ',' || c == '"' || c == '\n' || c == '\r' {
+			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+	}
+	return s
+}

@@ -1,0 +1,250 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// ErrDataMissing marks a dataset whose files are not present. A cell whose
+// dataset reports it (wrapped, with the reason) ends as skipped rather than
+// failed, and is run as soon as the data appears.
+var ErrDataMissing = errors.New("data missing")
+
+// Problem is what a dataset loader hands to the methods and metrics of one
+// cell: the posterior, and whatever the metrics need (test data, a model).
+type Problem struct {
+	// Target is the posterior the methods sample.
+	Target target.Target
+	// Model is free for the wiring: the metrics of the same wiring know its
+	// concrete type (a logistic-regression model with its test split, say).
+	Model any
+}
+
+// Metric evaluates one snapshot. It must not keep s.X or s.W after it
+// returns.
+type Metric func(s particle.Snapshot) float64
+
+// Env is what a loader or metric factory may use besides its dataset and
+// split: the shared artefacts of the run and the experiment's reference.
+type Env struct {
+	// Cell is the cell being prepared.
+	Cell *Cell
+	// Threads is the number of goroutines the cell may use.
+	Threads int
+
+	runner *Runner
+	exp    *Experiment
+}
+
+// Artefact returns the bytes cached under key, computing them with compute
+// at most once per results directory, even across processes.
+func (e *Env) Artefact(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
+	return e.runner.store.Artefact(ctx, key, compute)
+}
+
+// Reference returns the experiment's reference sample (for example HMC
+// draws) for the cell's dataset and split. It is computed once per
+// (dataset, split, reference settings) and cached as an artefact. The
+// summary is the reference method's diagnostics (R̂, ESS…) as JSON.
+func (e *Env) Reference(ctx context.Context) (set particle.Set, summary []byte, err error) {
+	return e.runner.reference(ctx, e.exp, e.Cell, e.Threads)
+}
+
+// Dataset describes one dataset the experiments may name.
+type Dataset struct {
+	// Load builds the problem of one split. It is called once per cell.
+	Load func(ctx context.Context, split int, env *Env) (*Problem, error)
+	// Checksums returns the sha256 of every file a split depends on, keyed
+	// by file name; they enter the cells' cache keys. An error wrapping
+	// ErrDataMissing makes the cells skipped; other errors fail them.
+	Checksums func(split int) (map[string]string, error)
+}
+
+// MetricFactory prepares a metric for one cell, once, before the method runs.
+type MetricFactory func(ctx context.Context, p *Problem, env *Env) (Metric, error)
+
+// Input is what a method runner receives for one cell.
+type Input[S any] struct {
+	// Cell is the cell being run.
+	Cell *Cell
+	// Problem is the dataset's problem of the cell's split.
+	Problem *Problem
+	// Settings are the resolved settings of the method (file, then profile).
+	Settings S
+	// N is the particle count of the cell, 0 when the method gives none.
+	N int
+	// Threads is the cell's thread budget, for the methods' worker settings.
+	Threads int
+	// Src is the cell's random source, derived from its id.
+	Src rand.Source
+	// Recorder receives the method's snapshots.
+	Recorder particle.Recorder
+	// Env gives access to artefacts and the reference.
+	Env *Env
+}
+
+// Output is what a method runner returns.
+type Output struct {
+	// Set is the final weighted particle set.
+	Set particle.Set
+	// Summary is the method's own diagnostics, written into the provenance
+	// file as JSON (nil for none).
+	Summary any
+}
+
+// Validator is implemented by settings types that check their own ranges.
+// An error of type *FieldError is reported at the line of its key.
+type Validator interface {
+	Validate() error
+}
+
+// FieldError names the settings key at fault, so that the decoder can give
+// its line.
+type FieldError struct {
+	// Key is the TOML key relative to the settings table ("step" or
+	// "kernel.bandwidth").
+	Key string
+	// Err says what is wrong with it.
+	Err error
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// methodKind is a registered method, with its settings type erased.
+type methodKind struct {
+	name     string
+	version  string
+	settings reflect.Type
+	run      func(ctx context.Context, in Input[any]) (Output, error)
+}
+
+// Registry holds what experiment files may name: method kinds, datasets and
+// metrics. The wiring fills Default from init functions; tests use their
+// own.
+type Registry struct {
+	mu       sync.RWMutex
+	methods  map[string]*methodKind
+	datasets map[string]*Dataset
+	metrics  map[string]MetricFactory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		methods:  map[string]*methodKind{},
+		datasets: map[string]*Dataset{},
+		metrics:  map[string]MetricFactory{},
+	}
+}
+
+// Default is the registry the repro command uses.
+var Default = NewRegistry()
+
+// RegisterMethod adds the method kind name to r. S is its settings struct:
+// the `settings` table of a method in an experiment file is decoded strictly
+// into a zero S (so S's zero value must be the method's defaults), and S may
+// implement Validator. version enters the cache key of the method's cells:
+// bump it when the method's results change meaning, and only its cells are
+// recomputed. A duplicate name panics.
+func RegisterMethod[S any](r *Registry, name, version string, run func(ctx context.Context, in Input[S]) (Output, error)) {
+	var zero S
+	t := reflect.TypeOf(zero)
+	if t == nil || t.Kind() != reflect.Struct {
+		panic("harness: settings of method " + name + " must be a struct")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.methods[name]; dup {
+		panic("harness: duplicate method " + name)
+	}
+	r.methods[name] = &methodKind{
+		name:     name,
+		version:  version,
+		settings: t,
+		run: func(ctx context.Context, in Input[any]) (Output, error) {
+			return run(ctx, Input[S]{
+				Cell: in.Cell, Problem: in.Problem, Settings: in.Settings.(S),
+				N: in.N, Threads: in.Threads, Src: in.Src, Recorder: in.Recorder, Env: in.Env,
+			})
+		},
+	}
+}
+
+// RegisterDataset adds the dataset name to r. A duplicate name panics.
+func (r *Registry) RegisterDataset(name string, d Dataset) {
+	if d.Load == nil {
+		panic("harness: dataset " + name + " has no loader")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.datasets[name]; dup {
+		panic("harness: duplicate dataset " + name)
+	}
+	r.datasets[name] = &d
+}
+
+// RegisterMetric adds the metric name to r. A duplicate name panics.
+func (r *Registry) RegisterMetric(name string, f MetricFactory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.metrics[name]; dup {
+		panic("harness: duplicate metric " + name)
+	}
+	r.metrics[name] = f
+}
+
+func (r *Registry) method(name string) (*methodKind, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m, ok := r.methods[name]
+	return m, ok
+}
+
+func (r *Registry) dataset(name string) (*Dataset, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	d, ok := r.datasets[name]
+	return d, ok
+}
+
+func (r *Registry) metric(name string) (MetricFactory, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m, ok := r.metrics[name]
+	return m, ok
+}
+
+func (r *Registry) names(kind string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var s []string
+	switch kind {
+	case "method":
+		for n := range r.methods {
+			s = append(s, n)
+		}
+	case "dataset":
+		for n := range r.datasets {
+			s = append(s, n)
+		}
+	case "metric":
+		for n := range r.metrics {
+			s = append(s, n)
+		}
+	}
+	sort.Strings(s)
+	return s
+}
+
+func unknownName(kind, name string, r *Registry) error {
+	return fmt.Errorf("unknown %s %q (registered: %v)", kind, name, r.names(kind))
+}

@@ -1,0 +1,477 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+)
+
+// Options configure a Runner.
+type Options struct {
+	// Results is the results directory ("results" when empty).
+	Results string
+	// Jobs bounds the cells run at once (runtime.NumCPU() when ≤ 0).
+	Jobs int
+	// Force recomputes cells whose results are cached.
+	Force bool
+	// KeyRevision adds the VCS revision (and dirty flag) to every cache
+	// key, so that any commit recomputes everything.
+	KeyRevision bool
+	// Progress receives progress bars; nil disables them.
+	Progress io.Writer
+	// Log receives one line per finished cell (slog.Default() when nil).
+	Log *slog.Logger
+}
+
+// Runner runs cells, caches their results and shares artefacts between them.
+type Runner struct {
+	reg   *Registry
+	opts  Options
+	store *Store
+}
+
+// NewRunner returns a runner over the experiments of reg.
+func NewRunner(reg *Registry, opts Options) *Runner {
+	if opts.Results == "" {
+		opts.Results = "results"
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.NumCPU()
+	}
+	return &Runner{reg: reg, opts: opts, store: NewStore(filepath.Join(opts.Results, ".artefacts"))}
+}
+
+// Store returns the runner's artefact store.
+func (r *Runner) Store() *Store { return r.store }
+
+// Threads is the thread budget of each cell: the cores shared fairly among
+// the cells that run at once, max(1, NumCPU/Jobs).
+func (r *Runner) Threads() int { return max(1, runtime.NumCPU()/r.opts.Jobs) }
+
+// Plan lists the cells of the experiments in order and numbers them.
+func Plan(exps []*Experiment) []*Cell {
+	var cells []*Cell
+	for _, e := range exps {
+		cells = append(cells, Cells(e)...)
+	}
+	for i, c := range cells {
+		c.Index = i
+	}
+	return cells
+}
+
+// Select returns the cells whose index lies in spec: "A-B" (inclusive),
+// "A-", "-B" or "A", indices as listed by Plan.
+func Select(cells []*Cell, spec string) ([]*Cell, error) {
+	if spec == "" {
+		return cells, nil
+	}
+	lo, hi := 0, len(cells)-1
+	a, b, isRange := strings.Cut(spec, "-")
+	var err error
+	if a != "" {
+		if lo, err = strconv.Atoi(a); err != nil {
+			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		}
+	}
+	if !isRange {
+		hi = lo
+	} else if b != "" {
+		if hi, err = strconv.Atoi(b); err != nil {
+			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		}
+	}
+	if lo < 0 || hi >= len(cells) || lo > hi {
+		return nil, fmt.Errorf("cells %q: out of range 0-%d", spec, len(cells)-1)
+	}
+	return cells[lo : hi+1], nil
+}
+
+// Paths returns the CSV and provenance files of c.
+func (r *Runner) Paths(c *Cell) (csv, prov string) {
+	base := filepath.Join(r.opts.Results, filepath.FromSlash(c.ID))
+	return base + ".csv", base + ".json"
+}
+
+// CellStatus is the cache state of a cell.
+type CellStatus struct {
+	Cell   *Cell
+	Status Status
+	// Key is the cell's current cache key.
+	Key string
+	// Prov is the cell's provenance file, nil when there is none.
+	Prov *Provenance
+
+	ck cellKey
+}
+
+// Status returns the cache state of c: done, skipped or failed when its
+// provenance matches its current key, stale when it does not, pending when
+// there is none.
+func (r *Runner) Status(c *Cell) (CellStatus, error) {
+	ck, err := r.key(c)
+	if err != nil {
+		return CellStatus{Cell: c}, err
+	}
+	st := CellStatus{Cell: c, Status: Pending, Key: ck.Key, ck: ck}
+	_, pp := r.Paths(c)
+	p, err := ReadProvenance(pp)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("%s: %w", pp, err)
+	}
+	st.Prov = p
+	if p.Key != ck.Key {
+		st.Status = Stale
+	} else {
+		st.Status = p.Status
+	}
+	return st, nil
+}
+
+// Summary counts the outcomes of a run.
+type Summary struct {
+	Total       int
+	Cached      int // done or skipped before this run, not recomputed
+	Done        int
+	Failed      int
+	Skipped     int
+	Interrupted int
+	// Failures and Skips give "cell: reason" per failed or skipped cell.
+	Failures []string
+	Skips    []string
+}
+
+// String is the summary printed at the end of a run.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cells: %d done (%d cached), %d failed, %d skipped, %d interrupted",
+		s.Total, s.Done, s.Cached, s.Failed, s.Skipped, s.Interrupted)
+	for _, f := range s.Failures {
+		b.WriteString("\n  failed: " + f)
+	}
+	reasons := map[string]int{}
+	for _, sk := range s.Skips {
+		_, why, _ := strings.Cut(sk, ": ")
+		reasons[why]++
+	}
+	var rs []string
+	for why, n := range reasons {
+		rs = append(rs, fmt.Sprintf("\n  skipped: %d × %s", n, why))
+	}
+	sort.Strings(rs)
+	b.WriteString(strings.Join(rs, ""))
+	return b.String()
+}
+
+// Err is non-nil when a cell failed or was interrupted.
+func (s *Summary) Err() error {
+	switch {
+	case s.Failed > 0:
+		return fmt.Errorf("%d of %d cells failed", s.Failed, s.Total)
+	case s.Interrupted > 0:
+		return fmt.Errorf("interrupted: %d of %d cells unfinished", s.Interrupted, s.Total)
+	}
+	return nil
+}
+
+// Run runs the cells not yet cached, at most Jobs at once. A failing or
+// panicking cell is recorded and does not stop the others. Cancelling ctx
+// stops the running cells at their next snapshot without writing them; a
+// later run resumes with the unfinished cells. The error is non-nil only
+// when the run could not start; cell outcomes are in the summary.
+func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
+	sum := &Summary{Total: len(cells)}
+	var todo []CellStatus
+	for _, c := range cells {
+		st, err := r.Status(c)
+		if err != nil {
+			return nil, err
+		}
+		if !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
+			sum.Cached++
+			if st.Status == Done {
+				sum.Done++
+			} else {
+				sum.Skipped++
+				sum.Skips = append(sum.Skips, c.ID+": "+st.Prov.Error)
+			}
+			continue
+		}
+		todo = append(todo, st)
+	}
+	log := r.opts.Log
+	prog := newProgress(r.opts.Progress, len(todo))
+	if log == nil {
+		log = slog.Default()
+		if prog != nil {
+			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
+		}
+	}
+	var mu sync.Mutex
+	g := new(errgroup.Group)
+	g.SetLimit(r.opts.Jobs)
+	for _, st := range todo {
+		if ctx.Err() != nil {
+			sum.Interrupted++
+			continue
+		}
+		g.Go(func() error {
+			p := r.runCell(ctx, st, prog)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case p == nil:
+				sum.Interrupted++
+				return nil
+			case p.Status == Done:
+				sum.Done++
+			case p.Status == Skipped:
+				sum.Skipped++
+				sum.Skips = append(sum.Skips, p.Cell+": "+p.Error)
+			default:
+				sum.Failed++
+				first, _, _ := strings.Cut(p.Error, "\n")
+				sum.Failures = append(sum.Failures, p.Cell+": "+first)
+			}
+			args := []any{"cell", p.Cell, "status", p.Status, "seconds", roundSec(p.End.Sub(p.Start).Seconds())}
+			if km := keyMetric(p); km != nil {
+				args = append(args, km...)
+			}
+			if p.Error != "" {
+				first, _, _ := strings.Cut(p.Error, "\n")
+				args = append(args, "error", first)
+			}
+			log.Info("cell finished", args...)
+			return nil
+		})
+	}
+	g.Wait()
+	prog.wait()
+	sort.Strings(sum.Failures)
+	sort.Strings(sum.Skips)
+	return sum, nil
+}
+
+func roundSec(s float64) float64 { return float64(int64(s*1000)) / 1000 }
+
+// keyMetric returns the last value of the first metric, kept in the
+// provenance summary by runCell.
+func keyMetric(p *Provenance) []any {
+	if p.keyMetric == "" {
+		return nil
+	}
+	return []any{p.keyMetric, p.keyValue}
+}
+
+// runCell runs one cell and writes its results, or returns nil when ctx was
+// cancelled before it finished.
+func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (prov *Provenance) {
+	if ctx.Err() != nil {
+		return nil
+	}
+	c := st.Cell
+	threads := r.Threads()
+	vcs := vcsInfo()
+	prov = &Provenance{
+		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile,
+		Cell: c.ID, Method: c.Method.Name, Kind: c.Method.Kind, Dataset: c.Dataset, Split: c.Split, N: c.N,
+		Settings: c.Method.Settings, Key: st.Key, KeyDoc: st.ck.Doc, Data: st.ck.Data,
+		Code: vcs, Host: hostInfo(), Jobs: r.opts.Jobs, Threads: threads, Start: time.Now().UTC(),
+	}
+	csvPath, provPath := r.Paths(c)
+	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov
+	}
+	// The old provenance goes first: from here until the new one is
+	// written, the cell counts as unfinished.
+	if err := os.Remove(provPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov
+	}
+	rec := newRecorder(ctx, c, nil)
+	bar := prog.cell(c)
+	rec.onStep = bar.step
+	defer bar.done()
+
+	status, err := r.execute(ctx, c, st, threads, rec, prov)
+	if ctx.Err() != nil {
+		return nil
+	}
+	prov.Status = status
+	if err != nil {
+		prov.Error = err.Error()
+	}
+	prov.End = time.Now().UTC()
+	prov.Seconds, prov.Steps, prov.GradEvals = rec.last.Seconds, rec.last.Step, rec.last.GradEvals
+	if n := len(rec.rows); n > 0 && len(rec.metrics) > 0 {
+		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.rows[n-1].values[0]
+	}
+	csv := rec.csv()
+	sum := sha256.Sum256(csv)
+	prov.CSVSHA256 = hex.EncodeToString(sum[:])
+	if err := writeAtomic(csvPath, csv); err != nil {
+		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
+		return prov
+	}
+	b, err := json.MarshalIndent(prov, "", "  ")
+	if err != nil {
+		// Settings or summary that JSON cannot hold (NaN): keep the
+		// record, without them.
+		prov.Summary = nil
+		prov.Error = strings.TrimPrefix(prov.Error+"\n", "\n") + "provenance: " + err.Error()
+		b, err = json.MarshalIndent(prov, "", "  ")
+	}
+	if err == nil {
+		err = writeAtomic(provPath, append(b, '\n'))
+	}
+	if err != nil {
+		prov.Status, prov.Error = Failed, "writing provenance: "+err.Error()
+	}
+	return prov
+}
+
+// execute loads the cell's problem and metrics and runs its method,
+// recovering a panic as a failure.
+func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads int, rec *recorder, prov *Provenance) (status Status, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			status, err = Failed, fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+		}
+	}()
+	if st.ck.Missing != "" {
+		return Skipped, errors.New(st.ck.Missing)
+	}
+	ds, _ := r.reg.dataset(c.Dataset)
+	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
+	p, err := ds.Load(ctx, c.Split, env)
+	if errors.Is(err, ErrDataMissing) {
+		return Skipped, err
+	}
+	if err != nil {
+		return Failed, fmt.Errorf("loading %s split %d: %w", c.Dataset, c.Split, err)
+	}
+	for _, name := range c.Experiment.Eval.Metrics {
+		f, _ := r.reg.metric(name)
+		m, err := f(ctx, p, env)
+		if err != nil {
+			return Failed, fmt.Errorf("metric %s: %w", name, err)
+		}
+		rec.metrics = append(rec.metrics, namedMetric{name, m})
+	}
+	out, err := c.Method.kind.run(ctx, Input[any]{
+		Cell: c, Problem: p, Settings: c.Method.Settings, N: c.N, Threads: threads,
+		Src: c.Source(), Recorder: rec, Env: env,
+	})
+	if out.Summary != nil {
+		if b, jerr := json.Marshal(out.Summary); jerr == nil {
+			prov.Summary = b
+		} else {
+			prov.Summary, _ = json.Marshal(map[string]string{"error": jerr.Error()})
+		}
+	}
+	if err != nil {
+		return Failed, err
+	}
+	rec.final(out.Set)
+	return Done, nil
+}
+
+// refFile is the stored form of a reference sample.
+type refFile struct {
+	R, C    int
+	X, W    []float64
+	Summary []byte
+}
+
+// reference computes or loads the reference sample of c's dataset split.
+func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads int) (particle.Set, []byte, error) {
+	ref := e.Reference
+	if ref == nil {
+		return particle.Set{}, nil, fmt.Errorf("experiment %s has no [reference]", e.ID)
+	}
+	ds, _ := r.reg.dataset(c.Dataset)
+	var sums map[string]string
+	if ds.Checksums != nil {
+		var err error
+		if sums, err = ds.Checksums(c.Split); err != nil {
+			return particle.Set{}, nil, err
+		}
+	}
+	kd, err := json.Marshal(struct {
+		Code, Module, Kind, Version string
+		Settings                    any
+		N                           int
+		Dataset                     string
+		Split                       int
+		Data                        map[string]string
+		Seed                        int64
+	}{CodeVersion, moduleVersion(), ref.Kind, ref.kind.version, ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
+	if err != nil {
+		return particle.Set{}, nil, err
+	}
+	h := sha256.Sum256(kd)
+	id := fmt.Sprintf("reference/%s/%s/s%d", ref.Kind, c.Dataset, c.Split)
+	key := id + "/" + hex.EncodeToString(h[:8])
+	b, err := r.store.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
+		env := &Env{Cell: c, Threads: threads, runner: r, exp: e}
+		p, err := ds.Load(ctx, c.Split, env)
+		if err != nil {
+			return nil, err
+		}
+		stop := particle.RecorderFunc(func(particle.Snapshot) error { return ctx.Err() })
+		out, err := ref.kind.run(ctx, Input[any]{
+			Cell: c, Problem: p, Settings: ref.Settings, N: ref.Particles, Threads: threads,
+			Src: seedSource(e.Seed, id), Recorder: stop, Env: env,
+		})
+		if err != nil {
+			return nil, err
+		}
+		f := refFile{W: out.Set.W}
+		f.R, f.C = out.Set.X.Dims()
+		f.X = mat.DenseCopyOf(out.Set.X).RawMatrix().Data
+		if out.Summary != nil {
+			if f.Summary, err = json.Marshal(out.Summary); err != nil {
+				return nil, err
+			}
+		}
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(f); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+	if err != nil {
+		return particle.Set{}, nil, err
+	}
+	var f refFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
+		return particle.Set{}, nil, fmt.Errorf("%s: %w", r.store.Path(key), err)
+	}
+	return particle.Set{X: mat.NewDense(f.R, f.C, f.X), W: f.W}, f.Summary, nil
+}
