@@ -394,7 +394,6 @@ func (r *run) lmo(x []float64) {
 	s := &r.s
 	n := r.n
 	w := r.wt.w[:n]
-	g, hist := r.g, r.hist
 	eps := s.StepSize * r.h
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
@@ -417,23 +416,30 @@ func (r *run) lmo(x []float64) {
 		}
 	}
 	for it := 0; it < s.LMOSteps; it++ {
-		if r.rff != nil {
-			r.rffDirection(x, w, a, b)
-		} else {
-			r.direction(x, w, a, b)
-		}
-		if it == 0 {
-			for j, v := range g {
-				hist[j] = v * v
-			}
-		} else {
-			for j, v := range g {
-				hist[j] = 0.9*hist[j] + 0.1*v*v
-			}
-		}
+		r.step(x, w, it, a, b, eps)
+	}
+}
+
+// step is one AdaGrad step of the LMO: hist = g² at the first step, then
+// hist ← 0.9 hist + 0.1 g², and x ← x + ε g/(10⁻⁶ + √hist).
+func (r *run) step(x, w []float64, it int, a, b, eps float64) {
+	g, hist := r.g, r.hist
+	if r.rff != nil {
+		r.rffDirection(x, w, a, b)
+	} else {
+		r.direction(x, w, a, b)
+	}
+	if it == 0 {
 		for j, v := range g {
-			x[j] += eps * v / (1e-6 + math.Sqrt(hist[j]))
+			hist[j] = v * v
 		}
+	} else {
+		for j, v := range g {
+			hist[j] = 0.9*hist[j] + 0.1*v*v
+		}
+	}
+	for j, v := range g {
+		x[j] += eps * v / (1e-6 + math.Sqrt(hist[j]))
 	}
 }
 
