@@ -39,7 +39,7 @@ func TestMeasureDirections(t *testing.T) {
 				var l10, l60 float64
 				for seed := uint64(0); seed < seeds; seed++ {
 					g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
-					mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: c.h, Direction: dir, Weights: rule}, seed)
+					mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: c.h, Direction: dir, Weights: rule, RawWeights: true}, seed)
 					l10 += math.Log(mmd[9]) / seeds
 					l60 += math.Log(mmd[N-1]) / seeds
 					res[key{c.d, dir, rule}] = append(res[key{c.d, dir, rule}], mmd[N-1])

@@ -34,9 +34,9 @@ type Result struct {
 	MAPGradEvals  int64
 	PoolGradEvals int64
 	SVGDGradEvals int64
-	// MMD2 is ½‖μ̂ − μ_p‖² after each particle, when z is available (for an
-	// exact embedding it is exact; for a pool it is the pool's estimate);
-	// nil otherwise.
+	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
+	// each particle, when z is available (for an exact embedding it is
+	// exact; for a pool it is the pool's estimate); nil otherwise.
 	MMD2 []float64
 }
 
@@ -65,7 +65,7 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 	if r.n > 0 {
 		res.Set = particle.Set{
 			X: mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d)),
-			W: append([]float64(nil), r.wt.w[:r.n]...),
+			W: append([]float64(nil), r.reported()...),
 		}
 	}
 	return res, err
@@ -94,7 +94,8 @@ type run struct {
 	S  *mat.Dense // N×d cached scores
 	wt *weights
 
-	mmd []float64
+	mmd  []float64
+	wrep []float64 // reported weights (normalised unless RawWeights)
 
 	// Random-feature fast path: the features of the particles, and scratch.
 	rff   *rff.Features
@@ -232,7 +233,8 @@ func (r *run) run(ctx context.Context) error {
 	N := s.N
 	r.X = mat.NewDense(N, d, nil)
 	r.S = mat.NewDense(N, d, nil)
-	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.Normalize, s.ScheduleC, s.SteinIterations)
+	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
+	r.wrep = make([]float64, N)
 	r.g = make([]float64, d)
 	r.hist = make([]float64, d)
 	r.tmp = make([]float64, d)
@@ -343,9 +345,28 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	return particle.Report(r.rec, &r.sw, particle.Snapshot{
 		Step:      r.n,
 		X:         r.X.Slice(0, r.n, 0, r.d).(*mat.Dense),
-		W:         r.wt.w[:r.n],
+		W:         r.reported(),
 		GradEvals: r.evals,
 	})
+}
+
+// reported returns the weights to report: the run's weights, rescaled to
+// sum to one unless Settings.RawWeights.
+func (r *run) reported() []float64 {
+	w := r.wrep[:r.n]
+	copy(w, r.wt.w[:r.n])
+	if !r.s.RawWeights {
+		var t float64
+		for _, v := range w {
+			t += v
+		}
+		if t != 0 {
+			for i := range w {
+				w[i] /= t
+			}
+		}
+	}
+	return w
 }
 
 // candidate writes the starting point of the next LMO into x.

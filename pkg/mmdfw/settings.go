@@ -108,9 +108,14 @@ type Settings struct {
 	// Jitter is λ of (K + λI) w = z relative to the kernel's diagonal
 	// k(x, x). Default 1e-8.
 	Jitter float64
-	// Normalize rescales the BQ weights to sum to one. Default false: the
-	// paper's BQ weights are not constrained.
-	Normalize bool
+	// RawWeights reports the BQ weights as solved. By default the reported
+	// weights (snapshots and result) are rescaled to sum to one, while the
+	// run itself keeps its own weights, so the particles do not change: BQ
+	// weights are not constrained to the simplex and their sum falls below
+	// one when the RKHS lacks the constants (RBF), which biases expectations
+	// and predictive probabilities (docs/DECISIONS.md). The other rules'
+	// weights already sum to one.
+	RawWeights bool
 	// ScheduleC is c of the Schedule rule ρₙ = c/(n+c). Default 3.
 	ScheduleC float64
 	// SteinIterations is the number of projected-gradient iterations of the

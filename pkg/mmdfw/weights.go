@@ -70,7 +70,6 @@ type weights struct {
 	L      []float64 // cap×cap, lower Cholesky factor of K + λI (BQ)
 	K0     []float64 // cap×cap, Stein kernel (Stein)
 	lambda float64
-	norm   bool
 	c      float64
 	iters  int
 	tmp    []float64 // scratch len cap
@@ -78,9 +77,9 @@ type weights struct {
 	tmp3   []float64 // scratch len cap
 }
 
-func newWeights(rule Rule, capacity int, withZ bool, lambda float64, normalize bool, c float64, iters int) *weights {
+func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, iters int) *weights {
 	w := &weights{
-		rule: rule, cap: capacity, lambda: lambda, norm: normalize, c: c, iters: iters,
+		rule: rule, cap: capacity, lambda: lambda, c: c, iters: iters,
 		w:    make([]float64, capacity),
 		K:    make([]float64, capacity*capacity),
 		tmp:  make([]float64, capacity),
@@ -234,17 +233,6 @@ func (s *weights) bqSolve() error {
 			v -= s.L[j*c+i] * w[j]
 		}
 		w[i] = v / s.L[i*c+i]
-	}
-	if s.norm {
-		var t float64
-		for _, v := range w {
-			t += v
-		}
-		if t != 0 {
-			for i := range w {
-				w[i] /= t
-			}
-		}
 	}
 	for _, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
