@@ -26,3 +26,16 @@ bench:
 
 clean:
 	rm -rf bin
+
+# Fetch every dataset into $(DATA_DIR): from the mirror when there is one,
+# else from the upstream URLs.
+data: build
+	$(REPRO) data fetch --data-dir $(DATA_DIR) $(if $(MIRROR),--mirror $(MIRROR))
+
+# Run each parser fuzz target of pkg/data briefly; FUZZTIME per target.
+FUZZTIME ?= 10s
+fuzz:
+	@for f in $$($(GO) test -list '^Fuzz' ./pkg/data | grep '^Fuzz'); do \
+		echo "fuzz $$f ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
+	done

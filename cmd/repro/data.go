@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mmdfw/mmdfw/pkg/data"
+)
+
+func init() {
+	register(&command{
+		name:    "data",
+		summary: "list, fetch and verify the datasets (data list|fetch|verify)",
+		run:     runData,
+	})
+}
+
+const dataUsage = `usage:
+  repro data list   [--data-dir DIR]
+  repro data fetch  [--mirror DIR] [--data-dir DIR] [--trust-on-first-use] [--timeout D] [NAME...]
+  repro data verify [--data-dir DIR]
+
+fetch copies from --mirror (a folder laid out like shared/data) when given,
+else downloads from the upstream URLs; every file is checked against its
+sha256 before it is put in place. Datasets: ` + "%s\n"
+
+func runData(args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(os.Stderr, dataUsage, strings.Join(data.Names(), ", "))
+		if len(args) == 0 {
+			return errUsage
+		}
+		return flag.ErrHelp
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("data "+sub, flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), dataUsage, strings.Join(data.Names(), ", ")) }
+	dir := fs.String("data-dir", "data", "folder holding one folder per dataset")
+	var (
+		mirror  *string
+		tofu    *bool
+		timeout *time.Duration
+	)
+	if sub == "fetch" {
+		mirror = fs.String("mirror", "", "copy from this folder (laid out like shared/data) instead of downloading")
+		tofu = fs.Bool("trust-on-first-use", false, "accept a file that has no published sha256 (Year) and pin the sha256 of this copy")
+		timeout = fs.Duration("timeout", 30*time.Second, "timeout for connecting and for each stall of a download")
+	}
+	names, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	switch sub {
+	case "list":
+		if len(names) > 0 {
+			return fmt.Errorf("list takes no arguments, got %q", names)
+		}
+		printStatus(os.Stdout, *dir)
+		return nil
+	case "verify":
+		if len(names) > 0 {
+			return fmt.Errorf("verify takes no arguments, got %q", names)
+		}
+		return verifyData(os.Stdout, *dir)
+	case "fetch":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		opt := data.FetchOptions{Mirror: *mirror, TrustOnFirstUse: *tofu, Timeout: *timeout, Log: os.Stderr}
+		return fetchData(ctx, os.Stdout, *dir, names, opt)
+	}
+	fmt.Fprintf(os.Stderr, "repro data: unknown subcommand %q\n", sub)
+	fs.Usage()
+	return errUsage
+}
+
+// parseInterspersed parses flags that may come before or after the names.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func printStatus(w io.Writer, dir string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATASET\tSTATUS (ROWS PRESENT/EXPECTED)\tDATA FILE\tPATH")
+	for _, s := range data.Status(dir) {
+		file := s.DataFile
+		if file == "" {
+			file = "-"
+		}
+		note := ""
+		switch s.State {
+		case data.StateSubset:
+			note = "  (prefix only; results are labelled as such)"
+		case data.StatePartial, data.StateCorrupt:
+			note = fmt.Sprintf("  (missing %d, wrong size %d: run repro data verify)", len(s.Missing), len(s.Bad))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", s.Name, s, file, s.Path, note)
+	}
+	tw.Flush()
+}
+
+func verifyData(w io.Writer, dir string) error {
+	var bad []error
+	for _, d := range data.Datasets() {
+		ok, err := d.Verify(dir)
+		switch {
+		case err != nil:
+			bad = append(bad, err)
+			fmt.Fprintf(w, "%-28s FAILED (%d files ok)\n", d.Name, ok)
+		case ok > 0:
+			fmt.Fprintf(w, "%-28s ok (%d files)\n", d.Name, ok)
+		default:
+			fmt.Fprintf(w, "%-28s missing\n", d.Name)
+		}
+	}
+	return errors.Join(bad...)
+}
+
+func fetchData(ctx context.Context, w io.Writer, dir string, names []string, opt data.FetchOptions) error {
+	explicit := len(names) > 0
+	if !explicit {
+		names = data.Names()
+	}
+	var sets []*data.Dataset
+	for _, n := range names {
+		d, ok := data.Lookup(n)
+		if !ok {
+			return fmt.Errorf("unknown dataset %q (known: %s)", n, strings.Join(data.Names(), ", "))
+		}
+		sets = append(sets, d)
+	}
+	var errs []error
+	for _, d := range sets {
+		err := data.Fetch(ctx, dir, d, opt)
+		var ne *data.NetworkError
+		switch {
+		case err == nil:
+		case errors.As(err, &ne):
+			return err
+		case !explicit && errors.Is(err, data.ErrNotInMirror):
+			fmt.Fprintf(os.Stderr, "%s: not in the mirror %s; left missing\n", d.Name, opt.Mirror)
+		case !explicit && errors.Is(err, data.ErrNoChecksum):
+			fmt.Fprintf(os.Stderr, "%s: skipped: %v\n", d.Name, err)
+		default:
+			errs = append(errs, err)
+		}
+	}
+	printStatus(w, dir)
+	return errors.Join(errs...)
+}

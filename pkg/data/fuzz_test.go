@@ -1,0 +1,137 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkTable asserts what a successful ParseTable promises.
+func checkTable(t *testing.T, vals []float64, rows, cols int) {
+	if rows <= 0 || cols <= 0 || len(vals) != rows*cols {
+		t.Fatalf("rows %d, cols %d, %d values", rows, cols, len(vals))
+	}
+	for _, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("non-finite value %v accepted", v)
+		}
+	}
+}
+
+func FuzzParseCSV(f *testing.F) {
+	f.Add([]byte("2596,51,3,258,0,510,221,232,148,6279,1,0,0,5\n2590,56,2,212,-6,390,220,235,151,6225,1,0,0,5\n"), 0)
+	f.Add([]byte("2001,49.94357,21.47114,73.0775\n1999,-1e-3,2.5E+2,0\n"), 4)
+	f.Add([]byte("1,,2\n"), 3)
+	f.Add([]byte("1,2,\r\n3,4,5"), 0)
+	f.Add([]byte(""), 2)
+	f.Fuzz(func(t *testing.T, in []byte, cols int) {
+		vals, rows, n, err := ParseTable(bytes.NewReader(in), "f.csv", Comma, cols%100, nil)
+		if err == nil {
+			checkTable(t, vals, rows, n)
+		}
+	})
+}
+
+func FuzzParseCSVGzip(f *testing.F) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte("1,2,3\n4,5,6\n"))
+	zw.Close()
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:len(b.Bytes())-5]) // truncated stream
+	f.Add([]byte("not gzip"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		zr, err := gzip.NewReader(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		vals, rows, n, err := ParseTable(zr, "f.csv.gz", Comma, 0, nil)
+		if err == nil {
+			checkTable(t, vals, rows, n)
+		}
+	})
+}
+
+func FuzzParseWhitespace(f *testing.F) {
+	f.Add([]byte("   1.1380000e+00   3.0000000e+00   2.8996400e+02\n   2.0880000e+00   6.0000000e+00   6.9601800e+03\n\n"), 3)
+	f.Add([]byte("-2.3 0.568 4.78\t3.99\n"), 0)
+	f.Add([]byte("1 NaN 2\n"), 3)
+	f.Add([]byte("0x1p-2 1_0 +Inf\n"), 0)
+	f.Fuzz(func(t *testing.T, in []byte, cols int) {
+		vals, rows, n, err := ParseTable(bytes.NewReader(in), "data.txt", Whitespace, cols%100, nil)
+		if err == nil {
+			checkTable(t, vals, rows, n)
+		}
+	})
+}
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte("11862\n10676\n10407\n"), 11934)
+	f.Add([]byte("0\n1\n1\n"), 3)
+	f.Add([]byte("-1 2\n"), 3)
+	f.Add([]byte("99999999999999999999999\n"), 10)
+	f.Fuzz(func(t *testing.T, in []byte, n int) {
+		idx, err := ParseIndex(bytes.NewReader(in), "index_train_0.txt", n, nil)
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		for _, v := range idx {
+			if v < 0 || v >= n || seen[v] {
+				t.Fatalf("index %d accepted (n %d, seen %v)", v, n, seen[v])
+			}
+			seen[v] = true
+		}
+	})
+}
+
+// FuzzLoadRegression drives the whole PBP loader with fuzzed data and
+// split files (registered with their own checksums, so that the parsers and
+// the split checks, not the checksum, meet the input).
+func FuzzLoadRegression(f *testing.F) {
+	f.Add([]byte(toyRegression["data.txt"]), []byte(toyRegression["index_train_0.txt"]), []byte(toyRegression["index_test_0.txt"]))
+	f.Add([]byte("1 2 3 4\n"), []byte("0\n"), []byte("0\n"))
+	f.Add([]byte("1 5 2 10\n2 5 4 12\n"), []byte("1\n"), []byte("0\n"))
+	base := f.TempDir()
+	f.Fuzz(func(t *testing.T, data, train, test []byte) {
+		dir, err := os.MkdirTemp(base, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		folder := filepath.Join(dir, "toy")
+		rows := bytes.Count(data, []byte("\n"))
+		d := &Dataset{Name: "toy", Task: TaskRegression, Rows: rows, Cols: 4}
+		for name, content := range map[string][]byte{
+			"data.txt": data, "index_train_0.txt": train, "index_test_0.txt": test,
+			"index_features.txt": []byte("0\n1\n2\n"), "index_target.txt": []byte("3\n"), "n_splits.txt": []byte("1\n"),
+		} {
+			fl := writeFile(t, folder, name, content)
+			if name == "data.txt" {
+				fl.Role, fl.Rows = RoleData, 0 // any row count
+			}
+			d.Files = append(d.Files, fl)
+		}
+		r, err := d.LoadRegression(dir, 0)
+		if err != nil {
+			if !strings.Contains(err.Error(), folder) && !strings.Contains(err.Error(), "toy") {
+				t.Fatalf("error %q names no file", err)
+			}
+			return
+		}
+		nt, _ := r.XTrain.Dims()
+		ns, _ := r.XTest.Dims()
+		if nt != len(r.YTrain) || ns != len(r.YTest) || nt == 0 || ns == 0 {
+			t.Fatalf("train %d/%d test %d/%d", nt, len(r.YTrain), ns, len(r.YTest))
+		}
+		for _, v := range append(r.XStd, r.YStd) {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Fatalf("scale %v", v)
+			}
+		}
+	})
+}

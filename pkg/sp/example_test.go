@@ -1,0 +1,42 @@
+package sp_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/mmdfw/mmdfw/pkg/sp"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Stein Points for a standard normal in two dimensions, known only through
+// its score.
+func Example() {
+	normal := target.Func{D: 2, F: func(x, grad []float64) float64 {
+		grad[0], grad[1] = -x[0], -x[1]
+		return -0.5 * (x[0]*x[0] + x[1]*x[1])
+	}}
+	set, cost, err := sp.RunWithCost(context.Background(), normal,
+		sp.Settings{Points: 30, MAP: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("points:", set.Len())
+	fmt.Printf("first point: %.1f\n", set.X.RawRowView(0))
+	fmt.Printf("KSD² falls: %v\n", cost.KSD2(30) < cost.KSD2(10)/2)
+	fmt.Println("score calls add up:", cost.ScoreCalls == sum(cost.Candidates)+sum(cost.Refine))
+	// Output:
+	// points: 30
+	// first point: [0.0 0.0]
+	// KSD² falls: true
+	// score calls add up: true
+}
+
+func sum(v []int) int64 {
+	var s int64
+	for _, x := range v {
+		s += int64(x)
+	}
+	return s
+}

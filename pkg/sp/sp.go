@@ -1,0 +1,371 @@
+package sp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Defaults of the zero Settings.
+const (
+	DefaultPoints        = 100
+	DefaultCandidates    = 20
+	DefaultNelderMeadPer = 200 // objective evaluations per dimension
+	DefaultPerturb       = 1.0
+	DefaultScale         = 1.0
+	DefaultPriorFraction = 0.1
+	DefaultC             = 1.0
+	DefaultBeta          = -0.5
+)
+
+// Settings configures Run. The zero value is usable: every field documents
+// its default.
+type Settings struct {
+	// Points is the number N of points to place. Zero means DefaultPoints
+	// (100, the original's experiments).
+	Points int
+
+	// Candidates is the number of Monte Carlo candidates scored at every
+	// step before the refinement. Zero means DefaultCandidates (20, the
+	// original's adaptive Monte Carlo optimiser).
+	Candidates int
+
+	// NelderMeadEvals caps the objective evaluations of the Nelder–Mead
+	// refinement of each step's best candidate. Zero means
+	// DefaultNelderMeadPer·d (200·d, MATLAB fminsearch's default that the
+	// original's refinement used); a negative value disables the
+	// refinement, leaving pure Monte Carlo search.
+	NelderMeadEvals int
+
+	// Perturb scales the Gaussian perturbations of the candidates drawn
+	// around existing points: coordinate j moves by Perturb·σⱼ·z, z ~ N(0,1),
+	// with σⱼ the standard deviation of coordinate j over the current
+	// points (Scale before two points exist, or where it is zero). Zero
+	// means DefaultPerturb (1).
+	Perturb float64
+
+	// Scale is the perturbation standard deviation before the point set has
+	// a spread of its own. Zero means DefaultScale (1, the original's
+	// proposal variance σ² = 1).
+	Scale float64
+
+	// PriorFraction is the share of each step's candidates drawn from the
+	// prior when the target is a target.PriorSampler (rounded up). Zero
+	// means DefaultPriorFraction (0.1); a negative value draws none.
+	PriorFraction float64
+
+	// C and Beta are the IMQ base kernel's parameters,
+	// k(x, y) = (c² + ‖x − y‖²)^β. Zero means DefaultC (1) and DefaultBeta
+	// (−1/2), the original's choice. C must be positive, Beta in (−1, 0).
+	C, Beta float64
+
+	// MAP, when not nil, is the mode of the target (length Dim). The first
+	// candidate pool is then the MAP and perturbations around it; since
+	// k₀(x, x) grows with ‖∇log p(x)‖², the MAP minimises the first
+	// objective. When nil, the first pool comes from the prior of a
+	// target.PriorSampler, or from N(0, Scale² I) otherwise.
+	MAP []float64
+}
+
+// resolved returns s with the defaults filled in for dimension d, or an
+// error naming the first invalid field.
+func (s Settings) resolved(d int) (Settings, error) {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case s.Points < 0:
+		return s, fmt.Errorf("sp: Points = %d is negative", s.Points)
+	case s.Candidates < 0:
+		return s, fmt.Errorf("sp: Candidates = %d is negative", s.Candidates)
+	case s.Perturb < 0 || bad(s.Perturb):
+		return s, fmt.Errorf("sp: Perturb = %v is not a finite non-negative number", s.Perturb)
+	case s.Scale < 0 || bad(s.Scale):
+		return s, fmt.Errorf("sp: Scale = %v is not a finite non-negative number", s.Scale)
+	case s.PriorFraction > 1 || math.IsNaN(s.PriorFraction):
+		return s, fmt.Errorf("sp: PriorFraction = %v is above 1", s.PriorFraction)
+	case s.C < 0 || bad(s.C):
+		return s, fmt.Errorf("sp: C = %v is not a finite positive number", s.C)
+	case s.Beta <= -1 || s.Beta > 0 || math.IsNaN(s.Beta):
+		return s, fmt.Errorf("sp: Beta = %v is outside (−1, 0)", s.Beta)
+	case s.MAP != nil && len(s.MAP) != d:
+		return s, fmt.Errorf("sp: MAP has length %d, want the dimension %d", len(s.MAP), d)
+	}
+	if s.MAP != nil {
+		if err := particle.CheckFinite("sp: MAP", 0, s.MAP); err != nil {
+			return s, err
+		}
+	}
+	if s.Points == 0 {
+		s.Points = DefaultPoints
+	}
+	if s.Candidates == 0 {
+		s.Candidates = DefaultCandidates
+	}
+	if s.NelderMeadEvals == 0 {
+		s.NelderMeadEvals = DefaultNelderMeadPer * d
+	}
+	if s.Perturb == 0 {
+		s.Perturb = DefaultPerturb
+	}
+	if s.Scale == 0 {
+		s.Scale = DefaultScale
+	}
+	if s.PriorFraction == 0 {
+		s.PriorFraction = DefaultPriorFraction
+	}
+	if s.C == 0 {
+		s.C = DefaultC
+	}
+	if s.Beta == 0 {
+		s.Beta = DefaultBeta
+	}
+	return s, nil
+}
+
+// Cost is the bill of a run, point by point. Stein Points pays one score
+// call (a full-data gradient) per objective evaluation, and many
+// evaluations per point: this is the figure to compare with other methods.
+type Cost struct {
+	// ScoreCalls is the total number of calls to the target's LogProbGrad.
+	// It equals the sum of Candidates and Refine.
+	ScoreCalls int64
+	// Candidates[n−1] is the number of Monte Carlo candidates scored for
+	// point n.
+	Candidates []int
+	// Refine[n−1] is the number of Nelder–Mead objective evaluations for
+	// point n.
+	Refine []int
+	// Objective[n−1] is the greedy objective f_n(x_n) at the accepted point
+	// n.
+	Objective []float64
+}
+
+// KSD2 returns the equally weighted squared kernel Stein discrepancy of the
+// first n points, (1/n²) Σ_{i,j≤n} k₀(xᵢ, xⱼ) = (2/n²) Σ_{m≤n} f_m(x_m),
+// from the objective trace at no extra cost.
+func (c Cost) KSD2(n int) float64 {
+	if n < 1 || n > len(c.Objective) {
+		panic("sp: KSD2 index out of range")
+	}
+	var sum float64
+	for _, f := range c.Objective[:n] {
+		sum += f
+	}
+	return 2 * sum / float64(n*n)
+}
+
+// Run places s.Points Stein Points greedily and returns them with equal
+// weights 1/n. See RunWithCost.
+func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	set, _, err := RunWithCost(ctx, t, s, src, rec)
+	return set, err
+}
+
+// RunWithCost places s.Points Stein Points greedily, as Run does, and also
+// returns the cost accounting of the run.
+//
+// Step n draws s.Candidates candidates (the first pool as described in
+// Settings.MAP; later ones Gaussian perturbations of uniformly chosen
+// existing points, plus a share of prior draws), scores each once, and
+// refines the best with Nelder–Mead; the best location evaluated in the
+// step, whose score is cached, becomes xₙ.
+//
+// src seeds every draw. rec (nil records nothing) receives a snapshot after
+// every added point, with Step = n, equal weights, the compute seconds and
+// GradEvals = score calls × target.NData(t); its ErrStop ends the run with
+// the current points and a nil error. When ctx is cancelled the current
+// points are returned with ctx.Err(). A non-finite objective ends the run
+// with an error naming the step.
+func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
+	var sw particle.Stopwatch
+	sw.Start()
+	d := t.Dim()
+	s, err := s.resolved(d)
+	if err != nil {
+		return particle.Set{}, Cost{}, err
+	}
+	r := newRunner(t, s, src)
+	for step := 1; step <= s.Points; step++ {
+		if err := ctx.Err(); err != nil {
+			return r.set(), r.cost, err
+		}
+		if err := r.step(ctx, step); err != nil {
+			if ctx.Err() != nil {
+				return r.set(), r.cost, ctx.Err()
+			}
+			return particle.Set{}, r.cost, err
+		}
+		snap := particle.Snapshot{
+			Step:      step,
+			X:         mat.NewDense(r.obj.n, d, r.obj.x),
+			W:         r.weights(),
+			GradEvals: r.obj.calls * int64(target.NData(t)),
+		}
+		stop, err := particle.Report(rec, &sw, snap)
+		if err != nil {
+			return particle.Set{}, r.cost, err
+		}
+		if stop {
+			break
+		}
+	}
+	return r.set(), r.cost, nil
+}
+
+// runner holds the state of one run.
+type runner struct {
+	t     target.Target
+	s     Settings
+	rng   *rand.Rand
+	prior target.PriorSampler
+	obj   *objective
+	cost  Cost
+
+	mean, m2 []float64 // running mean and sum of squared deviations of the points
+	sigma    []float64 // perturbation standard deviations
+	cand     []float64 // the candidate being drawn
+	x0       []float64 // Nelder–Mead start
+	w        []float64 // weight buffer
+
+	nm *nelderMead
+	f  func([]float64) float64 // obj.eval, bound once
+}
+
+func newRunner(t target.Target, s Settings, src rand.Source) *runner {
+	d := t.Dim()
+	k := kernel.IMQ{C: s.C, Beta: s.Beta}
+	r := &runner{
+		t:     t,
+		s:     s,
+		rng:   rand.New(src),
+		obj:   newObjective(t, k, s.Points),
+		mean:  make([]float64, d),
+		m2:    make([]float64, d),
+		sigma: make([]float64, d),
+		cand:  make([]float64, d),
+		x0:    make([]float64, d),
+		w:     make([]float64, 0, s.Points),
+	}
+	r.prior, _ = t.(target.PriorSampler)
+	r.nm = newNelderMead(d)
+	r.f = r.obj.eval
+	return r
+}
+
+// step places point n.
+func (r *runner) step(ctx context.Context, n int) error {
+	o := r.obj
+	d := o.d
+	o.beginStep()
+	before := o.calls
+
+	// Perturbation scales: the spread of the point set once it has one.
+	for j := range r.sigma {
+		sd := r.s.Scale
+		if o.n >= 2 {
+			if v := math.Sqrt(r.m2[j] / float64(o.n-1)); v > 0 {
+				sd = v
+			}
+		}
+		r.sigma[j] = r.s.Perturb * sd
+	}
+
+	nPrior := 0
+	if r.prior != nil && r.s.PriorFraction > 0 {
+		nPrior = int(math.Ceil(r.s.PriorFraction * float64(r.s.Candidates)))
+	}
+	first := o.n == 0
+	if first && r.prior != nil && r.s.MAP == nil {
+		nPrior = r.s.Candidates
+	}
+	for c := 0; c < r.s.Candidates; c++ {
+		if c%8 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		switch {
+		case first && c == 0 && r.s.MAP != nil:
+			copy(r.cand, r.s.MAP)
+		case c < nPrior:
+			r.prior.SamplePrior(r.rng, r.cand)
+		default:
+			var centre []float64
+			switch {
+			case o.n > 0:
+				i := r.rng.IntN(o.n)
+				centre = o.x[i*d : (i+1)*d]
+			case r.s.MAP != nil:
+				centre = r.s.MAP
+			}
+			for j := range r.cand {
+				var m float64
+				if centre != nil {
+					m = centre[j]
+				}
+				r.cand[j] = m + r.sigma[j]*r.rng.NormFloat64()
+			}
+		}
+		o.eval(r.cand)
+	}
+	nCand := int(o.calls - before)
+
+	if r.s.NelderMeadEvals > 0 && !math.IsInf(o.bestF, 1) {
+		var mean float64
+		for _, v := range r.sigma {
+			mean += v
+		}
+		mean /= float64(d)
+		copy(r.x0, o.bestX)
+		r.nm.minimize(ctx, r.f, r.x0, o.bestF, 0.1*mean, r.s.NelderMeadEvals)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if o.nonFinite || math.IsInf(o.bestF, 1) {
+		return fmt.Errorf("sp: diverged at step %d: non-finite objective", n)
+	}
+	if err := particle.CheckFinite("sp", n, o.bestX); err != nil {
+		return err
+	}
+	r.cost.Candidates = append(r.cost.Candidates, nCand)
+	r.cost.Refine = append(r.cost.Refine, int(o.calls-before)-nCand)
+	r.cost.Objective = append(r.cost.Objective, o.bestF)
+	r.cost.ScoreCalls = o.calls
+
+	// Welford update of the spread.
+	k := float64(o.n + 1)
+	for j, v := range o.bestX {
+		delta := v - r.mean[j]
+		r.mean[j] += delta / k
+		r.m2[j] += delta * (v - r.mean[j])
+	}
+	o.accept()
+	return nil
+}
+
+// weights returns n equal weights in the run's buffer.
+func (r *runner) weights() []float64 {
+	n := r.obj.n
+	r.w = r.w[:n]
+	for i := range r.w {
+		r.w[i] = 1 / float64(n)
+	}
+	return r.w
+}
+
+// set returns a copy of the current points with equal weights.
+func (r *runner) set() particle.Set {
+	n := r.obj.n
+	if n == 0 {
+		return particle.Set{}
+	}
+	x := mat.NewDense(n, r.obj.d, append([]float64(nil), r.obj.x...))
+	return particle.Set{X: x, W: particle.Equal(n)}
+}
