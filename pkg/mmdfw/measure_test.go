@@ -1,6 +1,7 @@
 package mmdfw
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -60,4 +61,46 @@ func TestMeasureDirections(t *testing.T) {
 			t.Errorf("d=10, %v: Self (%.3g) not better than Frozen (%.3g)", rule, math.Exp(se/seeds), math.Exp(fr/seeds))
 		}
 	}
+}
+
+// broadPrior gives a Gaussian target a broad N(0, 3²I) prior to draw from.
+type broadPrior struct{ *gaussian }
+
+func (b broadPrior) SamplePrior(rng *rand.Rand, dst []float64) {
+	for i := range dst {
+		dst[i] = 3 * rng.NormFloat64()
+	}
+}
+
+// TestMeasureInit compares the candidate initialisations (existing
+// particle plus kernel-scale noise, broad prior draw) with the default
+// direction and BQ weights, exact z.
+//
+//	go test ./pkg/mmdfw -run TestMeasureInit -mmdfw.measure -v
+func TestMeasureInit(t *testing.T) {
+	if !*measure {
+		t.Skip("measurement; run with -mmdfw.measure")
+	}
+	const N, seeds = 60, 5
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| d, h | init | MMD² n=60 (geometric mean of %d) |\n|---|---|---|\n", seeds)
+	for _, c := range []struct {
+		d int
+		h float64
+	}{{2, 1}, {10, 3}} {
+		for _, init := range []Init{InitPerturb, InitPrior} {
+			var l float64
+			for seed := uint64(0); seed < seeds; seed++ {
+				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
+				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, Init: init, Embed: g.embed}
+				res, err := RunResult(context.Background(), broadPrior{g}, s, rand.NewPCG(seed, 7), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l += math.Log(2*res.MMD2[N-1]) / seeds
+			}
+			fmt.Fprintf(&b, "| %d, %g | %v | %.2g |\n", c.d, c.h, map[Init]string{InitPerturb: "perturb", InitPrior: "prior N(0, 9I)"}[init], math.Exp(l))
+		}
+	}
+	t.Log(b.String())
 }
