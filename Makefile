@@ -39,3 +39,10 @@ fuzz:
 		echo "fuzz $$f ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
 	done
+
+# End-to-end test against a real one-node Slurm started on this machine
+# (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;
+# needs root then). See scripts/test-slurm.sh.
+.PHONY: test-slurm
+test-slurm:
+	GO=$(GO) bash scripts/test-slurm.sh

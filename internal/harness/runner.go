@@ -314,6 +314,12 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (pr
 		prov.Status, prov.Error = Failed, err.Error()
 		return prov
 	}
+	endMarker, err := r.startMarker(c)
+	if err != nil {
+		prov.Status, prov.Error = Failed, "running marker: "+err.Error()
+		return prov
+	}
+	defer endMarker()
 	rec := newRecorder(ctx, c, nil)
 	bar := prog.cell(c)
 	rec.onStep = bar.step

@@ -22,7 +22,27 @@ func steinFromProfile(f, df, d2f, r2, us, ss float64, d int) float64 {
 //
 // of a radial kernel k, given the scores sx = s(x) and sy = s(y). It costs
 // one pass over the four vectors.
-func Stein(k Radial, x, y, sx, sy []float64) float64 {
+func Stein(k Radial, x, y, sx, sy []float64) float64 { return stein(k, x, y, sx, sy) }
+
+// Stein returns the Stein kernel k₀(x, y) of the RBF kernel given the scores
+// sx = s(x) and sy = s(y); see the package function Stein. Unlike Stein(k,
+// …), it does not box k into a Radial, so it never allocates.
+func (k RBF) Stein(x, y, sx, sy []float64) float64 { return stein(k, x, y, sx, sy) }
+
+// Stein returns the Stein kernel k₀(x, y) of the IMQ kernel given the scores
+// sx = s(x) and sy = s(y); see the package function Stein. Unlike Stein(k,
+// …), it does not box k into a Radial, so it never allocates.
+func (k IMQ) Stein(x, y, sx, sy []float64) float64 { return stein(k, x, y, sx, sy) }
+
+// radialProfile is what the Stein kernel needs from a radial kernel. The
+// type parameter of stein is constrained by it, rather than taking a Radial,
+// so that the concrete kernels' Stein methods pass their receiver by value
+// instead of converting it to an interface, which would allocate per call.
+type radialProfile interface {
+	Profile(r2 float64) (f, df, d2f float64)
+}
+
+func stein[K radialProfile](k K, x, y, sx, sy []float64) float64 {
 	d := len(x)
 	if len(y) != d || len(sx) != d || len(sy) != d {
 		panic("kernel: dimension mismatch")
@@ -37,14 +57,6 @@ func Stein(k Radial, x, y, sx, sy []float64) float64 {
 	f, df, d2f := k.Profile(r2)
 	return steinFromProfile(f, df, d2f, r2, us, ss, d)
 }
-
-// Stein returns the Stein kernel k₀(x, y) of the RBF kernel given the scores
-// sx = s(x) and sy = s(y); see the package function Stein.
-func (k RBF) Stein(x, y, sx, sy []float64) float64 { return Stein(k, x, y, sx, sy) }
-
-// Stein returns the Stein kernel k₀(x, y) of the IMQ kernel given the scores
-// sx = s(x) and sy = s(y); see the package function Stein.
-func (k IMQ) Stein(x, y, sx, sy []float64) float64 { return Stein(k, x, y, sx, sy) }
 
 // SteinGram writes the Stein Gram matrix K₀ᵢⱼ = k₀(xᵢ, xⱼ) of the particles
 // in the rows of X (n×d), with their cached scores in the rows of S (n×d),

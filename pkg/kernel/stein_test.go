@@ -415,3 +415,29 @@ func ExampleRBF_SteinDirection() {
 	fmt.Printf("φ = %.4f, Σwk = %.4f\n", dst[0], sum)
 	// Output: φ = 0.6065, Σwk = 0.6065
 }
+
+// TestSteinMethodsAllocateNothing: the concrete kernels' Stein methods sit
+// in the innermost loop of Stein Points and KSD computations, so they must
+// not box their receiver. The parameters are drawn at run time so that the
+// compiler cannot box a constant into static data and hide an allocation.
+func TestSteinMethodsAllocateNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const d = 7
+	x, y := randVec(rng, d, 1), randVec(rng, d, 1)
+	sx, sy := randVec(rng, d, 1), randVec(rng, d, 1)
+	rbf := kernel.RBF{H: 0.5 + rng.Float64()}
+	imq := kernel.IMQ{C: 0.5 + rng.Float64(), Beta: -0.2 - 0.5*rng.Float64()}
+	var sink float64
+	if a := testing.AllocsPerRun(100, func() { sink += rbf.Stein(x, y, sx, sy) }); a != 0 {
+		t.Errorf("RBF.Stein: %v allocations per call, want 0", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { sink += imq.Stein(x, y, sx, sy) }); a != 0 {
+		t.Errorf("IMQ.Stein: %v allocations per call, want 0", a)
+	}
+	if want := kernel.Stein(imq, x, y, sx, sy); imq.Stein(x, y, sx, sy) != want {
+		t.Errorf("IMQ.Stein %v != kernel.Stein %v", imq.Stein(x, y, sx, sy), want)
+	}
+	if math.IsNaN(sink) {
+		t.Error("NaN Stein kernel")
+	}
+}

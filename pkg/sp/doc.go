@@ -23,7 +23,11 @@
 // pool (Gaussian perturbations of uniformly chosen existing points with a
 // per-coordinate scale equal to the points' standard deviation, plus a
 // share of prior draws), then a Nelder–Mead refinement of the best
-// candidate. Every objective evaluation costs one full-data score call;
+// candidate by gonum's optimize.NelderMead, stopped by a cap on the
+// evaluations or when the simplex has collapsed to the original's
+// tolerances. The point accepted is the best location evaluated anywhere in
+// the step, not gonum's reported optimum, so its score is already known.
+// Every objective evaluation costs one full-data score call;
 // the scores of accepted points are cached, so the rest of f_n is O(n d).
 // Cost reports the calls point by point: in d dimensions the refinement
 // alone spends up to 200·d calls per point by default, which is why Stein

@@ -17,7 +17,7 @@ import (
 // the accepted point's score never has to be recomputed.
 type objective struct {
 	t target.Target
-	k kernel.Radial // boxed once: kernel.Stein then allocates nothing
+	k kernel.IMQ
 	d int
 
 	x, s []float64 // accepted points and their scores, row-major, n rows
@@ -32,7 +32,7 @@ type objective struct {
 	nonFinite bool  // a non-finite objective was seen in this step
 }
 
-func newObjective(t target.Target, k kernel.Radial, capacity int) *objective {
+func newObjective(t target.Target, k kernel.IMQ, capacity int) *objective {
 	d := t.Dim()
 	return &objective{
 		t:     t,
@@ -65,9 +65,9 @@ func (o *objective) eval(x []float64) float64 {
 // location of the step.
 func (o *objective) evalScored(x, s []float64) float64 {
 	d := o.d
-	f := kernel.Stein(o.k, x, x, s, s) / 2
+	f := o.k.Stein(x, x, s, s) / 2
 	for i := 0; i < o.n; i++ {
-		f += kernel.Stein(o.k, o.x[i*d:(i+1)*d], x, o.s[i*d:(i+1)*d], s)
+		f += o.k.Stein(o.x[i*d:(i+1)*d], x, o.s[i*d:(i+1)*d], s)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		o.nonFinite = true

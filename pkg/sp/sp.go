@@ -173,8 +173,8 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // Step n draws s.Candidates candidates (the first pool as described in
 // Settings.MAP; later ones Gaussian perturbations of uniformly chosen
 // existing points, plus a share of prior draws), scores each once, and
-// refines the best with Nelder–Mead; the best location evaluated in the
-// step, whose score is cached, becomes xₙ.
+// refines the best with gonum's optimize.NelderMead; the best location
+// evaluated anywhere in the step, whose score is cached, becomes xₙ.
 //
 // src seeds every draw. rec (nil records nothing) receives a snapshot after
 // every added point, with Step = n, equal weights, the compute seconds and
@@ -233,8 +233,7 @@ type runner struct {
 	x0       []float64 // Nelder–Mead start
 	w        []float64 // weight buffer
 
-	nm *nelderMead
-	f  func([]float64) float64 // obj.eval, bound once
+	ref *refiner
 }
 
 func newRunner(t target.Target, s Settings, src rand.Source) *runner {
@@ -253,8 +252,7 @@ func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 		w:     make([]float64, 0, s.Points),
 	}
 	r.prior, _ = t.(target.PriorSampler)
-	r.nm = newNelderMead(d)
-	r.f = r.obj.eval
+	r.ref = newRefiner(r.obj)
 	return r
 }
 
@@ -323,7 +321,9 @@ func (r *runner) step(ctx context.Context, n int) error {
 		}
 		mean /= float64(d)
 		copy(r.x0, o.bestX)
-		r.nm.minimize(ctx, r.f, r.x0, o.bestF, 0.1*mean, r.s.NelderMeadEvals)
+		if err := r.ref.run(ctx, r.x0, o.bestF, 0.1*mean, r.s.NelderMeadEvals); err != nil {
+			return err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -157,3 +157,29 @@ func BenchmarkRunHighDim(b *testing.B) {
 	}
 	b.ReportMetric(float64(calls)/points, "scores/point")
 }
+
+// BenchmarkRefine measures gonum's Nelder–Mead driving the objective on the
+// 2-D Gaussian with no accepted points, where the objective itself is a few
+// nanoseconds: ns/eval is then the cost of gonum's plumbing (goroutines
+// and channels) per evaluation, which a full-data score call dwarfs.
+func BenchmarkRefine(b *testing.B) {
+	g, _ := gaussian2()
+	o := newObjective(g, kernel.IMQ{}, 1)
+	r := newRefiner(o)
+	x0 := []float64{3, 2}
+	const limit = 1000
+	r.tolF = -1 // never converge: every run spends the cap
+	b.ReportAllocs()
+	for b.Loop() {
+		o.beginStep()
+		before := o.calls
+		f0 := o.eval(x0)
+		if err := r.run(context.Background(), x0, f0, 1, limit); err != nil {
+			b.Fatal(err)
+		}
+		if o.calls-before != limit+1 {
+			b.Fatalf("%d evaluations, want %d", o.calls-before, limit+1)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*limit), "ns/eval")
+}

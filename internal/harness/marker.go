@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// MarkerSuffix ends the name of the file that marks a running cell,
+// results/<id>.running. It exists only while a process runs the cell, and
+// that process holds a lock on it, so that a marker left by a killed
+// process (a job past its time limit) is told from a live one.
+const MarkerSuffix = ".running"
+
+// Marker is the content of a running cell's marker file.
+type Marker struct {
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"`
+	Start time.Time `json:"start"`
+	// Job is the batch job running the cell (SLURM_JOB_ID, with the array
+	// task when there is one), empty outside a batch system.
+	Job string `json:"job,omitempty"`
+}
+
+// MarkerPath returns the running marker of c, results/<id>.running.
+func (r *Runner) MarkerPath(c *Cell) string {
+	return filepath.Join(r.opts.Results, filepath.FromSlash(c.ID)) + MarkerSuffix
+}
+
+// Running reports whether a live process (this one or another sharing the
+// results directory) is running c now.
+func (r *Runner) Running(c *Cell) bool {
+	return markerHeld(r.MarkerPath(c))
+}
+
+// startMarker writes the running marker of c and holds it until end is
+// called, which removes it.
+func (r *Runner) startMarker(c *Cell) (end func(), err error) {
+	m := Marker{Host: hostInfo().Hostname, PID: os.Getpid(), Start: time.Now().UTC(), Job: os.Getenv("SLURM_JOB_ID")}
+	if id, task := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); id != "" && task != "" {
+		m.Job = id + "_" + task
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return holdMarker(r.MarkerPath(c), append(b, '\n'))
+}

@@ -1,0 +1,94 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Prepare computes the shared artefacts of cells without running their
+// methods: for each experiment, dataset and split that has an unfinished
+// cell, it loads the problem (a loader computes its MAP point through
+// Env.Artefact), prepares the experiment's metrics and computes its
+// reference sample. A batch system runs it as one job before a job array
+// over the cells, so that the array's tasks read each artefact instead of
+// queueing on its lock. Groups run at most Options.Jobs at once; a group
+// whose data is missing is left out (its cells end as skipped). It returns
+// the number of groups prepared and the errors of those that failed.
+func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
+	type group struct {
+		exp     *Experiment
+		dataset string
+		split   int
+	}
+	seen := map[group]bool{}
+	var todo []*Cell
+	for _, c := range cells {
+		g := group{c.Experiment, c.Dataset, c.Split}
+		if seen[g] {
+			continue
+		}
+		st, err := r.Status(c)
+		if err != nil {
+			return 0, err
+		}
+		if st.ck.Missing != "" || (!r.opts.Force && (st.Status == Done || st.Status == Skipped)) {
+			continue
+		}
+		seen[g] = true
+		todo = append(todo, c)
+	}
+	threads := r.Threads()
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	eg := new(errgroup.Group)
+	eg.SetLimit(r.opts.Jobs)
+	for _, c := range todo {
+		eg.Go(func() error {
+			if err := r.prepare(ctx, c, threads); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s/%s/s%d: %w", c.Experiment.ID, c.Dataset, c.Split, err))
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	eg.Wait()
+	return len(todo) - len(errs), errors.Join(errs...)
+}
+
+// prepare does for c what execute does before the method runs, and
+// computes the reference.
+func (r *Runner) prepare(ctx context.Context, c *Cell, threads int) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	ds, _ := r.reg.dataset(c.Dataset)
+	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
+	p, err := ds.Load(ctx, c.Split, env)
+	if errors.Is(err, ErrDataMissing) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("loading %s split %d: %w", c.Dataset, c.Split, err)
+	}
+	for _, name := range c.Experiment.Eval.Metrics {
+		f, _ := r.reg.metric(name)
+		if _, err := f(ctx, p, env); err != nil {
+			return fmt.Errorf("metric %s: %w", name, err)
+		}
+	}
+	if c.Experiment.Reference != nil {
+		if _, _, err := env.Reference(ctx); err != nil {
+			return fmt.Errorf("reference: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Job describes the job array over the cells of experiment files and the
+// preparation job it depends on. Paths should be absolute: the jobs run on
+// other machines, in the directory Dir.
+type Job struct {
+	// Name is the job name (the array's; the preparation job adds
+	// "-prepare").
+	Name string
+	// Repro is the repro executable, on a filesystem the nodes share.
+	Repro string
+	// Files are the experiment files, Profile the profile applied.
+	Files   []string
+	Profile string
+	// Results is the shared results directory, Dir the jobs' working
+	// directory and Logs the directory of their output files.
+	Results, Dir, Logs string
+	// Cells is the number of cells N of the files under Profile, and
+	// CellsPerTask the K cells each task runs.
+	Cells, CellsPerTask int
+	// Tasks are the array tasks to submit (nil: all ⌈N/K⌉).
+	Tasks []int
+	// CPUsPerTask is each task's --cpus-per-task, and its repro -j.
+	CPUsPerTask int
+	// Partition, Time, Mem and Account are passed to sbatch when not empty.
+	Partition, Time, Mem, Account string
+	// Extra are further sbatch options, one "#SBATCH" line each
+	// ("--qos=short").
+	Extra []string
+}
+
+// NumTasks is the size ⌈N/K⌉ of the full array.
+func (j *Job) NumTasks() int {
+	k := max(1, j.CellsPerTask)
+	return (j.Cells + k - 1) / k
+}
+
+// TaskCells returns the inclusive range of cell indices of task t.
+func (j *Job) TaskCells(t int) (lo, hi int) {
+	k := max(1, j.CellsPerTask)
+	if t < 0 || t >= j.NumTasks() {
+		panic(fmt.Sprintf("slurm: task %d out of range [0, %d)", t, j.NumTasks()))
+	}
+	lo = t * k
+	return lo, min(lo+k, j.Cells) - 1
+}
+
+// Tasks returns, in order, the tasks of an array of k cells per task that
+// hold at least one unfinished cell; unfinished[i] tells about cell i.
+func Tasks(unfinished []bool, k int) []int {
+	k = max(1, k)
+	var ts []int
+	for i, u := range unfinished {
+		if u && (len(ts) == 0 || ts[len(ts)-1] != i/k) {
+			ts = append(ts, i/k)
+		}
+	}
+	return ts
+}
+
+// ArraySpec renders increasing task indices as an sbatch --array value,
+// with runs of consecutive tasks as ranges: [0 1 2 5 7 8] is "0-2,5,7-8".
+func ArraySpec(tasks []int) string {
+	var b strings.Builder
+	for i := 0; i < len(tasks); {
+		j := i
+		for j+1 < len(tasks) && tasks[j+1] == tasks[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(tasks[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(tasks[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// Quote quotes s for a POSIX shell when it needs it.
+func Quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+=:,@%", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// header writes the #SBATCH lines common to both jobs.
+func (j *Job) header(b *bytes.Buffer, name, output string) {
+	line := func(opt string) {
+		if strings.ContainsAny(opt, "\n") {
+			panic("slurm: newline in sbatch option " + strconv.Quote(opt))
+		}
+		b.WriteString("#SBATCH " + opt + "\n")
+	}
+	line("--job-name=" + name)
+	line("--chdir=" + j.Dir)
+	line("--output=" + output)
+	line("--ntasks=1")
+	line("--cpus-per-task=" + strconv.Itoa(max(1, j.CPUsPerTask)))
+	for _, o := range []struct{ flag, v string }{{"partition", j.Partition}, {"time", j.Time}, {"mem", j.Mem}, {"account", j.Account}} {
+		if o.v != "" {
+			line("--" + o.flag + "=" + o.v)
+		}
+	}
+	for _, e := range j.Extra {
+		line(e)
+	}
+}
+
+// command renders repro sub FILE… --profile P --results DIR.
+func (j *Job) command(sub string) string {
+	args := []string{Quote(j.Repro), sub}
+	for _, f := range j.Files {
+		args = append(args, Quote(f))
+	}
+	if j.Profile != "" {
+		args = append(args, "--profile", Quote(j.Profile))
+	}
+	args = append(args, "--results", Quote(j.Results))
+	return strings.Join(args, " ")
+}
+
+func (j *Job) what() string {
+	s := strings.Join(j.Files, " ")
+	if j.Profile != "" {
+		s += " (profile " + j.Profile + ")"
+	}
+	return s
+}
+
+// task body lines shared by both scripts: the thread count follows the
+// CPUs Slurm gave, whatever the node's core count.
+const cpusLine = "C=\"${SLURM_CPUS_PER_TASK:-1}\"\nexport GOMAXPROCS=\"$C\"\n"
+
+// PrepareScript is the batch script of the job that computes the shared
+// artefacts of the cells (repro prepare).
+func (j *Job) PrepareScript() []byte {
+	var b bytes.Buffer
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "# Computes the shared artefacts (references, MAP points) of %s once,\n# before the job array over its %d cells runs.\n", j.what(), j.Cells)
+	j.header(&b, j.Name+"-prepare", j.Logs+"/%x-%j.out")
+	b.WriteString("set -euo pipefail\n")
+	b.WriteString(cpusLine)
+	b.WriteString("exec " + j.command("prepare") + " -j \"$C\"\n")
+	return b.Bytes()
+}
+
+// ArrayScript is the batch script of the job array: task t runs the cells
+// TaskCells(t).
+func (j *Job) ArrayScript() []byte {
+	tasks := j.Tasks
+	if tasks == nil {
+		for t := range j.NumTasks() {
+			tasks = append(tasks, t)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "# Runs the %d cells of %s,\n# %d per array task, into one shared results directory.\n",
+		j.Cells, j.what(), max(1, j.CellsPerTask))
+	j.header(&b, j.Name, j.Logs+"/%x-%A_%a.out")
+	b.WriteString("#SBATCH --array=" + ArraySpec(tasks) + "\n")
+	b.WriteString("set -euo pipefail\n")
+	fmt.Fprintf(&b, "K=%d N=%d\n", max(1, j.CellsPerTask), j.Cells)
+	b.WriteString("A=$((SLURM_ARRAY_TASK_ID * K))\nB=$((A + K - 1))\nif [ \"$B\" -ge \"$N\" ]; then B=$((N - 1)); fi\n")
+	b.WriteString(cpusLine)
+	b.WriteString("exec " + j.command("run") + " --cells \"$A-$B\" -j \"$C\"\n")
+	return b.Bytes()
+}
+
+// Submit submits the batch script at path with sbatch --parsable, after
+// the job dependency (an id, "" for none) has succeeded, and returns the
+// new job's id.
+func Submit(ctx context.Context, path, dependency string) (string, error) {
+	args := []string{"--parsable"}
+	if dependency != "" {
+		args = append(args, "--dependency=afterok:"+dependency)
+	}
+	args = append(args, path)
+	cmd := exec.CommandContext(ctx, "sbatch", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("sbatch %s: %s", path, msg)
+	}
+	// --parsable prints "id" or "id;cluster".
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+	if id == "" {
+		return "", errors.New("sbatch " + path + ": no job id in its output")
+	}
+	return id, nil
+}

@@ -1,0 +1,414 @@
+package hmc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// leapfrog advances (x, p) by one leapfrog step of size eps in place. g holds
+// ∇log p(x) on entry and on exit; the new log p(x) is returned.
+func leapfrog(t target.Target, x, p, g, minv []float64, eps float64) float64 {
+	h := 0.5 * eps
+	for j, gj := range g {
+		p[j] += h * gj
+		x[j] += eps * minv[j] * p[j]
+	}
+	lp := t.LogProbGrad(x, g)
+	for j, gj := range g {
+		p[j] += h * gj
+	}
+	return lp
+}
+
+// kinetic returns ½ Σⱼ mⱼ pⱼ².
+func kinetic(p, minv []float64) float64 {
+	var k float64
+	for j, pj := range p {
+		k += minv[j] * pj * pj
+	}
+	return 0.5 * k
+}
+
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// chain is the state of one Markov chain; it is touched only by its own
+// goroutine while a phase runs.
+type chain struct {
+	id  int
+	t   target.Target
+	s   *Settings
+	rng *rand.Rand
+
+	x, g   []float64 // current state and its gradient
+	lp     float64
+	xp, gp []float64 // proposal
+	p      []float64 // momentum
+	minv   []float64 // diagonal inverse mass matrix
+	psd    []float64 // 1/√minv, the momentum standard deviations
+	eps    float64
+
+	da  dualAveraging
+	win windows
+	wf  welford
+
+	calls                    int64
+	acceptSum                float64
+	steps                    int64
+	nSample                  int
+	divergent, warmDivergent int
+}
+
+func newChain(id int, t target.Target, s *Settings, rng *rand.Rand) *chain {
+	d := t.Dim()
+	c := &chain{
+		id: id, t: t, s: s, rng: rng,
+		x: make([]float64, d), g: make([]float64, d),
+		xp: make([]float64, d), gp: make([]float64, d),
+		p: make([]float64, d), minv: make([]float64, d), psd: make([]float64, d),
+		eps: s.StepSize,
+		da:  dualAveraging{delta: s.TargetAccept},
+		win: newWindows(s.Warmup),
+		wf:  newWelford(d),
+	}
+	for j := range c.minv {
+		c.minv[j], c.psd[j] = 1, 1
+	}
+	return c
+}
+
+// start finds a finite initial point, trying up to 100 dispersed draws as
+// Stan does.
+func (c *chain) start() error {
+	ps, hasPrior := c.t.(target.PriorSampler)
+	for try := 0; try < 100; try++ {
+		switch {
+		case c.s.Init != nil:
+			for j, v := range c.s.Init {
+				c.x[j] = v + c.s.InitScale*c.rng.NormFloat64()
+			}
+		case hasPrior:
+			ps.SamplePrior(c.rng, c.x)
+		default:
+			for j := range c.x {
+				c.x[j] = 4*c.rng.Float64() - 2
+			}
+		}
+		c.lp = c.t.LogProbGrad(c.x, c.g)
+		c.calls++
+		if finite(c.x) && finite(c.g) && !math.IsNaN(c.lp) && !math.IsInf(c.lp, 0) {
+			return nil
+		}
+	}
+	return fmt.Errorf("hmc: chain %d: no initial point with finite log density and gradient in 100 tries", c.id)
+}
+
+// pathLength draws the number of leapfrog steps of one transition.
+func (c *chain) pathLength() int {
+	base := c.s.IntegrationTime / c.eps
+	if c.s.Steps > 0 {
+		base = float64(c.s.Steps)
+	}
+	if c.s.Jitter > 0 {
+		base *= 1 + c.s.Jitter*(2*c.rng.Float64()-1)
+	}
+	if !(base < float64(c.s.MaxSteps)) { // also catches NaN
+		return c.s.MaxSteps
+	}
+	return max(1, int(math.Ceil(base)))
+}
+
+// transition performs one HMC transition from the current state and returns
+// its acceptance statistic and whether it diverged. It allocates nothing.
+func (c *chain) transition(steps int) (accept float64, divergent bool) {
+	for j := range c.p {
+		c.p[j] = c.psd[j] * c.rng.NormFloat64()
+	}
+	h0 := -c.lp + kinetic(c.p, c.minv)
+	copy(c.xp, c.x)
+	copy(c.gp, c.g)
+	lp := c.lp
+	h := h0
+	for range steps {
+		lp = leapfrog(c.t, c.xp, c.p, c.gp, c.minv, c.eps)
+		c.calls++
+		h = -lp + kinetic(c.p, c.minv)
+		if !(h-h0 <= maxEnergyError) { // NaN included
+			return 0, true
+		}
+	}
+	accept = math.Min(1, math.Exp(h0-h))
+	if accept == 1 || c.rng.Float64() < accept {
+		c.x, c.xp = c.xp, c.x
+		c.g, c.gp = c.gp, c.g
+		c.lp = lp
+	}
+	return accept, false
+}
+
+// check reports a non-finite current state, which no rejection can repair.
+func (c *chain) check(phase string, it int) error {
+	if finite(c.x) && finite(c.g) && !math.IsNaN(c.lp) && !math.IsInf(c.lp, 0) {
+		return nil
+	}
+	return fmt.Errorf("hmc: chain %d, %s iteration %d: non-finite state (log p = %v, finite θ: %v, finite ∇log p: %v)",
+		c.id, phase, it, c.lp, finite(c.x), finite(c.g))
+}
+
+// initStepSize is Stan's heuristic: double or halve ε until the acceptance
+// probability of one leapfrog step from the current point crosses 0.8.
+func (c *chain) initStepSize(ctx context.Context) error {
+	const logHalf = -0.2231435513142097 // log 0.8
+	deltaH := func() float64 {
+		for j := range c.p {
+			c.p[j] = c.psd[j] * c.rng.NormFloat64()
+		}
+		h0 := -c.lp + kinetic(c.p, c.minv)
+		copy(c.xp, c.x)
+		copy(c.gp, c.g)
+		lp := leapfrog(c.t, c.xp, c.p, c.gp, c.minv, c.eps)
+		c.calls++
+		h := -lp + kinetic(c.p, c.minv)
+		if math.IsNaN(h) {
+			h = math.Inf(1)
+		}
+		return h0 - h
+	}
+	dir := -1.0
+	if deltaH() > logHalf {
+		dir = 1
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dh := deltaH()
+		if dir == 1 && !(dh > logHalf) || dir == -1 && !(dh < logHalf) {
+			return nil
+		}
+		if dir == 1 {
+			c.eps *= 2
+		} else {
+			c.eps *= 0.5
+		}
+		if c.eps > 1e7 {
+			return fmt.Errorf("hmc: chain %d: step size heuristic passed 1e7: is the posterior improper?", c.id)
+		}
+		if c.eps == 0 {
+			return fmt.Errorf("hmc: chain %d: step size heuristic reached 0: no finite gradient near the initial point", c.id)
+		}
+	}
+}
+
+// warmup finds a starting point and adapts ε and the inverse mass matrix.
+func (c *chain) warmup(ctx context.Context) error {
+	if err := c.start(); err != nil {
+		return err
+	}
+	if c.s.Warmup == 0 {
+		return nil
+	}
+	if err := c.initStepSize(ctx); err != nil {
+		return err
+	}
+	c.da.restart(c.eps)
+	for it := range c.s.Warmup {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a, div := c.transition(c.pathLength())
+		if div {
+			c.warmDivergent++
+		}
+		if err := c.check("warm-up", it); err != nil {
+			return err
+		}
+		c.eps = c.da.learn(a)
+		if c.win.learn(&c.wf, c.x, c.minv) {
+			for j, m := range c.minv {
+				c.psd[j] = 1 / math.Sqrt(m)
+			}
+			if err := c.initStepSize(ctx); err != nil {
+				return err
+			}
+			c.da.restart(c.eps)
+		}
+	}
+	c.eps = c.da.final()
+	return nil
+}
+
+// sample runs sampling iterations [from, to) and writes draw i into row
+// i·Chains + id of pooled.
+func (c *chain) sample(ctx context.Context, from, to int, pooled *mat.Dense) error {
+	for it := from; it < to; it++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		steps := c.pathLength()
+		a, div := c.transition(steps)
+		if err := c.check("sampling", it); err != nil {
+			return err
+		}
+		c.steps += int64(steps)
+		c.acceptSum += a
+		c.nSample++
+		if div {
+			c.divergent++
+		}
+		copy(pooled.RawRowView(it*c.s.Chains+c.id), c.x)
+	}
+	return nil
+}
+
+func (c *chain) diagnostics() ChainDiagnostics {
+	n := float64(c.nSample)
+	return ChainDiagnostics{
+		AcceptRate:        c.acceptSum / n,
+		Divergences:       c.divergent,
+		WarmupDivergences: c.warmDivergent,
+		StepSize:          c.eps,
+		InvMass:           append([]float64(nil), c.minv...),
+		MeanSteps:         float64(c.steps) / n,
+		GradCalls:         c.calls,
+	}
+}
+
+// dualAveraging is the step-size adaptation of Hoffman & Gelman (2014) with
+// Stan's constants.
+type dualAveraging struct {
+	delta          float64
+	mu, sBar, xBar float64
+	count          int
+}
+
+const (
+	daGamma = 0.05
+	daT0    = 10
+	daKappa = 0.75
+)
+
+// restart centres the adaptation on log(10ε).
+func (d *dualAveraging) restart(eps float64) {
+	d.mu = math.Log(10 * eps)
+	d.sBar, d.xBar, d.count = 0, 0, 0
+}
+
+// learn takes one acceptance statistic and returns the next step size.
+func (d *dualAveraging) learn(accept float64) float64 {
+	d.count++
+	n := float64(d.count)
+	accept = math.Min(1, accept)
+	eta := 1 / (n + daT0)
+	d.sBar = (1-eta)*d.sBar + eta*(d.delta-accept)
+	x := d.mu - d.sBar*math.Sqrt(n)/daGamma
+	xEta := math.Pow(n, -daKappa)
+	d.xBar = (1-xEta)*d.xBar + xEta*x
+	return math.Exp(x)
+}
+
+// final returns the averaged step size exp(x̄).
+func (d *dualAveraging) final() float64 { return math.Exp(d.xBar) }
+
+// windows is Stan's windowed adaptation schedule.
+type windows struct {
+	warmup, initBuf, termBuf int
+	off                      bool
+	counter                  int
+	size, next               int
+}
+
+func newWindows(warmup int) windows {
+	w := windows{warmup: warmup, initBuf: 75, termBuf: 50, size: 25}
+	switch {
+	case warmup < 20:
+		w.off = true
+	case w.initBuf+w.size+w.termBuf > warmup:
+		w.initBuf = int(0.15 * float64(warmup))
+		w.termBuf = int(0.1 * float64(warmup))
+		w.size = warmup - (w.initBuf + w.termBuf)
+	}
+	w.next = w.initBuf + w.size - 1
+	return w
+}
+
+func (w *windows) inWindow() bool {
+	return !w.off && w.counter >= w.initBuf && w.counter < w.warmup-w.termBuf && w.counter != w.warmup
+}
+
+func (w *windows) endWindow() bool {
+	return !w.off && w.counter == w.next && w.counter != w.warmup
+}
+
+func (w *windows) computeNext() {
+	if w.next == w.warmup-w.termBuf-1 {
+		return
+	}
+	w.size *= 2
+	w.next = w.counter + w.size
+	if w.next != w.warmup-w.termBuf-1 {
+		if w.next+2*w.size >= w.warmup-w.termBuf {
+			w.next = w.warmup - w.termBuf - 1
+		}
+	}
+}
+
+// learn adds the draw x to the variance estimate inside slow windows and, at
+// the end of one, writes the regularised variances into minv and reports
+// true.
+func (w *windows) learn(wf *welford, x, minv []float64) bool {
+	if w.inWindow() {
+		wf.add(x)
+	}
+	if w.endWindow() {
+		w.computeNext()
+		n := float64(wf.n)
+		for j := range minv {
+			v := wf.m2[j] / (n - 1)
+			minv[j] = n/(n+5)*v + 1e-3*5/(n+5)
+		}
+		wf.restart()
+		w.counter++
+		return true
+	}
+	w.counter++
+	return false
+}
+
+// welford accumulates per-coordinate means and sums of squared deviations.
+type welford struct {
+	n        int
+	mean, m2 []float64
+}
+
+func newWelford(d int) welford {
+	return welford{mean: make([]float64, d), m2: make([]float64, d)}
+}
+
+func (w *welford) add(x []float64) {
+	w.n++
+	for j, v := range x {
+		delta := v - w.mean[j]
+		w.mean[j] += delta / float64(w.n)
+		w.m2[j] += delta * (v - w.mean[j])
+	}
+}
+
+func (w *welford) restart() {
+	w.n = 0
+	for j := range w.mean {
+		w.mean[j], w.m2[j] = 0, 0
+	}
+}

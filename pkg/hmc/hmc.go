@@ -1,0 +1,319 @@
+package hmc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// maxEnergyError is the energy error H − H₀ beyond which a trajectory is
+// declared divergent, Stan's max_deltaH.
+const maxEnergyError = 1000
+
+// Settings configure Run. The zero value is usable: every field documents its
+// default, which applies when the field is zero.
+type Settings struct {
+	// Chains is the number of chains, run in parallel. Default 4.
+	Chains int
+	// Warmup is the number of warm-up (adaptation) iterations per chain,
+	// whose draws are discarded. Default 1000; a negative value means no
+	// warm-up: the chains sample at once with StepSize and a unit mass matrix.
+	Warmup int
+	// Draws is the number of kept draws per chain. Default 1000.
+	Draws int
+	// TargetAccept is the mean acceptance statistic δ that dual averaging
+	// aims at. Default 0.8.
+	TargetAccept float64
+	// IntegrationTime is the nominal trajectory length T = Lε. Default 2π:
+	// with the jitter default, T·u is uniform on [π, 3π], over which a
+	// Gaussian direction of unit scale (after the mass matrix) has mean
+	// autocorrelation E[cos(T·u)] = 0.
+	IntegrationTime float64
+	// Steps, when positive, fixes the nominal number of leapfrog steps L
+	// instead of deriving it from IntegrationTime. Default 0 (use
+	// IntegrationTime).
+	Steps int
+	// Jitter is the relative path-length jitter j: each transition uses
+	// L = ⌈L₀·u⌉ steps with u ~ U[1−j, 1+j]. Default 0.5; a negative value
+	// turns jitter off. Must be below 1.
+	Jitter float64
+	// MaxSteps caps the leapfrog steps of one transition, so that a tiny
+	// step size early in warm-up cannot stall a chain. Default 1024.
+	MaxSteps int
+	// StepSize is the initial step size ε₀ that the warm-up heuristic starts
+	// from, or the step size when there is no warm-up. Default 1.
+	StepSize float64
+	// Init, when non-nil, is the point (length Dim) around which chains
+	// start: chain c starts at Init + InitScale·z, z ~ N(0, I). When nil,
+	// chains start from prior draws when the target is a
+	// target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
+	// otherwise.
+	Init []float64
+	// InitScale is the standard deviation of the jitter around Init.
+	// Default 1.
+	InitScale float64
+	// RecordEvery is the number of sampling iterations (per chain) between
+	// snapshots. Default 100. A snapshot is always reported after the last
+	// iteration.
+	RecordEvery int
+	// MaxRhat and MinESS are the thresholds beyond which a reference is
+	// Flagged. Defaults 1.01 and 400.
+	MaxRhat, MinESS float64
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Chains == 0 {
+		s.Chains = 4
+	}
+	if s.Warmup == 0 {
+		s.Warmup = 1000
+	}
+	if s.Warmup < 0 {
+		s.Warmup = 0
+	}
+	if s.Draws == 0 {
+		s.Draws = 1000
+	}
+	if s.TargetAccept == 0 {
+		s.TargetAccept = 0.8
+	}
+	if s.IntegrationTime == 0 {
+		s.IntegrationTime = 2 * math.Pi
+	}
+	if s.Jitter == 0 {
+		s.Jitter = 0.5
+	}
+	if s.Jitter < 0 {
+		s.Jitter = 0
+	}
+	if s.MaxSteps == 0 {
+		s.MaxSteps = 1024
+	}
+	if s.StepSize == 0 {
+		s.StepSize = 1
+	}
+	if s.InitScale == 0 {
+		s.InitScale = 1
+	}
+	if s.RecordEvery == 0 {
+		s.RecordEvery = 100
+	}
+	if s.MaxRhat == 0 {
+		s.MaxRhat = 1.01
+	}
+	if s.MinESS == 0 {
+		s.MinESS = 400
+	}
+	switch {
+	case s.Chains < 0, s.Draws < 0, s.MaxSteps < 0, s.RecordEvery < 0, s.Steps < 0:
+		panic("hmc: negative count in Settings")
+	case s.TargetAccept <= 0 || s.TargetAccept >= 1:
+		panic("hmc: TargetAccept outside (0, 1)")
+	case s.Jitter >= 1:
+		panic("hmc: Jitter must be below 1")
+	case !(s.IntegrationTime > 0) || !(s.StepSize > 0) || !(s.InitScale > 0):
+		panic("hmc: non-positive IntegrationTime, StepSize or InitScale")
+	}
+	return s
+}
+
+// ChainDiagnostics describe one chain, so that a bad reference can be traced
+// to the chain that spoiled it.
+type ChainDiagnostics struct {
+	// AcceptRate is the mean acceptance statistic min(1, exp(H₀ − H_L))
+	// over the sampling iterations; dual averaging aims it at TargetAccept.
+	AcceptRate float64
+	// Divergences counts divergent sampling transitions; WarmupDivergences
+	// those of the warm-up, which are common while ε is being found.
+	Divergences, WarmupDivergences int
+	// StepSize is the adapted step size ε used for sampling.
+	StepSize float64
+	// InvMass is the adapted diagonal inverse mass matrix, an estimate of
+	// the posterior marginal variances.
+	InvMass []float64
+	// MeanSteps is the mean number of leapfrog steps per sampling
+	// transition.
+	MeanSteps float64
+	// GradCalls counts the chain's LogProbGrad calls, warm-up included.
+	GradCalls int64
+}
+
+// Result is a reference sample with the evidence of its quality.
+type Result struct {
+	// Set holds the pooled draws of all chains with equal weights. Rows are
+	// in iteration-major order: row i·Chains + c is draw i of chain c.
+	Set particle.Set
+	// Chains holds the draws of each chain (Draws × Dim).
+	Chains []*mat.Dense
+	// Diagnostics holds one entry per chain.
+	Diagnostics []ChainDiagnostics
+	// Rhat and ESS are the rank-normalised split-R̂ and the bulk effective
+	// sample size of every coordinate (metric.SplitRhat, metric.BulkESS);
+	// MaxRhat and MinESS summarise them. They are NaN when there are fewer
+	// than 4 draws per chain.
+	Rhat, ESS       []float64
+	MaxRhat, MinESS float64
+	// Flagged reports that the draws should not be trusted as a reference;
+	// Reasons says why.
+	Flagged bool
+	Reasons []string
+	// Seconds is the compute time, warm-up included and recording excluded;
+	// GradEvals the per-datapoint gradient evaluations (calls × NData).
+	Seconds   float64
+	GradEvals int64
+}
+
+// Run draws a reference sample from t with s.Chains parallel chains. It
+// reports the pooled draws through rec (nil records nothing) every
+// s.RecordEvery sampling iterations; a recorder returning particle.ErrStop
+// ends the run early with the draws so far. Run returns ctx.Err() when ctx is
+// cancelled, and an error naming the chain and iteration when a chain reaches
+// a non-finite state (a rejected divergent proposal is not an error).
+func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
+	s = s.withDefaults()
+	d := t.Dim()
+	if s.Init != nil && len(s.Init) != d {
+		panic("hmc: len(Init) != Dim")
+	}
+	var sw particle.Stopwatch
+	sw.Start()
+
+	rng := rand.New(src)
+	chains := make([]*chain, s.Chains)
+	for c := range chains {
+		chains[c] = newChain(c, t, &s, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+	}
+	nd := int64(target.NData(t))
+	gradEvals := func() int64 {
+		var n int64
+		for _, ch := range chains {
+			n += ch.calls
+		}
+		return n * nd
+	}
+
+	if err := parallel(ctx, chains, func(ch *chain) error { return ch.warmup(ctx) }); err != nil {
+		return nil, err
+	}
+
+	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	done := 0
+	for done < s.Draws {
+		next := min(done+s.RecordEvery, s.Draws)
+		err := parallel(ctx, chains, func(ch *chain) error { return ch.sample(ctx, done, next, pooled) })
+		if err != nil {
+			return nil, err
+		}
+		done = next
+		snap := particle.Snapshot{
+			Step:      done,
+			X:         pooled.Slice(0, done*s.Chains, 0, d).(*mat.Dense),
+			W:         particle.Equal(done * s.Chains),
+			GradEvals: gradEvals(),
+		}
+		stop, err := particle.Report(rec, &sw, snap)
+		if err != nil {
+			return nil, err
+		}
+		if stop {
+			break
+		}
+	}
+
+	res := &Result{
+		Set:         particle.Set{X: mat.DenseCopyOf(pooled.Slice(0, done*s.Chains, 0, d)), W: particle.Equal(done * s.Chains)},
+		Chains:      make([]*mat.Dense, s.Chains),
+		Diagnostics: make([]ChainDiagnostics, s.Chains),
+	}
+	for c, ch := range chains {
+		m := mat.NewDense(done, d, nil)
+		for i := 0; i < done; i++ {
+			m.SetRow(i, pooled.RawRowView(i*s.Chains+c))
+		}
+		res.Chains[c] = m
+		res.Diagnostics[c] = ch.diagnostics()
+	}
+	res.diagnose(&s)
+	sw.Stop()
+	res.Seconds = sw.Seconds()
+	res.GradEvals = gradEvals()
+	return res, nil
+}
+
+// diagnose fills Rhat, ESS and the flag.
+func (r *Result) diagnose(s *Settings) {
+	n, d := r.Chains[0].Dims()
+	r.MaxRhat, r.MinESS = math.NaN(), math.NaN()
+	if n < 4 {
+		r.Flagged = true
+		r.Reasons = append(r.Reasons, fmt.Sprintf("only %d draws per chain: R̂ and ESS undefined", n))
+		return
+	}
+	r.Rhat = metric.SplitRhat(r.Chains, nil)
+	r.ESS = metric.BulkESS(r.Chains, nil)
+	r.MaxRhat, r.MinESS = math.Inf(-1), math.Inf(1)
+	worstR, worstE := 0, 0
+	for j := 0; j < d; j++ {
+		if math.IsNaN(r.Rhat[j]) || math.IsNaN(r.ESS[j]) {
+			r.Flagged = true
+			r.Reasons = append(r.Reasons, fmt.Sprintf("coordinate %d: R̂ or ESS undefined (constant draws)", j))
+			continue
+		}
+		if r.Rhat[j] > r.MaxRhat {
+			r.MaxRhat, worstR = r.Rhat[j], j
+		}
+		if r.ESS[j] < r.MinESS {
+			r.MinESS, worstE = r.ESS[j], j
+		}
+	}
+	if r.MaxRhat > s.MaxRhat {
+		r.Flagged = true
+		r.Reasons = append(r.Reasons, fmt.Sprintf("max R̂ %.4g > %g (coordinate %d)", r.MaxRhat, s.MaxRhat, worstR))
+	}
+	if r.MinESS < s.MinESS {
+		r.Flagged = true
+		r.Reasons = append(r.Reasons, fmt.Sprintf("min bulk ESS %.4g < %g (coordinate %d)", r.MinESS, s.MinESS, worstE))
+	}
+	for c, dg := range r.Diagnostics {
+		if dg.Divergences > 0 {
+			r.Flagged = true
+			r.Reasons = append(r.Reasons, fmt.Sprintf("chain %d: %d divergent sampling transitions", c, dg.Divergences))
+		}
+	}
+}
+
+// parallel runs f on every chain, one goroutine each, and returns ctx.Err()
+// when ctx is done, else the error of the lowest-numbered failing chain.
+func parallel(ctx context.Context, chains []*chain, f func(*chain) error) error {
+	errs := make([]error, len(chains))
+	var wg sync.WaitGroup
+	for c, ch := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = f(ch)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return firstNonNil(errs)
+}
+
+func firstNonNil(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

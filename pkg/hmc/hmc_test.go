@@ -1,0 +1,394 @@
+package hmc
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// gaussian is N(m, Σ) with a random rotation of log-spaced variances
+// lo … lo·cond, so that cond(Σ) = cond.
+type gaussian struct {
+	d     int
+	m     []float64
+	sigma *mat.Dense
+	prec  []float64 // Σ⁻¹, row-major
+}
+
+func newGaussian(rng *rand.Rand, d int, lo, cond float64) *gaussian {
+	a := mat.NewDense(d, d, nil)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	lam := mat.NewDiagDense(d, nil)
+	ilam := mat.NewDiagDense(d, nil)
+	for i := 0; i < d; i++ {
+		l := lo * math.Pow(cond, float64(i)/float64(d-1))
+		lam.SetDiag(i, l)
+		ilam.SetDiag(i, 1/l)
+	}
+	g := &gaussian{d: d, m: make([]float64, d), sigma: mat.NewDense(d, d, nil)}
+	var tmp, p mat.Dense
+	tmp.Mul(&q, lam)
+	g.sigma.Mul(&tmp, q.T())
+	tmp.Mul(&q, ilam)
+	p.Mul(&tmp, q.T())
+	g.prec = p.RawMatrix().Data
+	for i := range g.m {
+		g.m[i] = 3 * rng.NormFloat64()
+	}
+	return g
+}
+
+// logProbGrad is log p(x) = −½(x−m)ᵀΣ⁻¹(x−m) and its gradient −Σ⁻¹(x−m).
+func (g *gaussian) logProbGrad(x, grad []float64) float64 {
+	var lp float64
+	for i := 0; i < g.d; i++ {
+		row := g.prec[i*g.d : (i+1)*g.d]
+		var s float64
+		for j, pij := range row {
+			s += pij * (x[j] - g.m[j])
+		}
+		grad[i] = -s
+		lp -= 0.5 * s * (x[i] - g.m[i])
+	}
+	return lp
+}
+
+func (g *gaussian) target() target.Func { return target.Func{D: g.d, F: g.logProbGrad} }
+
+func TestCorrelatedGaussianMoments(t *testing.T) {
+	const d = 10
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), d, 0.1, 100)
+	res, err := Run(context.Background(), g.target(), Settings{}, rand.NewPCG(2, 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Flagged || res.MaxRhat >= 1.01 {
+		t.Fatalf("flagged: %v (max R̂ %v, min ESS %v)", res.Reasons, res.MaxRhat, res.MinESS)
+	}
+	if n, _ := res.Set.X.Dims(); n != 4000 {
+		t.Fatalf("%d pooled draws, want 4000", n)
+	}
+	for c, dg := range res.Diagnostics {
+		t.Logf("chain %d: accept %.3f ε %.3g steps %.1f divergences %d/%d", c, dg.AcceptRate, dg.StepSize, dg.MeanSteps, dg.Divergences, dg.WarmupDivergences)
+		// Dual averaging aims the mean warm-up acceptance statistic at 0.8;
+		// the averaged log ε used for sampling is smaller than the
+		// fluctuating warm-up ε, so sampling accepts more (as in Stan).
+		if dg.AcceptRate < 0.75 || dg.AcceptRate > 0.99 {
+			t.Errorf("chain %d: acceptance %v, want in [0.75, 0.99]", c, dg.AcceptRate)
+		}
+		// The inverse mass matrix estimates the marginal variances.
+		for j, m := range dg.InvMass {
+			if v := g.sigma.At(j, j); math.Abs(m-v) > 0.5*v {
+				t.Errorf("chain %d: inverse mass %d is %v, marginal variance %v", c, j, m, v)
+			}
+		}
+	}
+	t.Logf("max R̂ %.4f, min bulk ESS %.0f, grad evals %d", res.MaxRhat, res.MinESS, res.GradEvals)
+
+	// Means: within 4 Monte Carlo standard errors sd/√ESS.
+	mean := res.Set.Mean(nil)
+	ess := metric.ESS(res.Chains, nil)
+	for j := range mean {
+		se := math.Sqrt(g.sigma.At(j, j) / ess[j])
+		if math.Abs(mean[j]-g.m[j]) > 4*se {
+			t.Errorf("mean %d: %v, want %v ± 4·%v", j, mean[j], g.m[j], se)
+		}
+	}
+
+	// Covariances: the draws' products zⱼzₖ with z = x − m average to Σⱼₖ,
+	// each with variance ΣⱼⱼΣₖₖ + Σⱼₖ² (Isserlis); their own ESS gives the
+	// standard error.
+	type pair struct{ j, k int }
+	var pairs []pair
+	for j := 0; j < d; j++ {
+		for k := j; k < d; k++ {
+			pairs = append(pairs, pair{j, k})
+		}
+	}
+	prods := make([]*mat.Dense, len(res.Chains))
+	for c, ch := range res.Chains {
+		n, _ := ch.Dims()
+		prods[c] = mat.NewDense(n, len(pairs), nil)
+		for i := 0; i < n; i++ {
+			x := ch.RawRowView(i)
+			for q, p := range pairs {
+				prods[c].Set(i, q, (x[p.j]-g.m[p.j])*(x[p.k]-g.m[p.k]))
+			}
+		}
+	}
+	pess := metric.ESS(prods, nil)
+	var worst float64
+	for q, p := range pairs {
+		var s float64
+		var n int
+		for _, pc := range prods {
+			r, _ := pc.Dims()
+			for i := 0; i < r; i++ {
+				s += pc.At(i, q)
+			}
+			n += r
+		}
+		est := s / float64(n)
+		sjk := g.sigma.At(p.j, p.k)
+		se := math.Sqrt((g.sigma.At(p.j, p.j)*g.sigma.At(p.k, p.k) + sjk*sjk) / pess[q])
+		worst = math.Max(worst, math.Abs(est-sjk)/se)
+		if math.Abs(est-sjk) > 4*se {
+			t.Errorf("Σ[%d,%d]: %v, want %v ± 4·%v", p.j, p.k, est, sjk, se)
+		}
+	}
+	t.Logf("worst covariance error: %.2f standard errors", worst)
+}
+
+func TestDeterministicAcrossRuns(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(4, 4)), 3, 0.5, 10)
+	s := Settings{Warmup: 150, Draws: 50}
+	a, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.Set.X, b.Set.X) {
+		t.Error("same seed, different draws")
+	}
+	c, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mat.Equal(a.Set.X, c.Set.X) {
+		t.Error("different seeds, same draws")
+	}
+}
+
+func TestLeapfrogSecondOrderAndReversible(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(7, 7)), 4, 0.5, 8)
+	tg := g.target()
+	minv := []float64{1, 0.5, 2, 1.5}
+	x0 := []float64{1, -2, 0.5, 3}
+	p0 := []float64{0.3, 1, -0.7, 0.2}
+	grad := make([]float64, 4)
+	energy := func(x, p []float64) float64 { return -tg.LogProbGrad(x, grad) + kinetic(p, minv) }
+	h0 := energy(x0, p0)
+
+	// Largest energy error along a trajectory of time 3.
+	maxErr := func(eps float64) float64 {
+		x := append([]float64(nil), x0...)
+		p := append([]float64(nil), p0...)
+		g := make([]float64, 4)
+		tg.LogProbGrad(x, g)
+		var worst float64
+		for range int(math.Round(3 / eps)) {
+			lp := leapfrog(tg, x, p, g, minv, eps)
+			worst = math.Max(worst, math.Abs(-lp+kinetic(p, minv)-h0))
+		}
+		return worst
+	}
+	e1, e2, e3 := maxErr(0.04), maxErr(0.02), maxErr(0.01)
+	t.Logf("max energy error: ε=0.04 %.3g, 0.02 %.3g, 0.01 %.3g", e1, e2, e3)
+	for _, r := range []float64{e1 / e2, e2 / e3} {
+		if r < 3.6 || r > 4.4 {
+			t.Errorf("halving ε divides the energy error by %v, want 4", r)
+		}
+	}
+
+	// Reversibility: forward, flip the momentum, forward again.
+	x := append([]float64(nil), x0...)
+	p := append([]float64(nil), p0...)
+	gr := make([]float64, 4)
+	tg.LogProbGrad(x, gr)
+	for range 50 {
+		leapfrog(tg, x, p, gr, minv, 0.1)
+	}
+	moved := math.Abs(x[0] - x0[0])
+	for j := range p {
+		p[j] = -p[j]
+	}
+	for range 50 {
+		leapfrog(tg, x, p, gr, minv, 0.1)
+	}
+	if moved < 0.1 {
+		t.Fatalf("trajectory did not move (%v)", moved)
+	}
+	for j := range x {
+		if math.Abs(x[j]-x0[j]) > 1e-10 || math.Abs(p[j]+p0[j]) > 1e-10 {
+			t.Errorf("coordinate %d: back at (%v, %v), started at (%v, %v)", j, x[j], -p[j], x0[j], p0[j])
+		}
+	}
+}
+
+func TestLeapfrogAllocatesNothing(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
+	s := Settings{}.withDefaults()
+	c := newChain(0, g.target(), &s, rand.New(rand.NewPCG(1, 2)))
+	if err := c.start(); err != nil {
+		t.Fatal(err)
+	}
+	c.eps = 0.1
+	if n := testing.AllocsPerRun(20, func() { c.transition(10) }); n != 0 {
+		t.Errorf("transition allocates %v times", n)
+	}
+}
+
+func TestShortRunIsFlagged(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
+	res, err := Run(context.Background(), g.target(), Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Flagged || !strings.Contains(strings.Join(res.Reasons, "; "), "ESS") {
+		t.Errorf("short run: Flagged %v, reasons %q; want flagged for ESS", res.Flagged, res.Reasons)
+	}
+}
+
+func TestStuckChainsAreFlagged(t *testing.T) {
+	// Two modes at ±10 behind a 50-nat barrier: chains started at
+	// N(0, 5²) settle in the nearer one and never cross.
+	tg := target.Func{D: 1, F: func(x, grad []float64) float64 {
+		a, b := -0.5*(x[0]-10)*(x[0]-10), -0.5*(x[0]+10)*(x[0]+10)
+		m := math.Max(a, b)
+		wa, wb := math.Exp(a-m), math.Exp(b-m)
+		grad[0] = (wa*(10-x[0]) + wb*(-10-x[0])) / (wa + wb)
+		return m + math.Log(wa+wb)
+	}}
+	s := Settings{Warmup: 200, Draws: 200, Init: []float64{0}, InitScale: 5}
+	res, err := Run(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var signs [2]int
+	for _, ch := range res.Chains {
+		if ch.At(0, 0) > 0 {
+			signs[1]++
+		} else {
+			signs[0]++
+		}
+	}
+	if signs[0] == 0 || signs[1] == 0 {
+		t.Fatalf("all chains in one mode (%v): the test needs both occupied", signs)
+	}
+	if !res.Flagged || res.MaxRhat < 1.1 || !strings.Contains(strings.Join(res.Reasons, "; "), "R̂") {
+		t.Errorf("chains in different modes: Flagged %v, max R̂ %v, reasons %q", res.Flagged, res.MaxRhat, res.Reasons)
+	}
+}
+
+func TestCancelStopsPromptly(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const cancelAt = 20000
+	var calls, after atomic.Int64
+	tg := target.Func{D: 10, F: func(x, grad []float64) float64 {
+		if calls.Add(1) == cancelAt {
+			cancel()
+		} else if ctx.Err() != nil {
+			after.Add(1)
+		}
+		return g.logProbGrad(x, grad)
+	}}
+	s := Settings{}
+	res, err := Run(ctx, tg, s, rand.NewPCG(11, 11), nil)
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("got (%v, %v), want (nil, context.Canceled)", res, err)
+	}
+	// Each chain may finish the transition it is in, nothing more.
+	s = s.withDefaults()
+	if n := after.Load(); n > int64(s.Chains*s.MaxSteps) {
+		t.Errorf("%d gradient calls after cancellation, want ≤ %d", n, s.Chains*s.MaxSteps)
+	}
+}
+
+func TestNonFiniteStateIsAnError(t *testing.T) {
+	// A broken density that is +∞ beyond 2.5: such a proposal is accepted
+	// and the chain must stop with an error rather than return it.
+	tg := target.Func{D: 1, F: func(x, grad []float64) float64 {
+		grad[0] = -x[0]
+		if x[0] > 2.5 {
+			return math.Inf(1)
+		}
+		return -0.5 * x[0] * x[0]
+	}}
+	s := Settings{Warmup: -1, StepSize: 0.2, Draws: 1000}
+	res, err := Run(context.Background(), tg, s, rand.NewPCG(12, 12), nil)
+	if err == nil || res != nil {
+		t.Fatalf("got (%v, %v), want an error", res, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "chain") || !strings.Contains(msg, "iteration") {
+		t.Errorf("error %q does not name chain and iteration", msg)
+	}
+	if testing.Verbose() {
+		t.Log(err)
+	}
+}
+
+// counted is a Stochastic target of nData points, to check the cost unit.
+type counted struct {
+	target.Func
+	nData int
+}
+
+func (c counted) NData() int { return c.nData }
+func (c counted) MinibatchLogProbGrad(x, grad []float64, _ []int) float64 {
+	return c.LogProbGrad(x, grad)
+}
+
+func TestRecorderSnapshotsAndStop(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 3, 0.5, 4)
+	tg := counted{g.target(), 7}
+	var steps []int
+	var last int64
+	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
+		n, _ := s.X.Dims()
+		if n != 2*s.Step || len(s.W) != n {
+			t.Errorf("step %d: %d draws, %d weights; want %d", s.Step, n, len(s.W), 2*s.Step)
+		}
+		if s.GradEvals <= last || s.GradEvals%7 != 0 {
+			t.Errorf("step %d: grad evals %d after %d, want increasing multiples of 7", s.Step, s.GradEvals, last)
+		}
+		last = s.GradEvals
+		steps = append(steps, s.Step)
+		return nil
+	})
+	res, err := Run(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{100, 200, 250}; len(steps) != 3 || steps[0] != want[0] || steps[1] != want[1] || steps[2] != want[2] {
+		t.Errorf("snapshots at %v, want %v", steps, want)
+	}
+	var calls int64
+	for _, dg := range res.Diagnostics {
+		calls += dg.GradCalls
+	}
+	if res.GradEvals != last || res.GradEvals != 7*calls {
+		t.Errorf("grad evals %d, last snapshot %d, 7 × calls %d", res.GradEvals, last, 7*calls)
+	}
+
+	stop := particle.RecorderFunc(func(particle.Snapshot) error { return particle.ErrStop })
+	res, err = Run(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.Chains[0].Dims(); n != 100 || res.Set.Len() != 200 {
+		t.Errorf("stopped after the first snapshot: %d draws per chain, %d pooled; want 100, 200", n, res.Set.Len())
+	}
+}
