@@ -1,0 +1,430 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Verdict is the outcome of checking one of the paper's claims against the
+// results.
+type Verdict string
+
+// Verdicts.
+const (
+	Supported    Verdict = "supported"
+	NotSupported Verdict = "not supported"
+	NotMeasured  Verdict = "not measured here"
+)
+
+// Thresholds of the decision rules.
+const (
+	// LevelFraction sets the level of claim 1: within 1% of SVGD's best
+	// mean value (99% of its best accuracy, 101% of its best RMSE).
+	LevelFraction = 0.01
+	// MinR2 is the smallest R² of a straight line of log MMD² against N
+	// that counts as linear convergence (claim 2).
+	MinR2 = 0.9
+	// MinRatePoints is the fewest particle counts a rate is fitted to.
+	MinRatePoints = 3
+)
+
+// Claim is one of the paper's claims with the evidence the results give.
+type Claim struct {
+	// Number is the claim's number in the specification (1–5).
+	Number int
+	// Text is the claim as the paper makes it.
+	Text string
+	// Rule is the decision rule, in words.
+	Rule string
+	// Verdict is computed by Rule from the evidence.
+	Verdict Verdict
+	// Why is one sentence on how the verdict follows from the evidence.
+	Why string
+	// Figures are the figures (experiment ids) the claim rests on.
+	Figures []string
+	// Header and Rows are the evidence table (Markdown cells).
+	Header []string
+	Rows   [][]string
+}
+
+// Claims checks the five claims of the paper against res.
+func Claims(res *Results) []Claim {
+	return []Claim{claim1(res), claim2(res), claim3(res), claim4(res), claim5(res)}
+}
+
+// majority decides a claim from per-comparison outcomes: not measured
+// without any, supported when more than half hold.
+func majority(pass, total int) Verdict {
+	switch {
+	case total == 0:
+		return NotMeasured
+	case 2*pass > total:
+		return Supported
+	}
+	return NotSupported
+}
+
+// pick returns the first series whose kind satisfies is and, for MMD-FW,
+// that does not use random features (the paper's RBF method).
+func pick(series []Series, cells []*Cell, is func(string) bool) *Series {
+	rff := map[string]bool{}
+	for _, c := range cells {
+		rff[c.Prov.Method] = IsRFF(c)
+	}
+	for i := range series {
+		if is(series[i].Kind) && !rff[series[i].Method] {
+			return &series[i]
+		}
+	}
+	return nil
+}
+
+func fmtG(v float64) string {
+	if math.IsInf(v, 1) {
+		return "never"
+	}
+	if !finite(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// timeComparison is one row of claim 1.
+type timeComparison struct {
+	figure, label, metric  string
+	level, tFW, tSVGD      float64
+	fw, svgd               string
+	measured, higherBetter bool
+}
+
+// compareTimes finds the time MMD-FW and SVGD take to reach the level of
+// one dataset of a timed experiment.
+func compareTimes(res *Results, id, ds, metric string, higherBetter bool) timeComparison {
+	cells := res.Experiment(id)
+	tc := timeComparison{figure: id, label: DatasetLabel(cells, ds), metric: metric, higherBetter: higherBetter}
+	series := TimeSeries(cells, ds, metric)
+	fw, sv := pick(series, cells, IsMMDFW), pick(series, cells, IsSVGD)
+	if fw == nil || sv == nil {
+		return tc
+	}
+	tc.fw, tc.svgd, tc.measured = fw.Name, sv.Name, true
+	mean, _ := sv.MeanSD()
+	best := math.NaN()
+	for _, v := range mean {
+		if math.IsNaN(best) || (higherBetter && v > best) || (!higherBetter && v < best) {
+			best = v
+		}
+	}
+	if higherBetter {
+		tc.level = best - LevelFraction*math.Abs(best)
+	} else {
+		tc.level = best + LevelFraction*math.Abs(best)
+	}
+	tc.tFW = TimeToLevel(fw, tc.level, higherBetter)
+	tc.tSVGD = TimeToLevel(sv, tc.level, higherBetter)
+	return tc
+}
+
+func claim1(res *Results) Claim {
+	c := Claim{Number: 1,
+		Text: "MMD-FW reaches a given test accuracy / RMSE in less wall-clock time than SVGD (Fig. 1a, 2a, Table 1).",
+		Rule: fmt.Sprintf("For each comparison (fig1a accuracy; fig2a RMSE; each Table 1 dataset's RMSE) the level is SVGD's best mean value over its curve, "+
+			"relaxed by %g%% (99%% of the best accuracy, 101%% of the best RMSE). Each method's time to the level is the first time its mean curve over splits "+
+			"(interpolated on the common time grid) reaches it. MMD-FW wins a comparison when its time is strictly smaller. "+
+			"Supported when MMD-FW wins more than half of the measured comparisons.", 100*LevelFraction),
+		Figures: []string{"fig1a", "fig2a", "table1"},
+		Header:  []string{"figure", "dataset", "metric", "level", "MMD-FW time (s)", "SVGD time (s)", "MMD-FW first"},
+	}
+	var comps []timeComparison
+	for _, ds := range Datasets(Done(res.Experiment("fig1a"))) {
+		comps = append(comps, compareTimes(res, "fig1a", ds, "accuracy", true))
+	}
+	for _, ds := range Datasets(Done(res.Experiment("fig2a"))) {
+		comps = append(comps, compareTimes(res, "fig2a", ds, "rmse", false))
+	}
+	for _, ds := range Datasets(Done(res.Experiment("table1"))) {
+		comps = append(comps, compareTimes(res, "table1", ds, "rmse", false))
+	}
+	pass, total := 0, 0
+	for _, tc := range comps {
+		if !tc.measured {
+			continue
+		}
+		total++
+		won := tc.tFW < tc.tSVGD
+		if won {
+			pass++
+		}
+		c.Rows = append(c.Rows, []string{tc.figure, tc.label, tc.metric, fmt.Sprintf("%.4g", tc.level), fmtG(tc.tFW), fmtG(tc.tSVGD), yesNo(won)})
+	}
+	c.Verdict = majority(pass, total)
+	c.Why = fmt.Sprintf("MMD-FW reached the level first in %d of %d comparisons.", pass, total)
+	return c
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func claim2(res *Results) Claim {
+	c := Claim{Number: 2,
+		Text: "MMD-FW's MMD² falls linearly (in log scale) in the number of particles; exactly so with RFF (finite-dimensional kernel) (Fig. 1b, 2b, rff).",
+		Rule: fmt.Sprintf("For every MMD-FW series (RBF and RFF) with at least %d particle counts, fit log MMD² = a − r·N by least squares to the mean over splits of "+
+			"log MMD² at each N (MMD² in closed form on the Gaussian targets, to the HMC reference otherwise). A series converges linearly when r > 0 and R² ≥ %g. "+
+			"Supported when every measured series does.", MinRatePoints, MinR2),
+		Figures: []string{"fig1b", "fig2b", "rff"},
+		Header:  []string{"figure", "dataset", "series", "kernel", "N range", "rate r per particle", "R²", "linear"},
+	}
+	pass, total := 0, 0
+	for _, id := range []string{"fig1b", "fig2b", "rff"} {
+		cells := res.Experiment(id)
+		for _, ds := range Datasets(Done(cells)) {
+			metric := "mmd2"
+			if id == "rff" {
+				metric = rateMetric(cells, ds)
+			}
+			rff := map[string]bool{}
+			for _, cl := range cells {
+				rff[cl.Prov.Method] = IsRFF(cl)
+			}
+			for _, s := range ParticleSeries(cells, ds, metric) {
+				if !IsMMDFW(s.Kind) {
+					continue
+				}
+				f := SeriesRate(&s)
+				if f.N < MinRatePoints || !finite(f.Slope) {
+					continue
+				}
+				total++
+				ok := f.Slope < 0 && f.R2 >= MinR2
+				if ok {
+					pass++
+				}
+				kern := "RBF"
+				if rff[s.Method] {
+					kern = "RFF"
+				}
+				c.Rows = append(c.Rows, []string{id, DatasetLabel(cells, ds), s.Name, kern,
+					fmt.Sprintf("%g–%g", s.X[0], s.X[len(s.X)-1]), fmt.Sprintf("%.4g", -f.Slope), fmt.Sprintf("%.4f", f.R2), yesNo(ok)})
+			}
+		}
+	}
+	c.Verdict = NotMeasured
+	if total > 0 {
+		c.Verdict = Supported
+		if pass < total {
+			c.Verdict = NotSupported
+		}
+	}
+	c.Why = fmt.Sprintf("%d of %d MMD-FW series converge linearly by the rule.", pass, total)
+	return c
+}
+
+func claim3(res *Results) Claim {
+	c := Claim{Number: 3,
+		Text: "At an equal particle count SVGD reaches a smaller MMD² than MMD-FW (Fig. 1b).",
+		Rule: "At every particle count N where fig1b has both SVGD and MMD-FW with the RBF kernel, compare their MMD² to the HMC reference " +
+			"(geometric mean over splits). Supported when SVGD's is smaller at more than half of those N.",
+		Figures: []string{"fig1b"},
+		Header:  []string{"dataset", "N", "SVGD MMD²", "MMD-FW MMD²", "SVGD smaller"},
+	}
+	cells := res.Experiment("fig1b")
+	pass, total := 0, 0
+	for _, ds := range Datasets(Done(cells)) {
+		series := ParticleSeries(cells, ds, "mmd2")
+		fw, sv := pick(series, cells, IsMMDFW), pick(series, cells, IsSVGD)
+		if fw == nil || sv == nil {
+			continue
+		}
+		for i, n := range sv.X {
+			fv, ok := fw.At(n)
+			if !ok {
+				continue
+			}
+			a, b := geoMean(sv.Vals[i]), geoMean(fv)
+			if !finite(a) || !finite(b) {
+				continue
+			}
+			total++
+			if a < b {
+				pass++
+			}
+			c.Rows = append(c.Rows, []string{DatasetLabel(cells, ds), fmt.Sprint(n), fmt.Sprintf("%.4g", a), fmt.Sprintf("%.4g", b), yesNo(a < b)})
+		}
+	}
+	c.Verdict = majority(pass, total)
+	c.Why = fmt.Sprintf("SVGD had the smaller MMD² at %d of %d particle counts.", pass, total)
+	return c
+}
+
+// geoMean is the geometric mean of the positive values of v (NaN when none).
+func geoMean(v []float64) float64 {
+	var l []float64
+	for _, x := range v {
+		if x > 0 && finite(x) {
+			l = append(l, math.Log(x))
+		}
+	}
+	m, _ := MeanSD(l)
+	return math.Exp(m)
+}
+
+func claim4(res *Results) Claim {
+	c := Claim{Number: 4,
+		Text: "SP does not work well in these dimensions (Fig. 1).",
+		Rule: "fig1a: SP's final test accuracy (mean over splits) is below MMD-FW's and below SVGD's by more than the pooled sd of the two. " +
+			"fig1b: SP's MMD² at its largest particle count is above MMD-FW's (RBF) and SVGD's at the same N (geometric means). " +
+			"Supported when SP is worse in every measured comparison.",
+		Figures: []string{"fig1a", "fig1b"},
+		Header:  []string{"figure", "dataset", "compared with", "SP", "other", "SP worse"},
+	}
+	pass, total := 0, 0
+	cells := res.Experiment("fig1a")
+	for _, ds := range Datasets(Done(cells)) {
+		g := byMethod(cells, ds)
+		names, kinds := methodOrder(cells)
+		var sp *Stat
+		for _, m := range names {
+			if IsSP(kinds[m]) {
+				if s, ok := finalStat(g[m], "accuracy"); ok {
+					sp = &s
+					break
+				}
+			}
+		}
+		if sp == nil {
+			continue
+		}
+		for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
+			for _, m := range names {
+				if !is(kinds[m]) || anyRFF(g[m]) {
+					continue
+				}
+				o, ok := finalStat(g[m], "accuracy")
+				if !ok {
+					continue
+				}
+				total++
+				worse := o.Mean-sp.Mean > PooledSD(o.SD, sp.SD)
+				if worse {
+					pass++
+				}
+				c.Rows = append(c.Rows, []string{"fig1a", DatasetLabel(cells, ds), m + " (final accuracy)", FormatPM(sp.Mean, sp.SD), FormatPM(o.Mean, o.SD), yesNo(worse)})
+				break
+			}
+		}
+	}
+	cells = res.Experiment("fig1b")
+	for _, ds := range Datasets(Done(cells)) {
+		series := ParticleSeries(cells, ds, "mmd2")
+		sp := pick(series, cells, IsSP)
+		if sp == nil {
+			continue
+		}
+		n := sp.X[len(sp.X)-1]
+		spv := geoMean(sp.Last())
+		for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
+			o := pick(series, cells, is)
+			if o == nil {
+				continue
+			}
+			ov, ok := o.At(n)
+			if !ok {
+				continue
+			}
+			total++
+			worse := spv > geoMean(ov)
+			if worse {
+				pass++
+			}
+			c.Rows = append(c.Rows, []string{"fig1b", DatasetLabel(cells, ds), fmt.Sprintf("%s (MMD² at N=%g)", o.Name, n), fmt.Sprintf("%.4g", spv), fmt.Sprintf("%.4g", geoMean(ov)), yesNo(worse)})
+		}
+	}
+	c.Verdict = NotMeasured
+	if total > 0 {
+		c.Verdict = Supported
+		if pass < total {
+			c.Verdict = NotSupported
+		}
+	}
+	c.Why = fmt.Sprintf("SP was worse in %d of %d comparisons.", pass, total)
+	return c
+}
+
+func anyRFF(cells []*Cell) bool {
+	for _, c := range cells {
+		if IsRFF(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func claim5(res *Results) Claim {
+	c := Claim{Number: 5,
+		Text: "On the regression sets MMD-FW is about as accurate as SVGD at the same time budget (Table 1).",
+		Rule: "For each Table 1 dataset with both methods, compare the final RMSE and test LL (mean over splits) after the common budget. " +
+			"MMD-FW is about as accurate when, for both metrics, it is within one pooled sd √((s₁²+s₂²)/2) of SVGD or better. " +
+			"Supported when that holds on more than half of the measured datasets.",
+		Figures: []string{"table1"},
+		Header:  []string{"dataset", "MMD-FW RMSE", "SVGD RMSE", "MMD-FW test LL", "SVGD test LL", "about as accurate"},
+	}
+	t := MakeTable(res, "table1")
+	var fw, sv string
+	for _, m := range t.Methods {
+		kind := ""
+		for _, cl := range res.Experiment("table1") {
+			if cl.Prov.Method == m {
+				kind = cl.Prov.Kind
+				break
+			}
+		}
+		if fw == "" && IsMMDFW(kind) {
+			fw = m
+		}
+		if sv == "" && IsSVGD(kind) {
+			sv = m
+		}
+	}
+	pass, total := 0, 0
+	for _, ds := range t.Datasets {
+		a, b := t.Stats[ds][fw], t.Stats[ds][sv]
+		ar, ok1 := a["rmse"]
+		br, ok2 := b["rmse"]
+		al, ok3 := a["test_ll"]
+		bl, ok4 := b["test_ll"]
+		if fw == "" || sv == "" || !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		total++
+		ok := ar.Mean-br.Mean <= PooledSD(ar.SD, br.SD) && bl.Mean-al.Mean <= PooledSD(al.SD, bl.SD)
+		if ok {
+			pass++
+		}
+		c.Rows = append(c.Rows, []string{t.Labels[ds], FormatPM(ar.Mean, ar.SD), FormatPM(br.Mean, br.SD), FormatPM(al.Mean, al.SD), FormatPM(bl.Mean, bl.SD), yesNo(ok)})
+	}
+	c.Verdict = majority(pass, total)
+	c.Why = fmt.Sprintf("MMD-FW was about as accurate as SVGD on %d of %d datasets (budget %s).", pass, total, t.BudgetText())
+	return c
+}
+
+// Markdown renders the claim's evidence table.
+func (c *Claim) Markdown() string {
+	if len(c.Rows) == 0 {
+		return "No results to measure this claim.\n"
+	}
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(c.Header, " | ") + " |\n|")
+	for range c.Header {
+		b.WriteString("---|")
+	}
+	b.WriteByte('\n')
+	for _, r := range c.Rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,450 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+func TestMeanSDPooled(t *testing.T) {
+	m, sd := MeanSD([]float64{3.0, 3.2, 3.4})
+	if !near(m, 3.2, 1e-14) || !near(sd, 0.2, 1e-14) {
+		t.Errorf("MeanSD = %v, %v; want 3.2, 0.2", m, sd)
+	}
+	if m, sd := MeanSD([]float64{5}); m != 5 || sd != 0 {
+		t.Errorf("MeanSD of one value = %v, %v; want 5, 0", m, sd)
+	}
+	if m, _ := MeanSD(nil); !math.IsNaN(m) {
+		t.Errorf("MeanSD(nil) = %v, want NaN", m)
+	}
+	if p := PooledSD(0.3, 0.4); !near(p, math.Sqrt(0.125), 1e-15) {
+		t.Errorf("PooledSD = %v", p)
+	}
+}
+
+func TestFitLineHand(t *testing.T) {
+	// y = 1, 3, 2 at x = 1, 2, 3: slope 1/2, intercept 1, fitted 1.5, 2,
+	// 2.5, SS_res = 1.5, SS_tot = 2, R² = 0.25.
+	f := FitLine([]float64{1, 2, 3}, []float64{1, 3, 2})
+	if !near(f.Slope, 0.5, 1e-14) || !near(f.Intercept, 1, 1e-14) || !near(f.R2, 0.25, 1e-14) || f.N != 3 {
+		t.Errorf("FitLine = %+v; want slope 0.5, intercept 1, R² 0.25", f)
+	}
+	if f := FitLine([]float64{2, 2}, []float64{1, 3}); !math.IsNaN(f.Slope) {
+		t.Errorf("FitLine of one distinct x = %+v, want NaN", f)
+	}
+}
+
+func TestRateFitHand(t *testing.T) {
+	// MMD² = e^{2 − 0.3 N} exactly; the non-positive value is left out.
+	var n, v []float64
+	for i := 1; i <= 6; i++ {
+		n = append(n, float64(i))
+		v = append(v, math.Exp(2-0.3*float64(i)))
+	}
+	n, v = append(n, 7), append(v, 0)
+	f := RateFit(n, v)
+	if !near(f.Slope, -0.3, 1e-12) || !near(f.Intercept, 2, 1e-12) || !near(f.R2, 1, 1e-12) || f.N != 6 {
+		t.Errorf("RateFit = %+v; want slope −0.3, intercept 2, R² 1 over 6 points", f)
+	}
+	// SeriesRate fits the mean of the logs over splits: splits at
+	// e^{1−0.5N} and e^{3−0.5N} average to 2 − 0.5N.
+	s := Series{X: []float64{1, 2, 3, 4}}
+	for _, x := range s.X {
+		s.Vals = append(s.Vals, []float64{math.Exp(1 - 0.5*x), math.Exp(3 - 0.5*x)})
+	}
+	if f := SeriesRate(&s); !near(f.Slope, -0.5, 1e-12) || !near(f.Intercept, 2, 1e-12) || !near(f.R2, 1, 1e-12) {
+		t.Errorf("SeriesRate = %+v; want slope −0.5, intercept 2", f)
+	}
+}
+
+func TestFormatPM(t *testing.T) {
+	for _, c := range []struct {
+		mean, sd float64
+		want     string
+	}{
+		{3.2, 0.2, "3.20 ± 0.20"},
+		{-2.533333, 0.0763763, "-2.533 ± 0.076"},
+		{0.00412, 0.000103, "0.00412 ± 0.00010"},
+		{12.5, 3.4, "12.5 ± 3.4"},
+		{7, 0, "7 ± 0"},
+	} {
+		if got := FormatPM(c.mean, c.sd); got != c.want {
+			t.Errorf("FormatPM(%v, %v) = %q, want %q", c.mean, c.sd, got, c.want)
+		}
+	}
+}
+
+// memCell is a finished cell held in memory.
+func memCell(exp, method, kind, ds string, split, n int, rows ...Row) *Cell {
+	return &Cell{Prov: &harness.Provenance{Experiment: exp, Method: method, Kind: kind, Dataset: ds, Split: split, N: n,
+		Status: harness.Done, Cell: exp + "/" + method + "/" + ds + "/s" + strconv.Itoa(split)}, Rows: rows}
+}
+
+func TestTimeSeriesInterpolation(t *testing.T) {
+	// Two splits evaluated at different times: the grid spans [1, 3], where
+	// both are defined, and each is interpolated linearly.
+	a := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
+		Row{Seconds: 0, Metric: "rmse", Value: 4}, Row{Seconds: 2, Metric: "rmse", Value: 2}, Row{Seconds: 3, Metric: "rmse", Value: 1})
+	b := memCell("fig2a", "svgd", "svgd", "naval", 1, 20,
+		Row{Seconds: 1, Metric: "rmse", Value: 6}, Row{Seconds: 5, Metric: "rmse", Value: 2})
+	ss := TimeSeries([]*Cell{a, b}, "naval", "rmse")
+	if len(ss) != 1 {
+		t.Fatalf("got %d series, want 1", len(ss))
+	}
+	s := ss[0]
+	if s.X[0] != 1 || s.X[len(s.X)-1] != 3 || len(s.X) != gridPoints || s.LogX || s.Splits != 2 {
+		t.Fatalf("grid %v…%v (%d points, log %v, %d splits); want 1…3, %d points, linear, 2 splits", s.X[0], s.X[len(s.X)-1], len(s.X), s.LogX, s.Splits, gridPoints)
+	}
+	for i, x := range s.X {
+		wa := 4 - x // 4 → 2 over [0, 2]
+		if x > 2 {
+			wa = 2 - (x - 2)
+		}
+		wb := 6 - (x-1)*1 // 6 → 2 over [1, 5]
+		if !near(s.Vals[i][0], wa, 1e-12) || !near(s.Vals[i][1], wb, 1e-12) {
+			t.Fatalf("at t=%v: %v, want [%v %v]", x, s.Vals[i], wa, wb)
+		}
+	}
+	// Time to reach RMSE 3.5 on the mean curve (4−x+6−(x−1))/2 = 5.5 − x:
+	// t = 2 (the mean is 3.5 at t = 2, between grid points).
+	if got := TimeToLevel(&s, 3.5, false); !near(got, 2, 1e-9) {
+		t.Errorf("TimeToLevel = %v, want 2", got)
+	}
+	if got := TimeToLevel(&s, 0.5, false); !math.IsInf(got, 1) {
+		t.Errorf("TimeToLevel of an unreached level = %v, want +Inf", got)
+	}
+}
+
+func TestParticleSeries(t *testing.T) {
+	// A greedy method contributes its trajectory by step, SVGD its final
+	// value at each cell's N.
+	fw := memCell("fig1b", "mmdfw", "mmdfw", "cov", 1, 3,
+		Row{Step: 1, Metric: "mmd2", Value: 0.5}, Row{Step: 2, Metric: "mmd2", Value: 0.25}, Row{Step: 3, Metric: "mmd2", Value: 0.125})
+	sv10 := memCell("fig1b", "svgd", "svgd", "cov", 1, 10, Row{Step: 5, Metric: "mmd2", Value: 9}, Row{Step: 100, Metric: "mmd2", Value: 0.01})
+	sv20 := memCell("fig1b", "svgd", "svgd", "cov", 1, 20, Row{Step: 100, Metric: "mmd2", Value: 0.005})
+	ss := ParticleSeries([]*Cell{sv20, fw, sv10}, "cov", "mmd2")
+	if len(ss) != 2 || ss[0].Method != "mmdfw" || ss[1].Method != "svgd" {
+		t.Fatalf("series %+v", ss)
+	}
+	if got := ss[0].X; len(got) != 3 || got[2] != 3 || ss[0].Vals[2][0] != 0.125 {
+		t.Errorf("MMD-FW series X %v vals %v", got, ss[0].Vals)
+	}
+	if got := ss[1].X; len(got) != 2 || got[0] != 10 || got[1] != 20 || ss[1].Vals[0][0] != 0.01 || ss[1].Vals[1][0] != 0.005 {
+		t.Errorf("SVGD series X %v vals %v", got, ss[1].Vals)
+	}
+}
+
+// goodTree is written once per test binary.
+var goodTreeDir string
+
+func goodTree(t *testing.T) *Results {
+	t.Helper()
+	if goodTreeDir == "" {
+		dir, err := os.MkdirTemp("", "report-good")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeTree(t, dir, goodCurves, allTOML...)
+		goodTreeDir = dir
+	}
+	res, err := Load(goodTreeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if goodTreeDir != "" {
+		os.RemoveAll(goodTreeDir)
+	}
+	os.Exit(code)
+}
+
+func TestPlotWritesEveryFormat(t *testing.T) {
+	res := goodTree(t)
+	dir := t.TempDir()
+	files, err := Plot(res, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, base := range []string{"fig1a", "fig1b", "fig2a", "fig2b", "rff", "ablations-mmd2", "ablations-accuracy"} {
+		for _, f := range Formats {
+			want = append(want, base+"."+f)
+		}
+	}
+	want = append(want, "table1.md", "table1.csv")
+	var got []string
+	for _, f := range files {
+		got = append(got, filepath.Base(f))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("files\n%v\nwant\n%v", got, want)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 200 {
+			t.Errorf("%s: only %d bytes", f, len(b))
+		}
+		switch filepath.Ext(f) {
+		case ".png":
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Errorf("%s: %v", f, err)
+			} else if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 400 {
+				t.Errorf("%s: %v pixels", f, r)
+			}
+		case ".svg":
+			var root struct{ XMLName xml.Name }
+			if err := xml.Unmarshal(b, &root); err != nil || root.XMLName.Local != "svg" {
+				t.Errorf("%s: root %v, error %v", f, root.XMLName, err)
+			}
+			if !bytes.Contains(b, []byte("<path")) && !bytes.Contains(b, []byte("<line")) {
+				t.Errorf("%s: no drawing", f)
+			}
+		case ".pdf":
+			if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[len(b)-64:], []byte("%%EOF")) {
+				t.Errorf("%s: not a complete PDF", f)
+			}
+		}
+	}
+	// The Gaussian target's MMD² is labelled exact; the ablations compare
+	// the single SVGD→MMD-FW method with the MAP start.
+	rff, _ := os.ReadFile(filepath.Join(dir, "rff.svg"))
+	if !bytes.Contains(rff, []byte("exact MMD² to the target")) {
+		t.Error("rff.svg does not label the exact MMD²")
+	}
+	abl, _ := os.ReadFile(filepath.Join(dir, "ablations-mmd2.svg"))
+	for _, s := range []string{"Ablation: start", "Ablation: weights", "Ablation: svgd", "svgd-then-mmdfw (2 splits)", "start-map (2 splits)"} {
+		if !bytes.Contains(abl, []byte(s)) {
+			t.Errorf("ablations-mmd2.svg lacks %q", s)
+		}
+	}
+	// The dataset label, with its subset, is on the figure.
+	svg, _ := os.ReadFile(filepath.Join(dir, "fig1a.svg"))
+	if !bytes.Contains(svg, []byte("Covertype (20,000-row prefix)")) {
+		t.Error("fig1a.svg does not name the Covertype prefix")
+	}
+}
+
+func TestTable1Hand(t *testing.T) {
+	tb := MakeTable(goodTree(t), "table1")
+	if got := strings.Join(tb.Datasets, ","); got != "boston,concrete,year" {
+		t.Fatalf("datasets %s", got)
+	}
+	for ds, byM := range table1Final {
+		for m, fins := range byM {
+			for j, metric := range Table1Metrics {
+				var v []float64
+				var sum float64
+				for _, f := range fins {
+					v = append(v, f[j])
+					sum += f[j]
+				}
+				mean := sum / 3
+				var ss float64
+				for _, x := range v {
+					ss += (x - mean) * (x - mean)
+				}
+				sd := math.Sqrt(ss / 2)
+				got := tb.Stats[ds][m][metric]
+				if !near(got.Mean, mean, 1e-12) || !near(got.SD, sd, 1e-12) || len(got.Values) != 3 {
+					t.Errorf("%s %s %s: %v ± %v over %d; want %v ± %v over 3", ds, m, metric, got.Mean, got.SD, len(got.Values), mean, sd)
+				}
+			}
+		}
+	}
+	md := tb.Markdown()
+	for _, s := range []string{"Wall-clock budget per cell: 10 s", "| Boston housing | 3.20 ± 0.20 | 3.20 ± 0.10 | -2.60 ± 0.10 |",
+		"| year |", "skipped: data missing: year-prediction-MSD is not downloaded"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("Markdown lacks %q:\n%s", s, md)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(tb.CSV())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+2*2*2 {
+		t.Fatalf("CSV has %d records, want 9", len(recs))
+	}
+	for _, r := range recs[1:] {
+		if r[0] == "concrete" && r[2] == "mmdfw" && r[3] == "rmse" {
+			if r[4] != "5.5" || r[5] != "0.5" || r[6] != "3" || r[7] != "10" {
+				t.Errorf("concrete mmdfw rmse row %v; want mean 5.5, sd 0.5, 3 splits, budget 10", r)
+			}
+		}
+	}
+}
+
+func verdicts(cs []Claim) []Verdict {
+	var v []Verdict
+	for _, c := range cs {
+		v = append(v, c.Verdict)
+	}
+	return v
+}
+
+func TestVerdictsSupported(t *testing.T) {
+	cs := Claims(goodTree(t))
+	for _, c := range cs {
+		if c.Verdict != Supported {
+			t.Errorf("claim %d: %s (%s)\n%s", c.Number, c.Verdict, c.Why, c.Markdown())
+		}
+		if len(c.Rows) == 0 {
+			t.Errorf("claim %d has no evidence", c.Number)
+		}
+	}
+}
+
+// badCurves contradicts every claim: SVGD is fast, MMD-FW's MMD² decays as
+// a power of N (not a straight line of log MMD² in N) and stays below
+// SVGD's, SP is the most accurate and MMD-FW is far worse on Table 1.
+func badCurves(c *harness.Cell) ([]pt, error) {
+	sp := float64(c.Split)
+	name := c.Method.Name
+	switch c.Experiment.ID {
+	case "fig1a":
+		a, tau := map[string]float64{"mmdfw": 0.75, "svgd": 0.755, "sp": 0.76, "sgld": 0.74}[name], map[string]float64{"mmdfw": 8, "svgd": 0.5, "sp": 2, "sgld": 4}[name]
+		var pts []pt
+		for i, t := range logTimes(0.01, 40, 60) {
+			acc := a + 0.002*(sp-2) - 0.25*math.Exp(-t/tau)
+			pts = append(pts, pt{i + 1, t, map[string]float64{"accuracy": acc}})
+		}
+		return pts, nil
+	case "fig2a":
+		tau := map[string]float64{"mmdfw": 10, "svgd": 1}[name]
+		var pts []pt
+		for i, t := range logTimes(0.05, 60, 50) {
+			pts = append(pts, pt{i + 1, t, map[string]float64{"rmse": 0.004 + 0.02*math.Exp(-t/tau)}})
+		}
+		return pts, nil
+	case "fig1b", "fig2b", "rff":
+		var pts []pt
+		if IsGreedy(c.Method.Kind) {
+			for n := 1; n <= c.N; n++ {
+				v := 1e-4 / float64(n)
+				if name == "sp" {
+					v = 1e-9
+				}
+				pts = append(pts, pt{n, float64(n), map[string]float64{"mmd2": v, "mmd2_exact": v}})
+			}
+			return pts, nil
+		}
+		return []pt{{100, 10, map[string]float64{"mmd2": 0.5 / float64(c.N)}}}, nil
+	case "table1":
+		fin := table1Final[c.Dataset][name][c.Split]
+		if name == "mmdfw" {
+			fin[0], fin[1] = 3*fin[0], fin[1]-5
+		}
+		return []pt{{1, 10, map[string]float64{"rmse": fin[0], "test_ll": fin[1]}}}, nil
+	}
+	return goodCurves(c)
+}
+
+func TestVerdictsNotSupported(t *testing.T) {
+	res := writeTree(t, t.TempDir(), badCurves, allTOML...)
+	for _, c := range Claims(res) {
+		if c.Verdict != NotSupported {
+			t.Errorf("claim %d: %s (%s)\n%s", c.Number, c.Verdict, c.Why, c.Markdown())
+		}
+	}
+}
+
+func TestVerdictsNotMeasured(t *testing.T) {
+	// Only the ablations ran: no claim can be checked. An empty tree is
+	// the same.
+	res := writeTree(t, t.TempDir(), goodCurves, ablationsTOML)
+	for _, r := range []*Results{res, {Dir: "empty"}} {
+		for _, c := range Claims(r) {
+			if c.Verdict != NotMeasured {
+				t.Errorf("claim %d: %s, want %s", c.Number, c.Verdict, NotMeasured)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, &Results{Dir: "empty"}, Options{Figures: "figures"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "**not measured here**"); n != 5 {
+		t.Errorf("empty report has %d 'not measured here' verdicts, want 5", n)
+	}
+}
+
+func TestReportListsDeviations(t *testing.T) {
+	res := goodTree(t)
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	dev := text[strings.Index(text, "## Deviations"):strings.Index(text, "## Verdicts")]
+	for _, s := range []string{
+		"**Covertype (20,000-row prefix)**",
+		"Skipped (data missing): 6 cell(s) of table1 on `year`: data missing: year-prediction-MSD is not downloaded",
+		"`table1/mmdfw/year/s0`", "`table1/svgd/year/s2/n20`",
+		"Failed: 2 cell(s) of ablations on `covertype`: boom: diverged at step 3",
+		"`ablations/weights-constant/covertype/s1/n30`", "`ablations/weights-constant/covertype/s2/n30`",
+		"HMC reference flagged: `naval` split 0 (used by fig2a, fig2b; max R̂ 1.05, min ESS 120)",
+	} {
+		if !strings.Contains(dev, s) {
+			t.Errorf("deviations lack %q:\n%s", s, dev)
+		}
+	}
+	if strings.Contains(dev, "HMC reference flagged: `covertype`") {
+		t.Error("an unflagged reference is listed as flagged")
+	}
+	for _, s := range []string{"| naval | 1 | fig2a, fig2b | 1.05 | 120 | yes |", "| covertype | 1 | ablations, fig1a, fig1b | 1.004 | 812 | no |",
+		"![fig1a](figures/fig1a.png)", "## Table 1"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+}
+
+// TestNoMethodImports keeps the report free of the methods, so that plots
+// and reports can never recompute results.
+func TestNoMethodImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, bad := range []string{"/pkg/mmdfw", "/pkg/svgd", "/pkg/sp", "/pkg/sgld", "/pkg/hmc", "/internal/experiment"} {
+			if strings.HasSuffix(p, bad) {
+				t.Errorf("internal/report depends on %s", p)
+			}
+		}
+	}
+}
+
+func TestMajority(t *testing.T) {
+	for _, c := range []struct {
+		pass, total int
+		want        Verdict
+	}{{0, 0, NotMeasured}, {1, 1, Supported}, {1, 2, NotSupported}, {2, 3, Supported}, {0, 3, NotSupported}} {
+		if got := majority(c.pass, c.total); got != c.want {
+			t.Errorf("majority(%d, %d) = %s, want %s", c.pass, c.total, got, c.want)
+		}
+	}
+}

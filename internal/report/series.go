@@ -1,0 +1,319 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Series is one method's curve over the splits of one dataset: at each X,
+// the value of every split that reaches it.
+type Series struct {
+	// Name is the label of the curve: the method's name, with its
+	// particle count when the method has several.
+	Name string
+	// Method and Kind are the method's display name and kind.
+	Method, Kind string
+	// N is the particle count of the cells of a time series (0 for a
+	// series against the number of particles).
+	N int
+	// X are increasing abscissae: seconds or particle counts.
+	X []float64
+	// Vals[i] holds one value per split at X[i].
+	Vals [][]float64
+	// Splits is the number of splits the series is made from.
+	Splits int
+	// LogX is set for time series whose grid is log-spaced.
+	LogX bool
+}
+
+// MeanSD returns the mean and sample sd over splits at each X.
+func (s *Series) MeanSD() (mean, sd []float64) {
+	mean, sd = make([]float64, len(s.X)), make([]float64, len(s.X))
+	for i, v := range s.Vals {
+		mean[i], sd[i] = MeanSD(v)
+	}
+	return mean, sd
+}
+
+// LogMeanSD returns the mean and sample sd of the natural log of the
+// positive values at each X (NaN where there are none): MMD² curves are
+// averaged on the log scale they are plotted on, where a band mean ± sd
+// stays positive.
+func (s *Series) LogMeanSD() (mean, sd []float64) {
+	mean, sd = make([]float64, len(s.X)), make([]float64, len(s.X))
+	for i, v := range s.Vals {
+		var l []float64
+		for _, x := range v {
+			if x > 0 && !math.IsInf(x, 0) {
+				l = append(l, math.Log(x))
+			}
+		}
+		mean[i], sd[i] = MeanSD(l)
+	}
+	return mean, sd
+}
+
+// Last returns the values at the last X (nil for an empty series).
+func (s *Series) Last() []float64 {
+	if len(s.Vals) == 0 {
+		return nil
+	}
+	return s.Vals[len(s.Vals)-1]
+}
+
+// At returns the values at X == x, and false when the series has no such X.
+func (s *Series) At(x float64) ([]float64, bool) {
+	i := sort.SearchFloat64s(s.X, x)
+	if i < len(s.X) && s.X[i] == x {
+		return s.Vals[i], true
+	}
+	return nil, false
+}
+
+// normKind lowercases a method kind and drops '-' and '_'.
+func normKind(k string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(k))
+}
+
+// IsMMDFW reports whether a method kind is MMD-FW.
+func IsMMDFW(kind string) bool { return strings.HasPrefix(normKind(kind), "mmdfw") }
+
+// IsSVGD reports whether a method kind is SVGD.
+func IsSVGD(kind string) bool { return normKind(kind) == "svgd" }
+
+// IsSP reports whether a method kind is Stein Points.
+func IsSP(kind string) bool { n := normKind(kind); return n == "sp" || n == "steinpoints" }
+
+// IsGreedy reports whether a method adds one particle per step, so that
+// the step of its snapshots is its particle count: MMD-FW and Stein Points.
+func IsGreedy(kind string) bool { return IsMMDFW(kind) || IsSP(kind) }
+
+// IsRFF reports whether a method uses random Fourier features: its name
+// says so ("mmdfw-rff-d100"), or its settings name an "rff" kernel.
+func IsRFF(c *Cell) bool {
+	if strings.Contains(strings.ToLower(c.Prov.Method), "rff") {
+		return true
+	}
+	if m, ok := c.Prov.Settings.(map[string]any); ok {
+		for k, v := range m {
+			if s, ok := v.(string); ok && strings.EqualFold(k, "kernel") && strings.EqualFold(s, "rff") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kindRank orders methods in legends and tables: MMD-FW, SVGD, SP, SGLD,
+// then the others.
+func kindRank(kind string) int {
+	switch {
+	case IsMMDFW(kind):
+		return 0
+	case IsSVGD(kind):
+		return 1
+	case IsSP(kind):
+		return 2
+	case normKind(kind) == "sgld":
+		return 3
+	}
+	return 4
+}
+
+// methodOrder returns the method names of cells in legend order, with
+// their kinds.
+func methodOrder(cells []*Cell) (names []string, kinds map[string]string) {
+	kinds = map[string]string{}
+	for _, c := range cells {
+		if _, ok := kinds[c.Prov.Method]; !ok {
+			kinds[c.Prov.Method] = c.Prov.Kind
+			names = append(names, c.Prov.Method)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := kindRank(kinds[names[i]]), kindRank(kinds[names[j]])
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names, kinds
+}
+
+// byMethod groups the finished cells of one dataset by method name.
+func byMethod(cells []*Cell, dataset string) map[string][]*Cell {
+	g := map[string][]*Cell{}
+	for _, c := range Done(cells) {
+		if c.Prov.Dataset == dataset {
+			g[c.Prov.Method] = append(g[c.Prov.Method], c)
+		}
+	}
+	return g
+}
+
+// gridPoints is the size of the common time grid of a time series.
+const gridPoints = 200
+
+// logGridRatio is the span (last/first positive time) above which a time
+// grid, and its axis, are logarithmic.
+const logGridRatio = 100
+
+// TimeSeries returns, for each method (and particle count, when a method
+// has several) of one dataset, the metric against compute seconds: each
+// split's curve is interpolated linearly onto a common grid spanning the
+// times every split covers, from the latest first evaluation to the
+// earliest last one. The grid is log-spaced when that span exceeds two
+// decades.
+func TimeSeries(cells []*Cell, dataset, metric string) []Series {
+	names, kinds := methodOrder(cells)
+	groups := byMethod(cells, dataset)
+	var out []Series
+	for _, name := range names {
+		byN := map[int][]*Cell{}
+		var ns []int
+		for _, c := range groups[name] {
+			if _, ok := byN[c.Prov.N]; !ok {
+				ns = append(ns, c.Prov.N)
+			}
+			byN[c.Prov.N] = append(byN[c.Prov.N], c)
+		}
+		sort.Ints(ns)
+		for _, n := range ns {
+			s := timeSeries(byN[n], metric)
+			if s == nil {
+				continue
+			}
+			s.Name, s.Method, s.Kind, s.N = name, name, kinds[name], n
+			if len(ns) > 1 {
+				s.Name = fmt.Sprintf("%s (N=%d)", name, n)
+			}
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+func timeSeries(cells []*Cell, metric string) *Series {
+	type curve struct{ t, v []float64 }
+	var curves []curve
+	lo, hi, loPos := math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, c := range cells {
+		rows := c.Metric(metric)
+		if len(rows) == 0 {
+			continue
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Seconds < rows[j].Seconds })
+		var cv curve
+		first := math.NaN()
+		for _, r := range rows {
+			cv.t = append(cv.t, r.Seconds)
+			cv.v = append(cv.v, r.Value)
+			if r.Seconds > 0 && math.IsNaN(first) {
+				first = r.Seconds
+			}
+		}
+		curves = append(curves, cv)
+		lo = math.Max(lo, cv.t[0])
+		hi = math.Min(hi, cv.t[len(cv.t)-1])
+		if !math.IsNaN(first) {
+			loPos = math.Max(loPos, first)
+		}
+	}
+	if len(curves) == 0 || lo > hi {
+		return nil
+	}
+	s := &Series{Splits: len(curves)}
+	var g []float64
+	if loPos > 0 && loPos <= hi && hi/loPos > logGridRatio {
+		g = grid(loPos, hi, gridPoints, true)
+		s.LogX = true
+	} else {
+		g = grid(lo, hi, gridPoints, false)
+	}
+	for _, t := range g {
+		vals := make([]float64, len(curves))
+		for i, cv := range curves {
+			vals[i] = interp(cv.t, cv.v, t)
+		}
+		s.X = append(s.X, t)
+		s.Vals = append(s.Vals, vals)
+	}
+	return s
+}
+
+// ParticleSeries returns, for each method of one dataset, the metric
+// against the number of particles. A greedy method (MMD-FW, SP) holds n
+// particles at step n, so its curve is the trajectory of its largest cell
+// of each split; any other method contributes the final value of each of
+// its cells at that cell's particle count.
+func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
+	names, kinds := methodOrder(cells)
+	groups := byMethod(cells, dataset)
+	var out []Series
+	for _, name := range names {
+		at := map[float64][]float64{}
+		splits := map[int]bool{}
+		if IsGreedy(kinds[name]) {
+			largest := map[int]*Cell{}
+			for _, c := range groups[name] {
+				if b, ok := largest[c.Prov.Split]; !ok || c.Prov.N > b.Prov.N {
+					largest[c.Prov.Split] = c
+				}
+			}
+			for sp, c := range largest {
+				for _, r := range c.Metric(metric) {
+					if r.Step > 0 {
+						at[float64(r.Step)] = append(at[float64(r.Step)], r.Value)
+						splits[sp] = true
+					}
+				}
+			}
+		} else {
+			for _, c := range groups[name] {
+				if r, ok := c.Final(metric); ok && c.Prov.N > 0 {
+					at[float64(c.Prov.N)] = append(at[float64(c.Prov.N)], r.Value)
+					splits[c.Prov.Split] = true
+				}
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		s := Series{Name: name, Method: name, Kind: kinds[name], Splits: len(splits)}
+		for x := range at {
+			s.X = append(s.X, x)
+		}
+		sort.Float64s(s.X)
+		for _, x := range s.X {
+			s.Vals = append(s.Vals, at[x])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TimeToLevel returns the first time at which the mean curve of s reaches
+// level (from below when higher is better, from above otherwise),
+// interpolating linearly between grid points, and +Inf when it never does.
+func TimeToLevel(s *Series, level float64, higherBetter bool) float64 {
+	mean, _ := s.MeanSD()
+	reached := func(v float64) bool {
+		if higherBetter {
+			return v >= level
+		}
+		return v <= level
+	}
+	for i, v := range mean {
+		if !reached(v) {
+			continue
+		}
+		if i == 0 {
+			return s.X[0]
+		}
+		v0 := mean[i-1]
+		return s.X[i-1] + (s.X[i]-s.X[i-1])*(level-v0)/(v-v0)
+	}
+	return math.Inf(1)
+}

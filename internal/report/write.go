@@ -1,0 +1,378 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
+)
+
+// RefDiag is the diagnostics of the HMC reference of one dataset split, as
+// the wiring writes them into the cells' summaries.
+type RefDiag struct {
+	// Experiments are the experiments whose cells report this reference.
+	Experiments     []string
+	Dataset         string
+	Split           int
+	MaxRhat, MinESS float64
+	Flagged         bool
+	Reasons         []string
+}
+
+// normKey lowercases a JSON key and drops everything but letters and
+// digits, so that "max_rhat", "MaxRhat" and "max-R̂" compare equal.
+func normKey(k string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(k) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// refSummary returns the reference diagnostics held in a cell's summary:
+// the object under the first key that names a reference ("reference",
+// "reference_summary", "hmc"), or its "diagnostics" object when it has one
+// (the wiring's form: kind, draws, bandwidth, diagnostics). An exact
+// reference (a Gaussian target's closed form) has no diagnostics.
+func refSummary(c *Cell) (map[string]any, bool) {
+	m, ok := refObject(c)
+	if !ok {
+		return nil, false
+	}
+	if d, ok := m["diagnostics"].(map[string]any); ok {
+		return d, true
+	}
+	for k := range m {
+		switch normKey(k) {
+		case "maxrhat", "rhatmax", "miness", "essmin", "flagged":
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// refObject returns the object under the summary key naming the reference.
+func refObject(c *Cell) (map[string]any, bool) {
+	keys := make([]string, 0, len(c.Summary))
+	for k := range c.Summary {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n := normKey(k)
+		if strings.HasPrefix(n, "reference") || n == "hmc" || n == "ref" {
+			if m, ok := c.Summary[k].(map[string]any); ok {
+				return m, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// RefDiags returns the distinct reference diagnostics of res by dataset
+// and split: cells of several experiments that share a reference give one
+// entry naming them all.
+func RefDiags(res *Results) []RefDiag {
+	seen := map[string]int{}
+	var out []RefDiag
+	for _, c := range res.Cells {
+		m, ok := refSummary(c)
+		if !ok {
+			continue
+		}
+		d := RefDiag{Experiments: []string{c.Prov.Experiment}, Dataset: c.Prov.Dataset, Split: c.Prov.Split, MaxRhat: math.NaN(), MinESS: math.NaN()}
+		for k, v := range m {
+			switch n := normKey(k); {
+			case n == "maxrhat" || n == "rhatmax":
+				d.MaxRhat = number(v)
+			case n == "miness" || n == "essmin" || n == "minbulkess":
+				d.MinESS = number(v)
+			case n == "flagged":
+				d.Flagged, _ = v.(bool)
+			case n == "reasons" || n == "flagreasons":
+				if l, ok := v.([]any); ok {
+					for _, r := range l {
+						d.Reasons = append(d.Reasons, fmt.Sprint(r))
+					}
+				}
+			}
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%v\x00%v\x00%v\x00%q", d.Dataset, d.Split, d.MaxRhat, d.MinESS, d.Flagged, d.Reasons)
+		if i, ok := seen[key]; ok {
+			if !contains(out[i].Experiments, c.Prov.Experiment) {
+				out[i].Experiments = append(out[i].Experiments, c.Prov.Experiment)
+			}
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Dataset != b.Dataset {
+			return a.Dataset < b.Dataset
+		}
+		return a.Split < b.Split
+	})
+	return out
+}
+
+func number(v any) float64 {
+	if f, ok := v.(float64); ok {
+		return f
+	}
+	return math.NaN()
+}
+
+// Options configure the report.
+type Options struct {
+	// Figures is the figures directory as the report links to it
+	// (relative to the report's own folder).
+	Figures string
+	// FigureDir is the figures directory on disk, used to link only the
+	// figures that exist ("" links every figure).
+	FigureDir string
+}
+
+// Write writes the report on res: deviations from the paper first, then
+// each claim with its evidence and verdict, Table 1 and the HMC reference
+// diagnostics.
+func Write(w io.Writer, res *Results, opts Options) error {
+	var b strings.Builder
+	b.WriteString("# Reproduction report\n\n")
+	b.WriteString("Futami, Cui, Sato, Sugiyama, \"Bayesian posterior approximation via greedy particle optimization\" (AAAI 2019), " +
+		"checked against the cached results in `" + res.Dir + "`. Everything below is computed from those results; nothing is re-run.\n\n")
+	writeStatus(&b, res)
+	writeDeviations(&b, res)
+	claims := Claims(res)
+	b.WriteString("## Verdicts\n\n| claim | verdict | rests on |\n|---|---|---|\n")
+	for _, c := range claims {
+		fmt.Fprintf(&b, "| %d. %s | **%s** | %s |\n", c.Number, c.Text, c.Verdict, strings.Join(c.Figures, ", "))
+	}
+	b.WriteString("\n")
+	for _, c := range claims {
+		fmt.Fprintf(&b, "## Claim %d\n\n> %s\n\n**Verdict: %s.** %s\n\n*Rule.* %s\n\n", c.Number, c.Text, c.Verdict, c.Why, c.Rule)
+		b.WriteString(c.Markdown())
+		b.WriteString("\n")
+		for _, f := range figureLinks(res, c.Figures, opts) {
+			b.WriteString(f + "\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(res.Experiment("table1")) > 0 {
+		b.WriteString("## Table 1\n\n")
+		b.WriteString(MakeTable(res, "table1").Markdown())
+		b.WriteString("\n")
+	}
+	writeRefDiags(&b, res)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// figureLinks returns Markdown image links to the PNGs of the given
+// experiments.
+func figureLinks(res *Results, ids []string, opts Options) []string {
+	var out []string
+	for _, id := range ids {
+		if id == "table1" {
+			continue
+		}
+		cells := res.Experiment(id)
+		for _, ds := range Datasets(Done(cells)) {
+			names := []string{figName(id, cells, ds)}
+			if id == "ablations" {
+				names = nil
+			}
+			for _, n := range names {
+				if opts.FigureDir != "" {
+					if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
+						continue
+					}
+				}
+				out = append(out, fmt.Sprintf("![%s](%s)", n, path.Join(opts.Figures, n+".png")))
+			}
+		}
+	}
+	return out
+}
+
+func writeStatus(b *strings.Builder, res *Results) {
+	counts := map[harness.Status]int{}
+	revs := map[string]bool{}
+	for _, c := range res.Cells {
+		counts[c.Prov.Status]++
+		r := c.Prov.Code.Revision
+		if r == "" {
+			r = "unknown revision"
+		} else if len(r) > 12 {
+			r = r[:12]
+		}
+		if c.Prov.Code.Modified {
+			r += " (uncommitted changes)"
+		}
+		revs[r] = true
+	}
+	var rl []string
+	for r := range revs {
+		rl = append(rl, r)
+	}
+	sort.Strings(rl)
+	fmt.Fprintf(b, "Cells: %d (%d done, %d failed, %d skipped). Code: %s.\n\n", len(res.Cells), counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], strings.Join(rl, ", "))
+}
+
+// subsetWords mark a dataset label that names part of a dataset.
+var subsetWords = []string{"prefix", "subset", "subsample", "first", "rows"}
+
+func writeDeviations(b *strings.Builder, res *Results) {
+	b.WriteString("## Deviations from the paper\n\n")
+	n := 0
+	item := func(format string, a ...any) {
+		n++
+		fmt.Fprintf(b, "- "+format+"\n", a...)
+	}
+	// Profiles other than the full protocol.
+	profiles := map[string]map[string]bool{}
+	for _, c := range res.Cells {
+		if profiles[c.Prov.Experiment] == nil {
+			profiles[c.Prov.Experiment] = map[string]bool{}
+		}
+		profiles[c.Prov.Experiment][c.Prov.Profile] = true
+	}
+	for _, id := range sortedKeys(profiles) {
+		for _, p := range sortedKeys(profiles[id]) {
+			if p != "" && p != "full" {
+				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than the paper).", id, p)
+			}
+		}
+	}
+	// Data subsets: the summary says so, or the label does.
+	type dsLabel struct{ ds, label string }
+	labels := map[dsLabel][]string{}
+	subset := map[string]bool{}
+	for _, c := range res.Cells {
+		l := DatasetLabel(res.Cells, c.Prov.Dataset)
+		k := dsLabel{c.Prov.Dataset, l}
+		if !contains(labels[k], c.Prov.Experiment) {
+			labels[k] = append(labels[k], c.Prov.Experiment)
+		}
+		if b, _ := c.Summary["dataset_subset"].(bool); b {
+			subset[c.Prov.Dataset] = true
+		}
+	}
+	var keys []dsLabel
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].ds < keys[j].ds })
+	for _, k := range keys {
+		low := strings.ToLower(k.label)
+		for _, w := range subsetWords {
+			if subset[k.ds] || strings.Contains(low, w) {
+				item("Data subset: `%s` is used as **%s** (experiments %s), not the dataset of the paper.", k.ds, k.label, strings.Join(labels[k], ", "))
+				break
+			}
+		}
+	}
+	// Skipped cells, grouped by reason.
+	writeCellGroups(b, res, harness.Skipped, "Skipped (data missing)", &n)
+	// Flagged references.
+	for _, d := range RefDiags(res) {
+		if d.Flagged {
+			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.",
+				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "))
+		}
+	}
+	writeCellGroups(b, res, harness.Failed, "Failed", &n)
+	// Timed experiments run under different -j or on different machines.
+	jobs := map[string]map[string]bool{}
+	for _, c := range Done(res.Cells) {
+		if !c.Prov.KeyDoc.Timed {
+			continue
+		}
+		if jobs[c.Prov.Experiment] == nil {
+			jobs[c.Prov.Experiment] = map[string]bool{}
+		}
+		jobs[c.Prov.Experiment][fmt.Sprintf("-j %d on %s (%s)", c.Prov.Jobs, c.Prov.Host.Hostname, c.Prov.Host.CPUModel)] = true
+	}
+	for _, id := range sortedKeys(jobs) {
+		if len(jobs[id]) > 1 {
+			item("Timed experiment **%s** mixes run settings, so its times do not compare exactly: %s.", id, strings.Join(sortedKeys(jobs[id]), "; "))
+		}
+	}
+	if n == 0 {
+		b.WriteString("None found in the results.\n")
+	}
+	b.WriteString("\n")
+}
+
+// writeCellGroups lists the cells of one status grouped by experiment,
+// dataset and the first line of their reason.
+func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title string, n *int) {
+	type key struct{ exp, ds, why string }
+	groups := map[key][]string{}
+	var keys []key
+	for _, c := range res.Cells {
+		if c.Prov.Status != st {
+			continue
+		}
+		k := key{c.Prov.Experiment, c.Prov.Dataset, firstLine(c.Prov.Error)}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], c.Prov.Cell)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].exp != keys[j].exp {
+			return keys[i].exp < keys[j].exp
+		}
+		if keys[i].ds != keys[j].ds {
+			return keys[i].ds < keys[j].ds
+		}
+		return keys[i].why < keys[j].why
+	})
+	for _, k := range keys {
+		*n++
+		ids := groups[k]
+		sort.Strings(ids)
+		fmt.Fprintf(b, "- %s: %d cell(s) of %s on `%s`: %s. Cells: %s.\n", title, len(ids), k.exp, k.ds, k.why, "`"+strings.Join(ids, "`, `")+"`")
+	}
+}
+
+func writeRefDiags(b *strings.Builder, res *Results) {
+	d := RefDiags(res)
+	b.WriteString("## HMC reference diagnostics\n\n")
+	if len(d) == 0 {
+		b.WriteString("No reference diagnostics in the results.\n")
+		return
+	}
+	b.WriteString("A reference is flagged when its max split-R̂ exceeds 1.01 or its min bulk ESS is below 400.\n\n")
+	b.WriteString("| dataset | split | used by | max R̂ | min ESS | flagged | reasons |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range d {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "), fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "))
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
