@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -50,6 +51,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	lr := newPosterior()
 	ctx := context.Background()
 
+	start := time.Now()
 	h, err := hmc.Run(ctx, lr, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +59,14 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	if h.Flagged {
 		t.Fatalf("HMC reference is flagged: %v", h.Reasons)
 	}
-	t.Logf("HMC: max R̂ %.4f, min bulk ESS %.0f, ε %.3f, %.1f steps per draw",
-		h.MaxRhat, h.MinESS, h.Diagnostics[0].StepSize, h.Diagnostics[0].MeanSteps)
+	t.Logf("HMC: max R̂ %.4f, min bulk ESS %.0f, ε %.3f, %.1f steps per draw, %v",
+		h.MaxRhat, h.MinESS, h.Diagnostics[0].StepSize, h.Diagnostics[0].MeanSteps, time.Since(start).Round(time.Millisecond))
 	ref := chainSummary("HMC", h.Chains)
 	d := len(ref.mean)
 
 	// SVGD, recording the particles at the last two snapshots so that the
 	// test can see whether they have stopped moving.
+	start = time.Now()
 	var snaps []*mat.Dense
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
 		if s.Step >= svgdIterations-svgdIterations/4 {
@@ -81,6 +84,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	if len(snaps) != 2 {
 		t.Fatalf("SVGD reported %d snapshots in its last quarter, want 2", len(snaps))
 	}
+	t.Logf("SVGD: %v", time.Since(start).Round(time.Millisecond))
 	early, _ := momentsOf(snaps[0])
 	for j, m := range early {
 		if drift := math.Abs(m - meanCol(snaps[1], j)); drift > 0.05*ref.sd[j] {
@@ -97,6 +101,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	}
 
 	// SGLD: the particles are the chains' thinned draws, chain after chain.
+	start = time.Now()
 	sg, err := sgld.Run(ctx, lr, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
@@ -104,6 +109,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("SGLD: %v", time.Since(start).Round(time.Millisecond))
 	sgs := chainSummary("SGLD", splitRows(sg.X, sgldChains))
 	sgs.biasMean, sgs.biasSD = 0.1, 0.05
 
