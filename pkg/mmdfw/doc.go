@@ -1,0 +1,54 @@
+// Package mmdfw approximates a posterior by weighted particles added one at
+// a time by Frank-Wolfe on the maximum mean discrepancy (MMD-FW, Futami et
+// al., AAAI 2019, Alg. 2/3).
+//
+// With a kernel k, its feature Φ(x) = k(x, ·), the posterior embedding
+// μ_p = ∫ Φ(x) p(x) dx and the weighted particles μ̂ = Σᵢ wᵢ Φ(xᵢ), the
+// objective is
+//
+//	MMD²(μ̂) = ½ ‖μ_p − μ̂‖² = ½ wᵀKw − wᵀz + ½ ∫∫ k(x, y) p(x) p(y) dx dy,
+//	Kᵢⱼ = k(xᵢ, xⱼ),   zᵢ = μ_p(xᵢ).
+//
+// Frank-Wolfe's linear minimisation oracle over the marginal polytope picks
+// the next particle as a minimiser of
+//
+//	F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x).
+//
+// Run solves it approximately (Approx-LMO) by T AdaGrad steps, as in SVGD,
+// along an estimate of −∇F_n. Stein's identity gives ∇μ_p(x) =
+// E_p[k(x, y) ∇log p(y)] for a translation-invariant kernel; with the
+// particles in place of p,
+//
+//	−∇F_n(x) ≈ Σᵢ wᵢ [k(xᵢ, x) ∇log p(xᵢ) + ∇_{xᵢ}k(xᵢ, x)],
+//
+// the SVGD direction with weights wᵢ, from scores cached when each particle
+// was added: O(n·d) per step, no allocation (Direction Frozen). Direction
+// Self, the default, lets the candidate join that empirical measure with
+// weight 1/(n+1), adding k(x, x) ∇log p(x)/(n+1) at the cost of one score
+// per step; without it the candidates stall in 10 dimensions (see
+// docs/DECISIONS.md). Direction Exact uses a closed-form ∇μ_p where the
+// target has one (GaussianEmbedding), for checking the theory.
+//
+// After each particle the weights change by a Rule: fully corrective
+// Bayesian quadrature (K + λI) w = z (the paper's default); the FW line
+// search ρ = ⟨μ̂ − μ_p, μ̂ − Φ(x')⟩/‖μ̂ − Φ(x')‖² clipped to [0, 1]; the
+// constant steps ρₙ = 1/(n+1) (equal weights, kernel herding), 2/(n+2),
+// and c/(n+c), which shrinks the weights of early particles for non-MAP
+// starts; or Stein weights minimising the kernel Stein discrepancy wᵀK₀w
+// over the simplex, which need only the cached scores.
+//
+// BQ and the line search need zᵢ = μ_p(xᵢ): from a closed-form embedding
+// (ZExact) or from a separate sample pool, zᵢ ≈ (1/S) Σₛ k(xᵢ, yₛ) (ZPool).
+// Estimating z from the particles themselves is not offered: if z = K v for
+// any weights v then K⁻¹z = v, and the "BQ" weights merely return v.
+//
+// The kernel is an RBF kernel exp(−‖x − y‖²/(2h²)) or its D random Fourier
+// features (package rff), whose finite-dimensional RKHS is where the linear
+// convergence rate of Frank-Wolfe holds. The bandwidth is fixed, or set once
+// by the median heuristic from an initial set and then frozen: the kernel
+// defines the objective, which must not change under the algorithm.
+//
+// The first particle is a (near) MAP point found by L-BFGS, a prior draw,
+// a given point, or the first of a set of SVGD particles. The SVGD→MMD-FW
+// combination starts the n-th LMO from the n-th SVGD particle.
+package mmdfw

@@ -1,0 +1,531 @@
+package mmdfw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/rff"
+	"github.com/mmdfw/mmdfw/pkg/svgd"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Result is the outcome of RunResult: the particles and what the run
+// decided and spent.
+type Result struct {
+	// Set holds the weighted particles.
+	Set particle.Set
+	// Kernel is the frozen kernel of the run and Bandwidth its h.
+	Kernel    Kernel
+	Bandwidth float64
+	// Seconds is the compute time and GradEvals the per-datapoint gradient
+	// evaluations of the whole run (MAP search and pool included).
+	Seconds   float64
+	GradEvals int64
+	// MAPGradEvals, PoolGradEvals and SVGDGradEvals are the parts of
+	// GradEvals spent finding the first particle, drawing the pool and
+	// running SVGD first.
+	MAPGradEvals  int64
+	PoolGradEvals int64
+	SVGDGradEvals int64
+	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
+	// each particle, when z is available (for an exact embedding it is
+	// exact; for a pool it is the pool's estimate); nil otherwise.
+	MMD2 []float64
+}
+
+// Run approximates the target by N weighted particles added greedily by
+// Frank-Wolfe on MMD² (the paper's Alg. 2/3) and returns them. rec receives
+// a snapshot after every added particle; particle.ErrStop from rec ends the
+// run with the particles so far. src seeds every random choice.
+func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	r, err := RunResult(ctx, t, s, src, rec)
+	return r.Set, err
+}
+
+// RunResult is Run returning the diagnostics of the run as well.
+func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
+	s.defaults()
+	r := &run{t: t, s: s, rng: rand.New(src), rec: rec, d: t.Dim(), ndata: int64(target.NData(t))}
+	r.sw.Start()
+	err := r.run(ctx)
+	r.sw.Stop()
+	res := Result{
+		Kernel: r.k, Bandwidth: r.h,
+		Seconds: r.sw.Seconds(), GradEvals: r.evals,
+		MAPGradEvals: r.mapEvals, PoolGradEvals: r.poolEvals, SVGDGradEvals: r.svgdEvals,
+		MMD2: r.mmd,
+	}
+	if r.n > 0 {
+		res.Set = particle.Set{
+			X: mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d)),
+			W: append([]float64(nil), r.reported()...),
+		}
+	}
+	return res, err
+}
+
+type run struct {
+	t     target.Target
+	s     Settings
+	rng   *rand.Rand
+	rec   particle.Recorder
+	sw    particle.Stopwatch
+	d     int
+	ndata int64
+
+	evals, mapEvals, poolEvals, svgdEvals int64
+
+	h      float64
+	k      Kernel
+	steinK kernel.RBF // base kernel of the Stein weights
+	emb    Embedder
+	gemb   GradEmbedder
+	self   float64
+
+	n  int
+	X  *mat.Dense // N×d particles
+	S  *mat.Dense // N×d cached scores
+	wt *weights
+
+	mmd  []float64
+	wrep []float64 // reported weights (normalised unless RawWeights)
+
+	// Random-feature fast path: the features of the particles, and scratch.
+	rff   *rff.Features
+	field *rff.SteinField
+	phi   *mat.Dense // N×D features of the particles
+	agg   []float64  // Σᵢ wᵢ φ(xᵢ)
+	feat  []float64  // scratch, length D
+
+	// Views of the first n rows of X and S during an LMO.
+	xv, sv *mat.Dense
+
+	// LMO scratch.
+	g, hist, tmp, sx, krow, k0row []float64
+	batch                         []int
+}
+
+func (r *run) run(ctx context.Context) error {
+	s := &r.s
+	t := r.t
+	d := r.d
+	if s.Start == StartGiven && len(s.X0) != d {
+		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(s.X0))
+	}
+	if s.SVGDParticles != nil {
+		if _, c := s.SVGDParticles.Dims(); c != d {
+			return fmt.Errorf("mmdfw: SVGD particles have %d columns, target dimension is %d", c, d)
+		}
+	}
+	if s.SVGDParticles == nil && s.SVGD != nil {
+		ss := *s.SVGD
+		if ss.Particles == 0 && ss.Init == nil {
+			ss.Particles = s.N
+		}
+		var last int64
+		rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+			last = sn.GradEvals
+			return nil
+		})
+		set, err := svgd.Run(ctx, t, ss, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
+		r.svgdEvals = last
+		r.evals += last
+		if err != nil {
+			return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
+		}
+		s.SVGDParticles = set.X
+	}
+	if s.Init == InitSVGD && s.SVGDParticles == nil {
+		return errors.New("mmdfw: InitSVGD needs Settings.SVGDParticles")
+	}
+	prior, hasPrior := t.(target.PriorSampler)
+	if (s.Start == StartPrior || s.Init == InitPrior) && !hasPrior {
+		return errors.New("mmdfw: a prior start or prior candidates need a target.PriorSampler")
+	}
+	if s.Weights.needsZ() && s.Z == ZAuto {
+		return fmt.Errorf("mmdfw: weight rule %v needs z: set Settings.Embed (exact) or a pool", s.Weights)
+	}
+
+	// The pool, when the run draws it.
+	pool := s.Pool
+	if s.Z == ZPool && pool == nil {
+		if s.PoolSampler == nil {
+			return errors.New("mmdfw: ZPool needs Settings.Pool or Settings.PoolSampler")
+		}
+		p, ev, err := s.PoolSampler.SamplePool(ctx, t, s.PoolSize, r.rng)
+		if err != nil {
+			return fmt.Errorf("mmdfw: drawing the pool: %w", err)
+		}
+		r.poolEvals = ev
+		r.evals += ev
+		pool = p
+	}
+	if pool != nil {
+		if _, c := pool.Dims(); c != d {
+			return fmt.Errorf("mmdfw: pool has %d columns, target dimension is %d", c, d)
+		}
+	}
+
+	// The bandwidth, frozen for the whole run.
+	r.h = s.Bandwidth
+	if r.h <= 0 {
+		var init *mat.Dense
+		switch {
+		case s.SVGDParticles != nil:
+			init = s.SVGDParticles
+		case pool != nil:
+			init = pool
+		case hasPrior:
+			init = mat.NewDense(s.MedianDraws, d, nil)
+			for i := 0; i < s.MedianDraws; i++ {
+				prior.SamplePrior(r.rng, init.RawRowView(i))
+			}
+		default:
+			return errors.New("mmdfw: the median heuristic needs SVGD particles, a pool or a target.PriorSampler: set Settings.Bandwidth")
+		}
+		r.h = medianBandwidth(init)
+		if !(r.h > 0) || math.IsInf(r.h, 0) {
+			return fmt.Errorf("mmdfw: median heuristic gave bandwidth %v", r.h)
+		}
+	}
+	r.steinK = kernel.RBF{H: r.h}
+	switch s.Kernel {
+	case RBFKernel:
+		r.k = kernel.RBF{H: r.h}
+	case RFFKernel:
+		r.k = rff.New(r.rng, d, s.Features, r.h)
+	default:
+		return fmt.Errorf("mmdfw: unknown kernel kind %d", s.Kernel)
+	}
+
+	// The embedding.
+	switch s.Z {
+	case ZExact:
+		if s.Embed == nil {
+			return errors.New("mmdfw: ZExact needs Settings.Embed")
+		}
+		e, err := s.Embed(r.k)
+		if err != nil {
+			return fmt.Errorf("mmdfw: exact embedding: %w", err)
+		}
+		r.emb = e
+	case ZPool:
+		r.emb = NewPoolEmbedder(r.k, pool)
+	}
+	if r.emb != nil {
+		r.self = r.emb.SelfIntegral()
+	}
+	if s.Direction == Exact {
+		ge, ok := r.emb.(GradEmbedder)
+		if !ok {
+			return errors.New("mmdfw: Direction Exact needs an exact embedding with gradient (GradEmbedder)")
+		}
+		r.gemb = ge
+	}
+
+	N := s.N
+	r.X = mat.NewDense(N, d, nil)
+	r.S = mat.NewDense(N, d, nil)
+	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
+	r.wrep = make([]float64, N)
+	r.g = make([]float64, d)
+	r.hist = make([]float64, d)
+	r.tmp = make([]float64, d)
+	r.sx = make([]float64, d)
+	r.krow = make([]float64, N)
+	r.k0row = make([]float64, N)
+	if s.Batch > 0 {
+		r.batch = make([]int, s.Batch)
+	}
+	if rk, ok := r.k.(*rff.Features); ok {
+		D := rk.Len()
+		r.rff = rk
+		r.field = rff.NewSteinField(rk)
+		r.phi = mat.NewDense(N, D, nil)
+		r.agg = make([]float64, D)
+		r.feat = make([]float64, D)
+	}
+
+	// The first particle.
+	x := make([]float64, d)
+	switch s.Start {
+	case StartMAP:
+		switch {
+		case s.X0 != nil:
+			if len(s.X0) != d {
+				return fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
+			}
+			copy(x, s.X0)
+		case hasPrior:
+			prior.SamplePrior(r.rng, x)
+		}
+		ev, err := findMAP(ctx, t, x, s, r.rng)
+		r.mapEvals = ev
+		r.evals += ev
+		if err != nil {
+			return err
+		}
+	case StartPrior:
+		prior.SamplePrior(r.rng, x)
+	case StartGiven:
+		copy(x, s.X0)
+	case startSVGD:
+		copy(x, s.SVGDParticles.RawRowView(0))
+	default:
+		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
+	}
+	if err := particle.CheckFinite("mmdfw", 1, x); err != nil {
+		return err
+	}
+	if stop, err := r.add(x); stop || err != nil {
+		return err
+	}
+
+	for r.n < N {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.candidate(x)
+		r.lmo(x)
+		if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
+			return err
+		}
+		if stop, err := r.add(x); stop || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add appends x as particle n+1: caches its score, updates the weights and
+// reports a snapshot.
+func (r *run) add(x []float64) (stop bool, err error) {
+	n := r.n
+	step := n + 1
+	copy(r.X.RawRowView(n), x)
+	if r.rff != nil {
+		r.rff.Map(r.phi.RawRowView(n), x)
+	}
+	sc := r.S.RawRowView(n)
+	r.t.LogProbGrad(x, sc)
+	r.evals += r.ndata
+	if err := particle.CheckFinite("mmdfw: score", step, sc); err != nil {
+		return false, err
+	}
+	for i := 0; i < n; i++ {
+		r.krow[i] = r.k.Eval(x, r.X.RawRowView(i))
+	}
+	r.krow[n] = r.k.Eval(x, x)
+	var z float64
+	if r.emb != nil {
+		z = r.emb.Embedding(x)
+	}
+	if r.wt.K0 != nil {
+		for i := 0; i <= n; i++ {
+			r.k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
+		}
+	}
+	if err := r.wt.add(r.krow[:n+1], z, r.k0row[:n+1]); err != nil {
+		return false, fmt.Errorf("mmdfw: weights at step %d: %w", step, err)
+	}
+	r.n++
+	if err := particle.CheckFinite("mmdfw: weights", step, r.wt.w[:r.n]); err != nil {
+		return false, err
+	}
+	if r.emb != nil {
+		r.mmd = append(r.mmd, r.wt.mmd2(r.self))
+	}
+	return particle.Report(r.rec, &r.sw, particle.Snapshot{
+		Step:      r.n,
+		X:         r.X.Slice(0, r.n, 0, r.d).(*mat.Dense),
+		W:         r.reported(),
+		GradEvals: r.evals,
+	})
+}
+
+// reported returns the weights to report: the run's weights, rescaled to
+// sum to one unless Settings.RawWeights.
+func (r *run) reported() []float64 {
+	w := r.wrep[:r.n]
+	copy(w, r.wt.w[:r.n])
+	if !r.s.RawWeights {
+		var t float64
+		for _, v := range w {
+			t += v
+		}
+		if t != 0 {
+			for i := range w {
+				w[i] /= t
+			}
+		}
+	}
+	return w
+}
+
+// candidate writes the starting point of the next LMO into x.
+func (r *run) candidate(x []float64) {
+	s := &r.s
+	n := r.n
+	switch s.Init {
+	case InitPrior:
+		r.t.(target.PriorSampler).SamplePrior(r.rng, x)
+	case InitSVGD:
+		m, _ := s.SVGDParticles.Dims()
+		copy(x, s.SVGDParticles.RawRowView(n%m))
+		if n >= m {
+			for j := range x {
+				x[j] += s.Noise * r.h * r.rng.NormFloat64()
+			}
+		}
+	case InitPerturb:
+		i := r.rng.IntN(n)
+		if s.Pick == PickByWeight {
+			w := r.wt.w[:n]
+			var tot float64
+			for _, v := range w {
+				tot += math.Abs(v)
+			}
+			u := r.rng.Float64() * tot
+			for i = 0; i < n-1; i++ {
+				u -= math.Abs(w[i])
+				if u < 0 {
+					break
+				}
+			}
+		}
+		copy(x, r.X.RawRowView(i))
+		for j := range x {
+			x[j] += s.Noise * r.h * r.rng.NormFloat64()
+		}
+	default:
+		panic("mmdfw: unknown candidate initialisation")
+	}
+}
+
+// lmo runs the Approx-LMO: T AdaGrad steps (momentum 0.9, fudge 1e-6) along
+// the estimated −∇F_n, moving x in place.
+func (r *run) lmo(x []float64) {
+	s := &r.s
+	n := r.n
+	w := r.wt.w[:n]
+	eps := s.StepSize * r.h
+	a := float64(n) / float64(n+1)
+	b := 1 / float64(n+1)
+	r.xv = r.X.Slice(0, n, 0, r.d).(*mat.Dense)
+	r.sv = r.S.Slice(0, n, 0, r.d).(*mat.Dense)
+	if r.rff != nil {
+		// Summaries in feature space make each step O(D·d) whatever n.
+		switch s.Direction {
+		case Frozen, Self:
+			r.field.Reset(r.xv, r.sv, w)
+		case Exact:
+			for j := range r.agg {
+				r.agg[j] = 0
+			}
+			for i, wi := range w {
+				for j, v := range r.phi.RawRowView(i) {
+					r.agg[j] += wi * v
+				}
+			}
+		}
+	}
+	for it := 0; it < s.LMOSteps; it++ {
+		r.step(x, w, it, a, b, eps)
+	}
+}
+
+// step is one AdaGrad step of the LMO: hist = g² at the first step, then
+// hist ← 0.9 hist + 0.1 g², and x ← x + ε g/(10⁻⁶ + √hist).
+func (r *run) step(x, w []float64, it int, a, b, eps float64) {
+	g, hist := r.g, r.hist
+	if r.rff != nil {
+		r.rffDirection(x, w, a, b)
+	} else {
+		r.direction(x, w, a, b)
+	}
+	if it == 0 {
+		for j, v := range g {
+			hist[j] = v * v
+		}
+	} else {
+		for j, v := range g {
+			hist[j] = 0.9*hist[j] + 0.1*v*v
+		}
+	}
+	for j, v := range g {
+		x[j] += eps * v / (1e-6 + math.Sqrt(hist[j]))
+	}
+}
+
+// rffDirection writes the LMO direction at x into r.g for the random
+// feature kernel, from the summaries of the frozen particles.
+func (r *run) rffDirection(x, w []float64, a, b float64) {
+	g := r.g
+	switch r.s.Direction {
+	case Frozen:
+		r.field.Direction(g, x)
+	case Self:
+		r.field.Direction(g, x)
+		kxx := r.rff.Eval(x, x)
+		r.score(x, r.sx)
+		for j := range g {
+			g[j] = a*g[j] + b*kxx*r.sx[j]
+		}
+	case Exact:
+		// ∇μ_p(x) − Σᵢ wᵢ ∇ₓk(x, xᵢ) = ∇μ_p(x) − Σⱼ aggⱼ ∇φⱼ(x).
+		r.gemb.EmbeddingGrad(g, x)
+		for j, c := range r.agg {
+			r.rff.GradFeature(r.tmp, x, j)
+			for i, v := range r.tmp {
+				g[i] -= c * v
+			}
+		}
+	}
+}
+
+// direction writes the LMO direction at x into r.g.
+func (r *run) direction(x, w []float64, a, b float64) {
+	g := r.g
+	switch r.s.Direction {
+	case Frozen:
+		SteinDirection(g, x, r.xv, r.sv, w, r.k, r.tmp)
+	case Self:
+		SteinDirection(g, x, r.xv, r.sv, w, r.k, r.tmp)
+		kxx := r.k.Eval(x, x)
+		r.score(x, r.sx)
+		for j := range g {
+			g[j] = a*g[j] + b*kxx*r.sx[j]
+		}
+	case Exact:
+		r.gemb.EmbeddingGrad(g, x)
+		for i, wi := range w {
+			r.k.GradX(r.tmp, x, r.X.RawRowView(i))
+			for j, v := range r.tmp {
+				g[j] -= wi * v
+			}
+		}
+	}
+}
+
+// score writes the candidate's score into dst, from a minibatch when
+// Settings.Batch is set and the target is Stochastic.
+func (r *run) score(x, dst []float64) {
+	if st, ok := r.t.(target.Stochastic); ok && r.batch != nil && len(r.batch) < st.NData() {
+		nd := st.NData()
+		for i := range r.batch {
+			r.batch[i] = r.rng.IntN(nd)
+		}
+		st.MinibatchLogProbGrad(x, dst, r.batch)
+		r.evals += int64(len(r.batch))
+		return
+	}
+	r.t.LogProbGrad(x, dst)
+	r.evals += r.ndata
+}

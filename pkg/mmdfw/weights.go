@@ -1,0 +1,324 @@
+package mmdfw
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Rule selects how the weights change when a particle is added.
+type Rule int
+
+const (
+	// RuleAuto is BQ when z is available (Settings.Embed or a pool) and
+	// Stein otherwise.
+	RuleAuto Rule = iota
+	// BQ is fully corrective Frank-Wolfe with Bayesian-quadrature weights:
+	// (K + λI) w = z, re-solved over all particles at every step (an
+	// incremental Cholesky factor makes it O(n²) per particle).
+	BQ
+	// LineSearch is the FW step ρ = ⟨μ̂ⁿ − μ_p, μ̂ⁿ − Φ(x')⟩/‖μ̂ⁿ − Φ(x')‖²
+	// clipped to [0, 1].
+	LineSearch
+	// Equal is the constant step ρₙ = 1/(n+1): equal weights (herding).
+	Equal
+	// Classic is the constant step ρₙ = 2/(n+2) of classical Frank-Wolfe.
+	Classic
+	// Schedule is the step ρₙ = c/(n+c), c = Settings.ScheduleC, which
+	// shrinks the earlier weights polynomially: after N particles
+	// wᵢ ∝ Γ(i+c−1)/Γ(i) ≈ i^(c−1). It is meant for non-MAP starts.
+	Schedule
+	// Stein minimises the kernel Stein discrepancy wᵀK₀w over the simplex,
+	// K₀ the Stein kernel matrix of the particles from their cached scores.
+	// It needs no z.
+	Stein
+)
+
+func (r Rule) String() string {
+	switch r {
+	case RuleAuto:
+		return "auto"
+	case BQ:
+		return "bq"
+	case LineSearch:
+		return "linesearch"
+	case Equal:
+		return "equal"
+	case Classic:
+		return "classic"
+	case Schedule:
+		return "schedule"
+	case Stein:
+		return "stein"
+	}
+	return fmt.Sprintf("Rule(%d)", int(r))
+}
+
+func (r Rule) needsZ() bool { return r == BQ || r == LineSearch }
+
+// weights holds the Gram matrix, z, the Cholesky factor of K + λI and the
+// Stein kernel matrix of the particles added so far, each grown by one
+// row per particle.
+type weights struct {
+	rule   Rule
+	cap    int
+	n      int
+	w      []float64 // len cap
+	K      []float64 // cap×cap, full
+	z      []float64 // len cap, when needed
+	L      []float64 // cap×cap, lower Cholesky factor of K + λI (BQ)
+	K0     []float64 // cap×cap, Stein kernel (Stein)
+	lambda float64
+	c      float64
+	iters  int
+	tmp    []float64 // scratch len cap
+	tmp2   []float64 // scratch len cap
+	tmp3   []float64 // scratch len cap
+}
+
+func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, iters int) *weights {
+	w := &weights{
+		rule: rule, cap: capacity, lambda: lambda, c: c, iters: iters,
+		w:    make([]float64, capacity),
+		K:    make([]float64, capacity*capacity),
+		tmp:  make([]float64, capacity),
+		tmp2: make([]float64, capacity),
+		tmp3: make([]float64, capacity),
+	}
+	if withZ || rule.needsZ() {
+		w.z = make([]float64, capacity)
+	}
+	if rule == BQ {
+		w.L = make([]float64, capacity*capacity)
+	}
+	if rule == Stein {
+		w.K0 = make([]float64, capacity*capacity)
+	}
+	return w
+}
+
+var errSingular = errors.New("Gram matrix numerically singular (raise Settings.Jitter)")
+
+// add appends a particle with Gram row krow (k(x', xᵢ) for i < n, then
+// k(x', x')), embedding value z (ignored unless needed) and Stein kernel row
+// k0row (Stein only; same layout) and updates the weights by the rule.
+func (s *weights) add(krow []float64, z float64, k0row []float64) error {
+	n := s.n
+	c := s.cap
+	for i := 0; i <= n; i++ {
+		s.K[n*c+i] = krow[i]
+		s.K[i*c+n] = krow[i]
+	}
+	if s.z != nil {
+		s.z[n] = z
+	}
+	if s.K0 != nil {
+		for i := 0; i <= n; i++ {
+			s.K0[n*c+i] = k0row[i]
+			s.K0[i*c+n] = k0row[i]
+		}
+	}
+	s.n = n + 1
+	if n == 0 {
+		s.w[0] = 1
+		if s.rule == BQ {
+			if err := s.cholAdd(); err != nil {
+				return err
+			}
+			return s.bqSolve()
+		}
+		return nil
+	}
+	switch s.rule {
+	case BQ:
+		if err := s.cholAdd(); err != nil {
+			return err
+		}
+		return s.bqSolve()
+	case LineSearch:
+		s.fwStep(s.lineSearch())
+	case Equal:
+		s.fwStep(1 / float64(n+1))
+	case Classic:
+		s.fwStep(2 / float64(n+2))
+	case Schedule:
+		s.fwStep(s.c / (float64(n) + s.c))
+	case Stein:
+		s.fwStep(1 / float64(n+1)) // warm start
+		s.steinSolve()
+	default:
+		panic("mmdfw: unknown weight rule")
+	}
+	return nil
+}
+
+// fwStep sets wᵢ ← (1−ρ) wᵢ for the old particles and w_new = ρ.
+func (s *weights) fwStep(rho float64) {
+	n := s.n - 1
+	for i := 0; i < n; i++ {
+		s.w[i] *= 1 - rho
+	}
+	s.w[n] = rho
+}
+
+// lineSearch returns ρ for the newest particle x' = x_{n}:
+// ⟨μ̂ − μ_p, μ̂ − Φ(x')⟩ / ‖μ̂ − Φ(x')‖² with μ̂ over the old particles.
+func (s *weights) lineSearch() float64 {
+	n := s.n - 1
+	c := s.cap
+	var wKw, wk, wz float64
+	for i := 0; i < n; i++ {
+		var r float64
+		for j := 0; j < n; j++ {
+			r += s.K[i*c+j] * s.w[j]
+		}
+		wKw += s.w[i] * r
+		wk += s.w[i] * s.K[n*c+i]
+		wz += s.w[i] * s.z[i]
+	}
+	num := wKw - wk - wz + s.z[n]
+	den := wKw - 2*wk + s.K[n*c+n]
+	if den <= 0 {
+		return 0
+	}
+	return math.Min(1, math.Max(0, num/den))
+}
+
+// cholAdd extends the lower Cholesky factor of K + λI by the newest row.
+func (s *weights) cholAdd() error {
+	n := s.n - 1
+	c := s.cap
+	row := s.L[n*c : n*c+n+1]
+	// Solve L l = k by forward substitution.
+	for i := 0; i < n; i++ {
+		v := s.K[n*c+i]
+		li := s.L[i*c : i*c+i]
+		for j, l := range li {
+			v -= l * row[j]
+		}
+		row[i] = v / s.L[i*c+i]
+	}
+	d := s.K[n*c+n] + s.lambda
+	for _, l := range row[:n] {
+		d -= l * l
+	}
+	if d < s.lambda {
+		// Exactly d ≥ λ; only round-off brings it lower.
+		d = s.lambda
+	}
+	if !(d > 0) {
+		return errSingular
+	}
+	row[n] = math.Sqrt(d)
+	return nil
+}
+
+// bqSolve solves (K + λI) w = z from the Cholesky factor.
+func (s *weights) bqSolve() error {
+	n := s.n
+	c := s.cap
+	y := s.tmp[:n]
+	for i := 0; i < n; i++ {
+		v := s.z[i]
+		for j := 0; j < i; j++ {
+			v -= s.L[i*c+j] * y[j]
+		}
+		y[i] = v / s.L[i*c+i]
+	}
+	w := s.w[:n]
+	for i := n - 1; i >= 0; i-- {
+		v := y[i]
+		for j := i + 1; j < n; j++ {
+			v -= s.L[j*c+i] * w[j]
+		}
+		w[i] = v / s.L[i*c+i]
+	}
+	for _, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errSingular
+		}
+	}
+	return nil
+}
+
+// steinSolve minimises wᵀK₀w over the simplex by accelerated projected
+// gradient (FISTA) from the current weights, with step 1/L and L the
+// Gershgorin bound on the largest eigenvalue of 2K₀.
+func (s *weights) steinSolve() {
+	n := s.n
+	c := s.cap
+	var L float64
+	for i := 0; i < n; i++ {
+		var r float64
+		for _, v := range s.K0[i*c : i*c+n] {
+			r += math.Abs(v)
+		}
+		L = math.Max(L, 2*r)
+	}
+	if !(L > 0) {
+		return
+	}
+	w := s.w[:n]
+	y := s.tmp[:n]
+	prev := s.tmp2[:n]
+	copy(y, w)
+	t := 1.0
+	for it := 0; it < s.iters; it++ {
+		copy(prev, w)
+		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y.
+		for i := 0; i < n; i++ {
+			var g float64
+			row := s.K0[i*c : i*c+n]
+			for j, v := range row {
+				g += v * y[j]
+			}
+			w[i] = y[i] - 2*g/L
+		}
+		projectSimplex(w, s.tmp3[:n])
+		tn := (1 + math.Sqrt(1+4*t*t)) / 2
+		beta := (t - 1) / tn
+		t = tn
+		for i := range y {
+			y[i] = w[i] + beta*(w[i]-prev[i])
+		}
+	}
+}
+
+// projectSimplex replaces v by its Euclidean projection onto the
+// probability simplex (Held, Wolfe & Crowder; sort-based). scratch has
+// len(v).
+func projectSimplex(v, scratch []float64) {
+	u := scratch[:len(v)]
+	copy(u, v)
+	slices.Sort(u)
+	var cum, theta float64
+	for i := len(u) - 1; i >= 0; i-- {
+		cum += u[i]
+		t := (cum - 1) / float64(len(u)-i)
+		if i == 0 || u[i-1] <= t {
+			theta = t
+			break
+		}
+	}
+	for i, x := range v {
+		v[i] = math.Max(0, x-theta)
+	}
+}
+
+// mmd2 returns ½‖μ̂ − μ_p‖² = ½wᵀKw − wᵀz + ½ self for the current weights
+// (needs z).
+func (s *weights) mmd2(self float64) float64 {
+	n := s.n
+	c := s.cap
+	var wKw, wz float64
+	for i := 0; i < n; i++ {
+		var r float64
+		for j := 0; j < n; j++ {
+			r += s.K[i*c+j] * s.w[j]
+		}
+		wKw += s.w[i] * r
+		wz += s.w[i] * s.z[i]
+	}
+	return 0.5*wKw - wz + 0.5*self
+}
