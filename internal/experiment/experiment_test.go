@@ -290,6 +290,10 @@ settings = { iterations = 1000 }
 kind = "sp"
 particles = [3]
 settings = { map = true, nelder_mead_evals = 20, candidates = 5 }
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [5]
+settings = { start = "map", lmo_steps = 20, batch = 100 }
 `)
 	for name, r := range res {
 		finiteAll(t, name, r)
@@ -306,8 +310,94 @@ settings = { map = true, nelder_mead_evals = 20, candidates = 5 }
 			t.Errorf("%s: dataset_label %v", name, s["dataset_label"])
 		}
 	}
-	if s := summaryOf(t, res["sp/covertype"]); s["map"] == nil {
-		t.Error("sp from the MAP: no map in the summary")
+	for _, name := range []string{"sp/covertype", "mmdfw/covertype"} {
+		if s := summaryOf(t, res[name]); s["map"] == nil {
+			t.Errorf("%s from the MAP: no map in the summary", name)
+		}
+	}
+}
+
+// TestReferenceEndToEnd runs a tiny HMC reference on Covertype and checks
+// that mmd2 against it is finite and positive and that its diagnostics
+// reach the cell's provenance summary.
+func TestReferenceEndToEnd(t *testing.T) {
+	sharedData(t)
+	res := runExp(t, `
+id = "e2e"
+datasets = ["covertype"]
+splits = [1]
+[eval]
+metrics = ["mmd2"]
+log = true
+[reference]
+kind = "hmc"
+particles = 40
+settings = { chains = 4, warmup = 20, max_steps = 8, init_scale = 0.1 }
+[methods.svgd]
+kind = "svgd"
+particles = [10]
+settings = { iterations = 50, step = 0.05 }
+`)
+	r := res["svgd/covertype"]
+	finiteAll(t, "svgd/covertype", r)
+	if v := r.last[MMD2]; !(v > 0) {
+		t.Errorf("mmd2 %v, want positive", v)
+	}
+	ref, ok := summaryOf(t, r)["reference"].(map[string]any)
+	if !ok {
+		t.Fatal("no reference in the summary")
+	}
+	if ref["kind"] != KindHMC || ref["draws"] != float64(40) || !(ref["bandwidth"].(float64) > 0) {
+		t.Errorf("reference %v: want kind hmc, 40 draws, a positive bandwidth", ref)
+	}
+	diag, ok := ref["diagnostics"].(map[string]any)
+	if !ok {
+		t.Fatalf("reference %v has no diagnostics", ref)
+	}
+	for _, k := range []string{"max_rhat", "min_ess", "flagged", "reasons", "per_chain"} {
+		if _, ok := diag[k]; !ok {
+			t.Errorf("reference diagnostics lack %s: %v", k, diag)
+		}
+	}
+	// 10 draws per chain cannot pass R̂ ≤ 1.01 and ESS ≥ 400.
+	if diag["flagged"] != true {
+		t.Errorf("a 40-draw reference is not flagged: %v", diag)
+	}
+}
+
+// TestGaussianEndToEnd runs MMD-FW with RBF and RFF kernels on the exact
+// 2-d Gaussian: the exact MMD² must fall by a factor 10 from the first
+// particle to the 30th.
+func TestGaussianEndToEnd(t *testing.T) {
+	res := runExp(t, `
+id = "e2e"
+datasets = ["gauss2d"]
+splits = [1]
+[eval]
+metrics = ["mmd2_exact", "mmd2"]
+log = true
+[methods.rbf]
+kind = "mmdfw"
+particles = [30]
+settings = { lmo_steps = 50 }
+[methods.rff]
+kind = "mmdfw"
+particles = [30]
+settings = { lmo_steps = 50, kernel = "rff", features = 200 }
+`)
+	for name, r := range res {
+		finiteAll(t, name, r)
+		s := r.series[MMD2Exact]
+		if r.steps[MMD2Exact][0] != 1 || len(s) < 3 {
+			t.Fatalf("%s: steps %v", name, r.steps[MMD2Exact])
+		}
+		if !(s[len(s)-1] < s[0]/10) {
+			t.Errorf("%s: exact MMD² %v, want a fall by 10 over 30 particles", name, s)
+		}
+		// On a Gaussian target mmd2 is the exact MMD².
+		if a, b := r.last[MMD2], r.last[MMD2Exact]; a != b {
+			t.Errorf("%s: mmd2 %v != mmd2_exact %v", name, a, b)
+		}
 	}
 }
 
@@ -327,9 +417,11 @@ every = 100
 kind = "svgd"
 particles = [10]
 settings = { iterations = 500, step = 0.01, init = "model" }
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [10]
+settings = { start = "model", weights = "stein", lmo_steps = 100, noise = 0.035, step_size = 0.01 }
 `)
-	r := res["svgd/yacht"]
-	finiteAll(t, "svgd/yacht", r)
 	reg, err := data.LoadRegression(os.Getenv(DataEnv), "yacht", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +435,10 @@ settings = { iterations = 500, step = 0.01, init = "model" }
 		ss += (reg.Unscale(y) - m) * (reg.Unscale(y) - m)
 	}
 	spread := math.Sqrt(ss / float64(len(reg.YTest)))
-	if rmse := r.last[RMSE]; !(rmse > 0 && rmse < 0.8*spread) {
-		t.Errorf("rmse %v, want below 0.8 × the test spread %v", rmse, spread)
+	for name, r := range res {
+		finiteAll(t, name, r)
+		if rmse := r.last[RMSE]; !(rmse > 0 && rmse < 0.8*spread) {
+			t.Errorf("%s: rmse %v, want below 0.8 × the test spread %v", name, rmse, spread)
+		}
 	}
 }
