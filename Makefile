@@ -40,6 +40,50 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
 	done
 
+# ---- Reproduction of the paper (experiments/*.toml) -------------------------
+# PROFILE selects each file's profile (full: the paper's scale on the data
+# present; quick: minutes). RUNFLAGS go to `repro run` (e.g. -j 1 for the timed
+# experiments fig1a, fig2a, table1; see experiments/fig1a.toml). The data folder
+# reaches the experiments through MMDFW_DATA.
+PROFILE     ?= full
+RUNFLAGS    ?=
+EXPERIMENTS := $(wildcard experiments/*.toml)
+RUN          = MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile $(PROFILE) $(RUNFLAGS)
+
+.PHONY: reproduce-quick reproduce-all fig1 fig2 table1 rff ablations plots report
+
+# Every experiment's quick profile, then the figures and the report (made
+# even when a cell failed, which the report lists; the exit status is the run's).
+reproduce-quick: data
+	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile quick $(RUNFLAGS) $(EXPERIMENTS); \
+	status=$$?; $(MAKE) --no-print-directory plots report && exit $$status
+
+# Every experiment's full profile, then the figures and the report.
+reproduce-all: data
+	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile full $(RUNFLAGS) $(EXPERIMENTS); \
+	status=$$?; $(MAKE) --no-print-directory plots report && exit $$status
+
+fig1: data
+	$(RUN) experiments/fig1a.toml experiments/fig1b.toml
+
+fig2: data
+	$(RUN) experiments/fig2a.toml experiments/fig2b.toml
+
+table1: data
+	$(RUN) experiments/table1.toml
+
+rff: data
+	$(RUN) experiments/rff.toml
+
+ablations: data
+	$(RUN) experiments/ablations.toml
+
+plots: build
+	$(REPRO) plot
+
+report: build
+	$(REPRO) report
+
 # End-to-end test against a real one-node Slurm started on this machine
 # (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;
 # needs root then). See scripts/test-slurm.sh.

@@ -1,0 +1,444 @@
+package experiment
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/data"
+)
+
+// kinds, datasets and metrics every experiment file may name.
+var (
+	wantKinds    = []string{KindSVGD, KindSGLD, KindSP, KindMMDFW, KindHMC}
+	wantMetrics  = []string{Accuracy, TestLL, RMSE, MMD2, MMD2Exact, KSD2}
+	wantDatasets = []string{"gauss2d", "gauss10d", "covertype", "bostonHousing", "concrete", "energy", "kin8nm",
+		"naval-propulsion-plant", "power-plant", "protein-tertiary-structure", "wine-quality-red", "yacht",
+		"year-prediction-MSD"}
+)
+
+// TestRegistered loads a file naming every kind, dataset and metric into
+// harness.Default: the strict loader rejects any name not registered.
+func TestRegistered(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "id = \"names\"\ndatasets = [%s]\nsplits = [1]\n", quoteAll(wantDatasets))
+	fmt.Fprintf(&b, "[eval]\nmetrics = [%s]\n", quoteAll(wantMetrics))
+	for _, k := range wantKinds {
+		fmt.Fprintf(&b, "[methods.m-%s]\nkind = %q\n", k, k)
+	}
+	e, err := harness.Load(harness.Default, "names.toml", []byte(b.String()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(harness.Cells(e)), len(wantKinds)*len(wantDatasets); got != want {
+		t.Errorf("%d cells, want %d", got, want)
+	}
+	// A name that is not registered is refused, so the test above can fail.
+	bad := strings.Replace(b.String(), `"gauss2d"`, `"gauss3d"`, 1)
+	if _, err := harness.Load(harness.Default, "names.toml", []byte(bad), ""); err == nil {
+		t.Error("unknown dataset gauss3d accepted")
+	}
+}
+
+func quoteAll(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// TestSettingsValidation checks that a misspelt or out-of-range setting is
+// caught at load time with its key.
+func TestSettingsValidation(t *testing.T) {
+	for _, tc := range []struct{ settings, key string }{
+		{`kind = "svgd"` + "\nsettings = { init = \"map\" }", "init"},
+		{`kind = "svgd"` + "\nsettings = { step = -1.0 }", "step"},
+		{`kind = "sgld"` + "\nsettings = { gamma = 0.4 }", "gamma"},
+		{`kind = "mmdfw"` + "\nsettings = { weights = \"bqq\" }", "weights"},
+		{`kind = "mmdfw"` + "\nsettings = { features = 100 }", "features"},
+		{`kind = "hmc"` + "\nsettings = { target_accept = 1.5 }", "target_accept"},
+		{`kind = "sp"` + "\nsettings = { beta = 0.5 }", "beta"},
+		{`kind = "sp"` + "\nsettings = { betta = -0.5 }", "betta"},
+	} {
+		src := "id = \"v\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2\"]\n[methods.m]\n" + tc.settings + "\n"
+		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s: error %v, want one naming %s", tc.settings, err, tc.key)
+		}
+	}
+}
+
+// wantCells is the number of cells of every experiment file per profile.
+var wantCells = map[string]map[string]int{
+	// 4 methods × 5 splits; quick: 1 split.
+	"fig1a": {"quick": 4, "full": 20},
+	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
+	"fig1b": {"quick": 8, "full": 55},
+	// 2 MMD-FW weight rules + SVGD, × 5 splits; quick: 1 split.
+	"fig2a": {"quick": 3, "full": 15},
+	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
+	"fig2b": {"quick": 4, "full": 35},
+	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.
+	"table1": {"quick": 12, "full": 150},
+	// 4 methods × 3 datasets × 5 splits; quick: 1 split.
+	"rff": {"quick": 12, "full": 60},
+	// 12 variants × 5 splits; quick: 1 split.
+	"ablations": {"quick": 12, "full": 60},
+}
+
+// TestExperimentFiles loads every experiments/*.toml strictly under both
+// profiles and checks the cells they expand to.
+func TestExperimentFiles(t *testing.T) {
+	files, err := filepath.Glob("../../experiments/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range files {
+		for _, profile := range harness.Profiles {
+			e, err := harness.LoadFile(harness.Default, f, profile)
+			if err != nil {
+				t.Errorf("%s: %v", f, err)
+				continue
+			}
+			if profile == "full" {
+				ids = append(ids, e.ID)
+			}
+			if base := strings.TrimSuffix(filepath.Base(f), ".toml"); e.ID != base {
+				t.Errorf("%s: id %q, want the file name", f, e.ID)
+			}
+			want, ok := wantCells[e.ID][profile]
+			if got := len(harness.Cells(e)); !ok || got != want {
+				t.Errorf("%s --profile %s: %d cells, want %d", f, profile, got, want)
+			}
+			timed := e.ID == "fig1a" || e.ID == "fig2a" || e.ID == "table1"
+			if e.Timed != timed {
+				t.Errorf("%s: timed = %v, want %v", f, e.Timed, timed)
+			}
+			for _, m := range e.Eval.Metrics {
+				if m == MMD2 && e.Reference == nil && !allGauss(e.Datasets) {
+					t.Errorf("%s: mmd2 on real data without a [reference]", f)
+				}
+			}
+		}
+	}
+	sort.Strings(ids)
+	var want []string
+	for id := range wantCells {
+		want = append(want, id)
+	}
+	sort.Strings(want)
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Errorf("experiment files %v, want %v", ids, want)
+	}
+}
+
+func allGauss(ds []string) bool {
+	for _, d := range ds {
+		if !strings.HasPrefix(d, "gauss") {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSharedReference checks that the experiments measuring MMD² on
+// Covertype use one reference table per profile, so that one HMC run per
+// split serves them all.
+func TestSharedReference(t *testing.T) {
+	for _, profile := range harness.Profiles {
+		var first string
+		for _, id := range []string{"fig1b", "rff", "ablations"} {
+			e, err := harness.LoadFile(harness.Default, "../../experiments/"+id+".toml", profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(struct {
+				K string
+				N int
+				S any
+				E int64
+			}{e.Reference.Kind, e.Reference.Particles, e.Reference.Settings, e.Seed})
+			if first == "" {
+				first = string(b)
+			} else if string(b) != first {
+				t.Errorf("profile %s: %s reference %s differs from fig1b's %s", profile, id, b, first)
+			}
+		}
+	}
+}
+
+// sharedData points the wiring at the staged data, or skips.
+func sharedData(t *testing.T) {
+	t.Helper()
+	dir, ok := data.SharedDir()
+	if !ok {
+		t.Skip("no staged data beside the module (../shared/data)")
+	}
+	t.Setenv(DataEnv, dir)
+}
+
+// result is the last value of each metric of a cell, and its whole series.
+type result struct {
+	last   map[string]float64
+	series map[string][]float64
+	steps  map[string][]int
+	prov   *harness.Provenance
+}
+
+// runExp runs the experiment src in a temporary results folder and returns
+// every cell's results by method name.
+func runExp(t *testing.T, src string) map[string]result {
+	t.Helper()
+	e, err := harness.Load(harness.Default, "test.toml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), Jobs: 2})
+	cells := harness.Plan([]*harness.Experiment{e})
+	sum, err := r.Run(context.Background(), cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed > 0 || sum.Skipped > 0 {
+		t.Fatalf("%v", sum)
+	}
+	out := map[string]result{}
+	for _, c := range cells {
+		csvPath, provPath := r.Paths(c)
+		p, err := harness.ReadProvenance(provPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := result{last: map[string]float64{}, series: map[string][]float64{}, steps: map[string][]int{}, prov: p}
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		for _, row := range rows[1:] {
+			v, _ := strconv.ParseFloat(row[col["value"]], 64)
+			step, _ := strconv.Atoi(row[col["step"]])
+			m := row[col["metric"]]
+			res.last[m] = v
+			res.series[m] = append(res.series[m], v)
+			res.steps[m] = append(res.steps[m], step)
+		}
+		out[c.Method.Name+"/"+c.Dataset] = res
+	}
+	return out
+}
+
+func finiteAll(t *testing.T, name string, r result) {
+	t.Helper()
+	for m, vs := range r.series {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("%s: %s has a non-finite value %v", name, m, v)
+			}
+		}
+	}
+}
+
+func summaryOf(t *testing.T, r result) map[string]any {
+	t.Helper()
+	var s map[string]any
+	if err := json.Unmarshal(r.prov.Summary, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCovertypeEndToEnd runs a tiny cell of each method on the staged
+// Covertype prefix.
+func TestCovertypeEndToEnd(t *testing.T) {
+	sharedData(t)
+	res := runExp(t, `
+id = "e2e"
+datasets = ["covertype"]
+splits = [1]
+[eval]
+metrics = ["accuracy", "test_ll"]
+every = 50
+[methods.svgd]
+kind = "svgd"
+particles = [20]
+settings = { iterations = 200, step = 0.05 }
+[methods.sgld]
+kind = "sgld"
+particles = [20]
+settings = { iterations = 1000 }
+[methods.sp]
+kind = "sp"
+particles = [3]
+settings = { map = true, nelder_mead_evals = 20, candidates = 5 }
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [5]
+settings = { start = "map", lmo_steps = 20, batch = 100 }
+`)
+	for name, r := range res {
+		finiteAll(t, name, r)
+		// A constant predictor scores the majority share (≈ 0.51 on
+		// this prefix); 0.6 needs a fitted model.
+		if a := r.last[Accuracy]; !(a > 0.6 && a <= 1) {
+			t.Errorf("%s: accuracy %v, want above 0.6", name, a)
+		}
+		if ll := r.last[TestLL]; !(ll < 0 && ll > math.Log(0.5)-0.2) {
+			t.Errorf("%s: test log-likelihood %v, want in (log ½ − 0.2, 0)", name, ll)
+		}
+		s := summaryOf(t, r)
+		if s["dataset_label"] != "Covertype (20,000-row prefix)" {
+			t.Errorf("%s: dataset_label %v", name, s["dataset_label"])
+		}
+	}
+	for _, name := range []string{"sp/covertype", "mmdfw/covertype"} {
+		if s := summaryOf(t, res[name]); s["map"] == nil {
+			t.Errorf("%s from the MAP: no map in the summary", name)
+		}
+	}
+}
+
+// TestReferenceEndToEnd runs a tiny HMC reference on Covertype and checks
+// that mmd2 against it is finite and positive and that its diagnostics
+// reach the cell's provenance summary.
+func TestReferenceEndToEnd(t *testing.T) {
+	sharedData(t)
+	res := runExp(t, `
+id = "e2e"
+datasets = ["covertype"]
+splits = [1]
+[eval]
+metrics = ["mmd2"]
+log = true
+[reference]
+kind = "hmc"
+particles = 40
+settings = { chains = 4, warmup = 20, max_steps = 8, init_scale = 0.1 }
+[methods.svgd]
+kind = "svgd"
+particles = [10]
+settings = { iterations = 50, step = 0.05 }
+`)
+	r := res["svgd/covertype"]
+	finiteAll(t, "svgd/covertype", r)
+	if v := r.last[MMD2]; !(v > 0) {
+		t.Errorf("mmd2 %v, want positive", v)
+	}
+	ref, ok := summaryOf(t, r)["reference"].(map[string]any)
+	if !ok {
+		t.Fatal("no reference in the summary")
+	}
+	if ref["kind"] != KindHMC || ref["draws"] != float64(40) || !(ref["bandwidth"].(float64) > 0) {
+		t.Errorf("reference %v: want kind hmc, 40 draws, a positive bandwidth", ref)
+	}
+	diag, ok := ref["diagnostics"].(map[string]any)
+	if !ok {
+		t.Fatalf("reference %v has no diagnostics", ref)
+	}
+	for _, k := range []string{"max_rhat", "min_ess", "flagged", "reasons", "per_chain"} {
+		if _, ok := diag[k]; !ok {
+			t.Errorf("reference diagnostics lack %s: %v", k, diag)
+		}
+	}
+	// 10 draws per chain cannot pass R̂ ≤ 1.01 and ESS ≥ 400.
+	if diag["flagged"] != true {
+		t.Errorf("a 40-draw reference is not flagged: %v", diag)
+	}
+}
+
+// TestGaussianEndToEnd runs MMD-FW with RBF and RFF kernels on the exact
+// 2-d Gaussian: the exact MMD² must fall by a factor 10 from the first
+// particle to the 30th.
+func TestGaussianEndToEnd(t *testing.T) {
+	res := runExp(t, `
+id = "e2e"
+datasets = ["gauss2d"]
+splits = [1]
+[eval]
+metrics = ["mmd2_exact", "mmd2"]
+log = true
+[methods.rbf]
+kind = "mmdfw"
+particles = [30]
+settings = { lmo_steps = 50 }
+[methods.rff]
+kind = "mmdfw"
+particles = [30]
+settings = { lmo_steps = 50, kernel = "rff", features = 200 }
+`)
+	for name, r := range res {
+		finiteAll(t, name, r)
+		s := r.series[MMD2Exact]
+		if r.steps[MMD2Exact][0] != 1 || len(s) < 3 {
+			t.Fatalf("%s: steps %v", name, r.steps[MMD2Exact])
+		}
+		if !(s[len(s)-1] < s[0]/10) {
+			t.Errorf("%s: exact MMD² %v, want a fall by 10 over 30 particles", name, s)
+		}
+		// On a Gaussian target mmd2 is the exact MMD².
+		if a, b := r.last[MMD2], r.last[MMD2Exact]; a != b {
+			t.Errorf("%s: mmd2 %v != mmd2_exact %v", name, a, b)
+		}
+	}
+}
+
+// TestRegressionEndToEnd runs SVGD on a small UCI set: RMSE on the original
+// scale must beat the constant predictor (the training mean), whose RMSE is
+// the test responses' spread.
+func TestRegressionEndToEnd(t *testing.T) {
+	sharedData(t)
+	res := runExp(t, `
+id = "e2e"
+datasets = ["yacht"]
+splits = [0]
+[eval]
+metrics = ["rmse", "test_ll"]
+every = 100
+[methods.svgd]
+kind = "svgd"
+particles = [10]
+settings = { iterations = 500, step = 0.01, init = "model" }
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [10]
+settings = { start = "model", weights = "stein", lmo_steps = 100, noise = 0.035, step_size = 0.01 }
+`)
+	reg, err := data.LoadRegression(os.Getenv(DataEnv), "yacht", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m, ss float64
+	for _, y := range reg.YTest {
+		m += reg.Unscale(y)
+	}
+	m /= float64(len(reg.YTest))
+	for _, y := range reg.YTest {
+		ss += (reg.Unscale(y) - m) * (reg.Unscale(y) - m)
+	}
+	spread := math.Sqrt(ss / float64(len(reg.YTest)))
+	for name, r := range res {
+		finiteAll(t, name, r)
+		if rmse := r.last[RMSE]; !(rmse > 0 && rmse < 0.8*spread) {
+			t.Errorf("%s: rmse %v, want below 0.8 × the test spread %v", name, rmse, spread)
+		}
+	}
+}

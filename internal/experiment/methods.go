@@ -1,0 +1,239 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
+	"github.com/mmdfw/mmdfw/pkg/svgd"
+)
+
+// Method kinds an experiment file may name.
+const (
+	KindMMDFW = "mmdfw"
+	KindSVGD  = "svgd"
+	KindSGLD  = "sgld"
+	KindSP    = "sp"
+	KindHMC   = "hmc"
+)
+
+func fieldErr(key, format string, args ...any) error {
+	return &harness.FieldError{Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+func oneOf(key, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fieldErr(key, "%q is not one of %q", v, allowed)
+}
+
+// finite maps NaN and ±Inf (which JSON cannot hold) to nil.
+func finite(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+// summary is the provenance summary every method of this wiring writes:
+// the dataset label, the method's own diagnostics, the MAP the method
+// started from (if any) and the reference its MMD² was measured against (if
+// any).
+func summary(d *Data, method any, m *MAP) map[string]any {
+	s := map[string]any{
+		"dataset_label":  d.Label,
+		"dataset_subset": d.Subset,
+	}
+	if method != nil {
+		s["method"] = method
+	}
+	if m != nil {
+		s["map"] = map[string]any{
+			"seconds": m.Seconds, "grad_evals": m.GradEvals, "log_prob": m.LogProb,
+			"grad_inf_norm": m.GradNorm, "iterations": m.Iterations, "status": m.Status,
+		}
+	}
+	if r := d.reference(); r != nil {
+		s["reference"] = r
+	}
+	return s
+}
+
+// startMAP fetches the cell's MAP and wraps the recorder so that its cost is
+// charged to the method (unless charge is false).
+func startMAP(ctx context.Context, env *harness.Env, p *harness.Problem, rec particle.Recorder, charge bool) (*MAP, particle.Recorder, error) {
+	d, err := dataOf(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := mapOf(ctx, env, d, p.Target)
+	if err != nil {
+		return nil, nil, err
+	}
+	if charge {
+		rec = chargeRecorder{rec: rec, seconds: m.Seconds, grads: m.GradEvals}
+	}
+	return m, rec, nil
+}
+
+// SVGDConfig is the settings table of an svgd method (pkg/svgd). Zero fields
+// take pkg/svgd's defaults.
+type SVGDConfig struct {
+	// Iterations, Step (ε), Batch (|B|) and Bandwidth (0: median
+	// heuristic) are svgd.Settings' fields.
+	Iterations int     `toml:"iterations" json:"iterations,omitempty"`
+	Step       float64 `toml:"step" json:"step,omitempty"`
+	Batch      int     `toml:"batch" json:"batch,omitempty"`
+	Bandwidth  float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
+	// RecordEvery is the number of iterations between snapshots
+	// (default 1: the evaluation schedule decides which are scored).
+	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
+	// Init is "prior" (prior draws), "model" (model.BNN.Init, the SVGD
+	// reference code's start) or "" (model for a BNN, prior otherwise).
+	Init string `toml:"init" json:"init,omitempty"`
+}
+
+// Validate checks the ranges.
+func (c SVGDConfig) Validate() error {
+	switch {
+	case c.Iterations < 0:
+		return fieldErr("iterations", "must not be negative")
+	case c.Step < 0:
+		return fieldErr("step", "must not be negative")
+	case c.Bandwidth < 0:
+		return fieldErr("bandwidth", "must not be negative")
+	case c.RecordEvery < 0:
+		return fieldErr("record_every", "must not be negative")
+	}
+	return oneOf("init", c.Init, "", "prior", "model")
+}
+
+// initParticles draws n starting particles: BNN.Init rows for "model" (or
+// "" on a BNN), nil (the method's prior draws) otherwise.
+func initParticles(d *Data, how string, n, dim int, rng *rand.Rand) (*mat.Dense, error) {
+	if how == "prior" || (how == "" && d.BNN == nil) {
+		return nil, nil
+	}
+	if d.BNN == nil {
+		return nil, errors.New(`init = "model" needs a BNN dataset`)
+	}
+	X := mat.NewDense(n, dim, nil)
+	for i := 0; i < n; i++ {
+		d.BNN.Init(rng, X.RawRowView(i))
+	}
+	return X, nil
+}
+
+func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output, error) {
+	d, err := dataOf(in.Problem)
+	if err != nil {
+		return harness.Output{}, err
+	}
+	c := in.Settings
+	n := in.N
+	if n == 0 {
+		n = svgd.DefaultParticles
+	}
+	s := svgd.Settings{
+		Particles: n, Iterations: c.Iterations, Step: c.Step, BatchSize: c.Batch,
+		Bandwidth: c.Bandwidth, Workers: in.Threads, RecordEvery: max(1, c.RecordEvery),
+	}
+	rng := rand.New(in.Src)
+	if s.Init, err = initParticles(d, c.Init, n, in.Problem.Target.Dim(), rng); err != nil {
+		return harness.Output{}, err
+	}
+	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+	return harness.Output{Set: set, Summary: summary(d, nil, nil)}, err
+}
+
+// SGLDConfig is the settings table of an sgld method (pkg/sgld). Zero
+// fields take pkg/sgld's defaults. The cell's particle count N, when given,
+// keeps the last ⌈N/chains⌉ draws of every chain.
+type SGLDConfig struct {
+	Iterations  int     `toml:"iterations" json:"iterations,omitempty"`
+	BurnIn      int     `toml:"burn_in" json:"burn_in,omitempty"`
+	Thin        int     `toml:"thin" json:"thin,omitempty"`
+	Chains      int     `toml:"chains" json:"chains,omitempty"`
+	Batch       int     `toml:"batch" json:"batch,omitempty"`
+	A           float64 `toml:"a" json:"a,omitempty"`
+	B           float64 `toml:"b" json:"b,omitempty"`
+	Gamma       float64 `toml:"gamma" json:"gamma,omitempty"`
+	Jitter      float64 `toml:"jitter" json:"jitter,omitempty"`
+	RecordEvery int     `toml:"record_every" json:"record_every,omitempty"`
+	// Init is "prior" (default) or "map": the chains start at the MAP
+	// plus N(0, jitter²) noise, the MAP's cost charged to the run.
+	Init string `toml:"init" json:"init,omitempty"`
+}
+
+// Validate checks the ranges.
+func (c SGLDConfig) Validate() error {
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"iterations", float64(c.Iterations)}, {"thin", float64(c.Thin)}, {"chains", float64(c.Chains)},
+		{"a", c.A}, {"b", c.B}, {"gamma", c.Gamma}, {"record_every", float64(c.RecordEvery)}} {
+		if f.v < 0 {
+			return fieldErr(f.key, "must not be negative")
+		}
+	}
+	if c.Gamma != 0 && (c.Gamma <= 0.5 || c.Gamma > 1) {
+		return fieldErr("gamma", "%v is outside (0.5, 1]", c.Gamma)
+	}
+	return oneOf("init", c.Init, "", "prior", "map")
+}
+
+func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output, error) {
+	d, err := dataOf(in.Problem)
+	if err != nil {
+		return harness.Output{}, err
+	}
+	c := in.Settings
+	s := sgld.Settings{
+		Iterations: c.Iterations, BurnIn: c.BurnIn, Thin: c.Thin, Chains: c.Chains, Workers: in.Threads,
+		Batch: c.Batch, A: c.A, B: c.B, Gamma: c.Gamma, Jitter: c.Jitter, RecordEvery: c.RecordEvery,
+	}
+	chains := c.Chains
+	if chains == 0 {
+		chains = 4
+	}
+	if in.N > 0 {
+		s.Keep = (in.N + chains - 1) / chains
+	}
+	rec := in.Recorder
+	var m *MAP
+	if c.Init == "map" {
+		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
+			return harness.Output{}, err
+		}
+		s.Init = m.X
+	}
+	set, err := sgld.Run(ctx, in.Problem.Target, s, in.Src, rec)
+	return harness.Output{Set: set, Summary: summary(d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err
+}
+
+// Register adds this wiring's datasets, metrics and method kinds to r.
+// harness.Default is filled at init.
+func Register(r *harness.Registry) {
+	for _, g := range gaussSpecs {
+		r.RegisterDataset(g.name, gaussDataset(g))
+	}
+	registerData(r)
+	registerMetrics(r)
+	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
+	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
+	harness.RegisterMethod(r, KindSP, "1", runSP)
+	harness.RegisterMethod(r, KindMMDFW, "1", runMMDFW)
+	harness.RegisterMethod(r, KindHMC, "1", runHMC)
+}
+
+func init() { Register(harness.Default) }

@@ -1,0 +1,205 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// DataEnv is the environment variable naming the data folder (one folder per
+// dataset, as `repro data fetch` lays it out). The run command has no flag
+// of its own for it; the Makefile sets it from DATA_DIR.
+const DataEnv = "MMDFW_DATA"
+
+// DataDir returns the data folder: $MMDFW_DATA, or "data" when unset.
+func DataDir() string {
+	if d := os.Getenv(DataEnv); d != "" {
+		return d
+	}
+	return "data"
+}
+
+// Data is the Problem.Model of every dataset of this wiring: the concrete
+// model and its test split for the metrics, the label the figures print, and
+// the per-cell state that the metrics hand to the method's summary (the
+// reference diagnostics).
+type Data struct {
+	// Name is the registered dataset name; Label is what results and
+	// figures call it ("Covertype (20,000-row prefix)").
+	Name, Label string
+	// Subset marks data that is a prefix of the published dataset.
+	Subset bool
+	// Key identifies the bytes the problem was built from (a hash of the
+	// data files' sha256), for the keys of shared artefacts (MAP points).
+	Key string
+
+	// Logistic regression (covertype): the model and its test split.
+	Logistic   *model.Logistic
+	XTest      *mat.Dense
+	YTest      []float64
+	LabelsTest []float64
+	// BNN (UCI regression): the model, the standardised test features and
+	// the test responses on the original scale, with the training mean and
+	// standard deviation of y.
+	BNN        *model.BNN
+	YTestOrig  []float64
+	YMean, YSD float64
+	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
+	// exact MMD² (fixed per dataset, the same for every method).
+	Gauss *target.Gaussian
+	EvalH float64
+
+	mu    sync.Mutex
+	ref   *RefInfo
+	cache predCache
+}
+
+// RefInfo describes the reference sample an mmd2 metric measured against; it
+// goes into the provenance summary of the cell under "reference".
+type RefInfo struct {
+	Kind      string  `json:"kind"`
+	Draws     int     `json:"draws"`
+	Bandwidth float64 `json:"bandwidth"`
+	// Diagnostics is the reference method's own summary (for HMC: max R̂,
+	// min ESS, flagged, reasons, per-chain acceptance, divergences, step
+	// size).
+	Diagnostics any `json:"diagnostics,omitempty"`
+}
+
+func (d *Data) setRef(r *RefInfo) {
+	d.mu.Lock()
+	d.ref = r
+	d.mu.Unlock()
+}
+
+func (d *Data) reference() *RefInfo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ref
+}
+
+// dataOf returns the wiring's data of a problem.
+func dataOf(p *harness.Problem) (*Data, error) {
+	d, ok := p.Model.(*Data)
+	if !ok {
+		return nil, fmt.Errorf("problem of type %T is not from this wiring", p.Model)
+	}
+	return d, nil
+}
+
+// gaussSpec fixes a synthetic Gaussian target: its dimension and the seed of
+// its mean and covariance.
+type gaussSpec struct {
+	name string
+	d    int
+	seed uint64
+}
+
+// gaussSpecs are the exact targets of the linear-convergence check.
+var gaussSpecs = []gaussSpec{
+	{"gauss2d", 2, 2},
+	{"gauss10d", 10, 10},
+}
+
+// newGauss builds N(m, Σ): m ~ N(0, I), Σ = Q diag(λ) Qᵀ with Q a random
+// rotation (QR of a Gaussian matrix) and λ log-uniform on [1/2, 2], so the
+// target is well conditioned (condition number ≤ 4) but neither isotropic
+// nor axis-aligned.
+func newGauss(s gaussSpec) *target.Gaussian {
+	rng := rand.New(rand.NewPCG(s.seed, 0x6761757373))
+	m := make([]float64, s.d)
+	for i := range m {
+		m[i] = rng.NormFloat64()
+	}
+	a := mat.NewDense(s.d, s.d, nil)
+	for i := 0; i < s.d; i++ {
+		for j := 0; j < s.d; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	lam := make([]float64, s.d)
+	for i := range lam {
+		lam[i] = math.Exp(math.Log(0.5) + rng.Float64()*math.Log(4))
+	}
+	cov := mat.NewSymDense(s.d, nil)
+	for i := 0; i < s.d; i++ {
+		for j := i; j < s.d; j++ {
+			var v float64
+			for k := 0; k < s.d; k++ {
+				v += q.At(i, k) * lam[k] * q.At(j, k)
+			}
+			cov.SetSym(i, j, v)
+		}
+	}
+	g, err := target.NewGaussian(m, cov)
+	if err != nil {
+		panic("experiment: " + err.Error())
+	}
+	return g
+}
+
+// medianBandwidth is the median heuristic of the evaluation kernel: h is the
+// median distance between distinct pairs of (at most maxMedianDraws,
+// evenly strided) rows of Y.
+func medianBandwidth(Y mat.Matrix) float64 {
+	r, c := Y.Dims()
+	m := min(r, maxMedianDraws)
+	sub := mat.NewDense(m, c, nil)
+	for i := 0; i < m; i++ {
+		src := i * r / m
+		for j := 0; j < c; j++ {
+			sub.Set(i, j, Y.At(src, j))
+		}
+	}
+	sq := mat.NewDense(m, m, nil)
+	kernel.SqDists(sq, sub, make([]float64, m))
+	med := kernel.MedianSq(sq, false, make([]float64, m*(m-1)/2))
+	if !(med > 0) {
+		return 1
+	}
+	return math.Sqrt(med)
+}
+
+// maxMedianDraws bounds the rows the median heuristic looks at.
+const maxMedianDraws = 1000
+
+func gaussDataset(s gaussSpec) harness.Dataset {
+	var once sync.Once
+	var g *target.Gaussian
+	var h float64
+	build := func() {
+		g = newGauss(s)
+		draws := mat.NewDense(2000, s.d, nil)
+		g.SampleRows(rand.New(rand.NewPCG(s.seed, 0x6d6564)), draws)
+		h = medianBandwidth(draws)
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s d=%d seed=%d v1", s.name, s.d, s.seed))
+	return harness.Dataset{
+		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
+			once.Do(build)
+			return &harness.Problem{Target: g, Model: &Data{
+				Name: s.name, Label: fmt.Sprintf("Gaussian, d = %d", s.d), Gauss: g, EvalH: h,
+				Key: hex.EncodeToString(sum[:8]),
+			}}, nil
+		},
+		Checksums: func(split int) (map[string]string, error) {
+			return map[string]string{s.name: hex.EncodeToString(sum[:])}, nil
+		},
+	}
+}
