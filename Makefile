@@ -45,23 +45,32 @@ fuzz:
 # present; quick: minutes). RUNFLAGS go to `repro run` (e.g. -j 1 for the timed
 # experiments fig1a, fig2a, table1; see experiments/fig1a.toml). The data folder
 # reaches the experiments through MMDFW_DATA.
+# The full profile's outputs are results/, figures/ and REPORT.md (committed);
+# the quick profile's go under quick/ (ignored), so that a quick run never
+# replaces the full results.
 PROFILE     ?= full
 RUNFLAGS    ?=
+OUT          = $(if $(filter quick,$(PROFILE)),quick/,)
+RESULTS      = $(OUT)results
+FIGURES      = $(OUT)figures
+REPORT       = $(OUT)REPORT.md
 EXPERIMENTS := $(wildcard experiments/*.toml)
-RUN          = MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile $(PROFILE) $(RUNFLAGS)
+RUN          = MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile $(PROFILE) --results $(RESULTS) $(RUNFLAGS)
 
-.PHONY: reproduce-quick reproduce-all fig1 fig2 table1 rff ablations plots report
+.PHONY: reproduce-quick reproduce-all run-all fig1 fig2 table1 rff ablations plots report
 
 # Every experiment's quick profile, then the figures and the report (made
 # even when a cell failed, which the report lists; the exit status is the run's).
 reproduce-quick: data
-	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile quick $(RUNFLAGS) $(EXPERIMENTS); \
-	status=$$?; $(MAKE) --no-print-directory plots report && exit $$status
+	$(MAKE) --no-print-directory run-all PROFILE=quick
 
 # Every experiment's full profile, then the figures and the report.
 reproduce-all: data
-	MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile full $(RUNFLAGS) $(EXPERIMENTS); \
-	status=$$?; $(MAKE) --no-print-directory plots report && exit $$status
+	$(MAKE) --no-print-directory run-all PROFILE=full
+
+run-all: build
+	$(RUN) $(EXPERIMENTS); \
+	status=$$?; $(MAKE) --no-print-directory plots report PROFILE=$(PROFILE) && exit $$status
 
 fig1: data
 	$(RUN) experiments/fig1a.toml experiments/fig1b.toml
@@ -79,10 +88,10 @@ ablations: data
 	$(RUN) experiments/ablations.toml
 
 plots: build
-	$(REPRO) plot
+	$(REPRO) plot --results $(RESULTS) --figures $(FIGURES)
 
 report: build
-	$(REPRO) report
+	$(REPRO) report --results $(RESULTS) --figures $(FIGURES) --out $(REPORT)
 
 # End-to-end test against a real one-node Slurm started on this machine
 # (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;
