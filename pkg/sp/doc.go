@@ -21,11 +21,18 @@
 // f_n has no usable gradient without second derivatives of log p, so the
 // search is derivative-free, as in the original: an adaptive Monte Carlo
 // pool (Gaussian perturbations of uniformly chosen existing points with a
-// per-coordinate scale equal to the points' standard deviation, plus a
-// share of prior draws), then a Nelder–Mead refinement of the best
-// candidate by gonum's optimize.NelderMead, stopped by a cap on the
-// evaluations or when the simplex has collapsed to the original's
-// tolerances. The point accepted is the best location evaluated anywhere in
+// per-coordinate scale σⱼ = 1.4826 × the points' median absolute
+// deviation, plus a share of prior draws), then a Nelder–Mead refinement
+// of the best candidate by gonum's optimize.NelderMead, stopped by a cap on
+// the evaluations or when the simplex has collapsed to the original's
+// tolerances. Both are confined to a box, as the original searched a
+// bounded domain: the union of the first pool's widened bounding box and
+// median ± 2σⱼ. The box matters where the score stays bounded far away,
+// as for a logistic regression's log α → −∞: f_n levels off there to
+// k₀(x, x)/2, below its value in the bulk, the kernel Stein discrepancy
+// no longer tells the points to come back, and an unbounded search runs
+// off until exp overflows. A location whose objective is not finite is
+// rejected like a poor one. The point accepted is the best location evaluated anywhere in
 // the step, not gonum's reported optimum, so its score is already known.
 // Every objective evaluation costs one full-data score call;
 // the scores of accepted points are cached, so the rest of f_n is O(n d).

@@ -30,6 +30,7 @@ type objective struct {
 
 	calls     int64 // score calls so far
 	nonFinite bool  // a non-finite objective was seen in this step
+	rejected  int   // evaluations of this step with a non-finite objective
 }
 
 func newObjective(t target.Target, k kernel.IMQ, capacity int) *objective {
@@ -51,10 +52,12 @@ func newObjective(t target.Target, k kernel.IMQ, capacity int) *objective {
 func (o *objective) beginStep() {
 	o.bestF = math.Inf(1)
 	o.nonFinite = false
+	o.rejected = 0
 }
 
-// eval returns f_n(x), scoring x once. A non-finite value is reported as +∞
-// (so that Nelder–Mead moves away from it) and flagged.
+// eval returns f_n(x), scoring x once. A non-finite value (a score that
+// overflowed or is NaN) rejects x: it is reported as +∞, so that neither the
+// candidate search nor Nelder–Mead keeps it, flagged and counted.
 func (o *objective) eval(x []float64) float64 {
 	o.t.LogProbGrad(x, o.score)
 	o.calls++
@@ -71,6 +74,7 @@ func (o *objective) evalScored(x, s []float64) float64 {
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		o.nonFinite = true
+		o.rejected++
 		return math.Inf(1)
 	}
 	if f < o.bestF {

@@ -28,8 +28,13 @@ type refiner struct {
 
 	tolF, tolX float64 // stall's tolerances, tolX relative to the simplex edge
 
+	// lo and hi bound the search box of the current refinement (nil: no
+	// box). A location outside is answered +∞ without a score call.
+	lo, hi []float64
+
 	left    int // evaluations left under the cap in the current refinement
 	refused int // evaluations asked for beyond the cap, answered +∞ unscored
+	outside int // evaluations outside the box, answered +∞ unscored
 }
 
 func newRefiner(o *objective) *refiner {
@@ -43,7 +48,8 @@ func newRefiner(o *objective) *refiner {
 // run refines from x0, whose objective value f0 is known (so gonum does not
 // evaluate it again), with an axis simplex of edge h and at most maxEvals
 // objective evaluations. The result is the objective's best location; the
-// number of evaluations is the objective's count of score calls.
+// number of score calls is the objective's count, the evaluations outside
+// the box (r.lo, r.hi; nil for none) are counted in r.outside.
 //
 // With one task gonum checks the evaluation limit after every evaluation
 // and hands out no evaluation after the limit, so it stops exactly at
@@ -52,6 +58,7 @@ func newRefiner(o *objective) *refiner {
 // refused), so the cap and the cost accounting hold whatever gonum does.
 func (r *refiner) run(ctx context.Context, x0 []float64, f0, h float64, maxEvals int) error {
 	r.left = maxEvals
+	r.outside = 0
 	r.nm.SimplexSize = h
 	r.conv.tolF, r.conv.tolX, r.conv.window = r.tolF, r.tolX*h, len(x0)+1
 	r.init.F = f0
@@ -72,15 +79,29 @@ func (r *refiner) run(ctx context.Context, x0 []float64, f0, h float64, maxEvals
 	return ctx.Err()
 }
 
-// eval is the objective under the evaluation cap.
+// eval is the objective under the evaluation cap, restricted to the box.
+// A location outside the box uses up one evaluation of the cap, as gonum
+// counts it, but no score call. Locations answered +∞ (outside the box or
+// with a non-finite objective) never become vertices, so the stopping test
+// does not see them.
 func (r *refiner) eval(x []float64) float64 {
 	if r.left <= 0 {
 		r.refused++
 		return math.Inf(1)
 	}
 	r.left--
+	if r.lo != nil {
+		for j, v := range x {
+			if !(v >= r.lo[j] && v <= r.hi[j]) {
+				r.outside++
+				return math.Inf(1)
+			}
+		}
+	}
 	f := r.obj.eval(x)
-	r.conv.see(x, f)
+	if !math.IsInf(f, 1) {
+		r.conv.see(x, f)
+	}
 	return f
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -21,6 +22,7 @@ const (
 	DefaultPerturb       = 1.0
 	DefaultScale         = 1.0
 	DefaultPriorFraction = 0.1
+	DefaultBox           = 2.0
 	DefaultC             = 1.0
 	DefaultBeta          = -0.5
 )
@@ -46,10 +48,31 @@ type Settings struct {
 
 	// Perturb scales the Gaussian perturbations of the candidates drawn
 	// around existing points: coordinate j moves by Perturb·σⱼ·z, z ~ N(0,1),
-	// with σⱼ the standard deviation of coordinate j over the current
-	// points (Scale before two points exist, or where it is zero). Zero
-	// means DefaultPerturb (1).
+	// with σⱼ the robust spread of coordinate j over the current points,
+	// 1.4826 × its median absolute deviation (Scale before two points
+	// exist, or where it is zero). A few far-flung points do not inflate
+	// it, as they would a standard deviation. Zero means DefaultPerturb (1).
 	Perturb float64
+
+	// Box sets the search box, to which candidates and the Nelder–Mead
+	// refinement are confined. The first step's box (the domain) is the
+	// bounding box of its own candidates widened by Box·Scale on each side:
+	// the prior draws, the MAP and its perturbations, or N(0, Scale² I).
+	// Later boxes are, per coordinate, the union of the domain and
+	// mⱼ ± Box·σⱼ, with mⱼ the median of coordinate j over the current
+	// points and σⱼ their robust spread (as for Perturb, without Perturb's
+	// factor). Candidates drawn outside are projected onto the box (and
+	// still cost a score call, Cost.Projected); Nelder–Mead locations
+	// outside are answered +∞ without a score call (Cost.Outside).
+	//
+	// The box is needed where the target is not distantly dissipative:
+	// when the score stays bounded far away (a logistic regression's
+	// log α → −∞), the objective levels off to k₀(x, x)/2 there, below its
+	// value in the bulk, and an unbounded search runs off to where exp
+	// overflows. A box that follows the median and a robust spread cannot
+	// be dragged along by the points it lets stray. Zero means DefaultBox
+	// (2); a negative value searches without a box.
+	Box float64
 
 	// Scale is the perturbation standard deviation before the point set has
 	// a spread of its own. Zero means DefaultScale (1, the original's
@@ -85,6 +108,8 @@ func (s Settings) resolved(d int) (Settings, error) {
 		return s, fmt.Errorf("sp: Candidates = %d is negative", s.Candidates)
 	case s.Perturb < 0 || bad(s.Perturb):
 		return s, fmt.Errorf("sp: Perturb = %v is not a finite non-negative number", s.Perturb)
+	case bad(s.Box):
+		return s, fmt.Errorf("sp: Box = %v is not a finite number", s.Box)
 	case s.Scale < 0 || bad(s.Scale):
 		return s, fmt.Errorf("sp: Scale = %v is not a finite non-negative number", s.Scale)
 	case s.PriorFraction > 1 || math.IsNaN(s.PriorFraction):
@@ -116,6 +141,9 @@ func (s Settings) resolved(d int) (Settings, error) {
 	if s.Scale == 0 {
 		s.Scale = DefaultScale
 	}
+	if s.Box == 0 {
+		s.Box = DefaultBox
+	}
 	if s.PriorFraction == 0 {
 		s.PriorFraction = DefaultPriorFraction
 	}
@@ -139,8 +167,20 @@ type Cost struct {
 	// point n.
 	Candidates []int
 	// Refine[n−1] is the number of Nelder–Mead objective evaluations for
-	// point n.
+	// point n that scored a location (one score call each).
 	Refine []int
+	// Outside[n−1] is the number of Nelder–Mead evaluations for point n at
+	// locations outside the search box, answered +∞ without a score call.
+	// They count against Settings.NelderMeadEvals with Refine.
+	Outside []int
+	// Projected[n−1] is the number of point n's candidates drawn outside
+	// the search box and projected onto it (included in Candidates).
+	Projected []int
+	// Rejected[n−1] is the number of point n's scored locations (candidates
+	// or Nelder–Mead) whose objective was not finite, an overflowing or NaN
+	// score; they were discarded (and are included in Candidates and
+	// Refine).
+	Rejected []int
 	// Objective[n−1] is the greedy objective f_n(x_n) at the accepted point
 	// n.
 	Objective []float64
@@ -172,16 +212,18 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 //
 // Step n draws s.Candidates candidates (the first pool as described in
 // Settings.MAP; later ones Gaussian perturbations of uniformly chosen
-// existing points, plus a share of prior draws), scores each once, and
-// refines the best with gonum's optimize.NelderMead; the best location
-// evaluated anywhere in the step, whose score is cached, becomes xₙ.
+// existing points, plus a share of prior draws, projected onto the search
+// box of Settings.Box), scores each once, and refines the best with
+// gonum's optimize.NelderMead within the box; the best location evaluated
+// anywhere in the step, whose score is cached, becomes xₙ.
 //
 // src seeds every draw. rec (nil records nothing) receives a snapshot after
 // every added point, with Step = n, equal weights, the compute seconds and
 // GradEvals = score calls × target.NData(t); its ErrStop ends the run with
 // the current points and a nil error. When ctx is cancelled the current
-// points are returned with ctx.Err(). A non-finite objective ends the run
-// with an error naming the step.
+// points are returned with ctx.Err(). A location with a non-finite
+// objective is discarded (Cost.Rejected); only a step in which no location
+// had a finite objective ends the run, with an error naming the step.
 func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
 	var sw particle.Stopwatch
 	sw.Start()
@@ -227,11 +269,14 @@ type runner struct {
 	obj   *objective
 	cost  Cost
 
-	mean, m2 []float64 // running mean and sum of squared deviations of the points
-	sigma    []float64 // perturbation standard deviations
-	cand     []float64 // the candidate being drawn
-	x0       []float64 // Nelder–Mead start
-	w        []float64 // weight buffer
+	sigma  []float64 // perturbation standard deviations
+	lo, hi []float64 // search box of the current step
+	dlo    []float64 // domain: the first step's box, contained in every later one
+	dhi    []float64
+	col    []float64 // one coordinate of every point, for the median
+	cand   []float64 // the candidate being drawn
+	x0     []float64 // Nelder–Mead start
+	w      []float64 // weight buffer
 
 	ref *refiner
 }
@@ -244,9 +289,12 @@ func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 		s:     s,
 		rng:   rand.New(src),
 		obj:   newObjective(t, k, s.Points),
-		mean:  make([]float64, d),
-		m2:    make([]float64, d),
 		sigma: make([]float64, d),
+		lo:    make([]float64, d),
+		hi:    make([]float64, d),
+		dlo:   make([]float64, d),
+		dhi:   make([]float64, d),
+		col:   make([]float64, 0, s.Points),
 		cand:  make([]float64, d),
 		x0:    make([]float64, d),
 		w:     make([]float64, 0, s.Points),
@@ -256,32 +304,89 @@ func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 	return r
 }
 
+// madScale turns a median absolute deviation into a standard deviation for
+// Gaussian data: 1/Φ⁻¹(3/4).
+const madScale = 1.482602218505602
+
+// median returns the median of v, reordering v.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// box sets the robust spread of every coordinate over the current points
+// (Scale before two points exist, or where it is zero) and, from the first
+// point on, the search box: the domain joined with median ± Box spreads.
+// It allocates nothing.
+func (r *runner) box() {
+	o := r.obj
+	d := o.d
+	for j := 0; j < d; j++ {
+		sd := r.s.Scale
+		var m float64
+		if o.n >= 1 {
+			r.col = r.col[:0]
+			for i := 0; i < o.n; i++ {
+				r.col = append(r.col, o.x[i*d+j])
+			}
+			m = median(r.col)
+			if o.n >= 2 {
+				for i, v := range r.col {
+					r.col[i] = math.Abs(v - m)
+				}
+				if v := madScale * median(r.col); v > 0 {
+					sd = v
+				}
+			}
+		}
+		r.sigma[j] = r.s.Perturb * sd
+		r.lo[j] = math.Min(r.dlo[j], m-r.s.Box*sd)
+		r.hi[j] = math.Max(r.dhi[j], m+r.s.Box*sd)
+	}
+}
+
+// project moves x onto the search box and reports whether it had to.
+func (r *runner) project(x []float64) bool {
+	moved := false
+	for j, v := range x {
+		switch {
+		case v < r.lo[j]:
+			x[j], moved = r.lo[j], true
+		case v > r.hi[j]:
+			x[j], moved = r.hi[j], true
+		}
+	}
+	return moved
+}
+
 // step places point n.
 func (r *runner) step(ctx context.Context, n int) error {
 	o := r.obj
 	d := o.d
 	o.beginStep()
 	before := o.calls
-
-	// Perturbation scales: the spread of the point set once it has one.
-	for j := range r.sigma {
-		sd := r.s.Scale
-		if o.n >= 2 {
-			if v := math.Sqrt(r.m2[j] / float64(o.n-1)); v > 0 {
-				sd = v
-			}
+	first := o.n == 0
+	boxed := r.s.Box >= 0
+	r.box()
+	if first {
+		// The first box is the candidates' bounding box, widened below.
+		for j := range r.lo {
+			r.lo[j], r.hi[j] = math.Inf(1), math.Inf(-1)
 		}
-		r.sigma[j] = r.s.Perturb * sd
 	}
 
 	nPrior := 0
 	if r.prior != nil && r.s.PriorFraction > 0 {
 		nPrior = int(math.Ceil(r.s.PriorFraction * float64(r.s.Candidates)))
 	}
-	first := o.n == 0
 	if first && r.prior != nil && r.s.MAP == nil {
 		nPrior = r.s.Candidates
 	}
+	projected := 0
 	for c := 0; c < r.s.Candidates; c++ {
 		if c%8 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -310,10 +415,27 @@ func (r *runner) step(ctx context.Context, n int) error {
 				r.cand[j] = m + r.sigma[j]*r.rng.NormFloat64()
 			}
 		}
+		switch {
+		case first:
+			for j, v := range r.cand {
+				r.lo[j], r.hi[j] = math.Min(r.lo[j], v), math.Max(r.hi[j], v)
+			}
+		case boxed && r.project(r.cand):
+			projected++
+		}
 		o.eval(r.cand)
+	}
+	if first {
+		for j := range r.lo {
+			r.lo[j] -= r.s.Box * r.s.Scale
+			r.hi[j] += r.s.Box * r.s.Scale
+		}
+		copy(r.dlo, r.lo)
+		copy(r.dhi, r.hi)
 	}
 	nCand := int(o.calls - before)
 
+	outside := 0
 	if r.s.NelderMeadEvals > 0 && !math.IsInf(o.bestF, 1) {
 		var mean float64
 		for _, v := range r.sigma {
@@ -321,31 +443,31 @@ func (r *runner) step(ctx context.Context, n int) error {
 		}
 		mean /= float64(d)
 		copy(r.x0, o.bestX)
+		r.ref.lo, r.ref.hi = nil, nil
+		if boxed {
+			r.ref.lo, r.ref.hi = r.lo, r.hi
+		}
 		if err := r.ref.run(ctx, r.x0, o.bestF, 0.1*mean, r.s.NelderMeadEvals); err != nil {
 			return err
 		}
+		outside = r.ref.outside
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if o.nonFinite || math.IsInf(o.bestF, 1) {
-		return fmt.Errorf("sp: diverged at step %d: non-finite objective", n)
+	if math.IsInf(o.bestF, 1) {
+		return fmt.Errorf("sp: step %d: no finite objective among %d scored locations", n, o.calls-before)
 	}
 	if err := particle.CheckFinite("sp", n, o.bestX); err != nil {
 		return err
 	}
 	r.cost.Candidates = append(r.cost.Candidates, nCand)
 	r.cost.Refine = append(r.cost.Refine, int(o.calls-before)-nCand)
+	r.cost.Outside = append(r.cost.Outside, outside)
+	r.cost.Projected = append(r.cost.Projected, projected)
+	r.cost.Rejected = append(r.cost.Rejected, o.rejected)
 	r.cost.Objective = append(r.cost.Objective, o.bestF)
 	r.cost.ScoreCalls = o.calls
-
-	// Welford update of the spread.
-	k := float64(o.n + 1)
-	for j, v := range o.bestX {
-		delta := v - r.mean[j]
-		r.mean[j] += delta / k
-		r.m2[j] += delta * (v - r.mean[j])
-	}
 	o.accept()
 	return nil
 }
