@@ -54,7 +54,7 @@ func runData(args []string) error {
 		tofu = fs.Bool("trust-on-first-use", false, "accept a file that has no published sha256 (Year) and pin the sha256 of this copy")
 		timeout = fs.Duration("timeout", 30*time.Second, "timeout for connecting and for each stall of a download")
 	}
-	names, err := parseInterspersed(fs, args)
+	names, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -82,21 +82,6 @@ func runData(args []string) error {
 	fmt.Fprintf(os.Stderr, "repro data: unknown subcommand %q\n", sub)
 	fs.Usage()
 	return errUsage
-}
-
-// parseInterspersed parses flags that may come before or after the names.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return rest, nil
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func printStatus(w io.Writer, dir string) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -18,29 +17,19 @@ func init() {
 }
 
 func listCmd(args []string) error {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro list FILE... [--profile quick|full] [--results DIR]")
-		fmt.Fprintln(fs.Output(), "\nPrints one line per cell: its index (for repro run --cells), its status")
-		fmt.Fprintln(fs.Output(), "(done, failed, skipped, stale or pending), its short cache key and its id.")
-		fs.PrintDefaults()
-	}
-	profile := fs.String("profile", "", "profile to apply: quick or full")
-	results := fs.String("results", "results", "results directory")
-	keyRev := fs.Bool("key-revision", false, "make the VCS revision part of every cache key")
-	files, err := parseInterleaved(fs, args)
+	cmd := newCellCmd(cellSpec{
+		name: "list",
+		usage: []string{
+			"usage: repro list FILE... [--profile quick|full] [--results DIR]",
+			"\nPrints one line per cell: its index (for repro run --cells), its status",
+			"(done, failed, skipped, stale or pending), its short cache key and its id.",
+		},
+	})
+	cells, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		fs.Usage()
-		return errUsage
-	}
-	cells, err := loadCells(files, *profile)
-	if err != nil {
-		return err
-	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: *results, KeyRevision: *keyRev})
+	r := cmd.runner(harness.Options{})
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
 	counts := map[harness.Status]int{}

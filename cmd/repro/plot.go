@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -17,22 +16,15 @@ func init() {
 }
 
 func plotCmd(args []string) error {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro plot [--results DIR] [--figures DIR]")
-		fmt.Fprintln(fs.Output(), "\nDraws the figures of every experiment found under the results directory as")
-		fmt.Fprintln(fs.Output(), "PNG, SVG and PDF, and Table 1 as Markdown and CSV. It reads the cached")
-		fmt.Fprintln(fs.Output(), "results only: cells that have not run are simply absent from the figures.")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("plot",
+		"usage: repro plot [--results DIR] [--figures DIR]",
+		"\nDraws the figures of every experiment found under the results directory as",
+		"PNG, SVG and PDF, and Table 1 as Markdown and CSV. It reads the cached",
+		"results only: cells that have not run are simply absent from the figures.")
 	results := fs.String("results", "results", "results directory")
 	figures := fs.String("figures", "figures", "output directory of the figures")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
 	}
 	res, err := report.Load(*results)
 	if err != nil {

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
@@ -21,33 +19,23 @@ func init() {
 }
 
 func prepareCmd(args []string) error {
-	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro prepare FILE... [--profile quick|full] [-j N] [--results DIR]")
-		fmt.Fprintln(fs.Output(), "\nComputes once, into the results directory, what the unfinished cells share:")
-		fmt.Fprintln(fs.Output(), "each dataset split's problem (MAP points), its metrics and reference sample.")
-		fmt.Fprintln(fs.Output(), "No method runs. repro slurm submits it as the job the array waits for.")
-		fs.PrintDefaults()
-	}
-	profile := fs.String("profile", "", "profile to apply: quick or full")
-	jobs := fs.Int("j", runtime.NumCPU(), "dataset splits prepared at once")
-	results := fs.String("results", "results", "results directory")
-	keyRev := fs.Bool("key-revision", false, "make the VCS revision part of every cache key")
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		fs.Usage()
-		return errUsage
-	}
-	cells, err := loadCells(files, *profile)
+	cmd := newCellCmd(cellSpec{
+		name: "prepare",
+		usage: []string{
+			"usage: repro prepare FILE... [--profile quick|full] [-j N] [--results DIR]",
+			"\nComputes once, into the results directory, what the unfinished cells share:",
+			"each dataset split's problem (MAP points), its metrics and reference sample.",
+			"No method runs. repro slurm submits it as the job the array waits for.",
+		},
+		jobs: "dataset splits prepared at once",
+	})
+	cells, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := harness.NewRunner(harness.Default, harness.Options{Results: *results, Jobs: *jobs, KeyRevision: *keyRev})
+	r := cmd.runner(harness.Options{})
 	n, err := r.Prepare(ctx, cells)
 	fmt.Fprintf(os.Stderr, "prepared %d dataset splits\n", n)
 	return err

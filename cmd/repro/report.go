@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,24 +18,17 @@ func init() {
 }
 
 func reportCmd(args []string) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro report [--results DIR] [--figures DIR] [--out REPORT.md]")
-		fmt.Fprintln(fs.Output(), "\nWrites the reproduction report from the cached results: the deviations from")
-		fmt.Fprintln(fs.Output(), "the paper, then each of the paper's claims with its measured evidence and a")
-		fmt.Fprintln(fs.Output(), "computed verdict, Table 1 and the HMC reference diagnostics. It draws the")
-		fmt.Fprintln(fs.Output(), "figures it links to (as repro plot does) and never computes results.")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("report",
+		"usage: repro report [--results DIR] [--figures DIR] [--out REPORT.md]",
+		"\nWrites the reproduction report from the cached results: the deviations from",
+		"the paper, then each of the paper's claims with its measured evidence and a",
+		"computed verdict, Table 1 and the HMC reference diagnostics. It draws the",
+		"figures it links to (as repro plot does) and never computes results.")
 	results := fs.String("results", "results", "results directory")
 	figures := fs.String("figures", "figures", "directory of the figures")
 	out := fs.String("out", "REPORT.md", "report file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
 	}
 	res, err := report.Load(*results)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,18 +26,21 @@ func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 func slurmCmd(args []string) error {
-	fs := flag.NewFlagSet("slurm", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro slurm FILE... [--profile P] [--cells-per-task K] [--partition P] [--time T]")
-		fmt.Fprintln(fs.Output(), "                  [--cpus-per-task C] [--results DIR] [--submit]")
-		fmt.Fprintln(fs.Output(), "\nWrites two sbatch scripts under DIR/.slurm: a job computing the shared artefacts")
-		fmt.Fprintln(fs.Output(), "(repro prepare) and a job array whose tasks run K cells each (repro run --cells A-B)")
-		fmt.Fprintln(fs.Output(), "into DIR, which must be on a filesystem the nodes share. Only the tasks holding an")
-		fmt.Fprintln(fs.Output(), "unfinished cell are in the array, so re-submitting resumes. With --submit, submits")
-		fmt.Fprintln(fs.Output(), "both (the array after the first succeeds) and prints the array's job id.")
-		fs.PrintDefaults()
-	}
-	profile := fs.String("profile", "", "profile to apply: quick or full")
+	cmd := newCellCmd(cellSpec{
+		name: "slurm",
+		usage: []string{
+			"usage: repro slurm FILE... [--profile P] [--cells-per-task K] [--partition P] [--time T]",
+			"                  [--cpus-per-task C] [--results DIR] [--submit]",
+			"\nWrites two sbatch scripts under DIR/.slurm: a job computing the shared artefacts",
+			"(repro prepare) and a job array whose tasks run K cells each (repro run --cells A-B)",
+			"into DIR, which must be on a filesystem the nodes share. Only the tasks holding an",
+			"unfinished cell are in the array, so re-submitting resumes. With --submit, submits",
+			"both (the array after the first succeeds) and prints the array's job id.",
+		},
+		results:       "results directory, shared by the nodes",
+		noKeyRevision: true,
+	})
+	fs, profile, results := cmd.fs, cmd.profile, cmd.results
 	perTask := fs.Int("cells-per-task", 1, "cells run by each array task")
 	cpus := fs.Int("cpus-per-task", 1, "CPUs of each task; its cells run that many at once (repro run -j)")
 	partition := fs.String("partition", "", "sbatch --partition")
@@ -47,15 +49,14 @@ func slurmCmd(args []string) error {
 	account := fs.String("account", "", "sbatch --account")
 	var extra repeated
 	fs.Var(&extra, "sbatch", "a further sbatch option for both jobs, e.g. --sbatch=--qos=short (repeatable)")
-	results := fs.String("results", "results", "results directory, shared by the nodes")
 	name := fs.String("name", "", "job name (default repro-<experiment ids>)")
 	repro := fs.String("repro", "", "repro executable the jobs run, on a shared filesystem (default: this one)")
 	submit := fs.Bool("submit", false, "submit the jobs with sbatch and print the array's job id")
-	files, err := parseInterleaved(fs, args)
+	files, err := cmd.parse(args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 || *perTask < 1 || *cpus < 1 {
+	if *perTask < 1 || *cpus < 1 {
 		fs.Usage()
 		return errUsage
 	}
@@ -66,7 +67,7 @@ func slurmCmd(args []string) error {
 	if len(cells) == 0 {
 		return fmt.Errorf("%s: no cells", strings.Join(files, " "))
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: *results})
+	r := cmd.runner(harness.Options{})
 	unfinished := make([]bool, len(cells))
 	var nUnfinished, nRunning int
 	for i, c := range cells {

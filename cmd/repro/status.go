@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -77,31 +76,21 @@ func countCells(r *harness.Runner, cells []*harness.Cell) (*cellCounts, error) {
 }
 
 func statusCmd(args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: repro status FILE... [--profile quick|full] [--results DIR] [-v]")
-		fmt.Fprintln(fs.Output(), "\nCounts the cells done, running (a live process holds the cell's running")
-		fmt.Fprintln(fs.Output(), "marker, on any machine sharing the results directory), failed, pending")
-		fmt.Fprintln(fs.Output(), "(never run, stale or interrupted) and skipped (data missing).")
-		fs.PrintDefaults()
-	}
-	profile := fs.String("profile", "", "profile to apply: quick or full")
-	results := fs.String("results", "results", "results directory")
-	keyRev := fs.Bool("key-revision", false, "make the VCS revision part of every cache key")
-	verbose := fs.Bool("v", false, "also list the running and failed cells")
-	files, err := parseInterleaved(fs, args)
+	cmd := newCellCmd(cellSpec{
+		name: "status",
+		usage: []string{
+			"usage: repro status FILE... [--profile quick|full] [--results DIR] [-v]",
+			"\nCounts the cells done, running (a live process holds the cell's running",
+			"marker, on any machine sharing the results directory), failed, pending",
+			"(never run, stale or interrupted) and skipped (data missing).",
+		},
+	})
+	verbose := cmd.fs.Bool("v", false, "also list the running and failed cells")
+	cells, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		fs.Usage()
-		return errUsage
-	}
-	cells, err := loadCells(files, *profile)
-	if err != nil {
-		return err
-	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: *results, KeyRevision: *keyRev})
+	r := cmd.runner(harness.Options{})
 	n, err := countCells(r, cells)
 	if err != nil {
 		return err

@@ -70,48 +70,20 @@ type Settings struct {
 }
 
 func (s Settings) withDefaults() Settings {
-	if s.Chains == 0 {
-		s.Chains = 4
-	}
-	if s.Warmup == 0 {
-		s.Warmup = 1000
-	}
-	if s.Warmup < 0 {
-		s.Warmup = 0
-	}
-	if s.Draws == 0 {
-		s.Draws = 1000
-	}
-	if s.TargetAccept == 0 {
-		s.TargetAccept = 0.8
-	}
-	if s.IntegrationTime == 0 {
-		s.IntegrationTime = 2 * math.Pi
-	}
-	if s.Jitter == 0 {
-		s.Jitter = 0.5
-	}
-	if s.Jitter < 0 {
-		s.Jitter = 0
-	}
-	if s.MaxSteps == 0 {
-		s.MaxSteps = 1024
-	}
-	if s.StepSize == 0 {
-		s.StepSize = 1
-	}
-	if s.InitScale == 0 {
-		s.InitScale = 1
-	}
-	if s.RecordEvery == 0 {
-		s.RecordEvery = 100
-	}
-	if s.MaxRhat == 0 {
-		s.MaxRhat = 1.01
-	}
-	if s.MinESS == 0 {
-		s.MinESS = 400
-	}
+	orDefault(&s.Chains, 4)
+	orDefault(&s.Warmup, 1000)
+	s.Warmup = max(s.Warmup, 0)
+	orDefault(&s.Draws, 1000)
+	orDefault(&s.TargetAccept, 0.8)
+	orDefault(&s.IntegrationTime, 2*math.Pi)
+	orDefault(&s.Jitter, 0.5)
+	s.Jitter = max(s.Jitter, 0)
+	orDefault(&s.MaxSteps, 1024)
+	orDefault(&s.StepSize, 1)
+	orDefault(&s.InitScale, 1)
+	orDefault(&s.RecordEvery, 100)
+	orDefault(&s.MaxRhat, 1.01)
+	orDefault(&s.MinESS, 400)
 	switch {
 	case s.Chains < 0, s.Draws < 0, s.MaxSteps < 0, s.RecordEvery < 0, s.Steps < 0:
 		panic("hmc: negative count in Settings")
@@ -123,6 +95,14 @@ func (s Settings) withDefaults() Settings {
 		panic("hmc: non-positive IntegrationTime, StepSize or InitScale")
 	}
 	return s
+}
+
+// orDefault sets *v to def when it is zero, the value that means "the
+// default" in Settings.
+func orDefault[T int | float64](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
 }
 
 // ChainDiagnostics describe one chain, so that a bad reference can be traced

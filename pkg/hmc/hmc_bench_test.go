@@ -1,86 +1,23 @@
 package hmc
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
+	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// logistic is a minimal Bayesian logistic regression with the shape of the
-// Covertype model (n rows, d−1 weights including the bias, log α last),
-// written as a plain single-threaded row loop. It stands in for the real
-// model package, which is benchmarked there; here it only shows the cost of
-// one leapfrog step on full data.
-type logistic struct {
-	n, p int       // rows, weights
-	x    []float64 // n×p row-major, features in [0, 1] and a bias column
-	y    []float64 // ±1
-}
-
-func newLogistic(rng *rand.Rand, n, d int) *logistic {
-	p := d - 1
-	l := &logistic{n: n, p: p, x: make([]float64, n*p), y: make([]float64, n)}
-	for i := 0; i < n; i++ {
-		row := l.x[i*p : (i+1)*p]
-		for j := range row[:p-1] {
-			row[j] = rng.Float64()
-		}
-		row[p-1] = 1
-		l.y[i] = 1
-		if rng.Float64() < 0.5 {
-			l.y[i] = -1
-		}
-	}
+// newLogistic returns the model's Bayesian logistic regression of dimension
+// d (d − 2 uniform features, a bias column and log α) on n synthetic rows.
+// Its gradient runs on one goroutine, so that ns/datapoint is the cost of
+// the row loop and the leapfrog step and not the machine's core count.
+func newLogistic(rng *rand.Rand, n, d int) *model.Logistic {
+	l := model.NewLogistic(testutil.LogisticData(rng, n, d-1))
+	l.Workers = 1
 	return l
 }
-
-func (l *logistic) NData() int { return l.n }
-
-func (l *logistic) MinibatchLogProbGrad(x, grad []float64, _ []int) float64 {
-	return l.LogProbGrad(x, grad)
-}
-
-func (l *logistic) Dim() int { return l.p + 1 }
-
-// LogProbGrad is Σᵢ log σ(yᵢ wᵀxᵢ) + log N(w | 0, α⁻¹I) + log Gamma(α | 1, 0.01) + log α.
-func (l *logistic) LogProbGrad(theta, grad []float64) float64 {
-	w, la := theta[:l.p], theta[l.p]
-	alpha := math.Exp(la)
-	gw := grad[:l.p]
-	var ww float64
-	for j, v := range w {
-		gw[j] = -alpha * v
-		ww += v * v
-	}
-	lp := 0.5*float64(l.p)*la - 0.5*alpha*ww - 0.01*alpha + la
-	grad[l.p] = 0.5*float64(l.p) - 0.5*alpha*ww - 0.01*alpha + 1
-	for i := 0; i < l.n; i++ {
-		row := l.x[i*l.p : (i+1)*l.p]
-		var z float64
-		for j, v := range row {
-			z += v * w[j]
-		}
-		yz := l.y[i] * z
-		// log σ(yz) and its derivative σ(−yz), stably.
-		if yz > 0 {
-			e := math.Exp(-yz)
-			lp -= math.Log1p(e)
-			z = l.y[i] * e / (1 + e)
-		} else {
-			e := math.Exp(yz)
-			lp += yz - math.Log1p(e)
-			z = l.y[i] / (1 + e)
-		}
-		for j, v := range row {
-			gw[j] += z * v
-		}
-	}
-	return lp
-}
-
-var _ target.Stochastic = (*logistic)(nil)
 
 func benchmarkLeapfrog(b *testing.B, t target.Target) {
 	d := t.Dim()
@@ -104,7 +41,7 @@ func benchmarkLeapfrog(b *testing.B, t target.Target) {
 // logistic regression on 464,810 rows (the Covertype training split).
 func BenchmarkLeapfrogLogistic(b *testing.B) {
 	l := newLogistic(rand.New(rand.NewPCG(3, 4)), 464810, 56)
-	b.SetBytes(int64(8 * len(l.x)))
+	b.SetBytes(int64(8 * l.NData() * l.Features()))
 	benchmarkLeapfrog(b, l)
 }
 
@@ -131,27 +68,14 @@ func BenchmarkTransitionGaussian10(b *testing.B) {
 	}
 }
 
-// TestBenchLogisticGradient checks the benchmark's stand-in target against
-// central finite differences, so that the benchmark times a correct gradient.
+// TestBenchLogisticGradient checks the benchmark's target against central
+// finite differences, so that the benchmark times a correct gradient.
 func TestBenchLogisticGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	l := newLogistic(rng, 50, 6)
-	x := make([]float64, 6)
-	for j := range x {
-		x[j] = 0.5 * rng.NormFloat64()
-	}
+	x := testutil.RandVec(rng, 6, 0.5)
 	g := make([]float64, 6)
 	l.LogProbGrad(x, g)
 	tmp := make([]float64, 6)
-	const h = 1e-6
-	for j := range x {
-		xp := append([]float64(nil), x...)
-		xm := append([]float64(nil), x...)
-		xp[j] += h
-		xm[j] -= h
-		fd := (l.LogProbGrad(xp, tmp) - l.LogProbGrad(xm, tmp)) / (2 * h)
-		if rel := math.Abs(fd-g[j]) / math.Max(math.Abs(g[j]), 1e-8); rel > 1e-5 {
-			t.Errorf("coordinate %d: gradient %v, finite difference %v", j, g[j], fd)
-		}
-	}
+	testutil.CheckGrad(t, "logistic", func(v []float64) float64 { return l.LogProbGrad(v, tmp) }, x, g)
 }

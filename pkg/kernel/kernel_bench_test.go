@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkRBFGramRepulsion(b *testing.B) {
 		n := 100
 		b.Run(fmt.Sprintf("N=%d/d=%d", n, d), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			X := randMat(rng, n, d)
+			X := testutil.RandDense(rng, n, d)
 			sq := mat.NewDense(n, n, nil)
 			K := mat.NewDense(n, n, nil)
 			rep := mat.NewDense(n, d, nil)
@@ -39,12 +40,12 @@ func BenchmarkSteinDirection(b *testing.B) {
 	for _, d := range []int{56, 953} {
 		for _, n := range []int{10, 100, 1000} {
 			rng := rand.New(rand.NewPCG(3, 4))
-			X, S := randMat(rng, n, d), randMat(rng, n, d)
+			X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
 			w := make([]float64, n)
 			for i := range w {
 				w[i] = 1 / float64(n)
 			}
-			x := randVec(rng, d, 1)
+			x := testutil.RandVec(rng, d, 1)
 			dst := make([]float64, d)
 			for _, k := range []interface {
 				SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) float64
@@ -68,7 +69,7 @@ func BenchmarkSteinGram(b *testing.B) {
 		n := 100
 		b.Run(fmt.Sprintf("n=%d/d=%d", n, d), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(5, 6))
-			X, S := randMat(rng, n, d), randMat(rng, n, d)
+			X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
 			K0 := mat.NewDense(n, n, nil)
 			work := make([]float64, 2*n*n)
 			b.ReportAllocs()

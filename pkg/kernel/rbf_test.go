@@ -1,30 +1,23 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-)
 
-func randDense(rng *rand.Rand, n, d int) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
-}
+	"github.com/mmdfw/mmdfw/internal/testutil"
+)
 
 func TestRBFGradXFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, d := range []int{1, 3, 10} {
 		k := RBF{H: 0.7 + rng.Float64()}
-		x := randDense(rng, 1, d).RawRowView(0)
-		y := randDense(rng, 1, d).RawRowView(0)
+		x := testutil.RandDense(rng, 1, d).RawRowView(0)
+		y := testutil.RandDense(rng, 1, d).RawRowView(0)
 		for i := range y {
 			y[i] = x[i] + 0.5*y[i] // keep k away from zero
 		}
@@ -33,24 +26,14 @@ func TestRBFGradXFiniteDifference(t *testing.T) {
 		if kv != k.Eval(x, y) {
 			t.Fatalf("GradX value %v != Eval %v", kv, k.Eval(x, y))
 		}
-		const eps = 1e-6
-		for j := 0; j < d; j++ {
-			xp := append([]float64(nil), x...)
-			xm := append([]float64(nil), x...)
-			xp[j] += eps
-			xm[j] -= eps
-			fd := (k.Eval(xp, y) - k.Eval(xm, y)) / (2 * eps)
-			if rel := math.Abs(fd-g[j]) / math.Max(math.Abs(g[j]), 1e-8); rel > 1e-5 {
-				t.Errorf("d=%d coord %d: analytic %v, finite difference %v (rel %v)", d, j, g[j], fd, rel)
-			}
-		}
+		testutil.CheckGrad(t, fmt.Sprintf("d=%d", d), func(v []float64) float64 { return k.Eval(v, y) }, x, g)
 	}
 }
 
 func TestSqDistsGramRepulsionAgainstDirectSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, d := 7, 5
-	X := randDense(rng, n, d)
+	X := testutil.RandDense(rng, n, d)
 	sq := mat.NewDense(n, n, nil)
 	SqDists(sq, X, make([]float64, n))
 	k := RBF{H: 1.3}
@@ -90,7 +73,7 @@ func TestSqDistsGramRepulsionAgainstDirectSums(t *testing.T) {
 func TestMedianSqMatchesSortedMedian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{2, 3, 4, 9, 20} {
-		X := randDense(rng, n, 3)
+		X := testutil.RandDense(rng, n, 3)
 		sq := mat.NewDense(n, n, nil)
 		SqDists(sq, X, make([]float64, n))
 		for _, diag := range []bool{true, false} {

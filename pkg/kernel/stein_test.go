@@ -8,43 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-const fdEps = 1e-6
-
-// relErr is the error of got against want, relative to max(|want|, floor).
-func relErr(got, want, floor float64) float64 {
-	return math.Abs(got-want) / math.Max(math.Abs(want), floor)
-}
-
-func randVec(rng *rand.Rand, d int, scale float64) []float64 {
-	v := make([]float64, d)
-	for i := range v {
-		v[i] = scale * rng.NormFloat64()
-	}
-	return v
-}
-
-func randMat(rng *rand.Rand, n, d int) *mat.Dense {
-	m := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
-}
-
-// centralFD returns the central finite difference of f in coordinate j of v.
-func centralFD(f func([]float64) float64, v []float64, j int) float64 {
-	p := append([]float64(nil), v...)
-	m := append([]float64(nil), v...)
-	p[j] += fdEps
-	m[j] -= fdEps
-	return (f(p) - f(m)) / (2 * fdEps)
-}
 
 type namedRadial struct {
 	name string
@@ -82,8 +48,8 @@ func TestGradientsFiniteDifference(t *testing.T) {
 	for _, nk := range radials() {
 		k := nk.k
 		for _, d := range []int{1, 4, 9} {
-			x := randVec(rng, d, 1)
-			y := randVec(rng, d, 1)
+			x := testutil.RandVec(rng, d, 1)
+			y := testutil.RandVec(rng, d, 1)
 			for i := range y {
 				y[i] = x[i] + 0.6*y[i]
 			}
@@ -97,19 +63,19 @@ func TestGradientsFiniteDifference(t *testing.T) {
 			}
 			var div float64
 			for j := 0; j < d; j++ {
-				fx := centralFD(func(v []float64) float64 { return k.Eval(v, y) }, x, j)
-				fy := centralFD(func(v []float64) float64 { return k.Eval(x, v) }, y, j)
-				if e := relErr(gx[j], fx, 1e-8); e > 1e-5 {
+				fx := testutil.CentralDiff(func(v []float64) float64 { return k.Eval(v, y) }, x, j)
+				fy := testutil.CentralDiff(func(v []float64) float64 { return k.Eval(x, v) }, y, j)
+				if e := testutil.RelErr(gx[j], fx, 1e-8); e > 1e-5 {
 					t.Errorf("%s d=%d: ∇ₓk[%d] = %v, FD %v (rel %.2g)", nk.name, d, j, gx[j], fx, e)
 				}
-				if e := relErr(gy[j], fy, 1e-8); e > 1e-5 {
+				if e := testutil.RelErr(gy[j], fy, 1e-8); e > 1e-5 {
 					t.Errorf("%s d=%d: ∇ᵧk[%d] = %v, FD %v (rel %.2g)", nk.name, d, j, gy[j], fy, e)
 				}
 				// ∂/∂xⱼ of the analytic ∂k/∂yⱼ.
 				buf := make([]float64, d)
-				div += centralFD(func(v []float64) float64 { k.GradY(buf, v, y); return buf[j] }, x, j)
+				div += testutil.CentralDiff(func(v []float64) float64 { k.GradY(buf, v, y); return buf[j] }, x, j)
 			}
-			if got := k.DivXY(x, y); relErr(got, div, 1e-8) > 1e-5 {
+			if got := k.DivXY(x, y); testutil.RelErr(got, div, 1e-8) > 1e-5 {
 				t.Errorf("%s d=%d: ∇ₓ·∇ᵧk = %v, FD %v", nk.name, d, got, div)
 			}
 			// The profile's derivatives, against FD in r².
@@ -121,13 +87,13 @@ func TestGradientsFiniteDifference(t *testing.T) {
 			if f != k.FromSqDist(r2) {
 				t.Errorf("%s: Profile f %v != FromSqDist %v", nk.name, f, k.FromSqDist(r2))
 			}
-			fd1 := (k.FromSqDist(r2+fdEps) - k.FromSqDist(r2-fdEps)) / (2 * fdEps)
+			fd1 := (k.FromSqDist(r2+testutil.FDStep) - k.FromSqDist(r2-testutil.FDStep)) / (2 * testutil.FDStep)
 			fd2 := func() float64 {
-				_, a, _ := k.Profile(r2 + fdEps)
-				_, b, _ := k.Profile(r2 - fdEps)
-				return (a - b) / (2 * fdEps)
+				_, a, _ := k.Profile(r2 + testutil.FDStep)
+				_, b, _ := k.Profile(r2 - testutil.FDStep)
+				return (a - b) / (2 * testutil.FDStep)
 			}()
-			if relErr(df, fd1, 1e-8) > 1e-5 || relErr(d2f, fd2, 1e-8) > 1e-5 {
+			if testutil.RelErr(df, fd1, 1e-8) > 1e-5 || testutil.RelErr(d2f, fd2, 1e-8) > 1e-5 {
 				t.Errorf("%s: profile f′ %v (FD %v), f″ %v (FD %v)", nk.name, df, fd1, d2f, fd2)
 			}
 		}
@@ -141,17 +107,17 @@ func TestSteinKernelAgainstFDPieces(t *testing.T) {
 	for _, nk := range radials() {
 		k := nk.k
 		d := 5
-		x := randVec(rng, d, 1)
-		y := randVec(rng, d, 1)
+		x := testutil.RandVec(rng, d, 1)
+		y := testutil.RandVec(rng, d, 1)
 		for i := range y {
 			y[i] = x[i] + 0.7*y[i]
 		}
-		sx, sy := randVec(rng, d, 1), randVec(rng, d, 1)
+		sx, sy := testutil.RandVec(rng, d, 1), testutil.RandVec(rng, d, 1)
 		var want float64
 		const e = 1e-4
 		for j := 0; j < d; j++ {
-			want += centralFD(func(v []float64) float64 { return k.Eval(v, y) }, x, j) * sy[j]
-			want += centralFD(func(v []float64) float64 { return k.Eval(x, v) }, y, j) * sx[j]
+			want += testutil.CentralDiff(func(v []float64) float64 { return k.Eval(v, y) }, x, j) * sy[j]
+			want += testutil.CentralDiff(func(v []float64) float64 { return k.Eval(x, v) }, y, j) * sx[j]
 			// Mixed second difference ∂²k/∂xⱼ∂yⱼ.
 			sh := func(a []float64, s float64) []float64 {
 				b := append([]float64(nil), a...)
@@ -169,31 +135,17 @@ func TestSteinKernelAgainstFDPieces(t *testing.T) {
 		got := k.Stein(x, y, sx, sy)
 		// The mixed second difference carries O(e²) truncation and
 		// O(ε_mach/e²) ≈ 1e-8 round-off.
-		if relErr(got, want, 1e-3) > 1e-5 {
+		if testutil.RelErr(got, want, 1e-3) > 1e-5 {
 			t.Errorf("%s: k₀ = %v, assembled from finite differences %v", nk.name, got, want)
 		}
 		if g2 := kernel.Stein(k, x, y, sx, sy); g2 != got {
 			t.Errorf("%s: package Stein %v != method %v", nk.name, g2, got)
 		}
 		// Symmetry.
-		if s2 := k.Stein(y, x, sy, sx); relErr(s2, got, 1e-12) > 1e-12 {
+		if s2 := k.Stein(y, x, sy, sx); testutil.RelErr(s2, got, 1e-12) > 1e-12 {
 			t.Errorf("%s: k₀ not symmetric: %v vs %v", nk.name, got, s2)
 		}
 	}
-}
-
-func testGaussian(t *testing.T, rng *rand.Rand, d int) *target.Gaussian {
-	a := randMat(rng, d, d)
-	var cov mat.SymDense
-	cov.SymOuterK(0.3, a)
-	for i := 0; i < d; i++ {
-		cov.SetSym(i, i, cov.At(i, i)+0.5)
-	}
-	g, err := target.NewGaussian(randVec(rng, d, 1), &cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 // TestSteinIdentity checks E_{y∼p}[k₀(x, y)] = 0 by Monte Carlo on a
@@ -202,7 +154,7 @@ func testGaussian(t *testing.T, rng *rand.Rand, d int) *target.Gaussian {
 func TestSteinIdentity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	d := 3
-	g := testGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	const S = 40000
 	ys := mat.NewDense(S, d, nil)
 	scores := mat.NewDense(S, d, nil)
@@ -245,8 +197,8 @@ func TestSteinIdentity(t *testing.T) {
 func TestSteinGramAgainstPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	n, d := 9, 4
-	X := randMat(rng, n, d)
-	S := randMat(rng, n, d)
+	X := testutil.RandDense(rng, n, d)
+	S := testutil.RandDense(rng, n, d)
 	for _, k := range []kernel.Radial{kernel.RBF{H: 1.1}, kernel.IMQ{}} {
 		K0 := mat.NewDense(n, n, nil)
 		kernel.SteinGram(K0, k, X, S, nil)
@@ -264,7 +216,7 @@ func TestSteinGramAgainstPairs(t *testing.T) {
 func TestCrossAgainstDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	n, m, d := 6, 11, 5
-	X, Y := randMat(rng, n, d), randMat(rng, m, d)
+	X, Y := testutil.RandDense(rng, n, d), testutil.RandDense(rng, m, d)
 	for _, k := range []kernel.Radial{kernel.RBF{H: 1.4}, kernel.IMQ{}, kernel.IMQ{C: 0.5, Beta: -0.25}} {
 		C := mat.NewDense(n, m, nil)
 		kernel.CrossRadial(k, C, X, Y, nil, make([]float64, m))
@@ -296,14 +248,14 @@ type directioner interface {
 func TestSteinDirectionAgainstDirectSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	n, d := 12, 6
-	big := randMat(rng, n+3, d+2)
+	big := testutil.RandDense(rng, n+3, d+2)
 	X := big.Slice(1, n+1, 0, d).(*mat.Dense) // a view, as a growing particle matrix would be
-	S := randMat(rng, n, d)
+	S := testutil.RandDense(rng, n, d)
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = rng.Float64()
 	}
-	x := randVec(rng, d, 1)
+	x := testutil.RandVec(rng, d, 1)
 	for _, k := range []directioner{kernel.RBF{H: 1.7}, kernel.IMQ{}, kernel.IMQ{C: 1.3, Beta: -0.6}} {
 		got := make([]float64, d)
 		sum := k.SteinDirection(got, x, X, S, w)
@@ -339,7 +291,7 @@ func TestSteinDirectionAgainstDirectSum(t *testing.T) {
 func TestSteinDirectionOverExactDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	d := 2
-	g := testGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	h := 1.3
 	emb := g.RBFEmbedding(h)
 	const S = 40000
@@ -423,8 +375,8 @@ func ExampleRBF_SteinDirection() {
 func TestSteinMethodsAllocateNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	const d = 7
-	x, y := randVec(rng, d, 1), randVec(rng, d, 1)
-	sx, sy := randVec(rng, d, 1), randVec(rng, d, 1)
+	x, y := testutil.RandVec(rng, d, 1), testutil.RandVec(rng, d, 1)
+	sx, sy := testutil.RandVec(rng, d, 1), testutil.RandVec(rng, d, 1)
 	rbf := kernel.RBF{H: 0.5 + rng.Float64()}
 	imq := kernel.IMQ{C: 0.5 + rng.Float64(), Beta: -0.2 - 0.5*rng.Float64()}
 	var sink float64

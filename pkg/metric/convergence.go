@@ -57,19 +57,15 @@ import (
 //
 // Every chain must have the same dimensions and at least 4 draws.
 func SplitRhat(chains []*mat.Dense, dst []float64) []float64 {
-	w := newWorkspace(chains)
-	dst = w.dst(dst)
-	for j := range dst {
-		w.load(chains, j)
+	return perCoord(chains, dst, func(w *workspace, j int) float64 {
 		w.fold()
 		w.zscale()
 		tail := rhatBasic(w.split)
 		w.load(chains, j)
 		w.zscale()
 		bulk := rhatBasic(w.split)
-		dst[j] = math.Max(bulk, tail)
-	}
-	return dst
+		return math.Max(bulk, tail)
+	})
 }
 
 // ClassicSplitRhat writes the split-R̂ of Gelman et al. (2013) on the raw
@@ -77,13 +73,9 @@ func SplitRhat(chains []*mat.Dense, dst []float64) []float64 {
 // is kept for comparison with older references; SplitRhat is the one to
 // trust.
 func ClassicSplitRhat(chains []*mat.Dense, dst []float64) []float64 {
-	w := newWorkspace(chains)
-	dst = w.dst(dst)
-	for j := range dst {
-		w.load(chains, j)
-		dst[j] = rhatBasic(w.split)
-	}
-	return dst
+	return perCoord(chains, dst, func(w *workspace, _ int) float64 {
+		return rhatBasic(w.split)
+	})
 }
 
 // BulkESS writes the bulk effective sample size (on rank-normalised split
@@ -91,25 +83,29 @@ func ClassicSplitRhat(chains []*mat.Dense, dst []float64) []float64 {
 // It measures how well the centre of the distribution is explored and is
 // defined even when the variance is not.
 func BulkESS(chains []*mat.Dense, dst []float64) []float64 {
-	w := newWorkspace(chains)
-	dst = w.dst(dst)
-	for j := range dst {
-		w.load(chains, j)
+	return perCoord(chains, dst, func(w *workspace, _ int) float64 {
 		w.zscale()
-		dst[j] = w.essBasic()
-	}
-	return dst
+		return w.essBasic()
+	})
 }
 
 // ESS writes the effective sample size of the raw split chains of every
 // coordinate into dst (allocated when nil) and returns it. The Monte Carlo
 // standard error of the posterior mean of coordinate j is sd_j/√ESS_j.
 func ESS(chains []*mat.Dense, dst []float64) []float64 {
+	return perCoord(chains, dst, func(w *workspace, _ int) float64 {
+		return w.essBasic()
+	})
+}
+
+// perCoord loads the split chains of each coordinate j into one workspace
+// in turn and writes f(w, j) into dst[j] (allocated when nil).
+func perCoord(chains []*mat.Dense, dst []float64, f func(w *workspace, j int) float64) []float64 {
 	w := newWorkspace(chains)
 	dst = w.dst(dst)
 	for j := range dst {
 		w.load(chains, j)
-		dst[j] = w.essBasic()
+		dst[j] = f(w, j)
 	}
 	return dst
 }

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 func randMat(rng *rand.Rand, n, d int, scale, shift float64) *mat.Dense {
@@ -20,35 +20,6 @@ func randMat(rng *rand.Rand, n, d int, scale, shift float64) *mat.Dense {
 		}
 	}
 	return m
-}
-
-func meanSE(v []float64) (mean, se float64) {
-	var s, s2 float64
-	for _, x := range v {
-		s += x
-		s2 += x * x
-	}
-	n := float64(len(v))
-	mean = s / n
-	return mean, math.Sqrt(math.Max(s2/n-mean*mean, 0) / n)
-}
-
-func newGaussian(t testing.TB, rng *rand.Rand, d int) *target.Gaussian {
-	a := randMat(rng, d, d, 1, 0)
-	var cov mat.SymDense
-	cov.SymOuterK(0.3, a)
-	for i := 0; i < d; i++ {
-		cov.SetSym(i, i, cov.At(i, i)+0.5)
-	}
-	m := make([]float64, d)
-	for i := range m {
-		m[i] = rng.NormFloat64()
-	}
-	g, err := target.NewGaussian(m, &cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 func directMMD2(k kernel.Radial, X *mat.Dense, w []float64, Y *mat.Dense) float64 {
@@ -111,7 +82,7 @@ func TestMMD2AgainstDirectSums(t *testing.T) {
 func TestMMD2AgainstExactGaussian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	d, n, S, reps := 3, 15, 2000, 8
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	h := 1.4
 	emb := g.RBFEmbedding(h)
 	X := randMat(rng, n, d, 0.8, 0)
@@ -137,7 +108,7 @@ func TestMMD2AgainstExactGaussian(t *testing.T) {
 		g.SampleRows(rng, Y)
 		v[r] = NewMMD(kernel.RBF{H: h}, Y).MMD2(X, w)
 	}
-	mean, se := meanSE(v)
+	mean, se := testutil.MeanSE(v)
 	if math.Abs(mean-exact-bias) > 4*se {
 		t.Errorf("MMD² = %v ± %v over reference sets, exact %v + bias %v", mean, se, exact, bias)
 	}
@@ -178,7 +149,7 @@ func TestKSD2AgainstDirectSum(t *testing.T) {
 func TestKSD2OfExactDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	d, n, reps := 3, 200, 60
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	var prec mat.Dense
 	if err := prec.Inverse(g.Cov()); err != nil {
 		t.Fatal(err)
@@ -193,7 +164,7 @@ func TestKSD2OfExactDraws(t *testing.T) {
 		}
 		v[r] = KSD2(nil, X, S, nil)
 	}
-	mean, se := meanSE(v)
+	mean, se := testutil.MeanSE(v)
 	if math.Abs(mean-want) > 4*se {
 		t.Errorf("E[KSD²] = %v ± %v, want (d + tr Σ⁻¹)/n = %v", mean, se, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/rff"
 )
 
@@ -17,14 +18,14 @@ func BenchmarkSteinFieldDirection(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 2))
 				f := rff.New(rng, d, D, 3)
 				n := 100
-				X, S := randMat(rng, n, d), randMat(rng, n, d)
+				X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
 				w := make([]float64, n)
 				for i := range w {
 					w[i] = 1 / float64(n)
 				}
 				field := rff.NewSteinField(f)
 				field.Reset(X, S, w)
-				x := randVec(rng, d)
+				x := testutil.RandVec(rng, d, 1)
 				dst := make([]float64, d)
 				b.ReportAllocs()
 				for b.Loop() {
@@ -40,7 +41,7 @@ func BenchmarkSteinFieldReset(b *testing.B) {
 	d, D, n := 56, 1000, 100
 	rng := rand.New(rand.NewPCG(3, 4))
 	f := rff.New(rng, d, D, 3)
-	X, S := randMat(rng, n, d), randMat(rng, n, d)
+	X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
 	w := make([]float64, n)
 	field := rff.NewSteinField(f)
 	b.ReportAllocs()

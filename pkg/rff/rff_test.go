@@ -8,47 +8,18 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/rff"
 )
 
 var _ kernel.Kernel = (*rff.Features)(nil)
 
-func randVec(rng *rand.Rand, d int) []float64 {
-	v := make([]float64, d)
-	for i := range v {
-		v[i] = rng.NormFloat64()
-	}
-	return v
-}
-
-func randMat(rng *rand.Rand, n, d int) *mat.Dense {
-	m := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		copy(m.RawRowView(i), randVec(rng, d))
-	}
-	return m
-}
-
-const fdEps = 1e-6
-
-func fd(f func([]float64) float64, v []float64, j int) float64 {
-	p := append([]float64(nil), v...)
-	m := append([]float64(nil), v...)
-	p[j] += fdEps
-	m[j] -= fdEps
-	return (f(p) - f(m)) / (2 * fdEps)
-}
-
-func relErr(got, want float64) float64 {
-	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-8)
-}
-
 func TestMapMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	d, D := 4, 7
 	f := rff.New(rng, d, D, 1.3)
-	X := randMat(rng, 5, d)
+	X := testutil.RandDense(rng, 5, d)
 	Phi := mat.NewDense(5, D, nil)
 	f.MapRows(Phi, X)
 	for i := 0; i < 5; i++ {
@@ -71,7 +42,7 @@ func TestGradientsFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	d, D := 5, 30
 	f := rff.New(rng, d, D, 0.9)
-	x, y := randVec(rng, d), randVec(rng, d)
+	x, y := testutil.RandVec(rng, d, 1), testutil.RandVec(rng, d, 1)
 	J := mat.NewDense(D, d, nil)
 	f.Jacobian(J, x)
 	g := make([]float64, d)
@@ -80,8 +51,8 @@ func TestGradientsFiniteDifference(t *testing.T) {
 			t.Fatalf("GradFeature value %v != φ_%d %v", v, j, f.Map(nil, x)[j])
 		}
 		for c := 0; c < d; c++ {
-			want := fd(func(v []float64) float64 { return f.Map(nil, v)[j] }, x, c)
-			if relErr(J.At(j, c), want) > 1e-5 || J.At(j, c) != g[c] {
+			want := testutil.CentralDiff(func(v []float64) float64 { return f.Map(nil, v)[j] }, x, c)
+			if testutil.RelErr(J.At(j, c), want, 1e-8) > 1e-5 || J.At(j, c) != g[c] {
 				t.Errorf("∂φ_%d/∂x_%d = %v (GradFeature %v), FD %v", j, c, J.At(j, c), g[c], want)
 			}
 		}
@@ -90,8 +61,8 @@ func TestGradientsFiniteDifference(t *testing.T) {
 		t.Fatalf("GradX value %v != Eval %v", v, f.Eval(x, y))
 	}
 	for c := 0; c < d; c++ {
-		want := fd(func(v []float64) float64 { return f.Eval(v, y) }, x, c)
-		if relErr(g[c], want) > 1e-5 {
+		want := testutil.CentralDiff(func(v []float64) float64 { return f.Eval(v, y) }, x, c)
+		if testutil.RelErr(g[c], want, 1e-8) > 1e-5 {
 			t.Errorf("∇ₓk_D[%d] = %v, FD %v", c, g[c], want)
 		}
 	}
@@ -117,7 +88,7 @@ func TestKernelApproximationRate(t *testing.T) {
 			f := rff.New(rng, d, D, h)
 			var rv float64
 			for p := 0; p < pairs; p++ {
-				x, y := randVec(rng, d), randVec(rng, d)
+				x, y := testutil.RandVec(rng, d, 1), testutil.RandVec(rng, d, 1)
 				for i := range y {
 					y[i] = x[i] + 0.8*y[i]
 				}
@@ -160,14 +131,14 @@ func TestSteinFieldAgainstDirectSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, d, D := 9, 4, 50
 	f := rff.New(rng, d, D, 1.2)
-	X, S := randMat(rng, n, d), randMat(rng, n, d)
+	X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = rng.Float64()
 	}
 	field := rff.NewSteinField(f)
 	field.Reset(X, S, w)
-	x := randVec(rng, d)
+	x := testutil.RandVec(rng, d, 1)
 	got := make([]float64, d)
 	val := field.Direction(got, x)
 	want := make([]float64, d)

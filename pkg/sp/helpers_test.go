@@ -2,9 +2,12 @@ package sp
 
 import (
 	"math"
+	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -110,4 +113,37 @@ func directKSD2(c, beta float64, X, S *mat.Dense, n int) float64 {
 		}
 	}
 	return sum / float64(n*n)
+}
+
+// fixedPriorLogistic is Bayesian logistic regression in d dimensions on n
+// rows of testutil.LogisticData with the fixed prior w ∼ N(0, I) and no
+// hyperprior: log p(w) = −½‖w‖² + Σᵢ log σ(yᵢ wᵀxᵢ). Its posterior has one
+// well-conditioned mode, which Nelder–Mead reaches from anywhere; on the
+// hyperprior model (model.Logistic, with log α a coordinate) it can stop on
+// the ridge before the mode (measured in d = 5, n = 50: f₁ = 5.05, 3.78 and
+// 3.21 against the mode's 2.5 for three of four seeds).
+func fixedPriorLogistic(rng *rand.Rand, n, d int) target.Func {
+	X, y := testutil.LogisticData(rng, n, d)
+	return target.Func{D: d, F: func(w, g []float64) float64 {
+		var lp float64
+		for j, v := range w {
+			g[j] = -v
+			lp -= 0.5 * v * v
+		}
+		for i, yi := range y {
+			row := X.RawRowView(i)
+			z := yi * floats.Dot(row, w)
+			// log σ(z) and its derivative σ(−z), stably.
+			if z > 0 {
+				lp -= math.Log1p(math.Exp(-z))
+			} else {
+				lp += z - math.Log1p(math.Exp(z))
+			}
+			c := yi / (1 + math.Exp(z))
+			for j, v := range row {
+				g[j] += c * v
+			}
+		}
+		return lp
+	}}
 }

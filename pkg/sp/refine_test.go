@@ -20,7 +20,7 @@ import (
 // f₁ = k₀(x, x)/2 = −βd = 2.5 exactly in value.
 func TestRefineCap(t *testing.T) {
 	const d = 5
-	lr := newLogReg(rand.New(rand.NewPCG(2, 3)), 50, d)
+	lr := fixedPriorLogistic(rand.New(rand.NewPCG(2, 3)), 50, d)
 	x0 := []float64{1, -1, 0.5, 2, -0.3}
 	for _, limit := range []int{1, 2, 3, 7, 50, 200 * d} {
 		o := newObjective(lr, kernel.IMQ{}, 1)

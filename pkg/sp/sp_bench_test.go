@@ -2,96 +2,18 @@ package sp
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/model"
 )
 
-// logReg is a synthetic Bayesian logistic regression with weights
-// w ∈ ℝᵈ, prior w ~ N(0, I) and p(y = ±1 | x, w) = σ(y wᵀx). Its full-data
-// score reads the covariates once and allocates nothing.
-type logReg struct {
-	x *mat.Dense // N×d covariates
-	y []float64  // ±1
-}
-
-func newLogReg(rng *rand.Rand, n, d int) *logReg {
-	lr := &logReg{x: mat.NewDense(n, d, nil), y: make([]float64, n)}
-	w := make([]float64, d)
-	for j := range w {
-		w[j] = rng.NormFloat64() / math.Sqrt(float64(d))
-	}
-	for i := 0; i < n; i++ {
-		row := lr.x.RawRowView(i)
-		var s float64
-		for j := range row {
-			row[j] = rng.NormFloat64()
-			s += row[j] * w[j]
-		}
-		lr.y[i] = -1
-		if rng.Float64() < 1/(1+math.Exp(-s)) {
-			lr.y[i] = 1
-		}
-	}
-	return lr
-}
-
-func (lr *logReg) Dim() int   { _, d := lr.x.Dims(); return d }
-func (lr *logReg) NData() int { return len(lr.y) }
-
-func (lr *logReg) LogProbGrad(w, g []float64) float64 {
-	return lr.logProbGrad(w, g, nil, 1)
-}
-
-func (lr *logReg) MinibatchLogProbGrad(w, g []float64, batch []int) float64 {
-	return lr.logProbGrad(w, g, batch, float64(len(lr.y))/float64(len(batch)))
-}
-
-// logProbGrad sums over batch (nil: every datapoint) scaled by scale.
-func (lr *logReg) logProbGrad(w, g []float64, batch []int, scale float64) float64 {
-	var lp float64
-	for j, v := range w {
-		g[j] = -v
-		lp -= 0.5 * v * v
-	}
-	n := len(lr.y)
-	if batch != nil {
-		n = len(batch)
-	}
-	var ll float64
-	for k := 0; k < n; k++ {
-		i := k
-		if batch != nil {
-			i = batch[k]
-		}
-		row := lr.x.RawRowView(i)
-		var s float64
-		for j, v := range row {
-			s += v * w[j]
-		}
-		z := lr.y[i] * s
-		// log σ(z) and its derivative σ(−z), stably.
-		if z > 0 {
-			ll -= math.Log1p(math.Exp(-z))
-		} else {
-			ll += z - math.Log1p(math.Exp(z))
-		}
-		c := scale * lr.y[i] / (1 + math.Exp(z))
-		for j, v := range row {
-			g[j] += c * v
-		}
-	}
-	return lp + scale*ll
-}
-
-func (lr *logReg) SamplePrior(rng *rand.Rand, dst []float64) {
-	for j := range dst {
-		dst[j] = rng.NormFloat64()
-	}
+// newLogReg returns the model's Bayesian logistic regression of dimension d
+// (d − 2 uniform features, a bias column and log α) on n synthetic rows.
+func newLogReg(rng *rand.Rand, n, d int) *model.Logistic {
+	return model.NewLogistic(testutil.LogisticData(rng, n, d-1))
 }
 
 // BenchmarkObjective measures one candidate evaluation of the greedy

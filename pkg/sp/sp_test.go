@@ -162,13 +162,13 @@ func TestKSDDecreasesMixture(t *testing.T) {
 
 // counting wraps a target and counts LogProbGrad calls independently of Run.
 type counting struct {
-	*logReg
+	*model.Logistic
 	calls atomic.Int64
 }
 
 func (c *counting) LogProbGrad(x, g []float64) float64 {
 	c.calls.Add(1)
-	return c.logReg.LogProbGrad(x, g)
+	return c.Logistic.LogProbGrad(x, g)
 }
 
 // TestHighDimCost runs a few points on a d = 56 logistic regression and
@@ -177,7 +177,7 @@ func (c *counting) LogProbGrad(x, g []float64) float64 {
 // snapshots report them times N.
 func TestHighDimCost(t *testing.T) {
 	const d, N, points = 56, 100, 3
-	lr := &counting{logReg: newLogReg(rand.New(rand.NewPCG(8, 8)), N, d)}
+	lr := &counting{Logistic: newLogReg(rand.New(rand.NewPCG(8, 8)), N, d)}
 	var last particle.Snapshot
 	var steps int
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
@@ -220,7 +220,7 @@ func TestHighDimCost(t *testing.T) {
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
 	noRefine := Settings{Points: 1, NelderMeadEvals: -1}
-	_, c0, err := RunWithCost(context.Background(), lr.logReg, noRefine, rand.NewPCG(9, 9), nil)
+	_, c0, err := RunWithCost(context.Background(), lr.Logistic, noRefine, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

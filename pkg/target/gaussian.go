@@ -208,30 +208,28 @@ func (e *RBFEmbedding) NormSq() float64 { return e.normSq }
 
 // Value returns μ_p(x) = ∫ k(x, y) p(y) dy.
 func (e *RBFEmbedding) Value(x []float64) float64 {
-	d := e.g.d
-	if len(x) != d {
+	if len(x) != e.g.d {
 		panic("target: dimension mismatch")
 	}
-	m := e.g.mean
-	var q float64
-	for i := 0; i < d; i++ {
-		row := e.a[i*d : i*d+d]
-		var s float64
-		for j, v := range row {
-			s += v * (x[j] - m[j])
-		}
-		q += (x[i] - m[i]) * s
-	}
-	return e.scale * math.Exp(-0.5*q)
+	return e.scale * math.Exp(-0.5*e.quad(nil, x))
 }
 
 // Grad writes ∇μ_p(x) into dst and returns μ_p(x).
 func (e *RBFEmbedding) Grad(dst, x []float64) float64 {
-	d := e.g.d
-	if len(x) != d || len(dst) != d {
+	if len(x) != e.g.d || len(dst) != e.g.d {
 		panic("target: dimension mismatch")
 	}
-	m := e.g.mean
+	mu := e.scale * math.Exp(-0.5*e.quad(dst, x))
+	for i := range dst {
+		dst[i] *= -mu
+	}
+	return mu
+}
+
+// quad returns (x − m)ᵀA(x − m) with A = (Σ + h²I)⁻¹ and, when dst is not
+// nil, writes A(x − m) into dst.
+func (e *RBFEmbedding) quad(dst, x []float64) float64 {
+	d, m := e.g.d, e.g.mean
 	var q float64
 	for i := 0; i < d; i++ {
 		row := e.a[i*d : i*d+d]
@@ -239,14 +237,12 @@ func (e *RBFEmbedding) Grad(dst, x []float64) float64 {
 		for j, v := range row {
 			s += v * (x[j] - m[j])
 		}
-		dst[i] = s
+		if dst != nil {
+			dst[i] = s
+		}
 		q += (x[i] - m[i]) * s
 	}
-	mu := e.scale * math.Exp(-0.5*q)
-	for i := range dst {
-		dst[i] *= -mu
-	}
-	return mu
+	return q
 }
 
 // MMD2 returns the exact squared MMD between the weighted particles (rows of

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -15,41 +16,6 @@ var (
 	_ target.Target       = (*target.Gaussian)(nil)
 	_ target.PriorSampler = (*target.Gaussian)(nil)
 )
-
-func randVec(rng *rand.Rand, d int, s float64) []float64 {
-	v := make([]float64, d)
-	for i := range v {
-		v[i] = s * rng.NormFloat64()
-	}
-	return v
-}
-
-// newGaussian returns N(m, Σ) with Σ = 0.3 AAᵀ + 0.5 I for a random A.
-func newGaussian(t testing.TB, rng *rand.Rand, d int) *target.Gaussian {
-	a := mat.NewDense(d, d, randVec(rng, d*d, 1))
-	var cov mat.SymDense
-	cov.SymOuterK(0.3, a)
-	for i := 0; i < d; i++ {
-		cov.SetSym(i, i, cov.At(i, i)+0.5)
-	}
-	g, err := target.NewGaussian(randVec(rng, d, 1), &cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-// meanSE returns the mean of v and its Monte Carlo standard error.
-func meanSE(v []float64) (mean, se float64) {
-	var s, s2 float64
-	for _, x := range v {
-		s += x
-		s2 += x * x
-	}
-	n := float64(len(v))
-	mean = s / n
-	return mean, math.Sqrt(math.Max(s2/n-mean*mean, 0) / n)
-}
 
 func TestGaussianRejectsIndefinite(t *testing.T) {
 	cov := mat.NewSymDense(2, []float64{1, 2, 2, 1})
@@ -61,7 +27,7 @@ func TestGaussianRejectsIndefinite(t *testing.T) {
 func TestGaussianLogProbGrad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	d := 4
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	// Reference log density through an LU inverse and determinant.
 	var covInv mat.Dense
 	if err := covInv.Inverse(g.Cov()); err != nil {
@@ -80,22 +46,12 @@ func TestGaussianLogProbGrad(t *testing.T) {
 	grad := make([]float64, d)
 	buf := make([]float64, d)
 	for trial := 0; trial < 3; trial++ {
-		x := randVec(rng, d, 2)
+		x := testutil.RandVec(rng, d, 2)
 		lp := g.LogProbGrad(x, grad)
 		if want := ref(x); math.Abs(lp-want) > 1e-12*(1+math.Abs(want)) {
 			t.Errorf("log p = %v, distmv %v", lp, want)
 		}
-		for j := 0; j < d; j++ {
-			const e = 1e-6
-			xp := append([]float64(nil), x...)
-			xm := append([]float64(nil), x...)
-			xp[j] += e
-			xm[j] -= e
-			fd := (g.LogProbGrad(xp, buf) - g.LogProbGrad(xm, buf)) / (2 * e)
-			if math.Abs(fd-grad[j]) > 1e-5*math.Max(math.Abs(grad[j]), 1e-8) {
-				t.Errorf("score[%d] = %v, FD %v", j, grad[j], fd)
-			}
-		}
+		testutil.CheckGrad(t, "score", func(v []float64) float64 { return g.LogProbGrad(v, buf) }, x, grad)
 	}
 }
 
@@ -104,14 +60,14 @@ func TestGaussianLogProbGrad(t *testing.T) {
 func TestGaussianSampleMoments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	d := 3
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	const S = 20000
 	X := mat.NewDense(S, d, nil)
 	g.SampleRows(rng, X)
 	m, cov := g.Mean(), g.Cov()
 	for i := 0; i < d; i++ {
 		col := mat.Col(nil, i, X)
-		mu, se := meanSE(col)
+		mu, se := testutil.MeanSE(col)
 		if math.Abs(mu-m[i]) > 4*se {
 			t.Errorf("mean[%d] = %v ± %v, want %v", i, mu, se, m[i])
 		}
@@ -120,7 +76,7 @@ func TestGaussianSampleMoments(t *testing.T) {
 			for s := range prod {
 				prod[s] = (X.At(s, i) - m[i]) * (X.At(s, j) - m[j])
 			}
-			c, se := meanSE(prod)
+			c, se := testutil.MeanSE(prod)
 			if math.Abs(c-cov.At(i, j)) > 4*se {
 				t.Errorf("cov[%d,%d] = %v ± %v, want %v", i, j, c, se, cov.At(i, j))
 			}
@@ -133,7 +89,7 @@ func TestGaussianSampleMoments(t *testing.T) {
 func TestRBFEmbeddingMonteCarlo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	d := 3
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	const S = 40000
 	Y := mat.NewDense(2*S, d, nil)
 	g.SampleRows(rng, Y)
@@ -155,7 +111,7 @@ func TestRBFEmbeddingMonteCarlo(t *testing.T) {
 			for s := range v {
 				v[s] = k(x, Y.RawRowView(s))
 			}
-			mu, se := meanSE(v)
+			mu, se := testutil.MeanSE(v)
 			if got := e.Value(x); math.Abs(got-mu) > 4*se {
 				t.Errorf("h=%v: μ_p(x) = %v, Monte Carlo %v ± %v", h, got, mu, se)
 			}
@@ -164,7 +120,7 @@ func TestRBFEmbeddingMonteCarlo(t *testing.T) {
 		for s := range v {
 			v[s] = k(Y.RawRowView(s), Y.RawRowView(S+s))
 		}
-		mu, se := meanSE(v)
+		mu, se := testutil.MeanSE(v)
 		if got := e.NormSq(); math.Abs(got-mu) > 4*se {
 			t.Errorf("h=%v: ∫∫kpp = %v, Monte Carlo %v ± %v", h, got, mu, se)
 		}
@@ -177,7 +133,7 @@ func TestRBFEmbeddingMonteCarlo(t *testing.T) {
 func TestRBFEmbeddingGradFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, d := range []int{1, 3, 6} {
-		g := newGaussian(t, rng, d)
+		g := testutil.Gaussian(t, rng, d)
 		e := g.RBFEmbedding(0.5 + rng.Float64())
 		x := g.Mean()
 		for i := range x {
@@ -187,17 +143,7 @@ func TestRBFEmbeddingGradFiniteDifference(t *testing.T) {
 		if v := e.Grad(grad, x); v != e.Value(x) {
 			t.Fatalf("Grad value %v != Value %v", v, e.Value(x))
 		}
-		for j := 0; j < d; j++ {
-			const eps = 1e-6
-			xp := append([]float64(nil), x...)
-			xm := append([]float64(nil), x...)
-			xp[j] += eps
-			xm[j] -= eps
-			fd := (e.Value(xp) - e.Value(xm)) / (2 * eps)
-			if math.Abs(fd-grad[j]) > 1e-5*math.Max(math.Abs(grad[j]), 1e-8) {
-				t.Errorf("d=%d: ∇μ_p[%d] = %v, FD %v", d, j, grad[j], fd)
-			}
-		}
+		testutil.CheckGrad(t, fmt.Sprintf("d=%d: ∇μ_p", d), e.Value, x, grad)
 		if a := testing.AllocsPerRun(10, func() { e.Grad(grad, x) }); a != 0 {
 			t.Errorf("Grad allocates %v times", a)
 		}
@@ -209,8 +155,8 @@ func TestRBFEmbeddingGradFiniteDifference(t *testing.T) {
 func TestRFFEmbeddingMonteCarlo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	d, D, h := 3, 12, 1.2
-	g := newGaussian(t, rng, d)
-	omega := mat.NewDense(D, d, randVec(rng, D*d, 1/h))
+	g := testutil.Gaussian(t, rng, d)
+	omega := mat.NewDense(D, d, testutil.RandVec(rng, D*d, 1/h))
 	b := make([]float64, D)
 	for j := range b {
 		b[j] = 2 * math.Pi * rng.Float64()
@@ -225,7 +171,7 @@ func TestRFFEmbeddingMonteCarlo(t *testing.T) {
 		for s := range v {
 			v[s] = c * math.Cos(mat.Dot(omega.RowView(j), Y.RowView(s))+b[j])
 		}
-		mu, se := meanSE(v)
+		mu, se := testutil.MeanSE(v)
 		if got := e.Mean()[j]; math.Abs(got-mu) > 4*se {
 			t.Errorf("E[φ_%d] = %v, Monte Carlo %v ± %v", j, got, mu, se)
 		}
@@ -253,9 +199,9 @@ func directMMD2(e *target.RBFEmbedding, X *mat.Dense, w []float64) float64 {
 func TestMMD2AgainstDirectSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	d, n := 4, 13
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	e := g.RBFEmbedding(1.4)
-	X := mat.NewDense(n, d, randVec(rng, n*d, 1.5))
+	X := mat.NewDense(n, d, testutil.RandVec(rng, n*d, 1.5))
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = rng.Float64()
@@ -273,7 +219,7 @@ func TestMMD2AgainstDirectSums(t *testing.T) {
 
 	// RFF: ‖Σwᵢφ(xᵢ) − E[φ]‖² by hand.
 	D := 25
-	omega := mat.NewDense(D, d, randVec(rng, D*d, 1/1.4))
+	omega := mat.NewDense(D, d, testutil.RandVec(rng, D*d, 1/1.4))
 	b := make([]float64, D)
 	for j := range b {
 		b[j] = 2 * math.Pi * rng.Float64()
@@ -299,7 +245,7 @@ func TestMMD2AgainstDirectSums(t *testing.T) {
 func TestMMD2OfExactSamples(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	d := 3
-	g := newGaussian(t, rng, d)
+	g := testutil.Gaussian(t, rng, d)
 	e := g.RBFEmbedding(1.5)
 	var means, ses []float64
 	for _, c := range []struct{ S, reps int }{{100, 200}, {400, 60}, {1600, 40}} {
@@ -309,7 +255,7 @@ func TestMMD2OfExactSamples(t *testing.T) {
 			g.SampleRows(rng, X)
 			v[r] = e.MMD2(X, nil)
 		}
-		mean, se := meanSE(v)
+		mean, se := testutil.MeanSE(v)
 		want := (1 - e.NormSq()) / float64(c.S)
 		if math.Abs(mean-want) > 4*se {
 			t.Errorf("S=%d: E[MMD²] = %v ± %v, want (1 − ∫∫kpp)/S = %v", c.S, mean, se, want)
