@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -32,7 +33,8 @@ type Logistic struct {
 	y    []float64
 	n, p int
 
-	scratch sync.Pool // *lrScratch
+	scratch   sync.Pool                      // *lrScratch
+	mbScratch atomic.Pointer[lrBatchScratch] // kept across garbage collections
 }
 
 // NewLogistic returns the posterior for features X (N×p; a bias column of
@@ -210,6 +212,104 @@ func (m *Logistic) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 
 	c := float64(m.n) / float64(len(batch))
 	floats.Scale(c, g)
 	return c*ll + m.logPrior(x, grad)
+}
+
+// lrBatchWork is the smallest |B|·n·p (multiply-adds of one product) of a
+// batched minibatch evaluation worth a second goroutine.
+const lrBatchWork = 1 << 15
+
+// lrBatchScratch is the state of one MinibatchLogProbGradBatch call: the
+// gathered batch rows and labels, and the logit blocks of the workers, each
+// padded by a cache line so that workers never share one.
+type lrBatchScratch struct {
+	m       *Logistic
+	xb      []float64 // |B|×p gathered rows
+	yb      []float64
+	z       []float64
+	xs, gs  blas64.General
+	lp      []float64
+	nb, n   int
+	workers int
+	wg      sync.WaitGroup
+}
+
+func (s *lrBatchScratch) run(k int) {
+	m := s.m
+	p, nb := m.p, s.nb
+	lo, hi := blockRange(k, s.workers, s.n)
+	nk := hi - lo
+	if nk == 0 {
+		return
+	}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	W := subGeneral(s.xs, lo, hi, 0, p)
+	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: s.z[nb*lo+8*k:]}
+	gemmSerial(blas.NoTrans, blas.Trans, 1, Xb, W, 0, Z)
+	lp := s.lp[lo:hi]
+	for i := range lp {
+		lp[i] = 0
+	}
+	for r := 0; r < nb; r++ {
+		yi := s.yb[r]
+		zr := Z.Data[r*nk : r*nk+nk]
+		for i, z := range zr {
+			ls, sn := logSigmoidPair(yi * z)
+			lp[i] += ls
+			zr[i] = yi * sn
+		}
+	}
+	G := subGeneral(s.gs, lo, hi, 0, p)
+	gemmSerial(blas.Trans, blas.NoTrans, 1, Z, Xb, 0, G)
+	c := float64(m.n) / float64(nb)
+	for i := range lp {
+		x := s.xs.Data[(lo+i)*s.xs.Stride : (lo+i)*s.xs.Stride+p+1]
+		g := s.gs.Data[(lo+i)*s.gs.Stride : (lo+i)*s.gs.Stride+p+1]
+		floats.Scale(c, g[:p])
+		g[p] = 0
+		lp[i] = c*lp[i] + m.logPrior(x, g)
+	}
+}
+
+// MinibatchLogProbGradBatch writes into row i of grads and into lp[i] what
+// MinibatchLogProbGrad gives for row i of xs (n×(p+1)), all particles on the
+// same batch. The batch rows are gathered once into a |B|×p block Xb; the
+// logits Xb·Wᵀ and the likelihood gradients Aᵀ·Xb, Aᵦᵢ = y_b σ(−y_b z_bi),
+// are matrix products, split by particle blocks over Workers goroutines.
+// It allocates nothing in steady state.
+func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
+	n, d := xs.Dims()
+	if d != m.p+1 {
+		panic("model: dimension mismatch")
+	}
+	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	if len(batch) == 0 {
+		panic("model: empty minibatch")
+	}
+	p, nb := m.p, len(batch)
+	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), n)
+	s := m.mbScratch.Swap(nil) // concurrent callers get their own
+	if s == nil {
+		s = &lrBatchScratch{m: m}
+	}
+	if cap(s.xb) < nb*p {
+		s.xb = make([]float64, nb*p)
+		s.yb = make([]float64, nb)
+	}
+	if need := nb*n + 8*workers; cap(s.z) < need {
+		s.z = make([]float64, need)
+	}
+	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	for r, i := range batch {
+		copy(s.xb[r*p:r*p+p], m.x.Data[i*m.x.Stride:i*m.x.Stride+p])
+		s.yb[r] = m.y[i]
+	}
+	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
+	s.nb, s.n, s.workers = nb, n, workers
+	parallel(workers, s, &s.wg)
+	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
+	m.mbScratch.Store(s)
 }
 
 // SamplePrior draws α ~ Gamma(A0, rate B0), w ~ N(0, α⁻¹ I) and writes

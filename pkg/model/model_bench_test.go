@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Sizes of the paper's Covertype logistic regression: 581,012 rows, 54
@@ -182,4 +184,48 @@ func BenchmarkBLRBatchGrad(b *testing.B) {
 	}
 	flops := 4.0 * covTest * covCols * nPartLR
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// benchMinibatchBatch compares, for n particles on one batch of 100, one
+// MinibatchLogProbGradBatch call ("batched") with n MinibatchLogProbGrad
+// calls on the calling goroutine ("single"), as SVGD evaluates its particles
+// every iteration.
+func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Rand, n int) {
+	d := tg.Dim()
+	xs := mat.NewDense(n, d, nil)
+	for i := range n {
+		xs.SetRow(i, randVec(rng, d, 0.1))
+	}
+	grads := mat.NewDense(n, d, nil)
+	lp := make([]float64, n)
+	batch := benchBatch(rng, tg.NData())
+	b.Run("batched", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+		}
+	})
+	b.Run("single", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := range n {
+				lp[i] = tg.MinibatchLogProbGrad(xs.RawRowView(i), grads.RawRowView(i), batch)
+			}
+		}
+	})
+}
+
+// BenchmarkBLRMinibatchBatch is SVGD's score call on the Covertype-sized
+// logistic regression: 100 particles, d = 56, batch 100.
+func BenchmarkBLRMinibatchBatch(b *testing.B) {
+	X, y := covLike()
+	benchMinibatchBatch(b, NewLogistic(X, y), rand.New(rand.NewPCG(10, 1)), nPartLR)
+}
+
+// BenchmarkBNNMinibatchBatch is SVGD's score call on the Naval-sized
+// network: 20 particles, d = 903, batch 100.
+func BenchmarkBNNMinibatchBatch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(10, 2))
+	X, y := synthBNN(rng, 10741, 16)
+	benchMinibatchBatch(b, NewBNN(X, y, 50), rng, 20)
 }
