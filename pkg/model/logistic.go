@@ -123,6 +123,45 @@ func lrRows(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 	return ll
 }
 
+// lrUseFMA selects the AVX2/FMA row kernels where the processor has them;
+// benchmarks switch it off to measure the portable ones.
+var lrUseFMA = haveFMA
+
+// lrRowsFMA is lrRows with the AVX2/FMA kernels: the tile's logits come
+// from four rows at a time with two vector accumulators per row while the
+// rows 8 KB ahead are prefetched, its weights yᵢσ(−uᵢ) and log σ(uᵢ) from a
+// vectorised exponential (sigmoidFMA, relative error below 1e-15), and its
+// gradient term Xtileᵀa from four rows at a time.
+func lrRowsFMA(x blas64.General, y, w, g []float64, lo, hi int) float64 {
+	p := len(w)
+	if p == 0 || hi <= lo {
+		return lrRows(x, y, w, g, lo, hi)
+	}
+	_ = x.Data[(hi-1)*x.Stride+p-1]
+	_ = y[hi-1]
+	_ = g[p-1]
+	var ll float64
+	var c [lrTile]float64
+	for t0 := lo; t0 < hi; t0 += lrTile {
+		t1 := min(t0+lrTile, hi)
+		cs := c[:t1-t0]
+		dotRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &w[0], &cs[0])
+		n4 := len(cs) &^ 3
+		if n4 > 0 {
+			lmin, prod := sigmoidFMA(&cs[0], &y[t0], n4)
+			ll += lmin - math.Log(prod)
+		}
+		for k := n4; k < len(cs); k++ {
+			yi := y[t0+k]
+			ls, sn := logSigmoidPair(yi * cs[k])
+			ll += ls
+			cs[k] = yi * sn
+		}
+		axpyRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &cs[0], &g[0])
+	}
+	return ll
+}
+
 // lrScratch is the per-call state of a full-data gradient: one padded
 // partial gradient and partial log-likelihood per worker.
 type lrScratch struct {
@@ -142,7 +181,11 @@ func (s *lrScratch) run(k int) {
 		g[j] = 0
 	}
 	lo, hi := blockRange(k, s.workers, s.m.n)
-	s.lls[k*8] = lrRows(s.m.x, s.m.y, s.w, g, lo, hi)
+	if lrUseFMA {
+		s.lls[k*8] = lrRowsFMA(s.m.x, s.m.y, s.w, g, lo, hi)
+	} else {
+		s.lls[k*8] = lrRows(s.m.x, s.m.y, s.w, g, lo, hi)
+	}
 }
 
 func (m *Logistic) getScratch(workers int) *lrScratch {

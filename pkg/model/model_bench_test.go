@@ -64,7 +64,8 @@ func BenchmarkStreamSum(b *testing.B) {
 }
 
 // BenchmarkBLRFullGrad is one full-data gradient on a Covertype-sized
-// matrix; its MB/s compares directly with BenchmarkStreamSum.
+// matrix; its MB/s compares directly with BenchmarkStreamSum. The
+// "portable" case forces the kernels used where AVX2/FMA are missing.
 func BenchmarkBLRFullGrad(b *testing.B) {
 	X, y := covLike()
 	m := NewLogistic(X, y)
@@ -74,12 +75,22 @@ func BenchmarkBLRFullGrad(b *testing.B) {
 		x[j] = 0.1 * rng.NormFloat64()
 	}
 	grad := make([]float64, m.Dim())
-	m.LogProbGrad(x, grad)
-	b.SetBytes(int64(covRows) * covCols * 8)
-	b.ReportAllocs()
-	for b.Loop() {
+	run := func(b *testing.B) {
 		m.LogProbGrad(x, grad)
+		b.SetBytes(int64(covRows) * covCols * 8)
+		b.ReportAllocs()
+		for b.Loop() {
+			m.LogProbGrad(x, grad)
+		}
 	}
+	if haveFMA {
+		b.Run("fma", run)
+	}
+	b.Run("portable", func(b *testing.B) {
+		defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+		lrUseFMA = false
+		run(b)
+	})
 }
 
 func benchBatch(rng *rand.Rand, n int) []int {
