@@ -2,10 +2,6 @@
 
 #include "textflag.h"
 
-// Distance, in bytes, at which dotRowsFMA prefetches the rows after the
-// current ones: far enough to cover the memory latency of a streaming pass.
-#define PFDIST 8192
-
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX
@@ -27,8 +23,11 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 
 // func dotRowsFMA(x *float64, stride, rows, cols int, w *float64, z *float64)
 //
-// z[r] = Σ_j x[r·stride+j]·w[j] for r < rows, four rows at a time with two
-// accumulators per row; the rows PFDIST bytes ahead are prefetched.
+// z[r] = Σ_j x[r·stride+j]·w[j] for r < rows. Rows are read one after the
+// other, in address order, with four vector accumulators per row: the
+// hardware prefetchers then follow a single stream (interleaving the reads
+// of several rows measured half as fast on a streaming pass), and the
+// out-of-order core overlaps the independent rows.
 TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), SI
 	MOVQ stride+8(FP), R8
@@ -37,142 +36,64 @@ TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ cols+24(FP), CX
 	MOVQ w+32(FP), DI
 	MOVQ z+40(FP), BX
+	MOVQ CX, R9
+	SUBQ $16, R9
+	MOVQ CX, R10
+	SUBQ $4, R10
 
-block4:
-	CMPQ DX, $4
-	JL   single
-	LEAQ (SI)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
+row:
+	CMPQ DX, $0
+	JLE  done
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	XORQ AX, AX
-	MOVQ CX, R9
-	SUBQ $8, R9
-
-loop8:
-	CMPQ AX, R9
-	JG   tail4
-	PREFETCHT0 PFDIST(SI)(AX*8)
-	PREFETCHT0 PFDIST(R11)(AX*8)
-	PREFETCHT0 PFDIST(R12)(AX*8)
-	PREFETCHT0 PFDIST(R13)(AX*8)
-	VMOVUPD (DI)(AX*8), Y8
-	VMOVUPD 32(DI)(AX*8), Y9
-	VFMADD231PD (SI)(AX*8), Y8, Y0
-	VFMADD231PD (R11)(AX*8), Y8, Y1
-	VFMADD231PD (R12)(AX*8), Y8, Y2
-	VFMADD231PD (R13)(AX*8), Y8, Y3
-	VFMADD231PD 32(SI)(AX*8), Y9, Y4
-	VFMADD231PD 32(R11)(AX*8), Y9, Y5
-	VFMADD231PD 32(R12)(AX*8), Y9, Y6
-	VFMADD231PD 32(R13)(AX*8), Y9, Y7
-	ADDQ $8, AX
-	JMP  loop8
-
-tail4:
-	ADDQ $4, R9
-	CMPQ AX, R9
-	JG   tail1
-	PREFETCHT0 PFDIST(SI)(AX*8)
-	PREFETCHT0 PFDIST(R11)(AX*8)
-	PREFETCHT0 PFDIST(R12)(AX*8)
-	PREFETCHT0 PFDIST(R13)(AX*8)
-	VMOVUPD (DI)(AX*8), Y8
-	VFMADD231PD (SI)(AX*8), Y8, Y0
-	VFMADD231PD (R11)(AX*8), Y8, Y1
-	VFMADD231PD (R12)(AX*8), Y8, Y2
-	VFMADD231PD (R13)(AX*8), Y8, Y3
-	ADDQ $4, AX
-
-tail1:
-	VADDPD Y4, Y0, Y0
-	VADDPD Y5, Y1, Y1
-	VADDPD Y6, Y2, Y2
-	VADDPD Y7, Y3, Y3
-	VXORPD X4, X4, X4
-	VXORPD X5, X5, X5
-	VXORPD X6, X6, X6
-	VXORPD X7, X7, X7
-
-tail1loop:
-	CMPQ AX, CX
-	JGE  reduce4
-	VMOVSD (DI)(AX*8), X8
-	VFMADD231SD (SI)(AX*8), X8, X4
-	VFMADD231SD (R11)(AX*8), X8, X5
-	VFMADD231SD (R12)(AX*8), X8, X6
-	VFMADD231SD (R13)(AX*8), X8, X7
-	INCQ AX
-	JMP  tail1loop
-
-reduce4:
-	VEXTRACTF128 $1, Y0, X8
-	VADDPD X8, X0, X0
-	VHADDPD X0, X0, X0
-	VADDSD X4, X0, X0
-	VMOVSD X0, (BX)
-	VEXTRACTF128 $1, Y1, X8
-	VADDPD X8, X1, X1
-	VHADDPD X1, X1, X1
-	VADDSD X5, X1, X1
-	VMOVSD X1, 8(BX)
-	VEXTRACTF128 $1, Y2, X8
-	VADDPD X8, X2, X2
-	VHADDPD X2, X2, X2
-	VADDSD X6, X2, X2
-	VMOVSD X2, 16(BX)
-	VEXTRACTF128 $1, Y3, X8
-	VADDPD X8, X3, X3
-	VHADDPD X3, X3, X3
-	VADDSD X7, X3, X3
-	VMOVSD X3, 24(BX)
-	LEAQ (R13)(R8*1), SI
-	ADDQ $32, BX
-	SUBQ $4, DX
-	JMP  block4
-
-single:
-	CMPQ DX, $0
-	JLE  done
-	VXORPD Y0, Y0, Y0
 	VXORPD X4, X4, X4
 	XORQ AX, AX
-	MOVQ CX, R9
-	SUBQ $4, R9
 
-s4:
+loop16:
 	CMPQ AX, R9
-	JG   s1
-	VMOVUPD (DI)(AX*8), Y8
-	VFMADD231PD (SI)(AX*8), Y8, Y0
+	JG   loop4
+	VMOVUPD (SI)(AX*8), Y5
+	VMOVUPD 32(SI)(AX*8), Y6
+	VMOVUPD 64(SI)(AX*8), Y7
+	VMOVUPD 96(SI)(AX*8), Y8
+	VFMADD231PD (DI)(AX*8), Y5, Y0
+	VFMADD231PD 32(DI)(AX*8), Y6, Y1
+	VFMADD231PD 64(DI)(AX*8), Y7, Y2
+	VFMADD231PD 96(DI)(AX*8), Y8, Y3
+	ADDQ $16, AX
+	JMP  loop16
+
+loop4:
+	CMPQ AX, R10
+	JG   loop1
+	VMOVUPD (SI)(AX*8), Y5
+	VFMADD231PD (DI)(AX*8), Y5, Y0
 	ADDQ $4, AX
-	JMP  s4
+	JMP  loop4
 
-s1:
+loop1:
 	CMPQ AX, CX
-	JGE  sreduce
-	VMOVSD (DI)(AX*8), X8
-	VFMADD231SD (SI)(AX*8), X8, X4
+	JGE  reduce
+	VMOVSD (SI)(AX*8), X5
+	VFMADD231SD (DI)(AX*8), X5, X4
 	INCQ AX
-	JMP  s1
+	JMP  loop1
 
-sreduce:
-	VEXTRACTF128 $1, Y0, X8
-	VADDPD X8, X0, X0
+reduce:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X5
+	VADDPD X5, X0, X0
 	VHADDPD X0, X0, X0
 	VADDSD X4, X0, X0
 	VMOVSD X0, (BX)
 	ADDQ R8, SI
 	ADDQ $8, BX
 	DECQ DX
-	JMP  single
+	JMP  row
 
 done:
 	VZEROUPPER
