@@ -13,7 +13,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// lrMinRows is the smallest row block worth a goroutine of its own.
+// lrMinRows is the smallest row block worth a goroutine of its own, and the
+// chunk of rows that the workers of a full-data pass take in turn.
 const lrMinRows = 2048
 
 // Logistic is the posterior of Bayesian logistic regression with a Gamma
@@ -162,67 +163,74 @@ func lrRowsFMA(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 	return ll
 }
 
-// lrScratch is the per-call state of a full-data gradient: one padded
-// partial gradient and partial log-likelihood per worker.
+// lrScratch is the per-call state of a full-data gradient. The rows are cut
+// into chunks of lrMinRows rows that the workers take in turn from a shared
+// counter, so that a worker delayed by the scheduler (the machine may be
+// shared) does not hold up the pass; each chunk has its own partial
+// gradient and log-likelihood, padded to whole cache lines so that workers
+// never write to the same line, and the partials are added in chunk order,
+// so the result depends neither on Workers nor on the timing.
 type lrScratch struct {
 	m       *Logistic
 	w       []float64
-	workers int // parts of the current call
-	cap     int // parts the buffers hold
-	stride  int
-	parts   []float64
-	lls     []float64
+	next    atomic.Int64 // next chunk to take
+	nchunks int
+	stride  int       // per chunk: p gradient terms, the log-likelihood, padding
+	parts   []float64 // nchunks × stride
 	wg      sync.WaitGroup
 }
 
-func (s *lrScratch) run(k int) {
-	g := s.parts[k*s.stride : k*s.stride+s.m.p]
-	for j := range g {
-		g[j] = 0
-	}
-	lo, hi := blockRange(k, s.workers, s.m.n)
-	if lrUseFMA {
-		s.lls[k*8] = lrRowsFMA(s.m.x, s.m.y, s.w, g, lo, hi)
-	} else {
-		s.lls[k*8] = lrRows(s.m.x, s.m.y, s.w, g, lo, hi)
+func (s *lrScratch) run(int) {
+	m := s.m
+	for {
+		c := int(s.next.Add(1)) - 1
+		if c >= s.nchunks {
+			return
+		}
+		part := s.parts[c*s.stride : c*s.stride+m.p+1]
+		g := part[:m.p]
+		for j := range g {
+			g[j] = 0
+		}
+		lo, hi := c*lrMinRows, min((c+1)*lrMinRows, m.n)
+		if lrUseFMA {
+			part[m.p] = lrRowsFMA(m.x, m.y, s.w, g, lo, hi)
+		} else {
+			part[m.p] = lrRows(m.x, m.y, s.w, g, lo, hi)
+		}
 	}
 }
 
-func (m *Logistic) getScratch(workers int) *lrScratch {
+func (m *Logistic) getScratch() *lrScratch {
 	s, _ := m.scratch.Get().(*lrScratch)
 	if s == nil {
 		s = &lrScratch{m: m}
+		s.nchunks = max(1, (m.n+lrMinRows-1)/lrMinRows)
+		s.stride = (m.p+1+7)/8*8 + 8
+		s.parts = make([]float64, s.nchunks*s.stride)
 	}
-	if s.cap < workers {
-		// Pad each partial to whole cache lines plus one, so that
-		// workers never write to the same line.
-		s.stride = (m.p+7)/8*8 + 8
-		s.parts = make([]float64, workers*s.stride)
-		s.lls = make([]float64, workers*8)
-		s.cap = workers
-	}
-	s.workers = workers
+	s.next.Store(0)
 	return s
 }
 
 // LogProbGrad returns log p(θ) (normalised prior plus log-likelihood) and
-// writes ∇log p(θ) into grad. The pass over X is split into row blocks over
-// Workers goroutines.
+// writes ∇log p(θ) into grad. The pass over X is split into chunks of rows
+// taken in turn by Workers goroutines.
 func (m *Logistic) LogProbGrad(x, grad []float64) float64 {
 	if len(x) != m.p+1 || len(grad) != m.p+1 {
 		panic("model: dimension mismatch")
 	}
-	workers := workerCount(m.Workers, m.n, lrMinRows)
-	s := m.getScratch(workers)
+	s := m.getScratch()
 	s.w = x[:m.p]
-	parallel(workers, s, &s.wg)
+	parallel(min(workerCount(m.Workers, m.n, lrMinRows), s.nchunks), s, &s.wg)
 	for j := range grad {
 		grad[j] = 0
 	}
 	var ll float64
-	for k := 0; k < workers; k++ {
-		floats.Add(grad[:m.p], s.parts[k*s.stride:k*s.stride+m.p])
-		ll += s.lls[k*8]
+	for c := 0; c < s.nchunks; c++ {
+		part := s.parts[c*s.stride : c*s.stride+m.p+1]
+		floats.Add(grad[:m.p], part[:m.p])
+		ll += part[m.p]
 	}
 	s.w = nil
 	m.scratch.Put(s)
