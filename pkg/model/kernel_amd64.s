@@ -21,13 +21,35 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
+// tailmask<> holds, for r = cols mod 4, the VMASKMOVPD mask of the r
+// columns after the last whole group of four.
+DATA tailmask<>+0(SB)/8, $0
+DATA tailmask<>+8(SB)/8, $0
+DATA tailmask<>+16(SB)/8, $0
+DATA tailmask<>+24(SB)/8, $0
+DATA tailmask<>+32(SB)/8, $-1
+DATA tailmask<>+40(SB)/8, $0
+DATA tailmask<>+48(SB)/8, $0
+DATA tailmask<>+56(SB)/8, $0
+DATA tailmask<>+64(SB)/8, $-1
+DATA tailmask<>+72(SB)/8, $-1
+DATA tailmask<>+80(SB)/8, $0
+DATA tailmask<>+88(SB)/8, $0
+DATA tailmask<>+96(SB)/8, $-1
+DATA tailmask<>+104(SB)/8, $-1
+DATA tailmask<>+112(SB)/8, $-1
+DATA tailmask<>+120(SB)/8, $0
+GLOBL tailmask<>(SB), RODATA|NOPTR, $128
+
 // func dotRowsFMA(x *float64, stride, rows, cols int, w *float64, z *float64)
 //
 // z[r] = Σ_j x[r·stride+j]·w[j] for r < rows. Rows are read one after the
 // other, in address order, with four vector accumulators per row: the
 // hardware prefetchers then follow a single stream (interleaving the reads
 // of several rows measured half as fast on a streaming pass), and the
-// out-of-order core overlaps the independent rows.
+// out-of-order core overlaps the independent rows. The last cols mod 4
+// columns are read with a masked load, which never touches memory beyond
+// the row.
 TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), SI
 	MOVQ stride+8(FP), R8
@@ -39,7 +61,13 @@ TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ CX, R9
 	SUBQ $16, R9
 	MOVQ CX, R10
-	SUBQ $4, R10
+	ANDQ $-4, R10
+	MOVQ CX, R11
+	ANDQ $3, R11
+	SHLQ $5, R11
+	LEAQ tailmask<>(SB), R12
+	VMOVUPD (R12)(R11*1), Y15
+	VMASKMOVPD (DI)(R10*8), Y15, Y14
 
 row:
 	CMPQ DX, $0
@@ -48,7 +76,6 @@ row:
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
-	VXORPD X4, X4, X4
 	XORQ AX, AX
 
 loop16:
@@ -67,28 +94,21 @@ loop16:
 
 loop4:
 	CMPQ AX, R10
-	JG   loop1
+	JGE  tail
 	VMOVUPD (SI)(AX*8), Y5
-	VFMADD231PD (DI)(AX*8), Y5, Y0
+	VFMADD231PD (DI)(AX*8), Y5, Y1
 	ADDQ $4, AX
 	JMP  loop4
 
-loop1:
-	CMPQ AX, CX
-	JGE  reduce
-	VMOVSD (SI)(AX*8), X5
-	VFMADD231SD (DI)(AX*8), X5, X4
-	INCQ AX
-	JMP  loop1
-
-reduce:
+tail:
+	VMASKMOVPD (SI)(R10*8), Y15, Y5
+	VFMADD231PD Y14, Y5, Y2
 	VADDPD Y1, Y0, Y0
 	VADDPD Y3, Y2, Y2
 	VADDPD Y2, Y0, Y0
 	VEXTRACTF128 $1, Y0, X5
 	VADDPD X5, X0, X0
 	VHADDPD X0, X0, X0
-	VADDSD X4, X0, X0
 	VMOVSD X0, (BX)
 	ADDQ R8, SI
 	ADDQ $8, BX
@@ -101,7 +121,9 @@ done:
 
 // func axpyRowsFMA(x *float64, stride, rows, cols int, a *float64, grad *float64)
 //
-// grad[j] += Σ_r a[r]·x[r·stride+j] for j < cols, four rows at a time.
+// grad[j] += Σ_r a[r]·x[r·stride+j] for j < cols, eight rows at a time (the
+// tile is in the L1 cache), then one row at a time; the last cols mod 4
+// columns use masked loads and stores.
 TEXT ·axpyRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), SI
 	MOVQ stride+8(FP), R8
@@ -110,98 +132,136 @@ TEXT ·axpyRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ cols+24(FP), CX
 	MOVQ a+32(FP), BX
 	MOVQ grad+40(FP), DI
-
-ablock4:
-	CMPQ DX, $4
-	JL   asingle
-	LEAQ (SI)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	VBROADCASTSD (BX), Y12
-	VBROADCASTSD 8(BX), Y13
-	VBROADCASTSD 16(BX), Y14
-	VBROADCASTSD 24(BX), Y15
-	XORQ AX, AX
 	MOVQ CX, R9
 	SUBQ $8, R9
+	MOVQ CX, R10
+	ANDQ $-4, R10
+	MOVQ CX, R11
+	ANDQ $3, R11
+	SHLQ $5, R11
+	LEAQ tailmask<>(SB), R12
+	VMOVUPD (R12)(R11*1), Y7
+	LEAQ (R8)(R8*2), R12
 
-aloop8:
+ablock8:
+	CMPQ DX, $8
+	JL   asingle
+	VBROADCASTSD (BX), Y8
+	VBROADCASTSD 8(BX), Y9
+	VBROADCASTSD 16(BX), Y10
+	VBROADCASTSD 24(BX), Y11
+	VBROADCASTSD 32(BX), Y12
+	VBROADCASTSD 40(BX), Y13
+	VBROADCASTSD 48(BX), Y14
+	VBROADCASTSD 56(BX), Y15
+	MOVQ SI, R11
+	LEAQ (SI)(R8*4), R13
+	MOVQ DI, R14
+	XORQ AX, AX
+
+a8loop8:
 	CMPQ AX, R9
-	JG   atail4
-	VMULPD (SI)(AX*8), Y12, Y0
-	VMULPD 32(SI)(AX*8), Y12, Y1
-	VMULPD (R11)(AX*8), Y13, Y2
-	VMULPD 32(R11)(AX*8), Y13, Y3
-	VFMADD231PD (R12)(AX*8), Y14, Y0
-	VFMADD231PD 32(R12)(AX*8), Y14, Y1
-	VFMADD231PD (R13)(AX*8), Y15, Y2
-	VFMADD231PD 32(R13)(AX*8), Y15, Y3
+	JG   a8tail4
+	VMULPD (SI), Y8, Y0
+	VMULPD 32(SI), Y8, Y1
+	VMULPD (SI)(R8*1), Y9, Y2
+	VMULPD 32(SI)(R8*1), Y9, Y3
+	VFMADD231PD (SI)(R8*2), Y10, Y0
+	VFMADD231PD 32(SI)(R8*2), Y10, Y1
+	VFMADD231PD (SI)(R12*1), Y11, Y2
+	VFMADD231PD 32(SI)(R12*1), Y11, Y3
+	VFMADD231PD (R13), Y12, Y0
+	VFMADD231PD 32(R13), Y12, Y1
+	VFMADD231PD (R13)(R8*1), Y13, Y2
+	VFMADD231PD 32(R13)(R8*1), Y13, Y3
+	VFMADD231PD (R13)(R8*2), Y14, Y0
+	VFMADD231PD 32(R13)(R8*2), Y14, Y1
+	VFMADD231PD (R13)(R12*1), Y15, Y2
+	VFMADD231PD 32(R13)(R12*1), Y15, Y3
 	VADDPD Y2, Y0, Y0
 	VADDPD Y3, Y1, Y1
-	VADDPD (DI)(AX*8), Y0, Y0
-	VADDPD 32(DI)(AX*8), Y1, Y1
-	VMOVUPD Y0, (DI)(AX*8)
-	VMOVUPD Y1, 32(DI)(AX*8)
+	VADDPD (DI), Y0, Y0
+	VADDPD 32(DI), Y1, Y1
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, R13
+	ADDQ $64, DI
 	ADDQ $8, AX
-	JMP  aloop8
+	JMP  a8loop8
 
-atail4:
-	ADDQ $4, R9
-	CMPQ AX, R9
-	JG   atail1
-	VMULPD (SI)(AX*8), Y12, Y0
-	VMULPD (R11)(AX*8), Y13, Y2
-	VFMADD231PD (R12)(AX*8), Y14, Y0
-	VFMADD231PD (R13)(AX*8), Y15, Y2
+a8tail4:
+	CMPQ AX, R10
+	JGE  a8mask
+	VMULPD (SI), Y8, Y0
+	VMULPD (SI)(R8*1), Y9, Y2
+	VFMADD231PD (SI)(R8*2), Y10, Y0
+	VFMADD231PD (SI)(R12*1), Y11, Y2
+	VFMADD231PD (R13), Y12, Y0
+	VFMADD231PD (R13)(R8*1), Y13, Y2
+	VFMADD231PD (R13)(R8*2), Y14, Y0
+	VFMADD231PD (R13)(R12*1), Y15, Y2
 	VADDPD Y2, Y0, Y0
-	VADDPD (DI)(AX*8), Y0, Y0
-	VMOVUPD Y0, (DI)(AX*8)
+	VADDPD (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, R13
+	ADDQ $32, DI
 	ADDQ $4, AX
 
-atail1:
+a8mask:
 	CMPQ AX, CX
-	JGE  anext4
-	VMULSD (SI)(AX*8), X12, X0
-	VMULSD (R11)(AX*8), X13, X2
-	VFMADD231SD (R12)(AX*8), X14, X0
-	VFMADD231SD (R13)(AX*8), X15, X2
-	VADDSD X2, X0, X0
-	VADDSD (DI)(AX*8), X0, X0
-	VMOVSD X0, (DI)(AX*8)
-	INCQ AX
-	JMP  atail1
+	JGE  a8next
+	VMASKMOVPD (SI), Y7, Y4
+	VMULPD Y4, Y8, Y0
+	VMASKMOVPD (SI)(R8*1), Y7, Y5
+	VMULPD Y5, Y9, Y2
+	VMASKMOVPD (SI)(R8*2), Y7, Y4
+	VFMADD231PD Y4, Y10, Y0
+	VMASKMOVPD (SI)(R12*1), Y7, Y5
+	VFMADD231PD Y5, Y11, Y2
+	VMASKMOVPD (R13), Y7, Y4
+	VFMADD231PD Y4, Y12, Y0
+	VMASKMOVPD (R13)(R8*1), Y7, Y5
+	VFMADD231PD Y5, Y13, Y2
+	VMASKMOVPD (R13)(R8*2), Y7, Y4
+	VFMADD231PD Y4, Y14, Y0
+	VMASKMOVPD (R13)(R12*1), Y7, Y5
+	VFMADD231PD Y5, Y15, Y2
+	VADDPD Y2, Y0, Y0
+	VMASKMOVPD (DI), Y7, Y4
+	VADDPD Y4, Y0, Y0
+	VMASKMOVPD Y0, Y7, (DI)
 
-anext4:
-	LEAQ (R13)(R8*1), SI
-	ADDQ $32, BX
-	SUBQ $4, DX
-	JMP  ablock4
+a8next:
+	LEAQ (R11)(R8*8), SI
+	MOVQ R14, DI
+	ADDQ $64, BX
+	SUBQ $8, DX
+	JMP  ablock8
 
 asingle:
 	CMPQ DX, $0
 	JLE  adone
-	VBROADCASTSD (BX), Y12
+	VBROADCASTSD (BX), Y8
 	XORQ AX, AX
-	MOVQ CX, R9
-	SUBQ $4, R9
 
 as4:
-	CMPQ AX, R9
-	JG   as1
+	CMPQ AX, R10
+	JGE  asmask
 	VMOVUPD (DI)(AX*8), Y0
-	VFMADD231PD (SI)(AX*8), Y12, Y0
+	VFMADD231PD (SI)(AX*8), Y8, Y0
 	VMOVUPD Y0, (DI)(AX*8)
 	ADDQ $4, AX
 	JMP  as4
 
-as1:
+asmask:
 	CMPQ AX, CX
 	JGE  anext1
-	VMOVSD (DI)(AX*8), X0
-	VFMADD231SD (SI)(AX*8), X12, X0
-	VMOVSD X0, (DI)(AX*8)
-	INCQ AX
-	JMP  as1
+	VMASKMOVPD (SI)(AX*8), Y7, Y4
+	VMASKMOVPD (DI)(AX*8), Y7, Y0
+	VFMADD231PD Y4, Y8, Y0
+	VMASKMOVPD Y0, Y7, (DI)(AX*8)
 
 anext1:
 	ADDQ R8, SI
