@@ -292,6 +292,10 @@ func (s *lrBatchScratch) run(k int) {
 	if nk == 0 {
 		return
 	}
+	if lrUseFMA && p > 0 {
+		s.runFMA(k, lo, hi)
+		return
+	}
 	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
 	W := subGeneral(s.xs, lo, hi, 0, p)
 	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: s.z[nb*lo+8*k:]}
@@ -318,6 +322,43 @@ func (s *lrBatchScratch) run(k int) {
 		floats.Scale(c, g[:p])
 		g[p] = 0
 		lp[i] = c*lp[i] + m.logPrior(x, g)
+	}
+}
+
+// runFMA is run with the AVX2/FMA kernels of the full-data pass, one
+// particle at a time: its logits Xb·wᵢ, its weights and log-likelihood in
+// groups of 32 rows, and its gradient Xbᵀaᵢ, all on the gathered block,
+// which stays in the L1 or L2 cache. The worker's logit buffer holds |B|
+// entries.
+func (s *lrBatchScratch) runFMA(k, lo, hi int) {
+	m := s.m
+	p, nb := m.p, s.nb
+	z := s.z[nb*lo+8*k : nb*lo+8*k+nb]
+	c := float64(m.n) / float64(nb)
+	for i := lo; i < hi; i++ {
+		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
+		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
+		dotRowsFMA(&s.xb[0], p, nb, p, &x[0], &z[0])
+		var ll float64
+		for t0 := 0; t0 < nb; t0 += lrTile {
+			t1 := min(t0+lrTile, nb)
+			n4 := (t1 - t0) &^ 3
+			if n4 > 0 {
+				lmin, prod := sigmoidFMA(&z[t0], &s.yb[t0], n4)
+				ll += lmin - math.Log(prod)
+			}
+			for r := t0 + n4; r < t1; r++ {
+				ls, sn := logSigmoidPair(s.yb[r] * z[r])
+				ll += ls
+				z[r] = s.yb[r] * sn
+			}
+		}
+		for j := range g {
+			g[j] = 0
+		}
+		axpyRowsFMA(&s.xb[0], p, nb, p, &z[0], &g[0])
+		floats.Scale(c, g[:p])
+		s.lp[i] = c*ll + m.logPrior(x, g)
 	}
 }
 

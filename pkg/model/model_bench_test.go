@@ -198,9 +198,10 @@ func BenchmarkBLRBatchGrad(b *testing.B) {
 }
 
 // benchMinibatchBatch compares, for n particles on one batch of 100, one
-// MinibatchLogProbGradBatch call ("batched") with n MinibatchLogProbGrad
-// calls on the calling goroutine ("single"), as SVGD evaluates its particles
-// every iteration.
+// MinibatchLogProbGradBatch call ("batched"; "batched-portable" forces the
+// gemm kernels of the logistic model) with n MinibatchLogProbGrad calls on
+// the calling goroutine ("single"), as SVGD evaluates its particles every
+// iteration.
 func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Rand, n int) {
 	d := tg.Dim()
 	xs := mat.NewDense(n, d, nil)
@@ -211,11 +212,23 @@ func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Ra
 	lp := make([]float64, n)
 	batch := benchBatch(rng, tg.NData())
 	b.Run("batched", func(b *testing.B) {
+		tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) // scratch
 		b.ReportAllocs()
 		for b.Loop() {
 			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
 		}
 	})
+	if _, ok := tg.(*Logistic); ok && haveFMA {
+		b.Run("batched-portable", func(b *testing.B) {
+			defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+			lrUseFMA = false
+			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			b.ReportAllocs()
+			for b.Loop() {
+				tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			}
+		})
+	}
 	b.Run("single", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -357,7 +357,8 @@ func checkMinibatchBatched(t *testing.T, name string, tg target.StochasticBatche
 // TestMinibatchBatchedMatchesSingle: the batched minibatch estimate equals the
 // per-particle one, on one and two workers, with particle blocks wider than
 // one serial product block (192 columns) and batches longer than one (64
-// rows), and a batch with repeated indices.
+// rows), and a batch with repeated indices; the logistic model with both
+// its AVX2/FMA and its portable (gemm) kernels.
 func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	X, y := synthLogistic(rng, 3000, 7)
@@ -383,6 +384,11 @@ func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 			name := "batch " + itoa(nb) + " workers " + itoa(w)
 			checkMinibatchBatched(t, "logistic "+name, lr, xs, batch)
 			checkMinibatchBatched(t, "bnn "+name, bnn, xb, batch)
+			if haveFMA {
+				lrUseFMA = false
+				checkMinibatchBatched(t, "logistic portable "+name, lr, xs, batch)
+				lrUseFMA = true
+			}
 		}
 	}
 }
@@ -411,10 +417,14 @@ func TestMinibatchBatchedAllocatesNothing(t *testing.T) {
 		}
 		grads := mat.NewDense(c.n, d, nil)
 		lp := make([]float64, c.n)
-		c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
-		if a := testing.AllocsPerRun(20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
-			t.Errorf("%s: %v allocations per call", c.name, a)
+		for _, fma := range []bool{haveFMA, false} {
+			lrUseFMA = fma
+			c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			if a := testing.AllocsPerRun(20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
+				t.Errorf("%s (FMA kernels %v): %v allocations per call", c.name, fma, a)
+			}
 		}
+		lrUseFMA = haveFMA
 	}
 }
 
