@@ -110,5 +110,8 @@
 // Models are safe for concurrent use once their exported settings are
 // fixed. Full-data passes run their row blocks on a small set of long-lived
 // goroutines fed through a channel, and take their per-call scratch from a
-// sync.Pool, so that no call allocates in steady state.
+// sync.Pool (the batched minibatch calls keep theirs in the model), so that
+// no call allocates in steady state. The full-data logistic pass adds its
+// per-chunk partial sums in a fixed order: its result does not depend on
+// Workers.
 package model
