@@ -129,10 +129,11 @@ func lrRows(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 var lrUseFMA = haveFMA
 
 // lrRowsFMA is lrRows with the AVX2/FMA kernels: the tile's logits come
-// from four rows at a time with two vector accumulators per row while the
-// rows 8 KB ahead are prefetched, its weights yᵢσ(−uᵢ) and log σ(uᵢ) from a
-// vectorised exponential (sigmoidFMA, relative error below 1e-15), and its
-// gradient term Xtileᵀa from four rows at a time.
+// from one row at a time with four vector accumulators (memory is then read
+// as a single stream, which the hardware prefetchers follow), its weights
+// yᵢσ(−uᵢ) and Σ log σ(uᵢ) from a vectorised exponential (sigmoidFMA,
+// relative error below 1e-15), and its gradient term Xtileᵀa from eight
+// rows at a time.
 func lrRowsFMA(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 	p := len(w)
 	if p == 0 || hi <= lo {
