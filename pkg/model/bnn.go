@@ -256,36 +256,50 @@ const bnnBatchWork = 1 << 15
 
 // bnnBatchScratch is the state of one MinibatchLogProbGradBatch call: the
 // gathered batch rows and labels, and per worker the packed first-layer
-// weights, the hidden layers and the first-layer gradients of its particles,
-// each worker's region padded by a cache line.
+// weights, the hidden layers and the first-layer gradients of one chunk of
+// particles, each worker's region padded by a cache line. Workers take
+// chunks of particles (as many as keep a chunk's hidden layers within 192
+// columns) in turn from a shared counter, so that a worker delayed by the
+// scheduler does not hold up the call; every particle is computed the same
+// way whichever worker takes it.
 type bnnBatchScratch struct {
 	m       *BNN
 	xb      []float64 // |B|×p gathered rows
 	yb      []float64
-	w, gw   []float64 // p×(nH) plus padding
-	a       []float64 // |B|×(nH) plus padding
-	sse     []float64
+	chunk   int       // particles per chunk
+	w, gw   []float64 // per worker p×(chunk·H) plus padding
+	a       []float64 // per worker |B|×(chunk·H) plus padding
+	sse     []float64 // per worker chunk plus padding
 	xs, gs  blas64.General
 	lp      []float64
 	nb, n   int
+	next    atomic.Int64
 	workers int
 	wg      sync.WaitGroup
 }
 
 func (s *bnnBatchScratch) run(k int) {
+	for {
+		lo := (int(s.next.Add(1)) - 1) * s.chunk
+		if lo >= s.n {
+			return
+		}
+		s.block(k, lo, min(lo+s.chunk, s.n))
+	}
+}
+
+// block evaluates particles lo ≤ i < hi on worker k's buffers.
+func (s *bnnBatchScratch) block(k, lo, hi int) {
 	m := s.m
 	p, h, nb := m.p, m.h, s.nb
-	lo, hi := blockRange(k, s.workers, s.n)
 	nk := hi - lo
-	if nk == 0 {
-		return
-	}
 	nh := nk * h
-	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.w[p*h*lo+8*k:]}
-	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.gw[p*h*lo+8*k:]}
-	A := blas64.General{Rows: nb, Cols: nh, Stride: nh, Data: s.a[nb*h*lo+8*k:]}
+	ch := s.chunk * h
+	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.w[k*(p*ch+8):]}
+	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.gw[k*(p*ch+8):]}
+	A := blas64.General{Rows: nb, Cols: nh, Stride: nh, Data: s.a[k*(nb*ch+8):]}
 	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
-	sse := s.sse[lo+8*k : hi+8*k]
+	sse := s.sse[k*(s.chunk+8) : k*(s.chunk+8)+nk]
 	th := func(i int) []float64 { return s.xs.Data[(lo+i)*s.xs.Stride:] }
 	gr := func(i int) []float64 { return s.gs.Data[(lo+i)*s.gs.Stride:] }
 	for i := 0; i < nk; i++ {
@@ -351,10 +365,9 @@ func (s *bnnBatchScratch) run(k int) {
 // MinibatchLogProbGradBatch writes into row i of grads and into lp[i] what
 // MinibatchLogProbGrad gives for row i of xs (n×d), all particles on the
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
-// hidden layers of a block of particles are one product Xb·[W1ᵢ …] and
-// their first-layer gradients one product Xbᵀ·[Δᵢ …], with the particle
-// blocks split over Workers goroutines. It allocates nothing in steady
-// state.
+// hidden layers of a chunk of particles are one product Xb·[W1ᵢ …] and
+// their first-layer gradients one product Xbᵀ·[Δᵢ …], the chunks taken in
+// turn by Workers goroutines. It allocates nothing in steady state.
 func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.Dim() {
@@ -367,23 +380,25 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 		panic("model: empty minibatch")
 	}
 	p, h, nb := m.p, m.h, len(batch)
-	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), n)
+	chunk := max(1, gemmChunkCols/h)
+	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
-		s = &bnnBatchScratch{m: m}
+		s = &bnnBatchScratch{m: m, chunk: chunk}
 	}
+	ch := chunk * h
 	if cap(s.xb) < nb*p {
 		s.xb = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
-	if need := p*n*h + 8*workers; cap(s.w) < need {
+	if need := workers * (p*ch + 8); cap(s.w) < need {
 		s.w = make([]float64, need)
 		s.gw = make([]float64, need)
 	}
-	if need := nb*n*h + 8*workers; cap(s.a) < need {
+	if need := workers * (nb*ch + 8); cap(s.a) < need {
 		s.a = make([]float64, need)
 	}
-	if need := n + 8*workers; cap(s.sse) < need {
+	if need := workers * (chunk + 8); cap(s.sse) < need {
 		s.sse = make([]float64, need)
 	}
 	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
@@ -394,6 +409,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
+	s.next.Store(0)
 	parallel(workers, s, &s.wg)
 	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
 	m.mbScratch.Store(s)

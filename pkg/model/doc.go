@@ -80,8 +80,8 @@
 // estimate for n particles on one batch, as SVGD needs it every iteration:
 // the batch rows are gathered once into a |B|×p block Xb, and the logits
 // Xb·Wᵀ or hidden layers Xb·[W1₁ …], and the gradients, are matrix products
-// over blocks of particles spread over the workers. It allocates nothing in
-// steady state and agrees with MinibatchLogProbGrad to rounding.
+// over chunks of particles that the workers take in turn. It allocates
+// nothing in steady state and agrees with MinibatchLogProbGrad to rounding.
 //
 // # Predictive metrics
 //

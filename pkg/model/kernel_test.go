@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -88,6 +90,38 @@ func TestRowKernelsFMA(t *testing.T) {
 			for j := range g1 {
 				if !(math.Abs(g1[j]-g2[j]) <= 1e-12*math.Max(1, math.Abs(g1[j]))) {
 					t.Errorf("p=%d n=%d coordinate %d: gradient %.15g, portable %.15g", p, n, j, g2[j], g1[j])
+				}
+			}
+		}
+	}
+}
+
+// TestGemmSerial compares gemmSerial, which splits the result into blocks
+// of at most 64×192, with one blas64.Gemm call for every transposition, on
+// sizes that leave partial blocks in both directions.
+func TestGemmSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	const m, n, k = 130, 400, 7
+	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			ar, ac := m, k
+			if tA == blas.Trans {
+				ar, ac = k, m
+			}
+			br, bc := k, n
+			if tB == blas.Trans {
+				br, bc = n, k
+			}
+			a := blas64.General{Rows: ar, Cols: ac, Stride: ac + 2, Data: randVec(rng, ar*(ac+2), 1)}
+			b := blas64.General{Rows: br, Cols: bc, Stride: bc + 1, Data: randVec(rng, br*(bc+1), 1)}
+			c0 := randVec(rng, m*n, 1)
+			want := blas64.General{Rows: m, Cols: n, Stride: n, Data: append([]float64(nil), c0...)}
+			got := blas64.General{Rows: m, Cols: n, Stride: n, Data: append([]float64(nil), c0...)}
+			blas64.Gemm(tA, tB, 0.7, a, b, 0.3, want)
+			gemmSerial(tA, tB, 0.7, a, b, 0.3, got)
+			for i, v := range want.Data {
+				if math.Abs(got.Data[i]-v) > 1e-13*math.Max(1, math.Abs(v)) {
+					t.Fatalf("tA=%c tB=%c element %d: %.17g, want %.17g", tA, tB, i, got.Data[i], v)
 				}
 			}
 		}

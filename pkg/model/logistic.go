@@ -270,36 +270,52 @@ func (m *Logistic) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 
 // batched minibatch evaluation worth a second goroutine.
 const lrBatchWork = 1 << 15
 
+// lrBatchChunk is the number of particles the workers of a batched
+// minibatch evaluation take at a time.
+const lrBatchChunk = 8
+
 // lrBatchScratch is the state of one MinibatchLogProbGradBatch call: the
-// gathered batch rows and labels, and the logit blocks of the workers, each
-// padded by a cache line so that workers never share one.
+// gathered batch rows and labels, and the logit block of each worker,
+// padded by a cache line so that workers never share one. Workers take
+// chunks of lrBatchChunk particles in turn from a shared counter, so that a
+// worker delayed by the scheduler does not hold up the call; every particle
+// is computed the same way whichever worker takes it.
 type lrBatchScratch struct {
 	m       *Logistic
 	xb      []float64 // |B|×p gathered rows
 	yb      []float64
-	z       []float64
+	z       []float64 // per worker |B|·lrBatchChunk plus padding
 	xs, gs  blas64.General
 	lp      []float64
 	nb, n   int
+	next    atomic.Int64
 	workers int
 	wg      sync.WaitGroup
 }
 
 func (s *lrBatchScratch) run(k int) {
+	for {
+		lo := (int(s.next.Add(1)) - 1) * lrBatchChunk
+		if lo >= s.n {
+			return
+		}
+		s.block(k, lo, min(lo+lrBatchChunk, s.n))
+	}
+}
+
+// block evaluates particles lo ≤ i < hi on worker k's buffers.
+func (s *lrBatchScratch) block(k, lo, hi int) {
 	m := s.m
 	p, nb := m.p, s.nb
-	lo, hi := blockRange(k, s.workers, s.n)
 	nk := hi - lo
-	if nk == 0 {
-		return
-	}
+	zk := s.z[k*(nb*lrBatchChunk+8):]
 	if lrUseFMA && p > 0 {
-		s.runFMA(k, lo, hi)
+		s.blockFMA(zk[:nb], lo, hi)
 		return
 	}
 	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
 	W := subGeneral(s.xs, lo, hi, 0, p)
-	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: s.z[nb*lo+8*k:]}
+	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: zk}
 	gemmSerial(blas.NoTrans, blas.Trans, 1, Xb, W, 0, Z)
 	lp := s.lp[lo:hi]
 	for i := range lp {
@@ -326,15 +342,13 @@ func (s *lrBatchScratch) run(k int) {
 	}
 }
 
-// runFMA is run with the AVX2/FMA kernels of the full-data pass, one
-// particle at a time: its logits Xb·wᵢ, its weights and log-likelihood in
-// groups of 32 rows, and its gradient Xbᵀaᵢ, all on the gathered block,
-// which stays in the L1 or L2 cache. The worker's logit buffer holds |B|
-// entries.
-func (s *lrBatchScratch) runFMA(k, lo, hi int) {
+// blockFMA is block with the AVX2/FMA kernels of the full-data pass, one
+// particle at a time: its logits Xb·wᵢ into z (length |B|), its weights and
+// log-likelihood in groups of 32 rows, and its gradient Xbᵀaᵢ, all on the
+// gathered block, which stays in the L1 or L2 cache.
+func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	m := s.m
 	p, nb := m.p, s.nb
-	z := s.z[nb*lo+8*k : nb*lo+8*k+nb]
 	c := float64(m.n) / float64(nb)
 	for i := lo; i < hi; i++ {
 		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
@@ -367,8 +381,9 @@ func (s *lrBatchScratch) runFMA(k, lo, hi int) {
 // MinibatchLogProbGrad gives for row i of xs (n×(p+1)), all particles on the
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
 // logits Xb·Wᵀ and the likelihood gradients Aᵀ·Xb, Aᵦᵢ = y_b σ(−y_b z_bi),
-// are matrix products, split by particle blocks over Workers goroutines.
-// It allocates nothing in steady state.
+// are matrix products over chunks of particles taken in turn by Workers
+// goroutines (with AVX2/FMA, the kernels of LogProbGrad applied to each
+// particle). It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.p+1 {
@@ -381,7 +396,7 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 		panic("model: empty minibatch")
 	}
 	p, nb := m.p, len(batch)
-	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), n)
+	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), (n+lrBatchChunk-1)/lrBatchChunk)
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
 		s = &lrBatchScratch{m: m}
@@ -390,9 +405,10 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 		s.xb = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
-	if need := nb*n + 8*workers; cap(s.z) < need {
+	if need := workers * (nb*lrBatchChunk + 8); cap(s.z) < need {
 		s.z = make([]float64, need)
 	}
+	s.z = s.z[:cap(s.z)]
 	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
 	for r, i := range batch {
 		copy(s.xb[r*p:r*p+p], m.x.Data[i*m.x.Stride:i*m.x.Stride+p])
@@ -400,6 +416,7 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
+	s.next.Store(0)
 	parallel(workers, s, &s.wg)
 	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
 	m.mbScratch.Store(s)

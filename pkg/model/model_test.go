@@ -355,10 +355,10 @@ func checkMinibatchBatched(t *testing.T, name string, tg target.StochasticBatche
 }
 
 // TestMinibatchBatchedMatchesSingle: the batched minibatch estimate equals the
-// per-particle one, on one and two workers, with particle blocks wider than
-// one serial product block (192 columns) and batches longer than one (64
-// rows), and a batch with repeated indices; the logistic model with both
-// its AVX2/FMA and its portable (gemm) kernels.
+// per-particle one, on one and two workers, with several chunks of
+// particles (the last one partial), batches longer than one serial product
+// block (64 rows) and a batch with repeated indices; the logistic model with
+// both its AVX2/FMA and its portable (gemm) kernels.
 func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	X, y := synthLogistic(rng, 3000, 7)
