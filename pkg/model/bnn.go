@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -33,7 +34,8 @@ type BNN struct {
 	y       []float64
 	n, p, h int
 
-	scratch sync.Pool // *bnnScratch
+	scratch   sync.Pool                       // *bnnScratch
+	mbScratch atomic.Pointer[bnnBatchScratch] // kept across garbage collections
 }
 
 // NewBNN returns the posterior for standardised features X (N×p) and
@@ -246,6 +248,171 @@ func (m *BNN) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 {
 	}
 	m.scratch.Put(s)
 	return m.finish(x, grad, sse, len(batch), float64(m.n)/float64(len(batch)))
+}
+
+// bnnBatchWork is the smallest |B|·n·H·p (multiply-adds of one product) of
+// a batched minibatch evaluation worth a second goroutine.
+const bnnBatchWork = 1 << 15
+
+// bnnBatchScratch is the state of one MinibatchLogProbGradBatch call: the
+// gathered batch rows and labels, and per worker the packed first-layer
+// weights, the hidden layers and the first-layer gradients of one chunk of
+// particles, each worker's region padded by a cache line. Workers take
+// chunks of particles (as many as keep a chunk's hidden layers within 192
+// columns) in turn from a shared counter, so that a worker delayed by the
+// scheduler does not hold up the call; every particle is computed the same
+// way whichever worker takes it.
+type bnnBatchScratch struct {
+	m       *BNN
+	xb      []float64 // |B|×p gathered rows
+	yb      []float64
+	chunk   int       // particles per chunk
+	w, gw   []float64 // per worker p×(chunk·H) plus padding
+	a       []float64 // per worker |B|×(chunk·H) plus padding
+	sse     []float64 // per worker chunk plus padding
+	xs, gs  blas64.General
+	lp      []float64
+	nb, n   int
+	next    atomic.Int64
+	workers int
+	wg      sync.WaitGroup
+}
+
+func (s *bnnBatchScratch) run(k int) {
+	for {
+		lo := (int(s.next.Add(1)) - 1) * s.chunk
+		if lo >= s.n {
+			return
+		}
+		s.block(k, lo, min(lo+s.chunk, s.n))
+	}
+}
+
+// block evaluates particles lo ≤ i < hi on worker k's buffers.
+func (s *bnnBatchScratch) block(k, lo, hi int) {
+	m := s.m
+	p, h, nb := m.p, m.h, s.nb
+	nk := hi - lo
+	nh := nk * h
+	ch := s.chunk * h
+	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.w[k*(p*ch+8):]}
+	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.gw[k*(p*ch+8):]}
+	A := blas64.General{Rows: nb, Cols: nh, Stride: nh, Data: s.a[k*(nb*ch+8):]}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	sse := s.sse[k*(s.chunk+8) : k*(s.chunk+8)+nk]
+	th := func(i int) []float64 { return s.xs.Data[(lo+i)*s.xs.Stride:] }
+	gr := func(i int) []float64 { return s.gs.Data[(lo+i)*s.gs.Stride:] }
+	for i := 0; i < nk; i++ {
+		t := th(i)
+		for j := 0; j < p; j++ {
+			copy(W.Data[j*nh+i*h:j*nh+i*h+h], t[j*h:j*h+h])
+		}
+		g := gr(i)[:m.Dim()]
+		for j := range g {
+			g[j] = 0
+		}
+		sse[i] = 0
+	}
+	// Each hidden pre-activation starts from b1 and gets the products added
+	// in the order of rowGrad, so that the results match it.
+	for r := 0; r < nb; r++ {
+		ar := A.Data[r*nh : r*nh+nh]
+		for i := 0; i < nk; i++ {
+			copy(ar[i*h:i*h+h], th(i)[p*h:p*h+h])
+		}
+	}
+	gemmSerial(blas.NoTrans, blas.NoTrans, 1, Xb, W, 1, A)
+	for r := 0; r < nb; r++ {
+		yi := s.yb[r]
+		ar := A.Data[r*nh : r*nh+nh]
+		for i := 0; i < nk; i++ {
+			t, g := th(i), gr(i)
+			w2 := t[p*h+h : p*h+2*h]
+			a := ar[i*h : i*h+h]
+			f := t[p*h+2*h]
+			for kk, v := range a {
+				if v > 0 {
+					f += w2[kk] * v
+				} else {
+					a[kk] = 0
+				}
+			}
+			res := yi - f
+			sse[i] += res * res
+			gw2 := g[p*h+h : p*h+2*h]
+			for kk, v := range a {
+				if v > 0 {
+					gw2[kk] += res * v
+					a[kk] = res * w2[kk]
+				}
+			}
+			g[p*h+2*h] += res
+			floats.Add(g[p*h:p*h+h], a)
+		}
+	}
+	gemmSerial(blas.Trans, blas.NoTrans, 1, Xb, A, 0, GW)
+	scale := float64(m.n) / float64(nb)
+	d := m.Dim()
+	for i := 0; i < nk; i++ {
+		g := gr(i)[:d]
+		for j := 0; j < p; j++ {
+			copy(g[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
+		}
+		s.lp[lo+i] = m.finish(th(i)[:d], g, sse[i], nb, scale)
+	}
+}
+
+// MinibatchLogProbGradBatch writes into row i of grads and into lp[i] what
+// MinibatchLogProbGrad gives for row i of xs (n×d), all particles on the
+// same batch. The batch rows are gathered once into a |B|×p block Xb; the
+// hidden layers of a chunk of particles are one product Xb·[W1ᵢ …] and
+// their first-layer gradients one product Xbᵀ·[Δᵢ …], the chunks taken in
+// turn by Workers goroutines. It allocates nothing in steady state.
+func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
+	n, d := xs.Dims()
+	if d != m.Dim() {
+		panic("model: dimension mismatch")
+	}
+	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	if len(batch) == 0 {
+		panic("model: empty minibatch")
+	}
+	p, h, nb := m.p, m.h, len(batch)
+	chunk := max(1, gemmChunkCols/h)
+	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
+	s := m.mbScratch.Swap(nil) // concurrent callers get their own
+	if s == nil {
+		s = &bnnBatchScratch{m: m, chunk: chunk}
+	}
+	ch := chunk * h
+	if cap(s.xb) < nb*p {
+		s.xb = make([]float64, nb*p)
+		s.yb = make([]float64, nb)
+	}
+	if need := workers * (p*ch + 8); cap(s.w) < need {
+		s.w = make([]float64, need)
+		s.gw = make([]float64, need)
+	}
+	if need := workers * (nb*ch + 8); cap(s.a) < need {
+		s.a = make([]float64, need)
+	}
+	if need := workers * (chunk + 8); cap(s.sse) < need {
+		s.sse = make([]float64, need)
+	}
+	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
+	for r, i := range batch {
+		copy(s.xb[r*p:r*p+p], m.x.Data[i*m.x.Stride:i*m.x.Stride+p])
+		s.yb[r] = m.y[i]
+	}
+	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
+	s.nb, s.n, s.workers = nb, n, workers
+	s.next.Store(0)
+	parallel(workers, s, &s.wg)
+	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
+	m.mbScratch.Store(s)
 }
 
 // SamplePrior draws γ, λ ~ Gamma(A0, rate B0) and every weight from

@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Sizes of the paper's Covertype logistic regression: 581,012 rows, 54
@@ -62,7 +64,8 @@ func BenchmarkStreamSum(b *testing.B) {
 }
 
 // BenchmarkBLRFullGrad is one full-data gradient on a Covertype-sized
-// matrix; its MB/s compares directly with BenchmarkStreamSum.
+// matrix; its MB/s compares directly with BenchmarkStreamSum. The
+// "portable" case forces the kernels used where AVX2/FMA are missing.
 func BenchmarkBLRFullGrad(b *testing.B) {
 	X, y := covLike()
 	m := NewLogistic(X, y)
@@ -72,12 +75,22 @@ func BenchmarkBLRFullGrad(b *testing.B) {
 		x[j] = 0.1 * rng.NormFloat64()
 	}
 	grad := make([]float64, m.Dim())
-	m.LogProbGrad(x, grad)
-	b.SetBytes(int64(covRows) * covCols * 8)
-	b.ReportAllocs()
-	for b.Loop() {
+	run := func(b *testing.B) {
 		m.LogProbGrad(x, grad)
+		b.SetBytes(int64(covRows) * covCols * 8)
+		b.ReportAllocs()
+		for b.Loop() {
+			m.LogProbGrad(x, grad)
+		}
 	}
+	if haveFMA {
+		b.Run("fma", run)
+	}
+	b.Run("portable", func(b *testing.B) {
+		defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+		lrUseFMA = false
+		run(b)
+	})
 }
 
 func benchBatch(rng *rand.Rand, n int) []int {
@@ -182,4 +195,61 @@ func BenchmarkBLRBatchGrad(b *testing.B) {
 	}
 	flops := 4.0 * covTest * covCols * nPartLR
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// benchMinibatchBatch compares, for n particles on one batch of 100, one
+// MinibatchLogProbGradBatch call ("batched"; "batched-portable" forces the
+// gemm kernels of the logistic model) with n MinibatchLogProbGrad calls on
+// the calling goroutine ("single"), as SVGD evaluates its particles every
+// iteration.
+func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Rand, n int) {
+	d := tg.Dim()
+	xs := mat.NewDense(n, d, nil)
+	for i := range n {
+		xs.SetRow(i, randVec(rng, d, 0.1))
+	}
+	grads := mat.NewDense(n, d, nil)
+	lp := make([]float64, n)
+	batch := benchBatch(rng, tg.NData())
+	b.Run("batched", func(b *testing.B) {
+		tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) // scratch
+		b.ReportAllocs()
+		for b.Loop() {
+			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+		}
+	})
+	if _, ok := tg.(*Logistic); ok && haveFMA {
+		b.Run("batched-portable", func(b *testing.B) {
+			defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+			lrUseFMA = false
+			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			b.ReportAllocs()
+			for b.Loop() {
+				tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			}
+		})
+	}
+	b.Run("single", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := range n {
+				lp[i] = tg.MinibatchLogProbGrad(xs.RawRowView(i), grads.RawRowView(i), batch)
+			}
+		}
+	})
+}
+
+// BenchmarkBLRMinibatchBatch is SVGD's score call on the Covertype-sized
+// logistic regression: 100 particles, d = 56, batch 100.
+func BenchmarkBLRMinibatchBatch(b *testing.B) {
+	X, y := covLike()
+	benchMinibatchBatch(b, NewLogistic(X, y), rand.New(rand.NewPCG(10, 1)), nPartLR)
+}
+
+// BenchmarkBNNMinibatchBatch is SVGD's score call on the Naval-sized
+// network: 20 particles, d = 903, batch 100.
+func BenchmarkBNNMinibatchBatch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(10, 2))
+	X, y := synthBNN(rng, 10741, 16)
+	benchMinibatchBatch(b, NewBNN(X, y, 50), rng, 20)
 }

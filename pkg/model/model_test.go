@@ -20,6 +20,9 @@ var (
 	_ target.Stochastic   = (*BNN)(nil)
 	_ target.Batched      = (*BNN)(nil)
 	_ target.PriorSampler = (*BNN)(nil)
+
+	_ target.StochasticBatched = (*Logistic)(nil)
+	_ target.StochasticBatched = (*BNN)(nil)
 )
 
 // fdTol is the finite-difference criterion: coordinate j passes when
@@ -326,6 +329,103 @@ func TestBatchedMatchesSingle(t *testing.T) {
 		xb.SetRow(i, randVec(rng, bnn.Dim(), 0.7))
 	}
 	checkBatched(t, "bnn", bnn, xb)
+}
+
+// checkMinibatchBatched compares MinibatchLogProbGradBatch with
+// MinibatchLogProbGrad of every row of xs on the same batch.
+func checkMinibatchBatched(t *testing.T, name string, tg target.StochasticBatched, xs *mat.Dense, batch []int) {
+	t.Helper()
+	n, d := xs.Dims()
+	grads := mat.NewDense(n, d, nil)
+	grads.Apply(func(_, _ int, _ float64) float64 { return math.NaN() }, grads) // must be overwritten
+	lp := make([]float64, n)
+	tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+	g := make([]float64, d)
+	for i := 0; i < n; i++ {
+		want := tg.MinibatchLogProbGrad(xs.RawRowView(i), g, batch)
+		if !(math.Abs(lp[i]-want) <= 1e-10*math.Max(1, math.Abs(want))) {
+			t.Errorf("%s particle %d: batched log density %.15g, single %.15g", name, i, lp[i], want)
+		}
+		for j := range g {
+			if got := grads.At(i, j); !(math.Abs(got-g[j]) <= 1e-10*math.Max(1, math.Abs(g[j]))) {
+				t.Errorf("%s particle %d coordinate %d: batched %.15g, single %.15g", name, i, j, got, g[j])
+			}
+		}
+	}
+}
+
+// TestMinibatchBatchedMatchesSingle: the batched minibatch estimate equals the
+// per-particle one, on one and two workers, with several chunks of
+// particles (the last one partial), batches longer than one serial product
+// block (64 rows) and a batch with repeated indices; the logistic model with
+// both its AVX2/FMA and its portable (gemm) kernels.
+func TestMinibatchBatchedMatchesSingle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	X, y := synthLogistic(rng, 3000, 7)
+	lr := NewLogistic(X, y)
+	xs := mat.NewDense(200, lr.Dim(), nil)
+	for i := 0; i < 200; i++ {
+		xs.SetRow(i, randVec(rng, lr.Dim(), 1))
+	}
+	Xb, yb := synthBNN(rng, 700, 4)
+	bnn := NewBNN(Xb, yb, 6)
+	xb := mat.NewDense(40, bnn.Dim(), nil)
+	for i := 0; i < 40; i++ {
+		xb.SetRow(i, randVec(rng, bnn.Dim(), 0.7))
+	}
+	for _, nb := range []int{150, 3} {
+		batch := make([]int, nb)
+		for k := range batch {
+			batch[k] = rng.IntN(700)
+		}
+		batch[nb-1] = batch[0]
+		for _, w := range []int{1, 2} {
+			lr.Workers, bnn.Workers = w, w
+			name := "batch " + itoa(nb) + " workers " + itoa(w)
+			checkMinibatchBatched(t, "logistic "+name, lr, xs, batch)
+			checkMinibatchBatched(t, "bnn "+name, bnn, xb, batch)
+			if haveFMA {
+				lrUseFMA = false
+				checkMinibatchBatched(t, "logistic portable "+name, lr, xs, batch)
+				lrUseFMA = true
+			}
+		}
+	}
+}
+
+// TestMinibatchBatchedAllocatesNothing: SVGD-shaped calls reuse their
+// scratch.
+func TestMinibatchBatchedAllocatesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 3))
+	X, y := synthLogistic(rng, 3000, 55)
+	lr := NewLogistic(X, y)
+	Xb, yb := synthBNN(rng, 700, 16)
+	bnn := NewBNN(Xb, yb, 50)
+	batch := make([]int, 100)
+	for k := range batch {
+		batch[k] = rng.IntN(700)
+	}
+	for _, c := range []struct {
+		name string
+		tg   target.StochasticBatched
+		n    int
+	}{{"logistic", lr, 100}, {"bnn", bnn, 20}} {
+		d := c.tg.Dim()
+		xs := mat.NewDense(c.n, d, nil)
+		for i := 0; i < c.n; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.3))
+		}
+		grads := mat.NewDense(c.n, d, nil)
+		lp := make([]float64, c.n)
+		for _, fma := range []bool{haveFMA, false} {
+			lrUseFMA = fma
+			c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+			if a := testing.AllocsPerRun(20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
+				t.Errorf("%s (FMA kernels %v): %v allocations per call", c.name, fma, a)
+			}
+		}
+		lrUseFMA = haveFMA
+	}
 }
 
 // TestLogisticMetricsHand: test rows x = (0,1), (1,1), (−1,1) with labels

@@ -1,5 +1,53 @@
 package model
 
-import "strconv"
+import (
+	"strconv"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// gemmChunkRows and gemmChunkCols bound the sub-blocks of gemmSerial: gonum
+// runs a product serially, without goroutines or allocation, when its result
+// spans fewer than 4 of its 64×64 blocks.
+const (
+	gemmChunkRows = 64
+	gemmChunkCols = 192
+)
+
+// gemmSerial computes C = α op(A) op(B) + β C on the calling goroutine, as
+// gonum's Gemm on result blocks of at most 64×192. Each element of C sees
+// the same operations in the same order as in one Gemm call; the split only
+// keeps gonum from starting goroutines, which allocate, for products that are
+// already part of a parallel job.
+func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	for i0 := 0; i0 < c.Rows; i0 += gemmChunkRows {
+		i1 := min(i0+gemmChunkRows, c.Rows)
+		as := a
+		if tA == blas.NoTrans {
+			as = subGeneral(a, i0, i1, 0, a.Cols)
+		} else {
+			as = subGeneral(a, 0, a.Rows, i0, i1)
+		}
+		for j0 := 0; j0 < c.Cols; j0 += gemmChunkCols {
+			j1 := min(j0+gemmChunkCols, c.Cols)
+			bs := b
+			if tB == blas.NoTrans {
+				bs = subGeneral(b, 0, b.Rows, j0, j1)
+			} else {
+				bs = subGeneral(b, j0, j1, 0, b.Cols)
+			}
+			blas64.Gemm(tA, tB, alpha, as, bs, beta, subGeneral(c, i0, i1, j0, j1))
+		}
+	}
+}
+
+// subGeneral returns the view of rows [r0, r1) and columns [c0, c1) of a.
+func subGeneral(a blas64.General, r0, r1, c0, c1 int) blas64.General {
+	if r1 == r0 || c1 == c0 {
+		return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride}
+	}
+	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0:]}
+}

@@ -28,7 +28,9 @@
 // ∇log p₀(x) + (N/|B|) Σ_{b∈B} ∇log L(d_b | x), every particle seeing the
 // same batch. Like the reference, Run draws one permutation of the data at
 // the start and walks it in consecutive batches of |B| (100 by default),
-// wrapping around modulo N.
+// wrapping around modulo N. A target that implements
+// target.StochasticBatched scores all particles on the batch in one call
+// (matrix products over the particles) with the same results.
 //
 // Run returns the particles with equal weights 1/n. Costs are counted in
 // per-datapoint gradient evaluations: n|B| per iteration with minibatches,

@@ -77,7 +77,9 @@ type Settings struct {
 
 	// Workers is the number of goroutines that evaluate the particles'
 	// scores. Zero means runtime.GOMAXPROCS(0). The result does not depend
-	// on it.
+	// on it. A target that scores all particles in one call
+	// (target.StochasticBatched with minibatches, target.Batched with full
+	// data) is called once per iteration and parallelises on its own.
 	Workers int
 
 	// RecordEvery reports a snapshot after every RecordEvery iterations.
@@ -178,8 +180,9 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // AdaGrad history, the minibatch order and the score workers.
 type state struct {
 	t  target.Target
-	st target.Stochastic // nil for full-data scores
-	bt target.Batched    // non-nil when full-data scores come in one batch
+	st target.Stochastic        // nil for full-data scores
+	sb target.StochasticBatched // non-nil when minibatch scores come in one batch
+	bt target.Batched           // non-nil when full-data scores come in one batch
 	s  Settings
 
 	x, scores, phi, hist *mat.Dense
@@ -252,6 +255,10 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		st.perm = rng.Perm(sto.NData())
 		st.batch = make([]int, s.BatchSize)
 		st.cost = int64(n) * int64(s.BatchSize)
+		if sb, ok := t.(target.StochasticBatched); ok {
+			st.sb = sb
+			st.lp = make([]float64, n)
+		}
 	} else {
 		st.cost = int64(n) * int64(target.NData(t))
 		if bt, ok := t.(target.Batched); ok {
@@ -259,7 +266,7 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 			st.lp = make([]float64, n)
 		}
 	}
-	if st.bt == nil {
+	if st.bt == nil && st.sb == nil {
 		st.startWorkers(min(s.Workers, n))
 	}
 	return st, nil
@@ -322,7 +329,11 @@ func (st *state) computeScores() {
 		}
 		st.pos = (st.pos + len(st.batch)) % nd
 	}
-	if st.bt != nil {
+	switch {
+	case st.sb != nil:
+		st.sb.MinibatchLogProbGradBatch(st.x, st.scores, st.lp, st.batch)
+		return
+	case st.bt != nil:
 		st.bt.LogProbGradBatch(st.x, st.scores, st.lp)
 		return
 	}

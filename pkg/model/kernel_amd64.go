@@ -1,0 +1,37 @@
+//go:build amd64 && !noasm
+
+package model
+
+// The amd64 tile kernels of the full-data logistic gradient use AVX2 and
+// FMA when the processor and the operating system support them.
+
+//go:noescape
+func dotRowsFMA(x *float64, stride, rows, cols int, w *float64, z *float64)
+
+//go:noescape
+func axpyRowsFMA(x *float64, stride, rows, cols int, a *float64, grad *float64)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+func xgetbv() (eax, edx uint32)
+
+// haveFMA reports AVX2 and FMA with the YMM state saved by the OS.
+var haveFMA = func() bool {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, _, c1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if c1&fma == 0 || c1&osxsave == 0 || c1&avx == 0 {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 {
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<5) != 0
+}()
+
+//go:noescape
+func sigmoidFMA(z, y *float64, n int) (lmin, prod float64)
