@@ -290,12 +290,13 @@ func (r *run) run(ctx context.Context) error {
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
-		ev, err := findMAP(ctx, t, x, s, r.rng)
-		r.mapEvals = ev
-		r.evals += ev
+		m, err := FindMAP(ctx, t, x, MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Rand: r.rng})
+		r.mapEvals = m.GradEvals
+		r.evals += m.GradEvals
 		if err != nil {
 			return err
 		}
+		copy(x, m.X)
 	case StartPrior:
 		prior.SamplePrior(r.rng, x)
 	case StartGiven:
