@@ -636,8 +636,8 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 	title := fmt.Sprintf("Linear convergence check · %s\n%s against N, least-squares line of log MMD² per series", label, yl)
 	ylabel := yl + " (log scale)"
 	if own {
-		title = fmt.Sprintf("Linear convergence check · %s\nMMD² in each series' own kernel, least-squares line of log MMD²", label)
-		ylabel = "MMD² in own kernel: RFF method-reported, RBF " + strings.TrimPrefix(yl, "MMD² ") + " (log)"
+		title = fmt.Sprintf("Linear convergence check · %s\nown kernel: RFF method-reported, RBF %s", label, yl)
+		ylabel = "MMD² in the series' own kernel (log scale)"
 	}
 	p := newFig(title, "number of particles N", ylabel, false, true)
 	l := &layout{plots: []*plot.Plot{p.Plot}, w: figWidth, h: figHeight}
