@@ -25,10 +25,10 @@
 // settings table into a struct of this package (MMDFWConfig, SVGDConfig,
 // SGLDConfig, SPConfig, HMCConfig) and map it onto the method package's
 // Settings with the cell's particle count N, its thread budget (Workers) and
-// its random source. A MAP point (L-BFGS on the full-data log posterior from
-// the origin) is computed once per dataset split as a shared artefact; a
-// method that starts from it is charged its seconds and gradient evaluations
-// on every snapshot, as if it had computed it itself. The BNN's non-MAP start
+// its random source. A MAP point (mmdfw.FindMAP: L-BFGS on the full-data
+// log posterior from the origin) is computed once per dataset split as a
+// shared artefact; a method that starts from it is charged its seconds and
+// gradient evaluations on every snapshot, as if it had computed it itself. The BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
 // MMD-FW alike.
 //

@@ -82,6 +82,12 @@
 // that fails or panics is recorded as failed with its error and retried by
 // the next run; the others go on.
 //
+// Quantities a method knows exactly about its own snapshot
+// (particle.Snapshot.Stats, e.g. MMD-FW's MMD² in its own random-feature
+// kernel) are written at the evaluated snapshots as further metric rows
+// named "method:<key>" (StatPrefix), after the scheduled metrics and in
+// sorted key order, so that the CSV stays deterministic.
+//
 // # Time, threads and -j
 //
 // Compute seconds are each cell's own wall-clock time, measured by the

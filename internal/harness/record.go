@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,12 @@ import (
 // CSVHeader is the header of every cell's CSV: one row per evaluated
 // snapshot and metric (tidy, long format).
 const CSVHeader = "experiment,cell,method,dataset,split,n_particles,step,compute_seconds,grad_evals,metric,value"
+
+// StatPrefix prefixes the metric name of a method-reported statistic
+// (particle.Snapshot.Stats) in the CSV: key "mmd2_kernel" is written as
+// metric "method:mmd2_kernel". Registered metric names cannot collide
+// with it, and a reader tells the method's own figures from the harness's.
+const StatPrefix = "method:"
 
 type namedMetric struct {
 	name string
@@ -25,6 +32,13 @@ type row struct {
 	seconds   float64
 	gradEvals int64
 	values    []float64
+	stats     []stat // sorted by name
+}
+
+// stat is one method-reported statistic of a row, named with StatPrefix.
+type stat struct {
+	name  string
+	value float64
 }
 
 // recorder is the particle.Recorder of one cell: it evaluates the scheduled
@@ -41,6 +55,7 @@ type recorder struct {
 	nextLog     int
 	evaluated   bool // whether the last snapshot seen was evaluated
 	last        particle.Snapshot
+	lastStats   map[string]float64 // copy of last.Stats (the method may reuse its map)
 	seen        bool
 
 	// onStep, when set, follows the method's progress (the progress bar).
@@ -93,8 +108,22 @@ func (r *recorder) eval(s particle.Snapshot) {
 	for i, m := range r.metrics {
 		vals[i] = m.f(s)
 	}
-	r.rows = append(r.rows, row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals})
+	r.rows = append(r.rows, row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals, stats: stats(s.Stats)})
 	r.lastEvalSec = s.Seconds
+}
+
+// stats returns the method's statistics sorted by key (nil when none), so
+// that the CSV is deterministic whatever the map's iteration order.
+func stats(m map[string]float64) []stat {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]stat, 0, len(m))
+	for k, v := range m {
+		out = append(out, stat{StatPrefix + k, v})
+	}
+	slices.SortFunc(out, func(a, b stat) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // Record implements particle.Recorder.
@@ -110,6 +139,16 @@ func (r *recorder) Record(s particle.Snapshot) error {
 		r.evaluated = true
 	}
 	r.last = particle.Snapshot{Step: s.Step, Seconds: s.Seconds, GradEvals: s.GradEvals}
+	if len(s.Stats) > 0 || len(r.lastStats) > 0 {
+		if r.lastStats == nil {
+			r.lastStats = make(map[string]float64, len(s.Stats))
+		}
+		clear(r.lastStats)
+		for k, v := range s.Stats {
+			r.lastStats[k] = v
+		}
+		r.last.Stats = r.lastStats
+	}
 	r.seen = true
 	if r.onStep != nil {
 		r.onStep(s.Step, s.Seconds)
@@ -121,7 +160,7 @@ func (r *recorder) Record(s particle.Snapshot) error {
 }
 
 // final evaluates the method's returned particles when the last snapshot
-// was not evaluated, at that snapshot's step, time and cost.
+// was not evaluated, at that snapshot's step, time, cost and statistics.
 func (r *recorder) final(set particle.Set) {
 	if set.X == nil || (r.seen && r.evaluated) {
 		return
@@ -140,19 +179,26 @@ func (r *recorder) csv() []byte {
 	c := r.cell
 	prefix := csvField(c.Experiment.ID) + "," + csvField(c.ID) + "," + csvField(c.Method.Name) + "," +
 		csvField(c.Dataset) + "," + strconv.Itoa(c.Split) + "," + strconv.Itoa(c.N) + ","
-	for _, rw := range r.rows {
-		for i, m := range r.metrics {
-			b.WriteString(prefix)
-			b.WriteString(strconv.Itoa(rw.step))
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatFloat(rw.seconds, 'g', -1, 64))
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatInt(rw.gradEvals, 10))
-			b.WriteByte(',')
-			b.WriteString(csvField(m.name))
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatFloat(rw.values[i], 'g', -1, 64))
-			b.WriteByte('\n')
+	line := func(rw *row, name string, v float64) {
+		b.WriteString(prefix)
+		b.WriteString(strconv.Itoa(rw.step))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatFloat(rw.seconds, 'g', -1, 64))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatInt(rw.gradEvals, 10))
+		b.WriteByte(',')
+		b.WriteString(csvField(name))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		b.WriteByte('\n')
+	}
+	for i := range r.rows {
+		rw := &r.rows[i]
+		for j, m := range r.metrics {
+			line(rw, m.name, rw.values[j])
+		}
+		for _, st := range rw.stats {
+			line(rw, st.name, st.value)
 		}
 	}
 	return b.Bytes()

@@ -26,7 +26,11 @@
 // Linear convergence of Frank-Wolfe means MMD²(N) ≤ C·e^{−rN}: a straight
 // line of log MMD² against N. SeriesRate fits log MMD² = a − r·N by least
 // squares to the per-N mean of log MMD² over splits and reports r and
-// R² = 1 − SS_res/SS_tot.
+// R² = 1 − SS_res/SS_tot. Each series is measured in its own kernel
+// (OwnKernelSeries): a random-feature series by the MMD² the method reports
+// in its random-feature space (KernelMMD2, "method:mmd2_kernel") when its
+// cells record it, since in the RBF kernel it flattens at the random-feature
+// approximation error; every other series by the RBF MMD².
 //
 // # Verdicts
 //

@@ -20,6 +20,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
 // Formats are the file formats every figure is written in.
@@ -110,6 +112,7 @@ var metricLabels = map[string]string{
 	"rmse":       "test RMSE (units of y)",
 	"mmd2":       "MMD² to the HMC reference",
 	"mmd2_exact": "exact MMD² to the target",
+	KernelMMD2:   "MMD² in the method's own kernel (method-reported)",
 }
 
 func metricLabel(m string) string {
@@ -524,16 +527,74 @@ func (st *style) particleFigure(dir string, spec figSpec, cells []*Cell, ds stri
 // the exact one when the cells record it (Gaussian targets), else the one
 // against the reference sample.
 func rateMetric(cells []*Cell, ds string) string {
+	if HasMetric(cellsOf(cells, ds), "mmd2_exact") {
+		return "mmd2_exact"
+	}
+	return "mmd2"
+}
+
+// cellsOf returns the cells of one dataset.
+func cellsOf(cells []*Cell, ds string) []*Cell {
 	var in []*Cell
 	for _, c := range cells {
 		if c.Prov.Dataset == ds {
 			in = append(in, c)
 		}
 	}
-	if HasMetric(in, "mmd2_exact") {
-		return "mmd2_exact"
+	return in
+}
+
+// KernelMMD2 is the metric name of MMD-FW's MMD² in its own kernel, as the
+// method reports it (harness.StatPrefix + mmdfw.StatMMD2Kernel): exact in
+// the random-feature space when z is exact (Gaussian targets).
+const KernelMMD2 = harness.StatPrefix + "mmd2_kernel"
+
+// OwnKernelSeries returns the MMD² series of one dataset, each in its own
+// method's kernel: a random-feature series in KernelMMD2 when its cells
+// record it, every other series in base (the RBF kernel). metric maps each
+// series name to the metric it was read from. MMD² in the RBF kernel of an
+// RFF series flattens at the RFF approximation error, whatever the rate in
+// the RFF kernel the method actually minimises.
+func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric map[string]string) {
+	in := cellsOf(cells, ds)
+	rff := map[string]bool{}
+	for _, c := range in {
+		if IsRFF(c) && len(c.Metric(KernelMMD2)) > 0 {
+			rff[c.Prov.Method] = true
+		}
 	}
-	return "mmd2"
+	own := map[string]Series{}
+	if len(rff) > 0 {
+		for _, s := range ParticleSeries(cells, ds, KernelMMD2) {
+			if rff[s.Method] {
+				own[s.Method] = s
+			}
+		}
+	}
+	metric = map[string]string{}
+	for _, s := range ParticleSeries(cells, ds, base) {
+		m := base
+		if o, ok := own[s.Method]; ok {
+			s, m = o, KernelMMD2
+			delete(own, s.Method)
+		}
+		series = append(series, s)
+		metric[s.Name] = m
+	}
+	// A series with the method's statistic only (no base metric rows).
+	for _, name := range methodNames(cells) {
+		if s, ok := own[name]; ok {
+			series = append(series, s)
+			metric[s.Name] = KernelMMD2
+		}
+	}
+	return series, metric
+}
+
+// methodNames returns the method names of cells in legend order.
+func methodNames(cells []*Cell) []string {
+	names, _ := methodOrder(cells)
+	return names
 }
 
 // SeriesRate fits log MMD² = a − r·N to the mean over splits of the
@@ -550,18 +611,35 @@ func SeriesRate(s *Series) Fit {
 	return FitLine(x, y)
 }
 
-// rateFigure plots log MMD² against N (linear) for every series of the
-// rff experiment on one dataset, each with its fitted straight line.
+// ownKernelNote is the legend and table text of a series measured in its
+// own random-feature kernel.
+const ownKernelNote = "own RFF kernel"
+
+// rateFigure plots log MMD² against N (linear) for every series of the rff
+// experiment on one dataset, each with its fitted straight line: the
+// evidence of claim 2. When random-feature series report MMD² in their own
+// kernel (KernelMMD2), that panel is drawn next to a second one with every
+// series in the common RBF kernel, where the random-feature series flatten
+// at their approximation error.
 func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, error) {
-	metric := rateMetric(cells, ds)
-	series := ParticleSeries(cells, ds, metric)
+	base := rateMetric(cells, ds)
+	series, metric := OwnKernelSeries(cells, ds, base)
 	if len(series) == 0 {
 		return nil, nil
 	}
+	own := false
+	for _, m := range metric {
+		own = own || m == KernelMMD2
+	}
 	label := DatasetLabel(cells, ds)
-	yl := labelFor(cells, ds, metric)
-	p := newFig(fmt.Sprintf("Linear convergence check · %s\n%s against N, least-squares line of log MMD² per series", label, yl),
-		"number of particles N", yl+" (log scale)", false, true)
+	yl := labelFor(cells, ds, base)
+	title := fmt.Sprintf("Linear convergence check · %s\n%s against N, least-squares line of log MMD² per series", label, yl)
+	ylabel := yl + " (log scale)"
+	if own {
+		title = fmt.Sprintf("Linear convergence check · %s\nown kernel: RFF method-reported, RBF %s", label, yl)
+		ylabel = "MMD² in the series' own kernel (log scale)"
+	}
+	p := newFig(title, "number of particles N", ylabel, false, true)
 	l := &layout{plots: []*plot.Plot{p.Plot}, w: figWidth, h: figHeight}
 	fits := map[string]Fit{}
 	for i := range series {
@@ -569,10 +647,14 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 	}
 	note := func(s *Series) string {
 		f := fits[s.Name]
-		if !finite(f.Slope) {
-			return ": no fit"
+		k := ""
+		if metric[s.Name] == KernelMMD2 {
+			k = " [" + ownKernelNote + "]"
 		}
-		return fmt.Sprintf(": rate %.3g/particle, R² %.3f", -f.Slope, f.R2)
+		if !finite(f.Slope) {
+			return k + ": no fit"
+		}
+		return fmt.Sprintf("%s: rate %.3g/particle, R² %.3f", k, -f.Slope, f.R2)
 	}
 	l.entries = st.logSeries(p, series, note)
 	for _, s := range series {
@@ -591,6 +673,13 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 		line.Width = vg.Points(0.8)
 		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(line)
+	}
+	if own {
+		// The common yardstick: every series in the RBF kernel.
+		q := newFig(fmt.Sprintf("Common RBF kernel · %s\n%s against N (RFF series flatten at their approximation error)", label, yl),
+			"number of particles N", yl+" (log scale)", false, true)
+		st.logSeries(q, ParticleSeries(cells, ds, base), nil)
+		l.plots = append(l.plots, q.Plot)
 	}
 	return l.save(dir, figName("rff", cells, ds))
 }

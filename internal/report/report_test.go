@@ -347,7 +347,11 @@ func badCurves(c *harness.Cell) ([]pt, error) {
 				if name == "sp" {
 					v = 1e-9
 				}
-				pts = append(pts, pt{n, float64(n), map[string]float64{"mmd2": v, "mmd2_exact": v}})
+				vals := map[string]float64{"mmd2": v, "mmd2_exact": v}
+				if name == "mmdfw-rff-d50" {
+					vals[KernelMMD2] = v
+				}
+				pts = append(pts, pt{n, float64(n), vals})
 			}
 			return pts, nil
 		}
@@ -360,6 +364,53 @@ func badCurves(c *harness.Cell) ([]pt, error) {
 		return []pt{{1, 10, map[string]float64{"rmse": fin[0], "test_ll": fin[1]}}}, nil
 	}
 	return goodCurves(c)
+}
+
+// TestClaim2OwnKernel checks that claim 2 measures an RFF series in its
+// own kernel when the method reports it, and in the RBF kernel otherwise:
+// the same RFF series, flattening in the RBF kernel but linear in its own,
+// decides the verdict either way.
+func TestClaim2OwnKernel(t *testing.T) {
+	for _, withStat := range []bool{true, false} {
+		curves := func(c *harness.Cell) ([]pt, error) {
+			pts, err := goodCurves(c)
+			for _, p := range pts {
+				if !withStat {
+					delete(p.vals, KernelMMD2)
+				}
+			}
+			return pts, err
+		}
+		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		c := claim2(res)
+		want := NotSupported
+		if withStat {
+			want = Supported
+		}
+		if c.Verdict != want {
+			t.Errorf("with statistic %v: %s, want %s\n%s", withStat, c.Verdict, want, c.Markdown())
+		}
+		md := c.Markdown()
+		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | own RFF kernel (`method:mmd2_kernel`) |") {
+			t.Errorf("with statistic %v: RFF row\n%s", withStat, md)
+		}
+		if !strings.Contains(md, "| mmdfw-rbf | RBF | RBF kernel, exact |") {
+			t.Errorf("RBF row not in the RBF kernel:\n%s", md)
+		}
+		if !strings.Contains(c.Rule, "`method:mmd2_kernel`") {
+			t.Errorf("rule does not name the statistic: %s", c.Rule)
+		}
+		dir := t.TempDir()
+		if _, err := Plot(res, dir); err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(filepath.Join(dir, "rff.svg"))
+		for _, s := range []string{"own RFF kernel", "Common RBF kernel"} {
+			if withStat != bytes.Contains(svg, []byte(s)) {
+				t.Errorf("with statistic %v: rff.svg contains %q: %v", withStat, s, !withStat)
+			}
+		}
+	}
 }
 
 func TestVerdictsNotSupported(t *testing.T) {

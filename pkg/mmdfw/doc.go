@@ -50,5 +50,13 @@
 //
 // The first particle is a (near) MAP point found by L-BFGS, a prior draw,
 // a given point, or the first of a set of SVGD particles. The SVGD→MMD-FW
-// combination starts the n-th LMO from the n-th SVGD particle.
+// combination starts the n-th LMO from the n-th SVGD particle. FindMAP is
+// that L-BFGS search on its own, for callers that share one MAP point
+// between runs.
+//
+// With z available every snapshot reports, in particle.Snapshot.Stats,
+// ‖μ̂ − μ_p‖² of its particles and reported weights in the run's own kernel
+// (StatMMD2Kernel with an exact embedding, StatMMD2KernelPool with a pool):
+// with random features this is MMD² in their feature space, where the
+// linear rate is exact, which no metric in the RBF kernel can show.
 package mmdfw

@@ -45,3 +45,25 @@ func ExampleRun() {
 	// weighted mean: (1.0, -1.0)
 	// MMD² fell by more than 100×: true
 }
+
+// The MAP point of a Gaussian posterior is its mean; the search reports
+// what it cost, to be charged to whatever starts there.
+func ExampleFindMAP() {
+	g, err := target.NewGaussian([]float64{1, -2}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := mmdfw.FindMAP(context.Background(), g, []float64{0, 0}, mmdfw.MAPSettings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("MAP: (%.4f, %.4f)\n", res.X[0], res.X[1])
+	fmt.Println("status:", res.Status)
+	fmt.Println("charged:", res.GradEvals > 0)
+	// Output:
+	// MAP: (1.0000, -2.0000)
+	// status: gradient tolerance
+	// charged: true
+}

@@ -7,22 +7,82 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// findMAP moves x to a (near) maximiser of log p by gonum's L-BFGS on
-// −log p and returns the per-datapoint gradient evaluations it spent. With
-// Settings.MAPBatch every evaluated point gets one fresh minibatch, shared
-// by its value and gradient so that L-BFGS sees a consistent pair.
-func findMAP(ctx context.Context, t target.Target, x []float64, s *Settings, rng *rand.Rand) (int64, error) {
-	d := len(x)
-	var evals int64
+// MAPSettings configure FindMAP. The zero value is full-data L-BFGS with
+// the defaults below.
+type MAPSettings struct {
+	// Iterations bounds the L-BFGS major iterations. Default 1000.
+	Iterations int
+	// GradTol stops the search when ‖∇log p‖∞ < GradTol·max(1, |log p|).
+	// The scale makes one tolerance fit a 2-d toy and a posterior over
+	// half a million data points, whose gradient is a sum of that many
+	// terms. Default 1e-6.
+	GradTol float64
+	// Batch is the minibatch size of the gradients of a target.Stochastic:
+	// every evaluated point gets one fresh minibatch, shared by its value
+	// and gradient so that L-BFGS sees a consistent pair. 0, or a size ≥
+	// NData, uses full-data gradients. Default 0.
+	Batch int
+	// Rand draws the minibatches; it is needed only when Batch is used.
+	Rand *rand.Rand
+}
+
+// MAP search statuses (MAPResult.Status).
+const (
+	MAPGradTol    = "gradient tolerance"
+	MAPFuncTol    = "function tolerance"
+	MAPIterLimit  = "iteration limit"
+	MAPLineSearch = "line search failed"
+)
+
+// MAPResult is the outcome of FindMAP.
+type MAPResult struct {
+	// X is the best point found.
+	X []float64
+	// LogProb is log p(X) and GradNorm ‖∇log p(X)‖∞, as last evaluated
+	// there (minibatch estimates with MAPSettings.Batch).
+	LogProb, GradNorm float64
+	// Iterations counts the L-BFGS major iterations.
+	Iterations int
+	// GradEvals counts the per-datapoint gradient evaluations spent (see
+	// target.NData): the cost to charge to a method that starts from X.
+	GradEvals int64
+	// Status says why the search stopped: MAPGradTol, MAPFuncTol,
+	// MAPIterLimit, MAPLineSearch (round-off or minibatch noise near the
+	// optimum; X is still the best point found) or gonum's status name.
+	Status string
+}
+
+// FindMAP searches for a maximiser of log p from x0 (not modified) by
+// gonum's L-BFGS on −log p. It stops at the gradient tolerance, when
+// −log p has not improved by more than 1e-12·|log p| in 10 iterations, at
+// the iteration bound, or when the line search fails; only a non-finite end
+// point or a cancelled ctx is an error. Every evaluation is counted in
+// MAPResult.GradEvals, also when an error is returned.
+func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) (MAPResult, error) {
+	d := t.Dim()
+	if len(x0) != d {
+		panic("mmdfw: FindMAP starting point length differs from the target dimension")
+	}
+	if s.Iterations <= 0 {
+		s.Iterations = 1000
+	}
+	if s.GradTol <= 0 {
+		s.GradTol = 1e-6
+	}
+	var res MAPResult
 	st, stoch := t.(target.Stochastic)
 	var batch []int
-	if stoch && s.MAPBatch > 0 && s.MAPBatch < st.NData() {
-		batch = make([]int, s.MAPBatch)
+	if stoch && s.Batch > 0 && s.Batch < st.NData() {
+		if s.Rand == nil {
+			panic("mmdfw: MAPSettings.Batch needs MAPSettings.Rand")
+		}
+		batch = make([]int, s.Batch)
 	}
 	nd := int64(target.NData(t))
 	lastX := make([]float64, d)
@@ -36,13 +96,13 @@ func findMAP(ctx context.Context, t target.Target, x []float64, s *Settings, rng
 		var lp float64
 		if batch != nil {
 			for i := range batch {
-				batch[i] = rng.IntN(st.NData())
+				batch[i] = s.Rand.IntN(st.NData())
 			}
 			lp = st.MinibatchLogProbGrad(x, lastG, batch)
-			evals += int64(len(batch))
+			res.GradEvals += int64(len(batch))
 		} else {
 			lp = t.LogProbGrad(x, lastG)
-			evals += nd
+			res.GradEvals += nd
 		}
 		lastF = -lp
 		for j := range lastG {
@@ -60,30 +120,63 @@ func findMAP(ctx context.Context, t target.Target, x []float64, s *Settings, rng
 		},
 	}
 	set := &optimize.Settings{
-		MajorIterations:   s.MAPIterations,
-		GradientThreshold: s.MAPGradTol,
-		Recorder:          ctxRecorder{ctx},
+		MajorIterations: s.Iterations,
+		Converger:       &mapConverge{tol: s.GradTol, f: optimize.FunctionConverge{Relative: 1e-12, Iterations: 10}},
+		Recorder:        ctxRecorder{ctx},
 	}
-	res, err := optimize.Minimize(p, x, set, &optimize.LBFGS{})
+	r, err := optimize.Minimize(p, x0, set, &optimize.LBFGS{})
 	if e := ctx.Err(); e != nil {
-		return evals, e
+		return res, e
 	}
-	if res == nil {
-		return evals, fmt.Errorf("mmdfw: MAP search: %w", err)
+	if r == nil {
+		return res, fmt.Errorf("mmdfw: MAP search: %w", err)
 	}
-	// A line-search failure near the optimum (round-off, or minibatch
-	// noise) still leaves the best point found, which is all the first
-	// particle needs; only a non-finite point is an error.
-	for _, v := range res.X {
+	for _, v := range r.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return evals, fmt.Errorf("mmdfw: MAP search ended at a non-finite point (%v)", err)
+			return res, fmt.Errorf("mmdfw: MAP search ended at a non-finite point (%v)", err)
 		}
 	}
-	if math.IsNaN(res.F) || math.IsInf(res.F, 0) {
-		return evals, fmt.Errorf("mmdfw: MAP search ended with −log p = %v (%v)", res.F, err)
+	if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
+		return res, fmt.Errorf("mmdfw: MAP search ended with −log p = %v (%v)", r.F, err)
 	}
-	copy(x, res.X)
-	return evals, nil
+	res.X = r.X
+	res.LogProb = -r.F
+	res.GradNorm = math.NaN()
+	if r.Gradient != nil {
+		res.GradNorm = floats.Norm(r.Gradient, math.Inf(1))
+	}
+	res.Iterations = r.MajorIterations
+	switch {
+	case err != nil:
+		// A line-search failure near the optimum still leaves the best
+		// point found, which is all a starting point needs.
+		res.Status = MAPLineSearch
+	case r.Status == optimize.GradientThreshold:
+		res.Status = MAPGradTol
+	case r.Status == optimize.FunctionConvergence:
+		res.Status = MAPFuncTol
+	case r.Status == optimize.IterationLimit:
+		res.Status = MAPIterLimit
+	default:
+		res.Status = r.Status.String()
+	}
+	return res, nil
+}
+
+// mapConverge stops at the relative gradient tolerance of MAPSettings, then
+// defers to function convergence.
+type mapConverge struct {
+	tol float64
+	f   optimize.FunctionConverge
+}
+
+func (c *mapConverge) Init(dim int) { c.f.Init(dim) }
+
+func (c *mapConverge) Converged(l *optimize.Location) optimize.Status {
+	if l.Gradient != nil && floats.Norm(l.Gradient, math.Inf(1)) < c.tol*math.Max(1, math.Abs(l.F)) {
+		return optimize.GradientThreshold
+	}
+	return c.f.Converged(l)
 }
 
 // ctxRecorder stops L-BFGS when the context is done.

@@ -495,3 +495,91 @@ func TestStopCancelAndDivergence(t *testing.T) {
 		t.Errorf("NaN score: err %v, want an error naming step 1", err)
 	}
 }
+
+// TestStatsMMD2Kernel checks the snapshot statistic against independent
+// closed forms: target.RBFEmbedding.MMD2 for the RBF kernel and
+// target.RFFEmbedding.MMD2 for random features, of every snapshot's own
+// particles and reported weights; with raw weights it is twice the run's
+// ½‖μ̂ − μ_p‖² trace. A run without z reports no statistics.
+func TestStatsMMD2Kernel(t *testing.T) {
+	g := newGaussian(3, rand.New(rand.NewPCG(4, 2)))
+	for _, c := range []struct {
+		name string
+		s    Settings
+	}{
+		{"rbf", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5}},
+		{"rbf-raw", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, RawWeights: true}},
+		{"rff", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40}},
+		{"rff-raw", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40, RawWeights: true}},
+	} {
+		c.s.Embed = g.embed
+		type snap struct {
+			x    *mat.Dense
+			w    []float64
+			stat float64
+		}
+		var snaps []snap
+		rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+			v, ok := sn.Stats[StatMMD2Kernel]
+			if !ok || len(sn.Stats) != 1 {
+				t.Fatalf("%s step %d: stats %v, want one %s", c.name, sn.Step, sn.Stats, StatMMD2Kernel)
+			}
+			snaps = append(snaps, snap{mat.DenseCopyOf(sn.X), append([]float64(nil), sn.W...), v})
+			return nil
+		})
+		res, err := RunResult(context.Background(), g, c.s, rand.NewPCG(3, 3), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want func(x *mat.Dense, w []float64) float64
+		switch k := res.Kernel.(type) {
+		case kernel.RBF:
+			want = g.RBFEmbedding(k.H).MMD2
+		case *rff.Features:
+			want = g.RFFEmbedding(k.Omega(), k.Phase()).MMD2
+		}
+		for i, sn := range snaps {
+			w := want(sn.x, sn.w)
+			if math.Abs(sn.stat-w) > 1e-10*math.Max(1, w) {
+				t.Errorf("%s step %d: %s %v, closed form %v", c.name, i+1, StatMMD2Kernel, sn.stat, w)
+			}
+			if c.s.RawWeights && math.Abs(sn.stat-2*res.MMD2[i]) > 1e-10*math.Max(1, sn.stat) {
+				t.Errorf("%s step %d: %s %v, twice the run's trace %v", c.name, i+1, StatMMD2Kernel, sn.stat, 2*res.MMD2[i])
+			}
+		}
+		if last := snaps[len(snaps)-1].stat; !(last < 0.5*snaps[0].stat) {
+			t.Errorf("%s: MMD² %v at N = %d, %v at 1: no progress", c.name, last, c.s.N, snaps[0].stat)
+		}
+	}
+
+	// A pool z: the estimate, under its own key, equals the quadratic form
+	// with the pool's embedding.
+	pool := g.sample(200, rand.New(rand.NewPCG(8, 8)))
+	pe := NewPoolEmbedder(kernel.RBF{H: 1.5}, pool)
+	n := 0
+	prec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+		n++
+		v, ok := sn.Stats[StatMMD2KernelPool]
+		if !ok || len(sn.Stats) != 1 {
+			t.Fatalf("pool step %d: stats %v, want one %s", sn.Step, sn.Stats, StatMMD2KernelPool)
+		}
+		if w := exactMMD2(particle.Set{X: sn.X, W: sn.W}, kernel.RBF{H: 1.5}, pe); math.Abs(v-w) > 1e-10*math.Max(1, w) {
+			t.Errorf("pool step %d: %v, quadratic form %v", sn.Step, v, w)
+		}
+		return nil
+	})
+	if _, err := Run(context.Background(), g, Settings{N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool, Pool: pool}, rand.NewPCG(3, 3), prec); err != nil || n != 8 {
+		t.Fatalf("pool run: %d snapshots, err %v", n, err)
+	}
+
+	// Stein weights without z: nothing to report.
+	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+		if sn.Stats != nil {
+			t.Fatalf("step %d: stats %v without z", sn.Step, sn.Stats)
+		}
+		return nil
+	})
+	if _, err := Run(context.Background(), g, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -66,7 +66,8 @@ type Settings struct {
 	X0 []float64
 	// MAPIterations bounds the L-BFGS major iterations. Default 1000.
 	MAPIterations int
-	// MAPGradTol stops L-BFGS when ‖∇log p‖∞ falls below it. Default 1e-6.
+	// MAPGradTol stops L-BFGS when ‖∇log p‖∞ < MAPGradTol·max(1, |log p|)
+	// (MAPSettings.GradTol). Default 1e-6.
 	MAPGradTol float64
 	// MAPBatch is the minibatch size of the L-BFGS gradients of a
 	// target.Stochastic (a fixed batch per evaluated point); 0 or a size ≥

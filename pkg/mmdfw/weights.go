@@ -306,6 +306,22 @@ func projectSimplex(v, scratch []float64) {
 	}
 }
 
+// quadratic returns vᵀKv − 2vᵀz + self for weights v of the current
+// particles (needs z): ‖μ̂ − μ_p‖² of the weights v.
+func (s *weights) quadratic(v []float64, self float64) float64 {
+	c := s.cap
+	var vKv, vz float64
+	for i, vi := range v {
+		var r float64
+		for j, vj := range v {
+			r += s.K[i*c+j] * vj
+		}
+		vKv += vi * r
+		vz += vi * s.z[i]
+	}
+	return vKv - 2*vz + self
+}
+
 // mmd2 returns ½‖μ̂ − μ_p‖² = ½wᵀKw − wᵀz + ½ self for the current weights
 // (needs z).
 func (s *weights) mmd2(self float64) float64 {

@@ -66,8 +66,8 @@ func Equal(n int) []float64 {
 
 // Snapshot is the state of a method at one point of its run.
 //
-// X and W are only valid during the Record call that receives them: a
-// Recorder that keeps them must copy them.
+// X, W and Stats are only valid during the Record call that receives them:
+// a Recorder that keeps them must copy them.
 type Snapshot struct {
 	// Step counts what the method counts: particles added (MMD-FW, SP),
 	// iterations (SVGD, SGLD, HMC).
@@ -81,6 +81,12 @@ type Snapshot struct {
 	// GradEvals counts per-datapoint likelihood-gradient evaluations so far
 	// (see target.NData).
 	GradEvals int64
+	// Stats are method-internal quantities known exactly at this snapshot,
+	// e.g. the objective; nil when none. A method knows some quantities
+	// that no outside metric can recompute cheaply or at all (MMD² in its
+	// own random-feature kernel, from its closed-form embedding), so it
+	// reports them here. The method may reuse one map for every snapshot.
+	Stats map[string]float64
 }
 
 // Recorder receives snapshots. Returning ErrStop asks the method to stop and
