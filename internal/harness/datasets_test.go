@@ -95,7 +95,9 @@ func TestMethodDatasetsErrors(t *testing.T) {
 		{"in a profile", func(s string) string { return strings.Replace(s, `datasets = ["gauss"]`, `datasets = ["maybe"]`, 1) }, "", 20, "profiles.quick.methods.walk-a.datasets", `dataset "maybe" is not among`},
 		// A profile that narrows the file's datasets must narrow the
 		// method's list too; the error points at the method's list.
-		{"profile narrows the file", func(s string) string { return strings.Replace(s, "splits = [0]", "splits = [0]\ndatasets = [\"gauss\"]", 1) }, "quick", 15, "methods.walk-b.datasets", `"shared" is not among the experiment's datasets under profile quick (gauss)`},
+		{"profile narrows the file", func(s string) string {
+			return strings.Replace(s, "splits = [0]", "splits = [0]\ndatasets = [\"gauss\"]", 1)
+		}, "quick", 15, "methods.walk-b.datasets", `"shared" is not among the experiment's datasets under profile quick (gauss)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(ty.reg, "toy.toml", []byte(tc.edit(dsBase)), tc.profile)
