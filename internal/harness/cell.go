@@ -33,12 +33,19 @@ type Cell struct {
 	N          int
 }
 
-// Cells expands e into its cells: methods in file order, then datasets,
-// splits and particle counts.
+// Cells expands e into its cells: methods in file order, then the method's
+// datasets, splits and particle counts. A cell's id and cache key do not
+// depend on the other cells, so restricting one method to fewer datasets
+// leaves every other cell, and its cached result, as it was.
 func Cells(e *Experiment) []*Cell {
 	var cells []*Cell
 	for _, m := range e.Methods {
-		for _, ds := range e.Datasets {
+		dss := m.Datasets
+		if dss == nil {
+			// A Method built by hand rather than loaded.
+			dss = e.Datasets
+		}
+		for _, ds := range dss {
 			for _, s := range e.Splits {
 				ns := m.Particles
 				if len(ns) == 0 {

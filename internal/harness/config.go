@@ -103,6 +103,12 @@ type Method struct {
 	// Particles are the particle counts, one cell each; empty means one
 	// cell with N = 0 (the method's own default).
 	Particles []int
+	// Datasets are the datasets the method runs on, in the experiment's
+	// order: the method's own datasets list when the file gives one (a
+	// subset of the experiment's, for a method that only some datasets
+	// support, such as a closed form that exists for Gaussian targets
+	// only), else all of the experiment's.
+	Datasets []string
 	// Settings is the resolved settings value (of the kind's type).
 	Settings any
 
@@ -124,6 +130,7 @@ type evalDoc = Schedule
 type methodDoc struct {
 	Kind      string         `toml:"kind"`
 	Particles []int          `toml:"particles"`
+	Datasets  []string       `toml:"datasets"`
 	Settings  toml.Primitive `toml:"settings"`
 }
 
@@ -453,13 +460,56 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 			}
 			seenI[n] = true
 		}
+		ds, err := d.methodDatasets(doc, p, name, w("methods", name, "datasets"))
+		if err != nil {
+			return nil, err
+		}
 		s, err := d.settings(k, settings[name], append(key, "settings"), prefix)
 		if err != nil {
 			return nil, err
 		}
-		e.Methods = append(e.Methods, &Method{Name: name, Kind: m.Kind, Particles: m.Particles, Settings: s, kind: k})
+		e.Methods = append(e.Methods, &Method{Name: name, Kind: m.Kind, Particles: m.Particles, Datasets: ds, Settings: s, kind: k})
 	}
 	return e, nil
+}
+
+// methodDatasets resolves the datasets of method name: its own list, which
+// must be a non-empty subset of the experiment's without repeats, or the
+// experiment's whole list when the method (and the profile) gives none. A
+// profile that narrows the experiment's datasets must narrow the method's
+// list too: a dataset named and then not run is a mistake, not a filter. The
+// result follows the experiment's order, so that cells are listed the same
+// way whatever order the method's list is written in. key is where the list
+// was set (in the profile or the base).
+func (d *decoder) methodDatasets(doc *expDoc, p, name string, key []string) ([]string, error) {
+	m := doc.Methods[name]
+	if !d.md.IsDefined(key...) {
+		return doc.Datasets, nil
+	}
+	if len(m.Datasets) == 0 {
+		return nil, d.errAt(key, "at least one dataset is needed (omit the key for all of the experiment's)")
+	}
+	want := map[string]bool{}
+	for _, ds := range m.Datasets {
+		if !contains(doc.Datasets, ds) {
+			under := ""
+			if p != "" {
+				under = " under profile " + p
+			}
+			return nil, d.errAt(key, "dataset %q is not among the experiment's datasets%s (%s)", ds, under, strings.Join(doc.Datasets, ", "))
+		}
+		if want[ds] {
+			return nil, d.errAt(key, "dataset %q is listed twice", ds)
+		}
+		want[ds] = true
+	}
+	var out []string
+	for _, ds := range doc.Datasets {
+		if want[ds] {
+			out = append(out, ds)
+		}
+	}
+	return out, nil
 }
 
 // methodOrder returns the method names in the order the file defines them.

@@ -31,6 +31,7 @@
 //	[methods.mmdfw-rbf]               # the table name is the display name
 //	kind = "mmdfw"                    # required; a registered method kind
 //	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell
+//	datasets = ["covertype"]          # optional; a subset of the file's
 //	[methods.mmdfw-rbf.settings]      # decoded strictly into the kind's Settings
 //	weights = "bq"
 //
@@ -51,10 +52,17 @@
 // resolved when the file is loaded, so a mistake in the full profile is
 // found by a quick run. Only the profiles in Profiles may appear.
 //
+// A method runs on every dataset of the file unless it gives its own
+// datasets list, a subset of the file's (resolved under the same profile):
+// a method table whose settings only some datasets support, such as a
+// closed form that exists for Gaussian targets only, names those. A
+// dataset that is not in the file's list, a repeat or an empty list is a
+// *ConfigError; a profile may override the list like any method field.
+//
 // # Cells
 //
-// A resolved experiment expands into cells, method × dataset × split ×
-// particle count, in file order, with readable ids such as
+// A resolved experiment expands into cells, method × the method's datasets
+// × split × particle count, in file order, with readable ids such as
 // fig1b/mmdfw-rbf/covertype/s1/n100. A cell's random source is a PCG seeded
 // with sha256(experiment seed ‖ id), so its results do not depend on the
 // order cells run in, on -j, or on its own settings (changing a setting

@@ -621,12 +621,25 @@ const ownKernelNote = "own RFF kernel"
 // kernel (KernelMMD2), that panel is drawn next to a second one with every
 // series in the common RBF kernel, where the random-feature series flatten
 // at their approximation error.
+//
+// A series whose LMO follows the exact direction (the control of
+// Frank-Wolfe's own rate) is noted so in the legend and, when its name
+// with the "exact" part dropped names a series of the paper's direction
+// ("mmdfw-exact-rff-d200" and "mmdfw-rff-d200"), drawn in that series'
+// colour with a dashed line, so each pair reads together.
 func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, error) {
 	base := rateMetric(cells, ds)
 	series, metric := OwnKernelSeries(cells, ds, base)
 	if len(series) == 0 {
 		return nil, nil
 	}
+	exact := map[string]bool{}
+	for _, c := range cells {
+		exact[c.Prov.Method] = IsExactLMO(c)
+	}
+	st.pairExact(cells, exact)
+	// The legend lists the paper's direction first.
+	sort.SliceStable(series, func(i, j int) bool { return !exact[series[i].Method] && exact[series[j].Method] })
 	own := false
 	for _, m := range metric {
 		own = own || m == KernelMMD2
@@ -647,9 +660,16 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 	}
 	note := func(s *Series) string {
 		f := fits[s.Name]
-		k := ""
+		var tags []string
 		if metric[s.Name] == KernelMMD2 {
-			k = " [" + ownKernelNote + "]"
+			tags = append(tags, ownKernelNote)
+		}
+		if exact[s.Method] {
+			tags = append(tags, exactLMONote)
+		}
+		k := ""
+		if len(tags) > 0 {
+			k = " [" + strings.Join(tags, ", ") + "]"
 		}
 		if !finite(f.Slope) {
 			return k + ": no fit"
@@ -682,6 +702,46 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 		l.plots = append(l.plots, q.Plot)
 	}
 	return l.save(dir, figName("rff", cells, ds))
+}
+
+// exactLMONote is the legend text of a series whose LMO follows the exact
+// direction.
+const exactLMONote = "exact LMO"
+
+// pairExact restyles the methods of cells for the rff figure: the methods
+// of the paper's direction take the colours they would have without the
+// exact-direction ones, solid; an exact-direction method whose name
+// without its "exact" segment names one of them is drawn in that colour
+// with the next dash pattern and another glyph; any other takes a fresh
+// index.
+func (st *style) pairExact(cells []*Cell, exact map[string]bool) {
+	var approx []*Cell
+	for _, c := range cells {
+		if !exact[c.Prov.Method] {
+			approx = append(approx, c)
+		}
+	}
+	base := newStyle(approx)
+	next := 0
+	for _, i := range base.index {
+		next = max(next, i+1)
+	}
+	names, _ := methodOrder(cells)
+	for _, m := range names {
+		if !exact[m] {
+			st.index[m] = base.index[m]
+			continue
+		}
+		twin := strings.Replace(strings.Replace(m, "-exact-", "-", 1), "exact-", "", 1)
+		twin = strings.TrimSuffix(twin, "-exact")
+		if i, ok := base.index[twin]; ok && twin != m && i < len(palette) {
+			st.index[m] = i + len(palette)
+			continue
+		}
+		// No twin: a fresh index past every twin's.
+		st.index[m] = max(next, 2*len(palette))
+		next = st.index[m] + 1
+	}
 }
 
 // Comparison is the group of an ablation method: the "comparison" string

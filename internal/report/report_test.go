@@ -391,10 +391,10 @@ func TestClaim2OwnKernel(t *testing.T) {
 			t.Errorf("with statistic %v: %s, want %s\n%s", withStat, c.Verdict, want, c.Markdown())
 		}
 		md := c.Markdown()
-		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | own RFF kernel (`method:mmd2_kernel`) |") {
+		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | approximate (self) | own RFF kernel (`method:mmd2_kernel`) |") {
 			t.Errorf("with statistic %v: RFF row\n%s", withStat, md)
 		}
-		if !strings.Contains(md, "| mmdfw-rbf | RBF | RBF kernel, exact |") {
+		if !strings.Contains(md, "| mmdfw-rbf | RBF | approximate (self) | RBF kernel, exact |") {
 			t.Errorf("RBF row not in the RBF kernel:\n%s", md)
 		}
 		if !strings.Contains(c.Rule, "`method:mmd2_kernel`") {

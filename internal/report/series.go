@@ -106,6 +106,27 @@ func IsRFF(c *Cell) bool {
 	return false
 }
 
+// LMODirection is the direction an MMD-FW cell's linear minimisation
+// oracle follows, from the "direction" of its settings: "exact" (the
+// closed-form ∇μ_p, Gaussian targets only), or "self" or "frozen", the two
+// readings of the paper's approximate, Stein-type direction. A cell that
+// does not set it runs the method's default, "self".
+func LMODirection(c *Cell) string {
+	if m, ok := c.Prov.Settings.(map[string]any); ok {
+		for k, v := range m {
+			if s, ok := v.(string); ok && strings.EqualFold(k, "direction") && s != "" {
+				return strings.ToLower(s)
+			}
+		}
+	}
+	return "self"
+}
+
+// IsExactLMO reports whether a cell's LMO follows the exact direction
+// rather than the paper's approximation: such a series is a control of
+// Frank-Wolfe's own rate, not the paper's algorithm.
+func IsExactLMO(c *Cell) bool { return LMODirection(c) == "exact" }
+
 // kindRank orders methods in legends and tables: MMD-FW, SVGD, SP, SGLD,
 // then the others.
 func kindRank(kind string) int {

@@ -35,7 +35,11 @@ type pt struct {
 // curveFunc returns the snapshots of a cell, or an error to fail it.
 type curveFunc func(c *harness.Cell) ([]pt, error)
 
-type toySettings struct{}
+// toySettings carry the one setting the report reads from a cell's
+// provenance: MMD-FW's LMO direction.
+type toySettings struct {
+	Direction string `toml:"direction" json:"direction,omitempty"`
+}
 
 // labels are the dataset labels the synthetic summaries carry.
 var labels = map[string]string{
