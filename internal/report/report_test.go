@@ -499,3 +499,34 @@ func TestMajority(t *testing.T) {
 		}
 	}
 }
+
+// A curve that is flat within noise fits a straight line of log MMD² with a
+// high R² and a rate near zero; claim 2 must not count it as convergence.
+func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
+	for _, rate := range []float64{1e-4, 0.05} {
+		curves := func(c *harness.Cell) ([]pt, error) {
+			pts, err := goodCurves(c)
+			if c.Experiment.ID != "rff" || !IsGreedy(c.Method.Kind) || c.Method.Name == "sp" {
+				return pts, err
+			}
+			for i := range pts {
+				v := 0.5 * math.Exp(-rate*float64(pts[i].step))
+				for k := range pts[i].vals {
+					if strings.HasPrefix(k, "mmd2") || k == KernelMMD2 {
+						pts[i].vals[k] = v
+					}
+				}
+			}
+			return pts, err
+		}
+		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		c := claim2(res)
+		want := Supported
+		if rate < 0.01 {
+			want = NotSupported
+		}
+		if c.Verdict != want {
+			t.Errorf("rate %g per particle: %s, want %s\n%s", rate, c.Verdict, want, c.Markdown())
+		}
+	}
+}
