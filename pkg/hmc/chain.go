@@ -11,28 +11,30 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// leapfrog advances (x, p) by one leapfrog step of size eps in place. g holds
-// ∇log p(x) on entry and on exit; the new log p(x) is returned.
-func leapfrog(t target.Target, x, p, g, minv []float64, eps float64) float64 {
+// leapfrog advances (x, p) by one leapfrog step of size eps under the
+// metric m, in place. g holds ∇log p(x) on entry and on exit; the new
+// log p(x) is returned.
+func leapfrog(t target.Target, x, p, g []float64, m *euclidean, eps float64) float64 {
 	h := 0.5 * eps
-	for j, gj := range g {
-		p[j] += h * gj
-		x[j] += eps * minv[j] * p[j]
+	if m.dense {
+		for j, gj := range g {
+			p[j] += h * gj
+		}
+		v := m.velocity(p)
+		for j, vj := range v {
+			x[j] += eps * vj
+		}
+	} else {
+		for j, gj := range g {
+			p[j] += h * gj
+			x[j] += eps * m.minv[j] * p[j]
+		}
 	}
 	lp := t.LogProbGrad(x, g)
 	for j, gj := range g {
 		p[j] += h * gj
 	}
 	return lp
-}
-
-// kinetic returns ½ Σⱼ mⱼ pⱼ².
-func kinetic(p, minv []float64) float64 {
-	var k float64
-	for j, pj := range p {
-		k += minv[j] * pj * pj
-	}
-	return 0.5 * k
 }
 
 func finite(x []float64) bool {
@@ -56,8 +58,7 @@ type chain struct {
 	lp     float64
 	xp, gp []float64 // proposal
 	p      []float64 // momentum
-	minv   []float64 // diagonal inverse mass matrix
-	psd    []float64 // 1/√minv, the momentum standard deviations
+	m      *euclidean
 	eps    float64
 
 	da  dualAveraging
@@ -66,6 +67,8 @@ type chain struct {
 
 	calls                    int64
 	acceptSum                float64
+	adaptSum                 float64 // acceptance statistics since the last dual-averaging restart
+	adaptN                   int
 	steps                    int64
 	nSample                  int
 	divergent, warmDivergent int
@@ -73,18 +76,17 @@ type chain struct {
 
 func newChain(id int, t target.Target, s *Settings, rng *rand.Rand) *chain {
 	d := t.Dim()
+	dense := s.denseFor(d)
 	c := &chain{
 		id: id, t: t, s: s, rng: rng,
 		x: make([]float64, d), g: make([]float64, d),
 		xp: make([]float64, d), gp: make([]float64, d),
-		p: make([]float64, d), minv: make([]float64, d), psd: make([]float64, d),
+		p:   make([]float64, d),
+		m:   newEuclidean(d, dense),
 		eps: s.StepSize,
 		da:  dualAveraging{delta: s.TargetAccept},
 		win: newWindows(s.Warmup),
-		wf:  newWelford(d),
-	}
-	for j := range c.minv {
-		c.minv[j], c.psd[j] = 1, 1
+		wf:  newWelford(d, dense),
 	}
 	return c
 }
@@ -133,18 +135,16 @@ func (c *chain) pathLength() int {
 // transition performs one HMC transition from the current state and returns
 // its acceptance statistic and whether it diverged. It allocates nothing.
 func (c *chain) transition(steps int) (accept float64, divergent bool) {
-	for j := range c.p {
-		c.p[j] = c.psd[j] * c.rng.NormFloat64()
-	}
-	h0 := -c.lp + kinetic(c.p, c.minv)
+	c.m.draw(c.rng, c.p)
+	h0 := -c.lp + c.m.kinetic(c.p)
 	copy(c.xp, c.x)
 	copy(c.gp, c.g)
 	lp := c.lp
 	h := h0
 	for range steps {
-		lp = leapfrog(c.t, c.xp, c.p, c.gp, c.minv, c.eps)
+		lp = leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
 		c.calls++
-		h = -lp + kinetic(c.p, c.minv)
+		h = -lp + c.m.kinetic(c.p)
 		if !(h-h0 <= maxEnergyError) { // NaN included
 			return 0, true
 		}
@@ -170,24 +170,22 @@ func (c *chain) check(phase string, it int) error {
 // initStepSize is Stan's heuristic: double or halve ε until the acceptance
 // probability of one leapfrog step from the current point crosses 0.8.
 func (c *chain) initStepSize(ctx context.Context) error {
-	const logHalf = -0.2231435513142097 // log 0.8
+	const logTarget = -0.2231435513142097 // log 0.8
 	deltaH := func() float64 {
-		for j := range c.p {
-			c.p[j] = c.psd[j] * c.rng.NormFloat64()
-		}
-		h0 := -c.lp + kinetic(c.p, c.minv)
+		c.m.draw(c.rng, c.p)
+		h0 := -c.lp + c.m.kinetic(c.p)
 		copy(c.xp, c.x)
 		copy(c.gp, c.g)
-		lp := leapfrog(c.t, c.xp, c.p, c.gp, c.minv, c.eps)
+		lp := leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
 		c.calls++
-		h := -lp + kinetic(c.p, c.minv)
+		h := -lp + c.m.kinetic(c.p)
 		if math.IsNaN(h) {
 			h = math.Inf(1)
 		}
 		return h0 - h
 	}
 	dir := -1.0
-	if deltaH() > logHalf {
+	if deltaH() > logTarget {
 		dir = 1
 	}
 	for {
@@ -195,7 +193,7 @@ func (c *chain) initStepSize(ctx context.Context) error {
 			return err
 		}
 		dh := deltaH()
-		if dir == 1 && !(dh > logHalf) || dir == -1 && !(dh < logHalf) {
+		if dir == 1 && !(dh > logTarget) || dir == -1 && !(dh < logTarget) {
 			return nil
 		}
 		if dir == 1 {
@@ -223,7 +221,7 @@ func (c *chain) warmup(ctx context.Context) error {
 	if err := c.initStepSize(ctx); err != nil {
 		return err
 	}
-	c.da.restart(c.eps)
+	c.restartAdaptation()
 	for it := range c.s.Warmup {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -236,18 +234,24 @@ func (c *chain) warmup(ctx context.Context) error {
 			return err
 		}
 		c.eps = c.da.learn(a)
-		if c.win.learn(&c.wf, c.x, c.minv) {
-			for j, m := range c.minv {
-				c.psd[j] = 1 / math.Sqrt(m)
-			}
+		c.adaptSum += a
+		c.adaptN++
+		if c.win.learn(&c.wf, c.x, c.m) {
 			if err := c.initStepSize(ctx); err != nil {
 				return err
 			}
-			c.da.restart(c.eps)
+			c.restartAdaptation()
 		}
 	}
 	c.eps = c.da.final()
 	return nil
+}
+
+// restartAdaptation restarts dual averaging around log(10ε), as Stan does
+// after the heuristic step size search.
+func (c *chain) restartAdaptation() {
+	c.da.restart(c.eps)
+	c.adaptSum, c.adaptN = 0, 0
 }
 
 // sample runs sampling iterations [from, to) and writes draw i into row
@@ -277,10 +281,12 @@ func (c *chain) diagnostics() ChainDiagnostics {
 	n := float64(c.nSample)
 	return ChainDiagnostics{
 		AcceptRate:        c.acceptSum / n,
+		AdaptAccept:       c.adaptSum / float64(c.adaptN),
 		Divergences:       c.divergent,
 		WarmupDivergences: c.warmDivergent,
 		StepSize:          c.eps,
-		InvMass:           append([]float64(nil), c.minv...),
+		InvMass:           append([]float64(nil), c.m.minv...),
+		InvMetric:         c.m.denseCopy(),
 		MeanSteps:         float64(c.steps) / n,
 		GradCalls:         c.calls,
 	}
@@ -365,50 +371,19 @@ func (w *windows) computeNext() {
 	}
 }
 
-// learn adds the draw x to the variance estimate inside slow windows and, at
-// the end of one, writes the regularised variances into minv and reports
-// true.
-func (w *windows) learn(wf *welford, x, minv []float64) bool {
+// learn adds the draw x to the estimate inside slow windows and, at the end
+// of one, writes the regularised estimate into m and reports true.
+func (w *windows) learn(wf *welford, x []float64, m *euclidean) bool {
 	if w.inWindow() {
 		wf.add(x)
 	}
 	if w.endWindow() {
 		w.computeNext()
-		n := float64(wf.n)
-		for j := range minv {
-			v := wf.m2[j] / (n - 1)
-			minv[j] = n/(n+5)*v + 1e-3*5/(n+5)
-		}
+		wf.update(m)
 		wf.restart()
 		w.counter++
 		return true
 	}
 	w.counter++
 	return false
-}
-
-// welford accumulates per-coordinate means and sums of squared deviations.
-type welford struct {
-	n        int
-	mean, m2 []float64
-}
-
-func newWelford(d int) welford {
-	return welford{mean: make([]float64, d), m2: make([]float64, d)}
-}
-
-func (w *welford) add(x []float64) {
-	w.n++
-	for j, v := range x {
-		delta := v - w.mean[j]
-		w.mean[j] += delta / float64(w.n)
-		w.m2[j] += delta * (v - w.mean[j])
-	}
-}
-
-func (w *welford) restart() {
-	w.n = 0
-	for j := range w.mean {
-		w.mean[j], w.m2[j] = 0, 0
-	}
 }

@@ -64,6 +64,12 @@ type Settings struct {
 	// snapshots. Default 100. A snapshot is always reported after the last
 	// iteration.
 	RecordEvery int
+	// Metric is the form of the inverse mass matrix M⁻¹ adapted in warm-up:
+	// MetricDiag (the marginal variances of the warm-up draws, Stan's
+	// diag_e), MetricDense (their covariance, Stan's dense_e, which undoes
+	// linear correlations at O(d²) per leapfrog step) or MetricAuto, dense
+	// when Dim ≤ AutoDenseMaxDim and diagonal above. Default MetricAuto.
+	Metric string
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat, MinESS float64
@@ -82,6 +88,9 @@ func (s Settings) withDefaults() Settings {
 	orDefault(&s.StepSize, 1)
 	orDefault(&s.InitScale, 1)
 	orDefault(&s.RecordEvery, 100)
+	if s.Metric == "" {
+		s.Metric = MetricAuto
+	}
 	orDefault(&s.MaxRhat, 1.01)
 	orDefault(&s.MinESS, 400)
 	switch {
@@ -93,6 +102,8 @@ func (s Settings) withDefaults() Settings {
 		panic("hmc: Jitter must be below 1")
 	case !(s.IntegrationTime > 0) || !(s.StepSize > 0) || !(s.InitScale > 0):
 		panic("hmc: non-positive IntegrationTime, StepSize or InitScale")
+	case s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
+		panic("hmc: unknown Metric " + s.Metric)
 	}
 	return s
 }
@@ -105,20 +116,33 @@ func orDefault[T int | float64](v *T, def T) {
 	}
 }
 
+// denseFor reports whether the metric in d dimensions is dense.
+func (s *Settings) denseFor(d int) bool {
+	return s.Metric == MetricDense || s.Metric == MetricAuto && d <= AutoDenseMaxDim
+}
+
 // ChainDiagnostics describe one chain, so that a bad reference can be traced
 // to the chain that spoiled it.
 type ChainDiagnostics struct {
 	// AcceptRate is the mean acceptance statistic min(1, exp(H₀ − H_L))
 	// over the sampling iterations; dual averaging aims it at TargetAccept.
 	AcceptRate float64
+	// AdaptAccept is the mean acceptance statistic of the warm-up
+	// iterations since the last dual-averaging restart (the terminal
+	// window), the quantity dual averaging drives to TargetAccept; NaN
+	// without warm-up.
+	AdaptAccept float64
 	// Divergences counts divergent sampling transitions; WarmupDivergences
 	// those of the warm-up, which are common while ε is being found.
 	Divergences, WarmupDivergences int
 	// StepSize is the adapted step size ε used for sampling.
 	StepSize float64
-	// InvMass is the adapted diagonal inverse mass matrix, an estimate of
-	// the posterior marginal variances.
+	// InvMass is the diagonal of the adapted inverse mass matrix, an
+	// estimate of the posterior marginal variances.
 	InvMass []float64
+	// InvMetric is the adapted dense inverse mass matrix, an estimate of
+	// the posterior covariance; nil for a diagonal metric.
+	InvMetric *mat.SymDense
 	// MeanSteps is the mean number of leapfrog steps per sampling
 	// transition.
 	MeanSteps float64

@@ -1,6 +1,7 @@
 package hmc
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -19,7 +20,7 @@ func newLogistic(rng *rand.Rand, n, d int) *model.Logistic {
 	return l
 }
 
-func benchmarkLeapfrog(b *testing.B, t target.Target) {
+func benchmarkLeapfrog(b *testing.B, t target.Target, dense bool) {
 	d := t.Dim()
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, p, g, minv := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
@@ -28,10 +29,12 @@ func benchmarkLeapfrog(b *testing.B, t target.Target) {
 		p[j] = rng.NormFloat64()
 		minv[j] = 1e-4
 	}
+	m := newEuclidean(d, dense)
+	m.setDiag(minv)
 	t.LogProbGrad(x, g)
 	b.ReportAllocs()
 	for b.Loop() {
-		leapfrog(t, x, p, g, minv, 0.01)
+		leapfrog(t, x, p, g, m, 0.01)
 	}
 	nd := float64(target.NData(t))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nd, "ns/datapoint")
@@ -42,14 +45,53 @@ func benchmarkLeapfrog(b *testing.B, t target.Target) {
 func BenchmarkLeapfrogLogistic(b *testing.B) {
 	l := newLogistic(rand.New(rand.NewPCG(3, 4)), 464810, 56)
 	b.SetBytes(int64(8 * l.NData() * l.Features()))
-	benchmarkLeapfrog(b, l)
+	benchmarkLeapfrog(b, l, false)
 }
 
 // BenchmarkLeapfrogGaussian10 is one leapfrog step on the d = 10 correlated
 // Gaussian of the tests: the sampler's own overhead.
 func BenchmarkLeapfrogGaussian10(b *testing.B) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	benchmarkLeapfrog(b, g.target())
+	benchmarkLeapfrog(b, g.target(), false)
+}
+
+// zero is a flat target whose gradient costs nothing, so that a leapfrog
+// step on it times the metric alone.
+type zero int
+
+func (z zero) Dim() int { return int(z) }
+func (z zero) LogProbGrad(_, grad []float64) float64 {
+	clear(grad)
+	return 0
+}
+
+// BenchmarkMetric times the metric's share of one leapfrog step plus the
+// kinetic energy that follows it (what a transition adds to each gradient),
+// for the diagonal and the dense metric at the dimensions of the Covertype
+// logistic regression (56) and the Naval BNN (903).
+func BenchmarkMetric(b *testing.B) {
+	for _, d := range []int{56, 903} {
+		for _, dense := range []bool{false, true} {
+			name := "diag"
+			if dense {
+				name = "dense"
+			}
+			b.Run(fmt.Sprintf("%s/d=%d", name, d), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				x, p, g := make([]float64, d), make([]float64, d), make([]float64, d)
+				m := newEuclidean(d, dense)
+				for j := range p {
+					p[j] = rng.NormFloat64()
+				}
+				var t target.Target = zero(d)
+				b.ReportAllocs()
+				for b.Loop() {
+					leapfrog(t, x, p, g, m, 0.01)
+					m.kinetic(p)
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkTransitionGaussian10 is one whole transition of 32 steps
