@@ -57,7 +57,7 @@ RESULTS      = $(OUT)results
 FIGURES      = $(OUT)figures
 REPORT       = $(OUT)REPORT.md
 EXPERIMENTS := $(wildcard experiments/*.toml)
-RUN          = MMDFW_DATA=$(DATA_DIR) $(REPRO) run --profile $(PROFILE) --results $(RESULTS) $(RUNFLAGS)
+RUN          = $(REPRO) run --data-dir $(DATA_DIR) --profile $(PROFILE) --results $(RESULTS) $(RUNFLAGS)
 
 .PHONY: reproduce-quick reproduce-all run-all fig1 fig2 table1 rff ablations plots report
 

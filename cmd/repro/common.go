@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 
+	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
@@ -79,12 +81,13 @@ type cellSpec struct {
 
 // cellCmd holds what the commands over the cells of experiment files (run,
 // list, prepare, status, slurm) share: the flag set with --profile,
-// --results, optionally -j and --key-revision, and the loading of the files
+// --results, --data-dir, optionally -j and --key-revision, and the loading of the files
 // named as arguments.
 type cellCmd struct {
 	fs      *flag.FlagSet
 	profile *string
 	results *string
+	dataDir *string
 	jobs    int
 	keyRev  bool
 }
@@ -102,6 +105,8 @@ func newCellCmd(s cellSpec) *cellCmd {
 		c.fs.IntVar(&c.jobs, "j", runtime.NumCPU(), s.jobs)
 	}
 	c.results = c.fs.String("results", "results", s.results)
+	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
+		"data folder the experiments read (also $"+experiment.DataEnv+")")
 	if !s.noKeyRevision {
 		c.fs.BoolVar(&c.keyRev, "key-revision", false, "make the VCS revision part of every cache key")
 	}
@@ -113,6 +118,11 @@ func newCellCmd(s cellSpec) *cellCmd {
 func (c *cellCmd) parse(args []string) ([]string, error) {
 	files, err := parseInterleaved(c.fs, args)
 	if err != nil {
+		return nil, err
+	}
+	// The wiring reads the data folder from the environment, which also
+	// carries it to the jobs that `repro slurm --submit` starts.
+	if err := os.Setenv(experiment.DataEnv, *c.dataDir); err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
