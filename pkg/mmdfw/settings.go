@@ -39,8 +39,27 @@ const (
 	InitSVGD
 	// InitPerturb starts from an existing particle, picked by
 	// Settings.Pick, plus N(0, (Settings.Noise·h)² I) noise, h the kernel
-	// bandwidth.
+	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
 	InitPerturb
+)
+
+// Scale selects the length scales of the candidates' noise and of the LMO
+// steps.
+type Scale int
+
+const (
+	// ScaleAuto is ScaleBandwidth.
+	ScaleAuto Scale = iota
+	// ScaleBandwidth measures Noise and StepSize in units of the kernel
+	// bandwidth h, the same in every coordinate.
+	ScaleBandwidth
+	// ScaleLaplace fits the Laplace approximation N(x₁, Σ), Σ = (−∇²log
+	// p(x₁))⁻¹, at the first particle x₁ (FitLaplace, its 2d gradients
+	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
+	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
+	// median heuristic, without SVGD particles or a pool, uses
+	// MedianDraws draws of N(x₁, Σ) instead of the prior.
+	ScaleLaplace
 )
 
 // Pick selects the existing particle that InitPerturb perturbs.
@@ -78,8 +97,8 @@ type Settings struct {
 	// Default 100.
 	LMOSteps int
 	// StepSize is the AdaGrad step ε of the LMO in units of the kernel
-	// bandwidth h: the first step moves each coordinate by about ε·h.
-	// Default 0.1.
+	// bandwidth h: the first step moves each coordinate by about ε·h
+	// (ε·√Σⱼⱼ with ScaleLaplace). Default 0.1.
 	StepSize float64
 	// Direction selects the LMO direction. Default Self.
 	Direction Direction
@@ -101,8 +120,13 @@ type Settings struct {
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick
 	// Noise is the standard deviation of InitPerturb in units of the
-	// bandwidth h. Default 1.
+	// bandwidth h (of the Laplace covariance with ScaleLaplace). Default 1.
 	Noise float64
+	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
+	Scale Scale
+	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
+	// (LaplaceSettings.Batch); 0 uses full-data gradients. Default 0.
+	LaplaceBatch int
 
 	// Weights selects the weight rule. Default RuleAuto.
 	Weights Rule
@@ -174,6 +198,9 @@ func (s *Settings) defaults() {
 	def(&s.PoolSize, 1000)
 	def(&s.MedianDraws, 200)
 	def(&s.Features, 200)
+	if s.Scale == ScaleAuto {
+		s.Scale = ScaleBandwidth
+	}
 	if s.Direction == DirectionAuto {
 		s.Direction = Self
 	}
