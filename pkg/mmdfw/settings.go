@@ -120,7 +120,8 @@ type Settings struct {
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick
 	// Noise is the standard deviation of InitPerturb in units of the
-	// bandwidth h (of the Laplace covariance with ScaleLaplace). Default 1.
+	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
+	// Default 1, 0.5 with ScaleLaplace.
 	Noise float64
 	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
 	Scale Scale
@@ -191,16 +192,12 @@ func (s *Settings) defaults() {
 	deff(&s.MAPGradTol, 1e-6)
 	def(&s.LMOSteps, 100)
 	deff(&s.StepSize, 0.1)
-	deff(&s.Noise, 1)
 	deff(&s.Jitter, 1e-8)
 	deff(&s.ScheduleC, 3)
 	def(&s.SteinIterations, 300)
 	def(&s.PoolSize, 1000)
 	def(&s.MedianDraws, 200)
 	def(&s.Features, 200)
-	if s.Scale == ScaleAuto {
-		s.Scale = ScaleBandwidth
-	}
 	if s.Direction == DirectionAuto {
 		s.Direction = Self
 	}
@@ -210,6 +207,14 @@ func (s *Settings) defaults() {
 		} else {
 			s.Start = StartMAP
 		}
+	}
+	if s.Scale == ScaleAuto {
+		s.Scale = ScaleBandwidth
+	}
+	if s.Scale == ScaleLaplace {
+		deff(&s.Noise, 0.5)
+	} else {
+		deff(&s.Noise, 1)
 	}
 	if s.Init == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
