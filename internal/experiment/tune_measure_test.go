@@ -115,10 +115,6 @@ func TestMeasureTuneReference(t *testing.T) {
 		sd[j] = math.Sqrt(ss / float64(r-1))
 	}
 	t.Logf("reference median h %.3g, sd per coordinate %.3g", h, sd)
-	_ = kernel.RBF{}
-	_ = metric.NewMMD
-	_ = particle.Set{}
-	_ = fmt.Sprint
 }
 
 // tuneVariant is one MMD-FW setting of a sweep.
@@ -190,15 +186,51 @@ func TestMeasureTuneCovertype(t *testing.T) {
 		{"fine: laplace noise 0.25 step 0.1 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.25; s.Weights = mmdfw.Equal })},
 		{"fine: laplace noise 0.35 step 0.1 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.35; s.Weights = mmdfw.Equal })},
 		{"fine: laplace noise 0.7 step 0.1 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.7; s.Weights = mmdfw.Equal })},
-		{"fine: laplace noise 0.5 step 0.03 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.StepSize = 0.03; s.Weights = mmdfw.Equal })},
-		{"fine: laplace noise 0.5 step 0.1 equal T 50", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.LMOSteps = 50; s.Weights = mmdfw.Equal })},
-		{"fine: laplace noise 0.5 step 0.1 equal full-data score", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.Batch = 0; s.Weights = mmdfw.Equal })},
+		{"fine: laplace noise 0.5 step 0.03 equal", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.StepSize = 0.03
+			s.Weights = mmdfw.Equal
+		})},
+		{"fine: laplace noise 0.5 step 0.1 equal T 50", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.LMOSteps = 50
+			s.Weights = mmdfw.Equal
+		})},
+		{"fine: laplace noise 0.5 step 0.1 equal full-data score", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.Batch = 0
+			s.Weights = mmdfw.Equal
+		})},
 		{"fine: laplace noise 0.5 step 0.1 stein", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5 })},
-		{"fine: laplace noise 0.5 step 0.1 equal rff 500", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.Kernel = mmdfw.RFFKernel; s.Features = 500; s.Weights = mmdfw.Equal })},
+		{"fine: laplace noise 0.5 step 0.1 equal rff 500", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.Kernel = mmdfw.RFFKernel
+			s.Features = 500
+			s.Weights = mmdfw.Equal
+		})},
 		{"fine: old rff 500 stein", with(func(s *mmdfw.Settings) { s.Kernel = mmdfw.RFFKernel; s.Features = 500 })},
-		{"bw: laplace noise 0.5 equal h 4", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.Bandwidth = 4; s.Weights = mmdfw.Equal })},
-		{"bw: laplace noise 0.5 equal h 6", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.Bandwidth = 6; s.Weights = mmdfw.Equal })},
-		{"bw: laplace noise 0.5 equal h 12", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.5; s.Bandwidth = 12; s.Weights = mmdfw.Equal })},
+		{"bw: laplace noise 0.5 equal h 4", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.Bandwidth = 4
+			s.Weights = mmdfw.Equal
+		})},
+		{"bw: laplace noise 0.5 equal h 6", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.Bandwidth = 6
+			s.Weights = mmdfw.Equal
+		})},
+		{"bw: laplace noise 0.5 equal h 12", with(func(s *mmdfw.Settings) {
+			s.Scale = mmdfw.ScaleLaplace
+			s.Noise = 0.5
+			s.Bandwidth = 12
+			s.Weights = mmdfw.Equal
+		})},
 		{"laplace noise 1 step 0.1 frozen", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Direction = mmdfw.Frozen })},
 	}
 	if only := os.Getenv("MMDFW_MEASURE_ONLY"); only != "" {
