@@ -29,8 +29,16 @@ type MMDFWConfig struct {
 	Init string `toml:"init" json:"init,omitempty"`
 	// Pick is the particle "perturb" perturbs: "uniform" or "weight".
 	Pick string `toml:"pick" json:"pick,omitempty"`
-	// Noise is the perturbation sd in units of the bandwidth.
+	// Noise is the perturbation sd in units of the bandwidth, or of the
+	// Laplace covariance with scale "laplace".
 	Noise float64 `toml:"noise" json:"noise,omitempty"`
+	// Scale is the unit of noise and step_size: "bandwidth" (h in every
+	// coordinate), "laplace" (the Laplace approximation at the first
+	// particle, which then also sets the median heuristic; its 2d
+	// gradients on laplace_batch rows, 0 = all, are charged) or ""
+	// (bandwidth).
+	Scale        string `toml:"scale" json:"scale,omitempty"`
+	LaplaceBatch int    `toml:"laplace_batch" json:"laplace_batch,omitempty"`
 	// Direction is the LMO direction: "self" (default), "frozen" (the
 	// paper's literal reading) or "exact" (Gaussian targets only).
 	Direction string `toml:"direction" json:"direction,omitempty"`
@@ -76,7 +84,8 @@ func (c MMDFWConfig) Validate() error {
 		{"jitter", c.Jitter}, {"stein_iterations", float64(c.SteinIterations)}, {"pool_size", float64(c.PoolSize)},
 		{"pool_iterations", float64(c.PoolIterations)}, {"features", float64(c.Features)}, {"bandwidth", c.Bandwidth},
 		{"median_draws", float64(c.MedianDraws)}, {"svgd_iterations", float64(c.SVGDIterations)},
-		{"svgd_step", c.SVGDStep}, {"svgd_particles", float64(c.SVGDParticles)}} {
+		{"svgd_step", c.SVGDStep}, {"svgd_particles", float64(c.SVGDParticles)},
+		{"laplace_batch", float64(c.LaplaceBatch)}} {
 		if f.v < 0 {
 			return fieldErr(f.key, "must not be negative")
 		}
@@ -85,6 +94,7 @@ func (c MMDFWConfig) Validate() error {
 		oneOf("start", c.Start, "", "map", "prior", "model", "svgd"),
 		oneOf("init", c.Init, "", "perturb", "prior", "svgd"),
 		oneOf("pick", c.Pick, "", "uniform", "weight"),
+		oneOf("scale", c.Scale, "", "bandwidth", "laplace"),
 		oneOf("direction", c.Direction, "", "self", "frozen", "exact"),
 		oneOf("weights", c.Weights, "", "bq", "line-search", "equal", "classic", "schedule", "stein"),
 		oneOf("z", c.Z, "", "exact", "pool"),
@@ -102,6 +112,7 @@ func (c MMDFWConfig) Validate() error {
 
 var (
 	mmdfwInit      = map[string]mmdfw.Init{"": mmdfw.InitAuto, "perturb": mmdfw.InitPerturb, "prior": mmdfw.InitPrior, "svgd": mmdfw.InitSVGD}
+	mmdfwScale     = map[string]mmdfw.Scale{"": mmdfw.ScaleAuto, "bandwidth": mmdfw.ScaleBandwidth, "laplace": mmdfw.ScaleLaplace}
 	mmdfwPick      = map[string]mmdfw.Pick{"": mmdfw.PickUniform, "uniform": mmdfw.PickUniform, "weight": mmdfw.PickByWeight}
 	mmdfwDirection = map[string]mmdfw.Direction{"": mmdfw.DirectionAuto, "self": mmdfw.Self, "frozen": mmdfw.Frozen, "exact": mmdfw.Exact}
 	mmdfwRule      = map[string]mmdfw.Rule{"": mmdfw.RuleAuto, "bq": mmdfw.BQ, "line-search": mmdfw.LineSearch, "equal": mmdfw.Equal,
@@ -131,6 +142,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	c := in.Settings
 	s := mmdfw.Settings{
 		N: in.N, Init: mmdfwInit[c.Init], Pick: mmdfwPick[c.Pick], Noise: c.Noise,
+		Scale: mmdfwScale[c.Scale], LaplaceBatch: c.LaplaceBatch,
 		Direction: mmdfwDirection[c.Direction], LMOSteps: c.LMOSteps, StepSize: c.StepSize, Batch: c.Batch,
 		Weights: mmdfwRule[c.Weights], ScheduleC: c.ScheduleC, Jitter: c.Jitter, RawWeights: c.RawWeights,
 		SteinIterations: c.SteinIterations, PoolSize: c.PoolSize, Features: c.Features,
@@ -177,7 +189,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, make([]float64, in.Problem.Target.Dim())
 		d.BNN.Init(rng, s.X0)
-		if s.Bandwidth == 0 && start != "svgd" && c.Init != "svgd" {
+		if s.Bandwidth == 0 && start != "svgd" && c.Init != "svgd" && c.Scale != "laplace" {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := c.MedianDraws
@@ -210,7 +222,8 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,
-		"start": start,
+		"laplace_grad_evals": res.LaplaceGradEvals,
+		"start":              start,
 	}
 	if len(res.MMD2) > 0 {
 		v := make([]any, len(res.MMD2))

@@ -67,3 +67,24 @@ func ExampleFindMAP() {
 	// status: gradient tolerance
 	// charged: true
 }
+
+// The Laplace approximation of a correlated Gaussian at its mode is the
+// Gaussian itself: its marginal scales are what ScaleLaplace measures the
+// candidates' noise and the LMO steps in.
+func ExampleFitLaplace() {
+	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{4, 0.5, 0.5, 0.25}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	l, err := mmdfw.FitLaplace(context.Background(), g, g.Mean(), mmdfw.LaplaceSettings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("marginal sds: (%.3f, %.3f)\n", l.SD[0], l.SD[1])
+	fmt.Printf("gradient evaluations: %d\n", l.GradEvals)
+	// Output:
+	// marginal sds: (2.000, 0.500)
+	// gradient evaluations: 4
+}

@@ -31,9 +31,13 @@ type Result struct {
 	// MAPGradEvals, PoolGradEvals and SVGDGradEvals are the parts of
 	// GradEvals spent finding the first particle, drawing the pool and
 	// running SVGD first.
-	MAPGradEvals  int64
-	PoolGradEvals int64
-	SVGDGradEvals int64
+	MAPGradEvals     int64
+	PoolGradEvals    int64
+	SVGDGradEvals    int64
+	LaplaceGradEvals int64
+	// Laplace is the Laplace approximation of ScaleLaplace (nil
+	// otherwise).
+	Laplace *Laplace
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
 	// exact; for a pool it is the pool's estimate); nil otherwise.
@@ -74,6 +78,7 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 		Kernel: r.k, Bandwidth: r.h,
 		Seconds: r.sw.Seconds(), GradEvals: r.evals,
 		MAPGradEvals: r.mapEvals, PoolGradEvals: r.poolEvals, SVGDGradEvals: r.svgdEvals,
+		LaplaceGradEvals: r.lapEvals, Laplace: r.lap,
 		MMD2: r.mmd,
 	}
 	if r.n > 0 {
@@ -94,7 +99,12 @@ type run struct {
 	d     int
 	ndata int64
 
-	evals, mapEvals, poolEvals, svgdEvals int64
+	evals, mapEvals, poolEvals, svgdEvals, lapEvals int64
+
+	// lap is the Laplace approximation of ScaleLaplace; eps the AdaGrad
+	// step of every coordinate.
+	lap *Laplace
+	eps []float64
 
 	h      float64
 	k      Kernel
@@ -192,6 +202,24 @@ func (r *run) run(ctx context.Context) error {
 		}
 	}
 
+	// The Laplace approximation at the first particle, which is then
+	// found before the bandwidth.
+	x := make([]float64, d)
+	firstDone := false
+	if s.Scale == ScaleLaplace {
+		if err := r.first(ctx, x); err != nil {
+			return err
+		}
+		firstDone = true
+		l, err := FitLaplace(ctx, t, x, LaplaceSettings{Batch: s.LaplaceBatch, Rand: r.rng})
+		if err != nil {
+			return err
+		}
+		r.lap = l
+		r.lapEvals = l.GradEvals
+		r.evals += l.GradEvals
+	}
+
 	// The bandwidth, frozen for the whole run.
 	r.h = s.Bandwidth
 	if r.h <= 0 {
@@ -201,6 +229,8 @@ func (r *run) run(ctx context.Context) error {
 			init = s.SVGDParticles
 		case pool != nil:
 			init = pool
+		case r.lap != nil:
+			init = r.lap.Sample(s.MedianDraws, r.rng)
 		case hasPrior:
 			init = mat.NewDense(s.MedianDraws, d, nil)
 			for i := 0; i < s.MedianDraws; i++ {
@@ -259,6 +289,14 @@ func (r *run) run(ctx context.Context) error {
 	r.S = mat.NewDense(N, d, nil)
 	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
 	r.wrep = make([]float64, N)
+	r.eps = make([]float64, d)
+	for j := range r.eps {
+		if r.lap != nil {
+			r.eps[j] = s.StepSize * r.lap.SD[j]
+		} else {
+			r.eps[j] = s.StepSize * r.h
+		}
+	}
 	r.g = make([]float64, d)
 	r.hist = make([]float64, d)
 	r.tmp = make([]float64, d)
@@ -277,37 +315,10 @@ func (r *run) run(ctx context.Context) error {
 		r.feat = make([]float64, D)
 	}
 
-	// The first particle.
-	x := make([]float64, d)
-	switch s.Start {
-	case StartMAP:
-		switch {
-		case s.X0 != nil:
-			if len(s.X0) != d {
-				return fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
-			}
-			copy(x, s.X0)
-		case hasPrior:
-			prior.SamplePrior(r.rng, x)
-		}
-		m, err := FindMAP(ctx, t, x, MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Rand: r.rng})
-		r.mapEvals = m.GradEvals
-		r.evals += m.GradEvals
-		if err != nil {
+	if !firstDone {
+		if err := r.first(ctx, x); err != nil {
 			return err
 		}
-		copy(x, m.X)
-	case StartPrior:
-		prior.SamplePrior(r.rng, x)
-	case StartGiven:
-		copy(x, s.X0)
-	case startSVGD:
-		copy(x, s.SVGDParticles.RawRowView(0))
-	default:
-		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
-	}
-	if err := particle.CheckFinite("mmdfw", 1, x); err != nil {
-		return err
 	}
 	if stop, err := r.add(x); stop || err != nil {
 		return err
@@ -430,9 +441,7 @@ func (r *run) candidate(x []float64) {
 		m, _ := s.SVGDParticles.Dims()
 		copy(x, s.SVGDParticles.RawRowView(n%m))
 		if n >= m {
-			for j := range x {
-				x[j] += s.Noise * r.h * r.rng.NormFloat64()
-			}
+			r.perturb(x)
 		}
 	case InitPerturb:
 		i := r.rng.IntN(n)
@@ -451,11 +460,24 @@ func (r *run) candidate(x []float64) {
 			}
 		}
 		copy(x, r.X.RawRowView(i))
-		for j := range x {
-			x[j] += s.Noise * r.h * r.rng.NormFloat64()
-		}
+		r.perturb(x)
 	default:
 		panic("mmdfw: unknown candidate initialisation")
+	}
+}
+
+// perturb adds the candidate noise to x: N(0, (Noise·h)² I), or N(0,
+// Noise²Σ) with the Laplace covariance Σ.
+func (r *run) perturb(x []float64) {
+	if r.lap != nil {
+		r.lap.Noise(r.tmp, r.s.Noise, r.rng, r.sx)
+		for j, v := range r.tmp {
+			x[j] += v
+		}
+		return
+	}
+	for j := range x {
+		x[j] += r.s.Noise * r.h * r.rng.NormFloat64()
 	}
 }
 
@@ -465,7 +487,6 @@ func (r *run) lmo(x []float64) {
 	s := &r.s
 	n := r.n
 	w := r.wt.w[:n]
-	eps := s.StepSize * r.h
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
 	r.xv = r.X.Slice(0, n, 0, r.d).(*mat.Dense)
@@ -487,13 +508,13 @@ func (r *run) lmo(x []float64) {
 		}
 	}
 	for it := 0; it < s.LMOSteps; it++ {
-		r.step(x, w, it, a, b, eps)
+		r.step(x, w, it, a, b)
 	}
 }
 
 // step is one AdaGrad step of the LMO: hist = g² at the first step, then
 // hist ← 0.9 hist + 0.1 g², and x ← x + ε g/(10⁻⁶ + √hist).
-func (r *run) step(x, w []float64, it int, a, b, eps float64) {
+func (r *run) step(x, w []float64, it int, a, b float64) {
 	g, hist := r.g, r.hist
 	if r.rff != nil {
 		r.rffDirection(x, w, a, b)
@@ -510,7 +531,7 @@ func (r *run) step(x, w []float64, it int, a, b, eps float64) {
 		}
 	}
 	for j, v := range g {
-		x[j] += eps * v / (1e-6 + math.Sqrt(hist[j]))
+		x[j] += r.eps[j] * v / (1e-6 + math.Sqrt(hist[j]))
 	}
 }
 
@@ -578,4 +599,40 @@ func (r *run) score(x, dst []float64) {
 	}
 	r.t.LogProbGrad(x, dst)
 	r.evals += r.ndata
+}
+
+// first writes the first particle into x.
+func (r *run) first(ctx context.Context, x []float64) error {
+	s := &r.s
+	t := r.t
+	d := r.d
+	prior, hasPrior := t.(target.PriorSampler)
+	switch s.Start {
+	case StartMAP:
+		switch {
+		case s.X0 != nil:
+			if len(s.X0) != d {
+				return fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
+			}
+			copy(x, s.X0)
+		case hasPrior:
+			prior.SamplePrior(r.rng, x)
+		}
+		m, err := FindMAP(ctx, t, x, MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Rand: r.rng})
+		r.mapEvals = m.GradEvals
+		r.evals += m.GradEvals
+		if err != nil {
+			return err
+		}
+		copy(x, m.X)
+	case StartPrior:
+		prior.SamplePrior(r.rng, x)
+	case StartGiven:
+		copy(x, s.X0)
+	case startSVGD:
+		copy(x, s.SVGDParticles.RawRowView(0))
+	default:
+		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
+	}
+	return particle.CheckFinite("mmdfw", 1, x)
 }

@@ -34,6 +34,10 @@ func BenchmarkLMOStep(b *testing.B) {
 					k: kernel.RBF{H: 1}, s: Settings{Direction: Frozen},
 					xv: X, sv: S, d: d,
 					g: make([]float64, d), hist: make([]float64, d), tmp: make([]float64, d),
+					eps: make([]float64, d),
+				}
+				for j := range r.eps {
+					r.eps[j] = 1e-3
 				}
 				w := particle.Equal(n)
 				x := make([]float64, d)
@@ -42,7 +46,7 @@ func BenchmarkLMOStep(b *testing.B) {
 				b.SetBytes(int64(2 * n * d * 8))
 				it := 0
 				for b.Loop() {
-					r.step(x, w, it, 1, 0, 1e-3)
+					r.step(x, w, it, 1, 0)
 					it++
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/term")

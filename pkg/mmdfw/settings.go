@@ -39,8 +39,27 @@ const (
 	InitSVGD
 	// InitPerturb starts from an existing particle, picked by
 	// Settings.Pick, plus N(0, (Settings.Noise·h)² I) noise, h the kernel
-	// bandwidth.
+	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
 	InitPerturb
+)
+
+// Scale selects the length scales of the candidates' noise and of the LMO
+// steps.
+type Scale int
+
+const (
+	// ScaleAuto is ScaleBandwidth.
+	ScaleAuto Scale = iota
+	// ScaleBandwidth measures Noise and StepSize in units of the kernel
+	// bandwidth h, the same in every coordinate.
+	ScaleBandwidth
+	// ScaleLaplace fits the Laplace approximation N(x₁, Σ), Σ = (−∇²log
+	// p(x₁))⁻¹, at the first particle x₁ (FitLaplace, its 2d gradients
+	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
+	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
+	// median heuristic, without SVGD particles or a pool, uses
+	// MedianDraws draws of N(x₁, Σ) instead of the prior.
+	ScaleLaplace
 )
 
 // Pick selects the existing particle that InitPerturb perturbs.
@@ -78,8 +97,8 @@ type Settings struct {
 	// Default 100.
 	LMOSteps int
 	// StepSize is the AdaGrad step ε of the LMO in units of the kernel
-	// bandwidth h: the first step moves each coordinate by about ε·h.
-	// Default 0.1.
+	// bandwidth h: the first step moves each coordinate by about ε·h
+	// (ε·√Σⱼⱼ with ScaleLaplace). Default 0.1.
 	StepSize float64
 	// Direction selects the LMO direction. Default Self.
 	Direction Direction
@@ -101,8 +120,14 @@ type Settings struct {
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick
 	// Noise is the standard deviation of InitPerturb in units of the
-	// bandwidth h. Default 1.
+	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
+	// Default 1, 0.5 with ScaleLaplace.
 	Noise float64
+	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
+	Scale Scale
+	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
+	// (LaplaceSettings.Batch); 0 uses full-data gradients. Default 0.
+	LaplaceBatch int
 
 	// Weights selects the weight rule. Default RuleAuto.
 	Weights Rule
@@ -167,7 +192,6 @@ func (s *Settings) defaults() {
 	deff(&s.MAPGradTol, 1e-6)
 	def(&s.LMOSteps, 100)
 	deff(&s.StepSize, 0.1)
-	deff(&s.Noise, 1)
 	deff(&s.Jitter, 1e-8)
 	deff(&s.ScheduleC, 3)
 	def(&s.SteinIterations, 300)
@@ -183,6 +207,14 @@ func (s *Settings) defaults() {
 		} else {
 			s.Start = StartMAP
 		}
+	}
+	if s.Scale == ScaleAuto {
+		s.Scale = ScaleBandwidth
+	}
+	if s.Scale == ScaleLaplace {
+		deff(&s.Noise, 0.5)
+	} else {
+		deff(&s.Noise, 1)
 	}
 	if s.Init == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
