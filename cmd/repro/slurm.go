@@ -112,6 +112,9 @@ func slurmCmd(args []string) error {
 	if j.Results, err = filepath.Abs(*results); err != nil {
 		return err
 	}
+	if j.DataDir, err = filepath.Abs(*cmd.dataDir); err != nil {
+		return err
+	}
 	if j.Dir, err = os.Getwd(); err != nil {
 		return err
 	}

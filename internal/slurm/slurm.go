@@ -25,6 +25,9 @@ type Job struct {
 	// Results is the shared results directory, Dir the jobs' working
 	// directory and Logs the directory of their output files.
 	Results, Dir, Logs string
+	// DataDir is the data folder the jobs read (repro --data-dir); empty
+	// leaves it to the jobs' environment.
+	DataDir string
 	// Cells is the number of cells N of the files under Profile, and
 	// CellsPerTask the K cells each task runs.
 	Cells, CellsPerTask int
@@ -125,7 +128,7 @@ func (j *Job) header(b *bytes.Buffer, name, output string) {
 	}
 }
 
-// command renders repro sub FILE… --profile P --results DIR.
+// command renders repro sub FILE… --profile P --results DIR [--data-dir D].
 func (j *Job) command(sub string) string {
 	args := []string{Quote(j.Repro), sub}
 	for _, f := range j.Files {
@@ -135,6 +138,9 @@ func (j *Job) command(sub string) string {
 		args = append(args, "--profile", Quote(j.Profile))
 	}
 	args = append(args, "--results", Quote(j.Results))
+	if j.DataDir != "" {
+		args = append(args, "--data-dir", Quote(j.DataDir))
+	}
 	return strings.Join(args, " ")
 }
 

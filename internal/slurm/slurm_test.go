@@ -163,6 +163,13 @@ func TestScripts(t *testing.T) {
 	if !reflect.DeepEqual(args, want) {
 		t.Errorf("prepare runs repro %q, want %q", args, want)
 	}
+	// The data folder, when given, reaches both jobs' command lines.
+	j.DataDir = "/shared/data dir"
+	args = runScript(t, j.PrepareScript(), "SLURM_CPUS_PER_TASK=2")
+	want = []string{"prepare", "/x/a b.toml", "/x/c.toml", "--profile", "quick", "--results", "/shared/res", "--data-dir", "/shared/data dir", "-j", "2"}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("with DataDir, prepare runs repro %q, want %q", args, want)
+	}
 }
 
 // TestSubmit submits through a fake sbatch on PATH that records its
