@@ -46,7 +46,7 @@ fuzz:
 # PROFILE selects each file's profile (full: the paper's scale on the data
 # present; quick: minutes). RUNFLAGS go to `repro run` (e.g. -j 1 for the timed
 # experiments fig1a, fig2a, table1; see experiments/fig1a.toml). The data folder
-# reaches the experiments through MMDFW_DATA.
+# reaches the experiments through --data-dir (or $MMDFW_DATA).
 # The full profile's outputs are results/, figures/ and REPORT.md (committed);
 # the quick profile's go under quick/ (ignored), so that a quick run never
 # replaces the full results.
