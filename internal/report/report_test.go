@@ -128,6 +128,21 @@ func TestTimeSeriesInterpolation(t *testing.T) {
 	}
 }
 
+func TestTimeToLevelAfterNaN(t *testing.T) {
+	// A NaN mean just before the level is reached gives that grid time,
+	// not a NaN no comparison can order; a NaN level is never reached.
+	s := Series{X: []float64{1, 2, 3, 4}, Vals: [][]float64{{5}, {math.NaN()}, {3}, {1}}}
+	if got := TimeToLevel(&s, 3.5, false); got != 3 {
+		t.Errorf("TimeToLevel after a NaN = %v, want 3", got)
+	}
+	if got := TimeToLevel(&s, 2, false); !near(got, 3.5, 1e-12) {
+		t.Errorf("TimeToLevel = %v, want 3.5", got)
+	}
+	if got := TimeToLevel(&s, math.NaN(), false); !math.IsInf(got, 1) {
+		t.Errorf("TimeToLevel of a NaN level = %v, want +Inf", got)
+	}
+}
+
 func TestParticleSeries(t *testing.T) {
 	// A greedy method contributes its trajectory by step, SVGD its final
 	// value at each cell's N.
