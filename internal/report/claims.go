@@ -114,14 +114,21 @@ func compareTimes(res *Results, id, ds, metric string, higherBetter bool) timeCo
 	if fw == nil || sv == nil {
 		return tc
 	}
-	tc.fw, tc.svgd, tc.measured = fw.Name, sv.Name, true
 	mean, _ := sv.MeanSD()
 	best := math.NaN()
 	for _, v := range mean {
+		if !finite(v) {
+			continue
+		}
 		if math.IsNaN(best) || (higherBetter && v > best) || (!higherBetter && v < best) {
 			best = v
 		}
 	}
+	if math.IsNaN(best) {
+		// SVGD's mean curve has no finite value: there is no level.
+		return tc
+	}
+	tc.fw, tc.svgd, tc.measured = fw.Name, sv.Name, true
 	if higherBetter {
 		tc.level = best - LevelFraction*math.Abs(best)
 	} else {
@@ -356,7 +363,7 @@ func claim4(res *Results) Claim {
 					continue
 				}
 				o, ok := finalStat(g[m], "accuracy")
-				if !ok {
+				if !ok || !finite(o.Mean) || !finite(sp.Mean) {
 					continue
 				}
 				total++
@@ -384,7 +391,7 @@ func claim4(res *Results) Claim {
 				continue
 			}
 			ov, ok := o.At(n)
-			if !ok {
+			if !ok || !finite(spv) || !finite(geoMean(ov)) {
 				continue
 			}
 			total++

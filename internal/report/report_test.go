@@ -545,3 +545,16 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 		}
 	}
 }
+
+func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
+	// SVGD's curve holds only NaN: there is no level to reach, so the
+	// comparison is not measured rather than lost by MMD-FW.
+	fw := memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20,
+		Row{Seconds: 1, Metric: "rmse", Value: 2}, Row{Seconds: 2, Metric: "rmse", Value: 1})
+	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
+		Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
+	c := claim1(&Results{Cells: []*Cell{fw, sv}})
+	if c.Verdict != NotMeasured || len(c.Rows) != 0 {
+		t.Errorf("verdict %q with %d rows, want %q and none", c.Verdict, len(c.Rows), NotMeasured)
+	}
+}
