@@ -56,6 +56,10 @@
 //  5. on more than half of the Table 1 datasets MMD-FW's RMSE and test LL
 //     are within one pooled sd of SVGD's, or better.
 //
+// Where an experiment has several methods of one kind (fig2a's mmdfw and
+// mmdfw-stein), claims 1, 3, 4 and 5 use the first by name among those
+// with the RBF kernel and the approximate LMO direction.
+//
 // Write puts them in a Markdown report after the deviations from the paper
 // (reduced profiles, data subsets named by the dataset labels, skipped and
 // failed cells with their reasons, flagged HMC references, timed
