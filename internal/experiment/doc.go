@@ -14,7 +14,8 @@
 // gauss10d are exact Gaussian targets N(m, Σ) with m ~ N(0, I) and Σ = Q
 // diag(λ) Qᵀ, λ log-uniform on [½, 2], from fixed seeds.
 //
-// The data folder is $MMDFW_DATA (default "data"). A dataset absent from it is
+// The data folder is $MMDFW_DATA (default "data"), which the commands'
+// --data-dir flag sets. A dataset absent from it is
 // harness.ErrDataMissing: its cells are skipped, never failed and never run
 // on other data. The cache key of a cell holds the registered sha256 of every
 // file it may read (pkg/data); the loaders hash every byte they read.

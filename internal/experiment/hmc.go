@@ -12,6 +12,9 @@ import (
 // fields take pkg/hmc's defaults. The reference's particle count N, when
 // given, sets the kept draws per chain to ⌈N/chains⌉.
 type HMCConfig struct {
+	// Chains, Warmup, Draws (kept per chain), TargetAccept, IntegrationTime,
+	// Steps, MaxSteps and StepSize are hmc.Settings' fields, with its
+	// defaults.
 	Chains          int     `toml:"chains" json:"chains,omitempty"`
 	Warmup          int     `toml:"warmup" json:"warmup,omitempty"`
 	Draws           int     `toml:"draws" json:"draws,omitempty"`

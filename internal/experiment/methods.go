@@ -160,6 +160,10 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 // fields take pkg/sgld's defaults. The cell's particle count N, when given,
 // keeps the last ⌈N/chains⌉ draws of every chain.
 type SGLDConfig struct {
+	// Iterations, BurnIn, Thin, Chains, Batch (|B|), A, B and Gamma (the
+	// step ε_t = a(b+t)^−γ), Jitter and RecordEvery are sgld.Settings'
+	// fields, with its defaults and meanings (a negative burn_in or jitter
+	// means none).
 	Iterations  int     `toml:"iterations" json:"iterations,omitempty"`
 	BurnIn      int     `toml:"burn_in" json:"burn_in,omitempty"`
 	Thin        int     `toml:"thin" json:"thin,omitempty"`

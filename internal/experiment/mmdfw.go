@@ -49,15 +49,21 @@ type MMDFWConfig struct {
 	Batch    int     `toml:"batch" json:"batch,omitempty"`
 	// Weights is the weight rule: "bq", "line-search", "equal", "classic",
 	// "schedule", "stein" or "" (bq when z is available, else stein).
+	// ScheduleC, Jitter (λ of BQ), RawWeights and SteinIterations are
+	// mmdfw.Settings' fields of the weight rules.
 	Weights         string  `toml:"weights" json:"weights,omitempty"`
 	ScheduleC       float64 `toml:"schedule_c" json:"schedule_c,omitempty"`
 	Jitter          float64 `toml:"jitter" json:"jitter,omitempty"`
 	RawWeights      bool    `toml:"raw_weights" json:"raw_weights,omitempty"`
 	SteinIterations int     `toml:"stein_iterations" json:"stein_iterations,omitempty"`
 	// Z is the estimator of zᵢ = μ_p(xᵢ): "exact" (closed form, Gaussian
-	// targets), "pool" (an SGLD pool of PoolSize draws, charged to the run)
-	// or "" (exact on a Gaussian target, a pool when the weight rule needs
-	// z, none otherwise).
+	// targets), "pool" (an SGLD pool, charged to the run) or "" (exact on a
+	// Gaussian target, a pool when the weight rule needs z, none
+	// otherwise). The pool runs 4 SGLD chains of PoolIterations (default
+	// 2000) iterations with sgld's default burn-in (half) and thinning
+	// (10), and keeps the last min(⌈PoolSize/4⌉, ⌊(T − ⌊T/2⌋)/10⌋) draws of
+	// each chain, T = PoolIterations: with the defaults 400 draws, fewer
+	// than PoolSize (1000).
 	Z              string `toml:"z" json:"z,omitempty"`
 	PoolSize       int    `toml:"pool_size" json:"pool_size,omitempty"`
 	PoolIterations int    `toml:"pool_iterations" json:"pool_iterations,omitempty"`

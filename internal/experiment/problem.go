@@ -19,8 +19,9 @@ import (
 )
 
 // DataEnv is the environment variable naming the data folder (one folder per
-// dataset, as `repro data fetch` lays it out). The run command has no flag
-// of its own for it; the Makefile sets it from DATA_DIR.
+// dataset, as `repro data fetch` lays it out). The commands over cells set
+// it from their --data-dir flag (whose default is its current value), so
+// that it also reaches the jobs a cluster submission starts.
 const DataEnv = "MMDFW_DATA"
 
 // DataDir returns the data folder: $MMDFW_DATA, or "data" when unset.

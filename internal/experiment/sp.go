@@ -10,6 +10,9 @@ import (
 // SPConfig is the settings table of an sp method (pkg/sp). Zero fields take
 // pkg/sp's defaults; the cell's particle count is the number of points.
 type SPConfig struct {
+	// Candidates, NelderMeadEvals, Perturb, Scale and PriorFraction drive
+	// the candidate search, and C and Beta the IMQ base kernel
+	// (c² + ‖x−y‖²)^β: sp.Settings' fields, with its defaults.
 	Candidates      int     `toml:"candidates" json:"candidates,omitempty"`
 	NelderMeadEvals int     `toml:"nelder_mead_evals" json:"nelder_mead_evals,omitempty"`
 	Perturb         float64 `toml:"perturb" json:"perturb,omitempty"`

@@ -29,6 +29,7 @@ type ConfigError struct {
 	Msg string
 }
 
+// Error names the file, the line and the key, then what is wrong.
 func (e *ConfigError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

@@ -11,13 +11,16 @@ import (
 
 // Prepare computes the shared artefacts of cells without running their
 // methods: for each experiment, dataset and split that has an unfinished
-// cell, it loads the problem (a loader computes its MAP point through
-// Env.Artefact), prepares the experiment's metrics and computes its
-// reference sample. A batch system runs it as one job before a job array
-// over the cells, so that the array's tasks read each artefact instead of
-// queueing on its lock. Groups run at most Options.Jobs at once; a group
-// whose data is missing is left out (its cells end as skipped). It returns
-// the number of groups prepared and the errors of those that failed.
+// cell, it loads the problem, prepares the experiment's metrics and
+// computes its reference sample, and with them every artefact these ask
+// Env.Artefact for (a reference that starts from the MAP point brings the
+// MAP along; an artefact only a method asks for, such as the MAP of an
+// experiment without a reference, is computed by the first cell that needs
+// it). A batch system runs it as one job before a job array over the
+// cells, so that the array's tasks read each artefact instead of queueing
+// on its lock. Groups run at most Options.Jobs at once; a group whose data
+// is missing is left out (its cells end as skipped). It returns the number
+// of groups prepared and the errors of those that failed.
 func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 	type group struct {
 		exp     *Experiment

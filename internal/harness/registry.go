@@ -116,7 +116,10 @@ type FieldError struct {
 	Err error
 }
 
+// Error is "key: problem".
 func (e *FieldError) Error() string { return e.Key + ": " + e.Err.Error() }
+
+// Unwrap returns Err, so that errors.Is sees through the key.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // methodKind is a registered method, with its settings type erased.

@@ -70,6 +70,11 @@ func majority(pass, total int) Verdict {
 	return NotSupported
 }
 
+// oneMethod says which method stands for MMD-FW (and SVGD, SP) where an
+// experiment has several: part of the rules of claims 1, 3, 4 and 5.
+const oneMethod = " Where an experiment has several methods of a kind, the claim uses the first by name (`mmdfw` before `mmdfw-stein`) " +
+	"among those with the RBF kernel and the paper's approximate LMO direction."
+
 // pick returns the first series whose kind satisfies is and, for MMD-FW,
 // that uses neither random features nor the exact LMO direction (the
 // paper's RBF method).
@@ -114,14 +119,21 @@ func compareTimes(res *Results, id, ds, metric string, higherBetter bool) timeCo
 	if fw == nil || sv == nil {
 		return tc
 	}
-	tc.fw, tc.svgd, tc.measured = fw.Name, sv.Name, true
 	mean, _ := sv.MeanSD()
 	best := math.NaN()
 	for _, v := range mean {
+		if !finite(v) {
+			continue
+		}
 		if math.IsNaN(best) || (higherBetter && v > best) || (!higherBetter && v < best) {
 			best = v
 		}
 	}
+	if math.IsNaN(best) {
+		// SVGD's mean curve has no finite value: there is no level.
+		return tc
+	}
+	tc.fw, tc.svgd, tc.measured = fw.Name, sv.Name, true
 	if higherBetter {
 		tc.level = best - LevelFraction*math.Abs(best)
 	} else {
@@ -138,7 +150,7 @@ func claim1(res *Results) Claim {
 		Rule: fmt.Sprintf("For each comparison (fig1a accuracy; fig2a RMSE; each Table 1 dataset's RMSE) the level is SVGD's best mean value over its curve, "+
 			"relaxed by %g%% (99%% of the best accuracy, 101%% of the best RMSE). Each method's time to the level is the first time its mean curve over splits "+
 			"(interpolated on the common time grid) reaches it. MMD-FW wins a comparison when its time is strictly smaller. "+
-			"Supported when MMD-FW wins more than half of the measured comparisons.", 100*LevelFraction),
+			"Supported when MMD-FW wins more than half of the measured comparisons.", 100*LevelFraction) + oneMethod,
 		Figures: []string{"fig1a", "fig2a", "table1"},
 		Header:  []string{"figure", "dataset", "metric", "level", "MMD-FW time (s)", "SVGD time (s)", "MMD-FW first"},
 	}
@@ -279,7 +291,7 @@ func claim3(res *Results) Claim {
 	c := Claim{Number: 3,
 		Text: "At an equal particle count SVGD reaches a smaller MMD² than MMD-FW (Fig. 1b).",
 		Rule: "At every particle count N where fig1b has both SVGD and MMD-FW with the RBF kernel, compare their MMD² to the HMC reference " +
-			"(geometric mean over splits). Supported when SVGD's is smaller at more than half of those N.",
+			"(geometric mean over splits). Supported when SVGD's is smaller at more than half of those N." + oneMethod,
 		Figures: []string{"fig1b"},
 		Header:  []string{"dataset", "N", "SVGD MMD²", "MMD-FW MMD²", "SVGD smaller"},
 	}
@@ -329,7 +341,7 @@ func claim4(res *Results) Claim {
 		Text: "SP does not work well in these dimensions (Fig. 1).",
 		Rule: "fig1a: SP's final test accuracy (mean over splits) is below MMD-FW's and below SVGD's by more than the pooled sd of the two. " +
 			"fig1b: SP's MMD² at its largest particle count is above MMD-FW's (RBF) and SVGD's at the same N (geometric means). " +
-			"Supported when SP is worse in every measured comparison.",
+			"Supported when SP is worse in every measured comparison." + oneMethod,
 		Figures: []string{"fig1a", "fig1b"},
 		Header:  []string{"figure", "dataset", "compared with", "SP", "other", "SP worse"},
 	}
@@ -356,7 +368,7 @@ func claim4(res *Results) Claim {
 					continue
 				}
 				o, ok := finalStat(g[m], "accuracy")
-				if !ok {
+				if !ok || !finite(o.Mean) || !finite(sp.Mean) {
 					continue
 				}
 				total++
@@ -384,7 +396,7 @@ func claim4(res *Results) Claim {
 				continue
 			}
 			ov, ok := o.At(n)
-			if !ok {
+			if !ok || !finite(spv) || !finite(geoMean(ov)) {
 				continue
 			}
 			total++
@@ -429,27 +441,13 @@ func claim5(res *Results) Claim {
 		Text: "On the regression sets MMD-FW is about as accurate as SVGD at the same time budget (Table 1).",
 		Rule: "For each Table 1 dataset with both methods, compare the final RMSE and test LL (mean over splits) after the common budget. " +
 			"MMD-FW is about as accurate when, for both metrics, it is within one pooled sd √((s₁²+s₂²)/2) of SVGD or better. " +
-			"Supported when that holds on more than half of the measured datasets.",
+			"Supported when that holds on more than half of the measured datasets." + oneMethod,
 		Figures: []string{"table1"},
 		Header:  []string{"dataset", "MMD-FW RMSE", "SVGD RMSE", "MMD-FW test LL", "SVGD test LL", "about as accurate"},
 	}
 	t := MakeTable(res, "table1")
-	var fw, sv string
-	for _, m := range t.Methods {
-		kind := ""
-		for _, cl := range res.Experiment("table1") {
-			if cl.Prov.Method == m {
-				kind = cl.Prov.Kind
-				break
-			}
-		}
-		if fw == "" && IsMMDFW(kind) {
-			fw = m
-		}
-		if sv == "" && IsSVGD(kind) {
-			sv = m
-		}
-	}
+	cells := res.Experiment("table1")
+	fw, sv := firstMethod(cells, IsMMDFW), firstMethod(cells, IsSVGD)
 	pass, total := 0, 0
 	for _, ds := range t.Datasets {
 		a, b := t.Stats[ds][fw], t.Stats[ds][sv]
@@ -487,4 +485,21 @@ func (c *Claim) Markdown() string {
 		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
 	return b.String()
+}
+
+// firstMethod returns the name of the first method in legend order whose
+// kind satisfies is and that uses neither random features nor the exact LMO
+// direction, or "" when there is none.
+func firstMethod(cells []*Cell, is func(string) bool) string {
+	names, kinds := methodOrder(cells)
+	g := map[string][]*Cell{}
+	for _, c := range cells {
+		g[c.Prov.Method] = append(g[c.Prov.Method], c)
+	}
+	for _, m := range names {
+		if is(kinds[m]) && !anyRFF(g[m]) && !anyExactLMO(g[m]) {
+			return m
+		}
+	}
+	return ""
 }

@@ -211,8 +211,7 @@ func DatasetLabel(cells []*Cell, dataset string) string {
 	return dataset
 }
 
-// Datasets lists the datasets of cells in order of first appearance of
-// their cell ids (which is sorted).
+// Datasets lists the distinct datasets of cells, sorted by name.
 func Datasets(cells []*Cell) []string {
 	var out []string
 	seen := map[string]bool{}

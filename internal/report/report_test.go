@@ -128,6 +128,21 @@ func TestTimeSeriesInterpolation(t *testing.T) {
 	}
 }
 
+func TestTimeToLevelAfterNaN(t *testing.T) {
+	// A NaN mean just before the level is reached gives that grid time,
+	// not a NaN no comparison can order; a NaN level is never reached.
+	s := Series{X: []float64{1, 2, 3, 4}, Vals: [][]float64{{5}, {math.NaN()}, {3}, {1}}}
+	if got := TimeToLevel(&s, 3.5, false); got != 3 {
+		t.Errorf("TimeToLevel after a NaN = %v, want 3", got)
+	}
+	if got := TimeToLevel(&s, 2, false); !near(got, 3.5, 1e-12) {
+		t.Errorf("TimeToLevel = %v, want 3.5", got)
+	}
+	if got := TimeToLevel(&s, math.NaN(), false); !math.IsInf(got, 1) {
+		t.Errorf("TimeToLevel of a NaN level = %v, want +Inf", got)
+	}
+}
+
 func TestParticleSeries(t *testing.T) {
 	// A greedy method contributes its trajectory by step, SVGD its final
 	// value at each cell's N.
@@ -528,5 +543,18 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 		if c.Verdict != want {
 			t.Errorf("rate %g per particle: %s, want %s\n%s", rate, c.Verdict, want, c.Markdown())
 		}
+	}
+}
+
+func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
+	// SVGD's curve holds only NaN: there is no level to reach, so the
+	// comparison is not measured rather than lost by MMD-FW.
+	fw := memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20,
+		Row{Seconds: 1, Metric: "rmse", Value: 2}, Row{Seconds: 2, Metric: "rmse", Value: 1})
+	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
+		Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
+	c := claim1(&Results{Cells: []*Cell{fw, sv}})
+	if c.Verdict != NotMeasured || len(c.Rows) != 0 {
+		t.Errorf("verdict %q with %d rows, want %q and none", c.Verdict, len(c.Rows), NotMeasured)
 	}
 }

@@ -317,7 +317,8 @@ func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
 
 // TimeToLevel returns the first time at which the mean curve of s reaches
 // level (from below when higher is better, from above otherwise),
-// interpolating linearly between grid points, and +Inf when it never does.
+// interpolating linearly between grid points, and +Inf when it never does
+// (also for a NaN level).
 func TimeToLevel(s *Series, level float64, higherBetter bool) float64 {
 	mean, _ := s.MeanSD()
 	reached := func(v float64) bool {
@@ -330,8 +331,11 @@ func TimeToLevel(s *Series, level float64, higherBetter bool) float64 {
 		if !reached(v) {
 			continue
 		}
-		if i == 0 {
-			return s.X[0]
+		if i == 0 || math.IsNaN(mean[i-1]) {
+			// Nothing to interpolate from: a NaN mean (a split without a
+			// value there) would make the time NaN, which no comparison
+			// can order.
+			return s.X[i]
 		}
 		v0 := mean[i-1]
 		return s.X[i-1] + (s.X[i]-s.X[i-1])*(level-v0)/(v-v0)

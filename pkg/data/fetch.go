@@ -49,10 +49,12 @@ type NetworkError struct {
 	Err error
 }
 
+// Error names the URL and suggests a mirror.
 func (e *NetworkError) Error() string {
 	return fmt.Sprintf("GET %s: %v (offline? use --mirror DIR, a folder laid out like shared/data)", e.URL, e.Err)
 }
 
+// Unwrap returns the transport's error.
 func (e *NetworkError) Unwrap() error { return e.Err }
 
 func (o *FetchOptions) logf(format string, args ...any) {

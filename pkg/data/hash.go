@@ -24,6 +24,7 @@ type ChecksumError struct {
 	Want, Got string
 }
 
+// Error names the file and both checksums.
 func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("%s: sha256 mismatch: want %s, got %s", e.Path, e.Want, e.Got)
 }

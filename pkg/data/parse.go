@@ -23,6 +23,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error is "file:line: column c: problem", leaving out what is unknown.
 func (e *ParseError) Error() string {
 	switch {
 	case e.Line == 0:
@@ -34,6 +35,7 @@ func (e *ParseError) Error() string {
 	}
 }
 
+// Unwrap returns the underlying problem.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // ErrEmpty is wrapped by the error for a file with no data line: an empty

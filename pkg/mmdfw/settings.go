@@ -167,10 +167,11 @@ type Settings struct {
 	Kernel KernelKind
 	// Bandwidth is h. Default 0: the median heuristic h = median pairwise
 	// distance of an initial set (SVGDParticles, else the pool, else
-	// MedianDraws prior draws), computed once and then frozen.
+	// MedianDraws draws of the Laplace approximation with ScaleLaplace,
+	// else MedianDraws prior draws), computed once and then frozen.
 	Bandwidth float64
-	// MedianDraws is the number of prior draws of the median heuristic.
-	// Default 200.
+	// MedianDraws is the number of Laplace or prior draws of the median
+	// heuristic. Default 200.
 	MedianDraws int
 	// Features is D of RFFKernel. Default 200.
 	Features int

@@ -35,6 +35,7 @@ const (
 	Stein
 )
 
+// String is the rule's short name, for messages.
 func (r Rule) String() string {
 	switch r {
 	case RuleAuto:
