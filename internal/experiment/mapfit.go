@@ -26,8 +26,14 @@ type MAP struct {
 	GradEvals int64   `json:"grad_evals"`
 }
 
-// mapIterations bounds the L-BFGS iterations of a MAP fit.
-const mapIterations = 2000
+// mapIterations bounds the L-BFGS iterations of a MAP fit, mapGradTol is
+// its relative gradient tolerance, and mapVersion names the fit: the three
+// are part of the artefact's key, so a change to any recomputes the MAP.
+const (
+	mapIterations = 2000
+	mapGradTol    = 1e-6
+	mapVersion    = "1"
+)
 
 // fitMAP maximises log p from the origin with mmdfw.FindMAP (gonum's
 // L-BFGS) and full-data gradients, stopping when ‖∇log p‖∞ <
@@ -36,7 +42,7 @@ const mapIterations = 2000
 // mapIterations.
 func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
 	start := time.Now()
-	r, err := mmdfw.FindMAP(ctx, t, make([]float64, t.Dim()), mmdfw.MAPSettings{Iterations: mapIterations, GradTol: 1e-6})
+	r, err := mmdfw.FindMAP(ctx, t, make([]float64, t.Dim()), mmdfw.MAPSettings{Iterations: mapIterations, GradTol: mapGradTol})
 	if err != nil {
 		return nil, fmt.Errorf("MAP: %w", err)
 	}
@@ -47,9 +53,11 @@ func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
 }
 
 // mapOf returns the MAP of the cell's dataset split, computed once per
-// results directory.
+// results directory. The seconds it charges are those of the cell that
+// computed it, under that cell's thread budget.
 func mapOf(ctx context.Context, env *harness.Env, d *Data, t target.Target) (*MAP, error) {
-	key := fmt.Sprintf("map/%s/s%d/%s", d.Name, env.Cell.Split, d.Key)
+	key := fmt.Sprintf("map/%s/s%d/%s/%s-v%s-it%d-tol%g", d.Name, env.Cell.Split, d.Key,
+		harness.CodeVersion, mapVersion, mapIterations, mapGradTol)
 	b, err := env.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
 		m, err := fitMAP(ctx, t)
 		if err != nil {

@@ -236,7 +236,7 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
-	harness.RegisterMethod(r, KindMMDFW, "2", runMMDFW)
+	harness.RegisterMethod(r, KindMMDFW, "3", runMMDFW)
 	harness.RegisterMethod(r, KindHMC, "1", runHMC)
 }
 

@@ -126,12 +126,15 @@ var (
 )
 
 // sgldPool draws the sample pool of the "pool" z estimator with SGLD from
-// the prior: 4 chains, iterations, the last size/4 thinned draws of each.
+// the prior: 4 chains of iterations each, half of them burn-in, the rest
+// thinned so that each chain gives size/4 draws (rounded up).
 func sgldPool(iterations int) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, rng *rand.Rand) (*mat.Dense, int64, error) {
 		var grads int64
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: (size + 3) / 4},
+		keep := (size + 3) / 4
+		thin := max(1, (iterations-iterations/2)/keep)
+		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, grads, err

@@ -227,10 +227,12 @@ func (r *run) run(ctx context.Context) error {
 		switch {
 		case s.SVGDParticles != nil:
 			init = s.SVGDParticles
+		case r.lap != nil:
+			// With ScaleLaplace every scale of the run comes from the
+			// Laplace fit; a pool only estimates z.
+			init = r.lap.Sample(s.MedianDraws, r.rng)
 		case pool != nil:
 			init = pool
-		case r.lap != nil:
-			init = r.lap.Sample(s.MedianDraws, r.rng)
 		case hasPrior:
 			init = mat.NewDense(s.MedianDraws, d, nil)
 			for i := 0; i < s.MedianDraws; i++ {

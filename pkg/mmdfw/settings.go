@@ -166,9 +166,9 @@ type Settings struct {
 	// Kernel selects RBF or its random features. Default RBFKernel.
 	Kernel KernelKind
 	// Bandwidth is h. Default 0: the median heuristic h = median pairwise
-	// distance of an initial set (SVGDParticles, else the pool, else
-	// MedianDraws draws of the Laplace approximation with ScaleLaplace,
-	// else MedianDraws prior draws), computed once and then frozen.
+	// distance of an initial set (SVGDParticles, else MedianDraws draws of
+	// the Laplace approximation with ScaleLaplace, else the pool, else
+	// MedianDraws prior draws), computed once and then frozen.
 	Bandwidth float64
 	// MedianDraws is the number of Laplace or prior draws of the median
 	// heuristic. Default 200.
