@@ -56,7 +56,7 @@ func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
 // results directory. The seconds it charges are those of the cell that
 // computed it, under that cell's thread budget.
 func mapOf(ctx context.Context, env *harness.Env, d *Data, t target.Target) (*MAP, error) {
-	key := fmt.Sprintf("map/%s/s%d/%s/%s-v%s-it%d-tol%g", d.Name, env.Cell.Split, d.Key,
+	key := fmt.Sprintf("map/%s/s%d/%s-%s-v%s-it%d-tol%g", d.Name, env.Cell.Split, d.Key,
 		harness.CodeVersion, mapVersion, mapIterations, mapGradTol)
 	b, err := env.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
 		m, err := fitMAP(ctx, t)
