@@ -45,8 +45,10 @@
 //     than half of the comparisons (fig1a, fig2a, each Table 1 dataset);
 //  2. every MMD-FW series (RBF and RFF) of the paper's approximate LMO
 //     direction with at least 3 particle counts has r > 0, R² ≥ 0.9 and a
-//     fitted line that falls by at least a factor 2 over its range of N
-//     (exp(r·(N_max − N_min)) ≥ 2); series with the exact direction
+//     fitted line that falls by at least a factor 2 over the range of N it
+//     was fitted to (exp(r·(N_max − N_min)) ≥ 2, N_min and N_max from
+//     Fit.XMin and Fit.XMax: an N whose MMD² is not positive is not
+//     fitted); series with the exact direction
 //     (LMODirection "exact", Gaussian targets) are listed as the control
 //     that shows Frank-Wolfe's own rate, outside the verdict;
 //  3. SVGD's MMD² below MMD-FW's (RBF) at more than half of the common N;
