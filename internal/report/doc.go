@@ -1,9 +1,21 @@
 // Package report turns a cached results tree into the paper's figures,
 // Table 1 and a report that checks the paper's claims. It reads the files
 // the harness writes (results/<experiment>/<method>/<dataset>/s<split>/n<N>
-// .csv and .json) and nothing else: it does not import the methods, so a
-// figure can never be recomputed by accident, and regenerating every figure
-// takes seconds.
+// .csv and .json) and the experiment files, and nothing else: it does not
+// import the methods, so a figure can never be recomputed by accident, and
+// regenerating every figure takes seconds.
+//
+// # Current results
+//
+// A results directory keeps whatever was ever run into it: cells of methods
+// since renamed or removed, cells made under settings, data or code
+// versions since changed. LoadCurrent keeps only the results the
+// experiment files stand for now: it plans the files' cells with the
+// harness (under the profile each result records, or one given) and keeps
+// a result when its cell is planned and the harness finds it done, failed
+// or skipped under the cell's current cache key, exactly as repro list
+// and repro run decide what is cached. The others are Ignored, stale or
+// orphaned, and the report lists them among its deviations.
 //
 // # Curves over splits
 //
