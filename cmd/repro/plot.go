@@ -1,9 +1,13 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/mmdfw/mmdfw/internal/experiment"
+	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/report"
 )
 
@@ -15,25 +19,94 @@ func init() {
 	})
 }
 
-func plotCmd(args []string) error {
-	fs := newFlagSet("plot",
-		"usage: repro plot [--results DIR] [--figures DIR]",
-		"\nDraws the figures of every experiment found under the results directory as",
-		"PNG, SVG and PDF, and Table 1 as Markdown and CSV. It reads the cached",
-		"results only: cells that have not run are simply absent from the figures.")
-	results := fs.String("results", "results", "results directory")
-	figures := fs.String("figures", "figures", "output directory of the figures")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+// defaultExperiments are the experiment files plot and report read when
+// none is named.
+const defaultExperiments = "experiments/*.toml"
+
+// resultsCmd holds what plot and report share: the results and figures
+// directories, and the experiment files, profile and data folder that say
+// which cached results are current.
+type resultsCmd struct {
+	fs          *flag.FlagSet
+	results     *string
+	figures     *string
+	experiments *string
+	profile     *string
+	dataDir     *string
+}
+
+func newResultsCmd(name string, usage ...string) *resultsCmd {
+	c := &resultsCmd{fs: newFlagSet(name, usage...)}
+	c.results = c.fs.String("results", "results", "results directory")
+	c.figures = c.fs.String("figures", "figures", "directory of the figures")
+	c.experiments = c.fs.String("experiments", defaultExperiments, "glob of the experiment files, when no FILE is named")
+	c.profile = c.fs.String("profile", "", "profile to plan every experiment under: quick or full (default: the profile each result records)")
+	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
+		"data folder the experiments read (also $"+experiment.DataEnv+"): its checksums are part of the cache keys")
+	return c
+}
+
+// experimentFiles returns the files named, or else those glob matches.
+func experimentFiles(named []string, glob string) ([]string, error) {
+	if len(named) > 0 {
+		return named, nil
 	}
-	res, err := report.Load(*results)
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, fmt.Errorf("--experiments %q: %w", glob, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("--experiments %q: no experiment file matches", glob)
+	}
+	return files, nil
+}
+
+// load parses args and reads the current results: those whose cells the
+// experiment files plan now, under their current cache keys. It says on
+// stderr how many result files it left out.
+func (c *resultsCmd) load(args []string) (*report.Results, error) {
+	named, err := parseInterleaved(c.fs, args)
+	if err != nil {
+		return nil, err
+	}
+	files, err := experimentFiles(named, *c.experiments)
+	if err != nil {
+		return nil, err
+	}
+	// The wiring reads the data folder from the environment; the data
+	// checksums enter the cache keys.
+	if err := os.Setenv(experiment.DataEnv, *c.dataDir); err != nil {
+		return nil, err
+	}
+	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: harness.Default, Files: files, Profile: *c.profile})
+	if err != nil {
+		return nil, err
+	}
+	if n := len(res.Ignored); n > 0 {
+		fmt.Fprintf(os.Stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
+		if len(res.Cells) == 0 {
+			fmt.Fprintf(os.Stderr, "no result is current: check --profile, --data-dir (%s) and the experiment files\n", *c.dataDir)
+		}
+	}
+	return res, nil
+}
+
+func plotCmd(args []string) error {
+	c := newResultsCmd("plot",
+		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--data-dir DIR]",
+		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
+		"PNG, SVG and PDF, and Table 1 as Markdown and CSV, from the cached results only:",
+		"cells that have not run are absent from the figures, and results whose cell the",
+		"files no longer plan, or whose cache key is not the cell's current one (made",
+		"under other settings, data or code versions), are ignored.")
+	res, err := c.load(args)
 	if err != nil {
 		return err
 	}
 	if len(res.Cells) == 0 {
-		return fmt.Errorf("no results under %s: run 'repro run' first", *results)
+		return fmt.Errorf("no current results under %s: run 'repro run' first", *c.results)
 	}
-	files, err := report.Plot(res, *figures)
+	files, err := report.Plot(res, *c.figures)
 	for _, f := range files {
 		fmt.Fprintln(os.Stdout, f)
 	}

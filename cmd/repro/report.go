@@ -18,31 +18,28 @@ func init() {
 }
 
 func reportCmd(args []string) error {
-	fs := newFlagSet("report",
-		"usage: repro report [--results DIR] [--figures DIR] [--out REPORT.md]",
-		"\nWrites the reproduction report from the cached results: the deviations from",
-		"the paper, then each of the paper's claims with its measured evidence and a",
-		"computed verdict, Table 1 and the HMC reference diagnostics. It draws the",
-		"figures it links to (as repro plot does) and never computes results.")
-	results := fs.String("results", "results", "results directory")
-	figures := fs.String("figures", "figures", "directory of the figures")
-	out := fs.String("out", "REPORT.md", "report file")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	res, err := report.Load(*results)
+	c := newResultsCmd("report",
+		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--data-dir DIR] [--out REPORT.md]",
+		"\nWrites the reproduction report from the cached results of the experiment files",
+		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
+		"paper's claims with its measured evidence and a computed verdict, Table 1 and the",
+		"HMC reference diagnostics. It draws the figures it links to (as repro plot does)",
+		"and never computes results. Results that are not current (see repro plot -h) are",
+		"ignored and listed among the deviations.")
+	out := c.fs.String("out", "REPORT.md", "report file")
+	res, err := c.load(args)
 	if err != nil {
 		return err
 	}
-	if _, err := report.Plot(res, *figures); err != nil {
+	if _, err := report.Plot(res, *c.figures); err != nil {
 		return err
 	}
-	rel, err := filepath.Rel(filepath.Dir(*out), *figures)
+	rel, err := filepath.Rel(filepath.Dir(*out), *c.figures)
 	if err != nil {
-		rel, _ = filepath.Abs(*figures)
+		rel, _ = filepath.Abs(*c.figures)
 	}
 	var b bytes.Buffer
-	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: *figures}); err != nil {
+	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: *c.figures}); err != nil {
 		return err
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {

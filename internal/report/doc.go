@@ -1,9 +1,21 @@
 // Package report turns a cached results tree into the paper's figures,
 // Table 1 and a report that checks the paper's claims. It reads the files
 // the harness writes (results/<experiment>/<method>/<dataset>/s<split>/n<N>
-// .csv and .json) and nothing else: it does not import the methods, so a
-// figure can never be recomputed by accident, and regenerating every figure
-// takes seconds.
+// .csv and .json) and the experiment files, and nothing else: it does not
+// import the methods, so a figure can never be recomputed by accident, and
+// regenerating every figure takes seconds.
+//
+// # Current results
+//
+// A results directory keeps whatever was ever run into it: cells of methods
+// since renamed or removed, cells made under settings, data or code
+// versions since changed. LoadCurrent keeps only the results the
+// experiment files stand for now: it plans the files' cells with the
+// harness (under the profile each result records, or one given) and keeps
+// a result when its cell is planned and the harness finds it done, failed
+// or skipped under the cell's current cache key, exactly as repro list
+// and repro run decide what is cached. The others are Ignored, stale or
+// orphaned, and the report lists them among its deviations.
 //
 // # Curves over splits
 //
@@ -45,8 +57,10 @@
 //     than half of the comparisons (fig1a, fig2a, each Table 1 dataset);
 //  2. every MMD-FW series (RBF and RFF) of the paper's approximate LMO
 //     direction with at least 3 particle counts has r > 0, R² ≥ 0.9 and a
-//     fitted line that falls by at least a factor 2 over its range of N
-//     (exp(r·(N_max − N_min)) ≥ 2); series with the exact direction
+//     fitted line that falls by at least a factor 2 over the range of N it
+//     was fitted to (exp(r·(N_max − N_min)) ≥ 2, N_min and N_max from
+//     Fit.XMin and Fit.XMax: an N whose MMD² is not positive is not
+//     fitted); series with the exact direction
 //     (LMODirection "exact", Gaussian targets) are listed as the control
 //     that shows Frank-Wolfe's own rate, outside the verdict;
 //  3. SVGD's MMD² below MMD-FW's (RBF) at more than half of the common N;

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,22 +39,160 @@ type Cell struct {
 	Path string
 }
 
-// Results is a results tree as written by the harness: every cell whose
-// provenance file exists, whatever its status.
+// Results is a results tree as written by the harness.
 type Results struct {
 	// Dir is the results directory.
 	Dir string
 	// Cells are sorted by cell id.
 	Cells []*Cell
+	// Ignored are the result files LoadCurrent left out, sorted by cell
+	// id: the report lists them among its deviations.
+	Ignored []Ignored
 }
 
-// Load reads every cell of the results tree under dir. The shared
-// artefacts (dir/.artefacts) are not cells and are skipped. A provenance
-// file that cannot be decoded, or a CSV of a finished cell that is missing
-// or malformed, is an error naming the file: a figure silently made from
-// part of the results would be worse than none.
+// Ignored is a result file that is not a current result of the experiment
+// files, so that no figure or verdict rests on it.
+type Ignored struct {
+	// Cell is the cell id the provenance file gives.
+	Cell string
+	// Path is the provenance file.
+	Path string
+	// Reason is Stale or Orphaned.
+	Reason string
+}
+
+// Reasons for ignoring a result file.
+const (
+	// Stale: an experiment file plans the cell, but its cache key now is
+	// not the one the result was made under (settings, data, seed or
+	// code versions changed since).
+	Stale = "stale"
+	// Orphaned: no experiment file plans the cell any more (a method or
+	// dataset renamed or removed, a profile that no longer exists), or
+	// the file is not where the cell's results are written.
+	Orphaned = "orphaned"
+)
+
+// Load reads every cell of the results tree under dir, whatever the
+// experiment files say now; LoadCurrent keeps the current ones only. The
+// shared artefacts (dir/.artefacts) are not cells and are skipped. A
+// provenance file that cannot be decoded, or a CSV of a finished cell that
+// is missing or malformed, is an error naming the file: a figure silently
+// made from part of the results would be worse than none.
 func Load(dir string) (*Results, error) {
+	cells, err := walk(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cells {
+		if err := c.readRows(); err != nil {
+			return nil, err
+		}
+	}
+	return &Results{Dir: dir, Cells: cells}, nil
+}
+
+// Planned names the experiment files whose cells are current.
+type Planned struct {
+	// Registry resolves the files' method kinds, datasets and metrics
+	// and the cells' data checksums, as when they were run.
+	Registry *harness.Registry
+	// Files are the experiment files.
+	Files []string
+	// Profile resolves every file. Empty plans each experiment under
+	// the profile its results record, for each profile they record.
+	Profile string
+}
+
+// LoadCurrent reads the cells of the results tree under dir that the
+// experiment files of p plan now and whose results are current: a result
+// is kept when its cell id is planned and the harness finds its cell done,
+// failed or skipped under the cell's current cache key (Runner.Status, as
+// repro list and repro run decide), under the revision-keyed cache key
+// when the result was made with one. Every other result file is Ignored,
+// stale or orphaned, and its CSV is not read.
+func LoadCurrent(dir string, p Planned) (*Results, error) {
+	cells, err := walk(dir)
+	if err != nil {
+		return nil, err
+	}
+	// The profiles to plan each experiment under.
+	type expProfile struct{ exp, profile string }
+	recorded := map[expProfile]bool{}
+	profiles := map[string]bool{}
+	for _, c := range cells {
+		recorded[expProfile{c.Prov.Experiment, c.Prov.Profile}] = true
+		profiles[c.Prov.Profile] = true
+	}
+	plan := []string{p.Profile}
+	if p.Profile == "" {
+		plan = nil
+		for _, pr := range sortedKeys(profiles) {
+			if pr == "" || slices.Contains(harness.Profiles, pr) {
+				plan = append(plan, pr)
+			}
+		}
+	}
+	type cellProfile struct{ id, profile string }
+	planned := map[cellProfile]*harness.Cell{}
+	for _, f := range p.Files {
+		for _, pr := range plan {
+			e, err := harness.LoadFile(p.Registry, f, pr)
+			if err != nil {
+				return nil, err
+			}
+			if p.Profile == "" && !recorded[expProfile{e.ID, pr}] {
+				continue
+			}
+			for _, hc := range harness.Cells(e) {
+				planned[cellProfile{hc.ID, pr}] = hc
+			}
+		}
+	}
+	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir})
+	var revRunner *harness.Runner
 	res := &Results{Dir: dir}
+	for _, c := range cells {
+		pr := p.Profile
+		if pr == "" {
+			pr = c.Prov.Profile
+		}
+		hc := planned[cellProfile{c.Prov.Cell, pr}]
+		r := runner
+		if c.Prov.KeyDoc.ExtraRevision != "" {
+			if revRunner == nil {
+				revRunner = harness.NewRunner(p.Registry, harness.Options{Results: dir, KeyRevision: true})
+			}
+			r = revRunner
+		}
+		if hc == nil {
+			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Orphaned})
+			continue
+		}
+		if _, pp := r.Paths(hc); filepath.Clean(pp) != filepath.Clean(c.Path) {
+			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Orphaned})
+			continue
+		}
+		st, err := r.Status(hc)
+		if err != nil {
+			return nil, err
+		}
+		if st.Status == harness.Stale || st.Status == harness.Pending {
+			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Stale})
+			continue
+		}
+		if err := c.readRows(); err != nil {
+			return nil, err
+		}
+		res.Cells = append(res.Cells, c)
+	}
+	return res, nil
+}
+
+// walk reads the provenance file of every cell under dir, sorted by cell
+// id, without their rows.
+func walk(dir string) ([]*Cell, error) {
+	var cells []*Cell
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -67,43 +206,40 @@ func Load(dir string) (*Results, error) {
 		if filepath.Ext(path) != ".json" {
 			return nil
 		}
-		c, err := loadCell(path)
+		p, err := harness.ReadProvenance(path)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", path, err)
 		}
-		res.Cells = append(res.Cells, c)
+		c := &Cell{Prov: p, Path: path}
+		if len(p.Summary) > 0 {
+			var m map[string]any
+			if json.Unmarshal(p.Summary, &m) == nil {
+				c.Summary = m
+			}
+		}
+		cells = append(cells, c)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(res.Cells, func(i, j int) bool { return res.Cells[i].Prov.Cell < res.Cells[j].Prov.Cell })
-	return res, nil
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Prov.Cell < cells[j].Prov.Cell })
+	return cells, nil
 }
 
-func loadCell(path string) (*Cell, error) {
-	p, err := harness.ReadProvenance(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+// readRows reads the CSV of a finished cell.
+func (c *Cell) readRows() error {
+	if c.Prov.Status != harness.Done {
+		return nil
 	}
-	c := &Cell{Prov: p, Path: path}
-	if len(p.Summary) > 0 {
-		var m map[string]any
-		if json.Unmarshal(p.Summary, &m) == nil {
-			c.Summary = m
-		}
-	}
-	if p.Status != harness.Done {
-		return c, nil
-	}
-	csvPath := strings.TrimSuffix(path, ".json") + ".csv"
+	csvPath := strings.TrimSuffix(c.Path, ".json") + ".csv"
 	f, err := os.Open(csvPath)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	c.Rows, err = readRows(f, csvPath)
-	return c, err
+	return err
 }
 
 // readRows parses a cell's CSV, checking its header.

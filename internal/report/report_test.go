@@ -56,8 +56,8 @@ func TestRateFitHand(t *testing.T) {
 	}
 	n, v = append(n, 7), append(v, 0)
 	f := RateFit(n, v)
-	if !near(f.Slope, -0.3, 1e-12) || !near(f.Intercept, 2, 1e-12) || !near(f.R2, 1, 1e-12) || f.N != 6 {
-		t.Errorf("RateFit = %+v; want slope −0.3, intercept 2, R² 1 over 6 points", f)
+	if !near(f.Slope, -0.3, 1e-12) || !near(f.Intercept, 2, 1e-12) || !near(f.R2, 1, 1e-12) || f.N != 6 || f.XMin != 1 || f.XMax != 6 {
+		t.Errorf("RateFit = %+v; want slope −0.3, intercept 2, R² 1 over 6 points at N 1–6", f)
 	}
 	// SeriesRate fits the mean of the logs over splits: splits at
 	// e^{1−0.5N} and e^{3−0.5N} average to 2 − 0.5N.
@@ -542,6 +542,47 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 		}
 		if c.Verdict != want {
 			t.Errorf("rate %g per particle: %s, want %s\n%s", rate, c.Verdict, want, c.Markdown())
+		}
+	}
+}
+
+// A series whose MMD² is no longer positive past some N is fitted to the N
+// before it, and its fall must be measured over those N only: over the
+// whole range of N the line e^{−0.1 N} falls 18-fold, over N = 1…5, the
+// points fitted, only e^{0.4} ≈ 1.49 < MinFall.
+func TestClaim2FallOverFittedRange(t *testing.T) {
+	const last = 5
+	for _, tail := range []float64{0, -1e-6} {
+		curves := func(c *harness.Cell) ([]pt, error) {
+			pts, err := goodCurves(c)
+			if !IsGreedy(c.Method.Kind) {
+				return pts, err
+			}
+			for i := range pts {
+				v := 0.5 * math.Exp(-0.1*float64(pts[i].step))
+				if pts[i].step > last {
+					v = tail
+				}
+				for k := range pts[i].vals {
+					if strings.HasPrefix(k, "mmd2") || k == KernelMMD2 {
+						pts[i].vals[k] = v
+					}
+				}
+			}
+			return pts, err
+		}
+		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		c := claim2(res)
+		if c.Verdict != NotSupported {
+			t.Errorf("tail %g: %s, want %s\n%s", tail, c.Verdict, NotSupported, c.Markdown())
+		}
+		if len(c.Rows) == 0 {
+			t.Fatalf("tail %g: no claim-2 rows", tail)
+		}
+		for _, r := range c.Rows {
+			if r[6] != "1–5" || r[9] != "no" {
+				t.Errorf("tail %g: row %q, want N range 1–5 and not linear", tail, r)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -39,6 +40,11 @@ type Fit struct {
 	R2 float64
 	// N is the number of points fitted.
 	N int
+	// XMin and XMax span the x of the points fitted (NaN when there is
+	// none): a caller that drops points before fitting, as RateFit and
+	// SeriesRate do, measures the line's fall over this range, not over
+	// the x it was given.
+	XMin, XMax float64
 }
 
 // FitLine fits y = a + b·x by ordinary least squares. It needs at least two
@@ -48,7 +54,10 @@ func FitLine(x, y []float64) Fit {
 		panic("report: FitLine length mismatch")
 	}
 	n := len(x)
-	f := Fit{Intercept: math.NaN(), Slope: math.NaN(), R2: math.NaN(), N: n}
+	f := Fit{Intercept: math.NaN(), Slope: math.NaN(), R2: math.NaN(), N: n, XMin: math.NaN(), XMax: math.NaN()}
+	if n > 0 {
+		f.XMin, f.XMax = slices.Min(x), slices.Max(x)
+	}
 	if n < 2 {
 		return f
 	}

@@ -64,6 +64,36 @@ var refDiag = map[string]map[string]any{
 // dir and returns the loaded results.
 func writeTree(t testing.TB, dir string, f curveFunc, srcs ...string) *Results {
 	t.Helper()
+	reg := toyRegistry(f)
+	var exps []*harness.Experiment
+	for i, src := range srcs {
+		e, err := harness.Load(reg, fmt.Sprintf("exp%d.toml", i), []byte(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exps = append(exps, e)
+	}
+	runTree(t, reg, harness.Options{Results: dir}, exps...)
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runTree runs the cells of exps with the runner options opt (one job,
+// no log).
+func runTree(t testing.TB, reg *harness.Registry, opt harness.Options, exps ...*harness.Experiment) {
+	t.Helper()
+	opt.Jobs, opt.Log = 1, slog.New(slog.NewTextHandler(io.Discard, nil))
+	if _, err := harness.NewRunner(reg, opt).Run(context.Background(), harness.Plan(exps)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toyRegistry registers the toy method kinds, whose cells report the
+// curves of f, with the datasets and metrics of the synthetic trees.
+func toyRegistry(f curveFunc) *harness.Registry {
 	reg := harness.NewRegistry()
 	run := func(ctx context.Context, in harness.Input[toySettings]) (harness.Output, error) {
 		pts, err := f(in.Cell)
@@ -126,23 +156,7 @@ func writeTree(t testing.TB, dir string, f curveFunc, srcs ...string) *Results {
 			return func(s particle.Snapshot) float64 { return s.X.At(0, j) }, nil
 		})
 	}
-	var exps []*harness.Experiment
-	for i, src := range srcs {
-		e, err := harness.Load(reg, fmt.Sprintf("exp%d.toml", i), []byte(src), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		exps = append(exps, e)
-	}
-	r := harness.NewRunner(reg, harness.Options{Results: dir, Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if _, err := r.Run(context.Background(), harness.Plan(exps)); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return reg
 }
 
 // The experiment files of the synthetic tree, shaped like the project's.

@@ -224,6 +224,9 @@ func writeStatus(b *strings.Builder, res *Results) {
 		rl = append(rl, r)
 	}
 	sort.Strings(rl)
+	if len(rl) == 0 {
+		rl = []string{"none"}
+	}
 	fmt.Fprintf(b, "Cells: %d (%d done, %d failed, %d skipped). Code: %s.\n\n", len(res.Cells), counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], strings.Join(rl, ", "))
 }
 
@@ -237,6 +240,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		n++
 		fmt.Fprintf(b, "- "+format+"\n", a...)
 	}
+	writeIgnored(b, res, &n)
 	// Profiles other than the full protocol.
 	profiles := map[string]map[string]bool{}
 	for _, c := range res.Cells {
@@ -310,6 +314,36 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		b.WriteString("None found in the results.\n")
 	}
 	b.WriteString("\n")
+}
+
+// MaxIgnoredListed bounds the ids of ignored result files the report
+// names: a renamed method can orphan hundreds of cells, and the count says
+// the rest.
+const MaxIgnoredListed = 20
+
+// writeIgnored lists the result files LoadCurrent left out.
+func writeIgnored(b *strings.Builder, res *Results, n *int) {
+	if len(res.Ignored) == 0 {
+		return
+	}
+	*n++
+	count := map[string]int{}
+	for _, ig := range res.Ignored {
+		count[ig.Reason]++
+	}
+	fmt.Fprintf(b, "- %d stale or orphaned result files ignored (%d stale: made under settings, data, seed or code versions that are not the experiment files' now; "+
+		"%d orphaned: no experiment file plans the cell any more); no figure or verdict uses them:", len(res.Ignored), count[Stale], count[Orphaned])
+	for i, ig := range res.Ignored {
+		if i == MaxIgnoredListed {
+			fmt.Fprintf(b, " and %d more", len(res.Ignored)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(b, " `%s` (%s)", ig.Cell, ig.Reason)
+	}
+	b.WriteString(".\n")
 }
 
 // writeCellGroups lists the cells of one status grouped by experiment,
