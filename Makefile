@@ -90,10 +90,10 @@ ablations: data
 	$(RUN) experiments/ablations.toml
 
 plots: build
-	$(REPRO) plot --data-dir $(DATA_DIR) --profile $(PROFILE) --results $(RESULTS) --figures $(FIGURES) $(EXPERIMENTS)
+	$(REPRO) plot --profile $(PROFILE) --results $(RESULTS) --figures $(FIGURES) $(EXPERIMENTS)
 
 report: build
-	$(REPRO) report --data-dir $(DATA_DIR) --profile $(PROFILE) --results $(RESULTS) --figures $(FIGURES) --out $(REPORT) $(EXPERIMENTS)
+	$(REPRO) report --profile $(PROFILE) --results $(RESULTS) --figures $(FIGURES) --out $(REPORT) $(EXPERIMENTS)
 
 # End-to-end test against a real one-node Slurm started on this machine
 # (installs slurmctld, slurmd, slurm-client and munge from Debian when missing;

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/report"
 )
@@ -24,15 +23,15 @@ func init() {
 const defaultExperiments = "experiments/*.toml"
 
 // resultsCmd holds what plot and report share: the results and figures
-// directories, and the experiment files, profile and data folder that say
-// which cached results are current.
+// directories, and the experiment files and profile that say which cached
+// results are current. The data checksums of a key are those each result
+// records (harness.Options.RecordedData), so no data folder is needed.
 type resultsCmd struct {
 	fs          *flag.FlagSet
 	results     *string
 	figures     *string
 	experiments *string
 	profile     *string
-	dataDir     *string
 }
 
 func newResultsCmd(name string, usage ...string) *resultsCmd {
@@ -41,8 +40,6 @@ func newResultsCmd(name string, usage ...string) *resultsCmd {
 	c.figures = c.fs.String("figures", "figures", "directory of the figures")
 	c.experiments = c.fs.String("experiments", defaultExperiments, "glob of the experiment files, when no FILE is named")
 	c.profile = c.fs.String("profile", "", "profile to plan every experiment under: quick or full (default: the profile each result records)")
-	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
-		"data folder the experiments read (also $"+experiment.DataEnv+"): its checksums are part of the cache keys")
 	return c
 }
 
@@ -73,11 +70,6 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The wiring reads the data folder from the environment; the data
-	// checksums enter the cache keys.
-	if err := os.Setenv(experiment.DataEnv, *c.dataDir); err != nil {
-		return nil, err
-	}
 	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: harness.Default, Files: files, Profile: *c.profile})
 	if err != nil {
 		return nil, err
@@ -85,7 +77,7 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	if n := len(res.Ignored); n > 0 {
 		fmt.Fprintf(os.Stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
 		if len(res.Cells) == 0 {
-			fmt.Fprintf(os.Stderr, "no result is current: check --profile, --data-dir (%s) and the experiment files\n", *c.dataDir)
+			fmt.Fprintln(os.Stderr, "no result is current: check --profile and the experiment files")
 		}
 	}
 	return res, nil
@@ -93,12 +85,13 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 
 func plotCmd(args []string) error {
 	c := newResultsCmd("plot",
-		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--data-dir DIR]",
+		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR]",
 		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
 		"PNG, SVG and PDF, and Table 1 as Markdown and CSV, from the cached results only:",
 		"cells that have not run are absent from the figures, and results whose cell the",
 		"files no longer plan, or whose cache key is not the cell's current one (made",
-		"under other settings, data or code versions), are ignored.")
+		"under other settings, data or code versions), are ignored. The data itself is",
+		"not needed: each result's recorded data checksums enter its key.")
 	res, err := c.load(args)
 	if err != nil {
 		return err

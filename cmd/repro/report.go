@@ -19,7 +19,7 @@ func init() {
 
 func reportCmd(args []string) error {
 	c := newResultsCmd("report",
-		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--data-dir DIR] [--out REPORT.md]",
+		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
 		"paper's claims with its measured evidence and a computed verdict, Table 1 and the",

@@ -119,18 +119,26 @@ type cellKey struct {
 // skipped now and recomputed when the data appears.
 func (r *Runner) key(c *Cell) (cellKey, error) {
 	ds, _ := r.reg.dataset(c.Dataset)
-	var ck cellKey
+	var data map[string]string
+	var missing string
 	if ds.Checksums != nil {
 		sums, err := ds.Checksums(c.Split)
 		switch {
 		case errors.Is(err, ErrDataMissing):
-			ck.Missing = err.Error()
+			missing = err.Error()
 		case err != nil:
-			return ck, fmt.Errorf("checksums of %s split %d: %w", c.Dataset, c.Split, err)
+			return cellKey{}, fmt.Errorf("checksums of %s split %d: %w", c.Dataset, c.Split, err)
 		default:
-			ck.Data = sums
+			data = sums
 		}
 	}
+	return r.keyWith(c, data, missing)
+}
+
+// keyWith computes the cell's cache key for the given data checksums, or
+// the reason the data is missing.
+func (r *Runner) keyWith(c *Cell, data map[string]string, missing string) (cellKey, error) {
+	ck := cellKey{Data: data, Missing: missing}
 	e := c.Experiment
 	ck.Doc = keyDoc{
 		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,

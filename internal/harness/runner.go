@@ -39,6 +39,12 @@ type Options struct {
 	// KeyRevision adds the VCS revision (and dirty flag) to every cache
 	// key, so that any commit recomputes everything.
 	KeyRevision bool
+	// RecordedData makes Status take each cell's data checksums (or the
+	// reason its data was missing) from the provenance it finds instead of
+	// hashing the local data folder, so that cached results can be judged
+	// current on a machine without the data: plots and reports read
+	// results, they never need the data. Running cells ignores it.
+	RecordedData bool
 	// Progress receives progress bars; nil disables them.
 	Progress io.Writer
 	// Log receives one line per finished cell (slog.Default() when nil).
@@ -131,18 +137,24 @@ type CellStatus struct {
 // provenance matches its current key, stale when it does not, pending when
 // there is none.
 func (r *Runner) Status(c *Cell) (CellStatus, error) {
-	ck, err := r.key(c)
+	_, pp := r.Paths(c)
+	p, perr := ReadProvenance(pp)
+	if perr != nil && !errors.Is(perr, fs.ErrNotExist) {
+		return CellStatus{Cell: c}, fmt.Errorf("%s: %w", pp, perr)
+	}
+	var ck cellKey
+	var err error
+	if r.opts.RecordedData && p != nil {
+		ck, err = r.keyWith(c, p.KeyDoc.Data, p.KeyDoc.Missing)
+	} else {
+		ck, err = r.key(c)
+	}
 	if err != nil {
 		return CellStatus{Cell: c}, err
 	}
 	st := CellStatus{Cell: c, Status: Pending, Key: ck.Key, ck: ck}
-	_, pp := r.Paths(c)
-	p, err := ReadProvenance(pp)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if p == nil {
 		return st, nil
-	case err != nil:
-		return st, fmt.Errorf("%s: %w", pp, err)
 	}
 	st.Prov = p
 	if p.Key != ck.Key {

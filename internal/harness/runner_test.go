@@ -491,3 +491,59 @@ func TestProgressAndLog(t *testing.T) {
 		t.Errorf("log lacks cell, status or key metric:\n%s", out.b.String())
 	}
 }
+
+// Results made where the data existed stay current for a reader without the
+// data (plots, reports) under RecordedData, and only then.
+func TestStatusRecordedData(t *testing.T) {
+	ty := newToy()
+	ty.present = true
+	dir := t.TempDir()
+	text := strings.Replace(base, `["gauss"]`, `["maybe"]`, 1)
+	if s := runExp(t, ty, dir, 2, text, "", false); s.Done != 6 {
+		t.Fatalf("summary: %v", s)
+	}
+	ty.present = false // the data folder is gone
+	e, err := Load(ty.reg, "exp.toml", []byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, recorded := range []bool{false, true} {
+		r := NewRunner(ty.reg, Options{Results: dir, RecordedData: recorded, Log: quiet})
+		for _, c := range Cells(e) {
+			st, err := r.Status(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Stale
+			if recorded {
+				want = Done
+			}
+			if st.Status != want {
+				t.Errorf("RecordedData %v: %s is %s, want %s", recorded, c.ID, st.Status, want)
+			}
+		}
+	}
+	// A result made under other settings stays stale with recorded data.
+	changed := strings.Replace(text, "scale = 0.5", "scale = 0.77", 1)
+	if changed == text {
+		t.Fatal("the toy file has no walk-a scale to change")
+	}
+	e2, err := Load(ty.reg, "exp.toml", []byte(changed), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(ty.reg, Options{Results: dir, RecordedData: true, Log: quiet})
+	stale := 0
+	for _, c := range Cells(e2) {
+		st, err := r.Status(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status == Stale {
+			stale++
+		}
+	}
+	if stale == 0 {
+		t.Error("changed settings left every cell current under RecordedData")
+	}
+}

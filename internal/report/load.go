@@ -149,7 +149,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 			}
 		}
 	}
-	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir})
+	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir, RecordedData: true})
 	var revRunner *harness.Runner
 	res := &Results{Dir: dir}
 	for _, c := range cells {
@@ -161,7 +161,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 		r := runner
 		if c.Prov.KeyDoc.ExtraRevision != "" {
 			if revRunner == nil {
-				revRunner = harness.NewRunner(p.Registry, harness.Options{Results: dir, KeyRevision: true})
+				revRunner = harness.NewRunner(p.Registry, harness.Options{Results: dir, KeyRevision: true, RecordedData: true})
 			}
 			r = revRunner
 		}
