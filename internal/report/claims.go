@@ -196,7 +196,8 @@ func claim2(res *Results) Claim {
 			"(exact there, from the closed-form RFF embedding of the Gaussian targets), when its cells record it; an RBF series (and an RFF series without it) by "+
 			"the RBF MMD², in closed form on the Gaussian targets and to the HMC reference otherwise (an RBF MMD² of an RFF series flattens at the RFF approximation error). "+
 			"A series converges linearly when r > 0, R² ≥ %g and the fitted line falls by at least a factor %g over the range of N it was fitted to "+
-			"(exp(r·(N_max − N_min)) ≥ %g, N_min and N_max the smallest and largest N with a positive MMD²: a flat curve fits a line too). The verdict rests on the paper's algorithm, whose LMO follows an approximate direction "+
+			"(exp(r·(N_max − N_min)) ≥ %g, N_min and N_max the smallest and largest N fitted: a flat curve fits a line too). Points whose MMD² is numerically zero "+
+			"(below 1e-12 of the series' largest, where rounding in wᵀKw − 2wᵀz + ∫∫kpp dominates; a random-feature run reaches it once its particles span the feature space) are left out of the fit. The verdict rests on the paper's algorithm, whose LMO follows an approximate direction "+
 			"(the Stein-type estimate of ∇μ_p from the particles' scores, `direction` self or frozen): supported when every measured series with that direction converges linearly. "+
 			"Series with the exact LMO direction (`direction = \"exact\"`, the closed-form ∇μ_p, Gaussian targets only) are listed as a control and do not enter the verdict: "+
 			"they show the rate of Frank-Wolfe itself, so an exact series that is linear beside an approximate one that is not places the shortfall in the approximate LMO, "+

@@ -598,12 +598,20 @@ func methodNames(cells []*Cell) []string {
 }
 
 // SeriesRate fits log MMD² = a − r·N to the mean over splits of the
-// natural log of a series' MMD² at each N ≥ 1; the rate is r = −Slope.
+// natural log of a series' MMD² at each N ≥ 1, leaving out the points that
+// are numerically zero (below ZeroFloor times the series' largest); the
+// rate is r = −Slope.
 func SeriesRate(s *Series) Fit {
 	m, _ := s.LogMeanSD()
-	var x, y []float64
+	top := math.Inf(-1)
 	for i := range m {
 		if finite(m[i]) && s.X[i] >= 1 {
+			top = math.Max(top, m[i])
+		}
+	}
+	var x, y []float64
+	for i := range m {
+		if finite(m[i]) && s.X[i] >= 1 && m[i] >= top+math.Log(ZeroFloor) {
 			x = append(x, s.X[i])
 			y = append(y, m[i])
 		}

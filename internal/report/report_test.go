@@ -599,3 +599,29 @@ func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 		t.Errorf("verdict %q with %d rows, want %q and none", c.Verdict, len(c.Rows), NotMeasured)
 	}
 }
+
+// A series that falls geometrically and then sits at the rounding floor
+// (MMD² numerically zero, as a D = 50 random-feature run does once its
+// particles span the feature space) is fitted over its fall only.
+func TestRateFitLeavesOutTheRoundingFloor(t *testing.T) {
+	var n, v []float64
+	for i := 1; i <= 60; i++ {
+		n = append(n, float64(i))
+		if i <= 30 {
+			v = append(v, 0.01*math.Exp(-0.5*float64(i)))
+		} else {
+			v = append(v, 1e-17*(1+0.3*math.Sin(float64(i))))
+		}
+	}
+	f := RateFit(n, v)
+	if !near(f.Slope, -0.5, 1e-12) || !near(f.R2, 1, 1e-12) || f.XMax != 30 {
+		t.Errorf("RateFit = %+v; want slope −0.5, R² 1 over N 1–30", f)
+	}
+	s := Series{X: n, Vals: make([][]float64, len(n))}
+	for i := range n {
+		s.Vals[i] = []float64{v[i]}
+	}
+	if f := SeriesRate(&s); !near(f.Slope, -0.5, 1e-12) || f.XMax != 30 {
+		t.Errorf("SeriesRate = %+v; want slope −0.5 over N 1–30", f)
+	}
+}

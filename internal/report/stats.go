@@ -96,13 +96,27 @@ func FitLine(x, y []float64) Fit {
 	return f
 }
 
+// ZeroFloor is the MMD², relative to the largest of its series, below which
+// a value is numerically zero: MMD² = wᵀKw − 2wᵀz + ∫∫kpp loses about
+// 1e-16 of its terms' size to cancellation, so values under 1e-12 of the
+// series' start are rounding noise, not convergence (a random-feature run
+// whose particles span its D-dimensional feature space reaches them).
+// Rate fits leave such points out, as they leave out non-positive ones.
+const ZeroFloor = 1e-12
+
 // RateFit fits log MMD² = a − r·N over the points with a positive, finite
-// MMD²: the straight line of a linearly (geometrically) converging method
+// MMD² at least ZeroFloor times the largest: the straight line of a linearly (geometrically) converging method
 // in a plot of log MMD² against N. Its rate is r = −Slope per particle.
 func RateFit(n, mmd2 []float64) Fit {
+	top := 0.0
+	for _, v := range mmd2 {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			top = math.Max(top, v)
+		}
+	}
 	var x, y []float64
 	for i := range n {
-		if mmd2[i] > 0 && !math.IsInf(mmd2[i], 0) && !math.IsNaN(mmd2[i]) {
+		if mmd2[i] > 0 && mmd2[i] >= ZeroFloor*top && !math.IsInf(mmd2[i], 0) && !math.IsNaN(mmd2[i]) {
 			x = append(x, n[i])
 			y = append(y, math.Log(mmd2[i]))
 		}
