@@ -198,3 +198,25 @@ func TestIgnoredListCapped(t *testing.T) {
 		t.Errorf("capped list:\n%s", s)
 	}
 }
+
+// A cell the files plan but that has no result file is listed as not run.
+func TestLoadCurrentListsCellsNotRun(t *testing.T) {
+	reg, dir, file := currentTree(t, false)
+	// Planned under the full protocol, none of the quick results is
+	// current, and split 1 (absent from the quick profile) was never run.
+	res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}, Profile: "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"fig2b/mmdfw/naval/s1/n40", "fig2b/svgd/naval/s1/n20"}
+	if strings.Join(res.NotRun, " ") != strings.Join(want, " ") {
+		t.Fatalf("NotRun = %v, want %v", res.NotRun, want)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "2 planned cells have no result yet (not run: fig2b 2)") {
+		t.Errorf("report does not list the cells not run:\n%s", b.String())
+	}
+}

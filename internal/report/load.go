@@ -48,6 +48,10 @@ type Results struct {
 	// Ignored are the result files LoadCurrent left out, sorted by cell
 	// id: the report lists them among its deviations.
 	Ignored []Ignored
+	// NotRun are the ids of the cells the experiment files plan that have
+	// no result file yet, sorted: the report lists them among its
+	// deviations, so that a figure with a missing method or split says why.
+	NotRun []string
 }
 
 // Ignored is a result file that is not a current result of the experiment
@@ -186,6 +190,17 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 		}
 		res.Cells = append(res.Cells, c)
 	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		seen[c.Prov.Cell] = true
+	}
+	for k := range planned {
+		if !seen[k.id] {
+			res.NotRun = append(res.NotRun, k.id)
+		}
+	}
+	slices.Sort(res.NotRun)
+	res.NotRun = slices.Compact(res.NotRun)
 	return res, nil
 }
 

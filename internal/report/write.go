@@ -241,6 +241,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		fmt.Fprintf(b, "- "+format+"\n", a...)
 	}
 	writeIgnored(b, res, &n)
+	writeNotRun(b, res, &n)
 	// Profiles other than the full protocol.
 	profiles := map[string]map[string]bool{}
 	for _, c := range res.Cells {
@@ -342,6 +343,35 @@ func writeIgnored(b *strings.Builder, res *Results, n *int) {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(b, " `%s` (%s)", ig.Cell, ig.Reason)
+	}
+	b.WriteString(".\n")
+}
+
+// writeNotRun lists the planned cells that have no result yet, counted per
+// experiment, with the first MaxIgnoredListed ids.
+func writeNotRun(b *strings.Builder, res *Results, n *int) {
+	if len(res.NotRun) == 0 {
+		return
+	}
+	*n++
+	per := map[string]int{}
+	for _, id := range res.NotRun {
+		per[strings.SplitN(id, "/", 2)[0]]++
+	}
+	var parts []string
+	for _, e := range sortedKeys(per) {
+		parts = append(parts, fmt.Sprintf("%s %d", e, per[e]))
+	}
+	fmt.Fprintf(b, "- %d planned cells have no result yet (not run: %s); the figures and verdicts lack them:", len(res.NotRun), strings.Join(parts, ", "))
+	for i, id := range res.NotRun {
+		if i == MaxIgnoredListed {
+			fmt.Fprintf(b, " and %d more", len(res.NotRun)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(b, " `%s`", id)
 	}
 	b.WriteString(".\n")
 }
