@@ -130,7 +130,9 @@ func figName(id string, cells []*Cell, ds string, extra ...string) string {
 	if len(Datasets(Done(cells))) > 1 {
 		parts = append(parts, ds)
 	}
-	return strings.Join(append(parts, extra...), "-")
+	// A metric name such as method:mmd2_kernel becomes method-mmd2_kernel:
+	// a colon is not portable in a file name.
+	return strings.ReplaceAll(strings.Join(append(parts, extra...), "-"), ":", "-")
 }
 
 // style gives every method of one experiment a colour, glyph and dash

@@ -625,3 +625,10 @@ func TestRateFitLeavesOutTheRoundingFloor(t *testing.T) {
 		t.Errorf("SeriesRate = %+v; want slope −0.5 over N 1–30", f)
 	}
 }
+
+// Figure file names carry no colon, which is not portable.
+func TestFigNameHasNoColon(t *testing.T) {
+	if got := figName("ablations", nil, "", "method:mmd2_kernel"); got != "ablations-method-mmd2_kernel" {
+		t.Fatalf("figName = %q", got)
+	}
+}
