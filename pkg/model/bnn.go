@@ -403,10 +403,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	}
 	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
 	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
-	for r, i := range batch {
-		copy(s.xb[r*p:r*p+p], m.x.Data[i*m.x.Stride:i*m.x.Stride+p])
-		s.yb[r] = m.y[i]
-	}
+	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)

@@ -410,10 +410,7 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	s.z = s.z[:cap(s.z)]
 	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
-	for r, i := range batch {
-		copy(s.xb[r*p:r*p+p], m.x.Data[i*m.x.Stride:i*m.x.Stride+p])
-		s.yb[r] = m.y[i]
-	}
+	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)

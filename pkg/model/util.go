@@ -51,3 +51,14 @@ func subGeneral(a blas64.General, r0, r1, c0, c1 int) blas64.General {
 	}
 	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0:]}
 }
+
+// gatherRows copies the rows of x (n×p) and the responses of y named by
+// batch into xb (|B|×p, row-major) and yb, so that a minibatch is read from
+// contiguous memory by the batched gradients.
+func gatherRows(xb, yb []float64, raw blas64.General, y []float64, batch []int) {
+	p := raw.Cols
+	for r, i := range batch {
+		copy(xb[r*p:r*p+p], raw.Data[i*raw.Stride:i*raw.Stride+p])
+		yb[r] = y[i]
+	}
+}
