@@ -159,22 +159,10 @@ func newGauss(s gaussSpec) *target.Gaussian {
 // median distance between distinct pairs of (at most maxMedianDraws,
 // evenly strided) rows of Y.
 func medianBandwidth(Y mat.Matrix) float64 {
-	r, c := Y.Dims()
-	m := min(r, maxMedianDraws)
-	sub := mat.NewDense(m, c, nil)
-	for i := 0; i < m; i++ {
-		src := i * r / m
-		for j := 0; j < c; j++ {
-			sub.Set(i, j, Y.At(src, j))
-		}
+	if h := kernel.MedianDistance(Y, maxMedianDraws); h > 0 {
+		return h
 	}
-	sq := mat.NewDense(m, m, nil)
-	kernel.SqDists(sq, sub, make([]float64, m))
-	med := kernel.MedianSq(sq, false, make([]float64, m*(m-1)/2))
-	if !(med > 0) {
-		return 1
-	}
-	return math.Sqrt(med)
+	return 1
 }
 
 // maxMedianDraws bounds the rows the median heuristic looks at.

@@ -123,6 +123,32 @@ func SqDists(dst, X *mat.Dense, norms []float64) {
 	}
 }
 
+// MedianDistance returns the median distance ‖xᵢ − xⱼ‖ over the distinct
+// pairs of rows of X, or of maxRows rows of it taken at the even stride
+// i·n/maxRows when maxRows > 0 and X has more rows. It returns 0 when fewer
+// than two rows are used or all of them coincide. It allocates O(m²) for the
+// m rows used: a setup computation, not one for a hot loop.
+func MedianDistance(X mat.Matrix, maxRows int) float64 {
+	n, d := X.Dims()
+	m := n
+	if maxRows > 0 && maxRows < n {
+		m = maxRows
+	}
+	if m < 2 {
+		return 0
+	}
+	sub := mat.NewDense(m, d, nil)
+	for i := 0; i < m; i++ {
+		src := i * n / m
+		for j := 0; j < d; j++ {
+			sub.Set(i, j, X.At(src, j))
+		}
+	}
+	sq := mat.NewDense(m, m, nil)
+	SqDists(sq, sub, make([]float64, m))
+	return math.Sqrt(MedianSq(sq, false, make([]float64, m*(m-1)/2)))
+}
+
 // MedianSq returns the median of the squared distances in sq (n×n,
 // symmetric, zero diagonal), over all n² entries when includeDiag is true
 // (as the SVGD reference code does) and over the n(n−1)/2 distinct pairs

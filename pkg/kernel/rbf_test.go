@@ -99,6 +99,56 @@ func TestMedianSqMatchesSortedMedian(t *testing.T) {
 	}
 }
 
+// TestMedianDistance compares MedianDistance with the sorted median of the
+// directly computed distances, on all rows and on an evenly strided subset.
+func TestMedianDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	X := testutil.RandDense(rng, 31, 4)
+	median := func(rows []int) float64 {
+		var all []float64
+		for a, i := range rows {
+			for _, j := range rows[a+1:] {
+				var s float64
+				for c := 0; c < 4; c++ {
+					v := X.At(i, c) - X.At(j, c)
+					s += v * v
+				}
+				all = append(all, math.Sqrt(s))
+			}
+		}
+		sort.Float64s(all)
+		m := len(all)
+		if m%2 == 1 {
+			return all[m/2]
+		}
+		// MedianSq averages the two middle squared distances.
+		return math.Sqrt((all[m/2-1]*all[m/2-1] + all[m/2]*all[m/2]) / 2)
+	}
+	every := make([]int, 31)
+	for i := range every {
+		every[i] = i
+	}
+	strided := make([]int, 10)
+	for i := range strided {
+		strided[i] = i * 31 / 10
+	}
+	for _, c := range []struct {
+		max  int
+		rows []int
+	}{{0, every}, {31, every}, {100, every}, {10, strided}} {
+		got, want := MedianDistance(X, c.max), median(c.rows)
+		if math.Abs(got-want) > 1e-12*want {
+			t.Errorf("maxRows=%d: %v, want %v", c.max, got, want)
+		}
+	}
+	if got := MedianDistance(X, 1); got != 0 {
+		t.Errorf("one row: %v, want 0", got)
+	}
+	if got := MedianDistance(mat.NewDense(5, 2, nil), 0); got != 0 {
+		t.Errorf("coincident rows: %v, want 0", got)
+	}
+}
+
 func TestSVGDBandwidthMatchesReferenceFormula(t *testing.T) {
 	// Reference code: h = sqrt(0.5*med/log(n+1)), K = exp(-r²/h²/2).
 	med, n := 3.0, 10

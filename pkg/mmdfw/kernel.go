@@ -1,8 +1,6 @@
 package mmdfw
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
@@ -49,13 +47,4 @@ func dot(a, b []float64) float64 {
 // medianBandwidth returns h = the median pairwise distance between the rows
 // of X (the distinct pairs), or 0 when there are fewer than two rows or all
 // rows coincide.
-func medianBandwidth(X *mat.Dense) float64 {
-	n, _ := X.Dims()
-	if n < 2 {
-		return 0
-	}
-	sq := mat.NewDense(n, n, nil)
-	kernel.SqDists(sq, X, make([]float64, n))
-	m := kernel.MedianSq(sq, false, make([]float64, n*(n-1)/2))
-	return math.Sqrt(m)
-}
+func medianBandwidth(X *mat.Dense) float64 { return kernel.MedianDistance(X, 0) }
