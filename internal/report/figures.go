@@ -231,7 +231,8 @@ func (f *fig) xy(x, y float64) (plotter.XY, bool) {
 
 // logTicks labels the powers of ten within range, with minor ticks at
 // their multiples; when fewer than two powers fall in range it labels the
-// multiples 2 and 5 too. Unlike plot.LogTicks it keeps every tick inside
+// multiples 2 and 5 too, and every multiple when that still leaves fewer
+// than two labels (a range within one decade). Unlike plot.LogTicks it keeps every tick inside
 // [min, max], so that the plot does not shrink its data area to make room
 // for labels beyond the data.
 type logTicks struct{}
@@ -248,10 +249,14 @@ func (logTicks) Ticks(lmin, lmax float64) []plot.Tick {
 	}
 	step := max1((hi - lo) / 6)
 	var ticks []plot.Tick
+	var xs []float64
 	for e := lo; e <= hi; e++ {
 		v := math.Pow10(e)
 		for i := 1; i < 10; i++ {
 			x := v * float64(i)
+			if e < 0 {
+				x = float64(i) / math.Pow10(-e) // 3/10 is 0.3; 3·0.1 is not
+			}
 			if !in(x) || (i > 1 && hi-lo > 6) {
 				continue
 			}
@@ -260,6 +265,18 @@ func (logTicks) Ticks(lmin, lmax float64) []plot.Tick {
 				label = formatPow(x)
 			}
 			ticks = append(ticks, plot.Tick{Value: math.Log10(x), Label: label})
+			xs = append(xs, x)
+		}
+	}
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		for i := range ticks {
+			ticks[i].Label = formatPow(xs[i])
 		}
 	}
 	return ticks
