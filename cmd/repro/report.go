@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/report"
 )
 
@@ -42,7 +43,7 @@ func reportCmd(args []string) error {
 	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: *c.figures}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stdout, *out)

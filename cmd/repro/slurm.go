@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/slurm"
 )
@@ -137,10 +138,10 @@ func slurmCmd(args []string) error {
 		return err
 	}
 	prep, array := filepath.Join(dir, base+"-prepare.sh"), filepath.Join(dir, base+".sh")
-	if err := os.WriteFile(prep, j.PrepareScript(), 0o755); err != nil {
+	if err := atomicfile.Write(prep, j.PrepareScript(), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(array, j.ArrayScript(), 0o755); err != nil {
+	if err := atomicfile.Write(array, j.ArrayScript(), 0o755); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d cells, %d unfinished, %d running: %d array tasks of up to %d cells (--array=%s)\n",

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
 )
 
 // Store caches shared artefacts (a reference sample, a MAP point) under a
@@ -66,7 +68,7 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 	if err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
-	if err := writeAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
 	return b, nil
@@ -74,27 +76,3 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 
 // lockPoll is how often a waiting process retries a held lock.
 const lockPoll = 20 * time.Millisecond
-
-// writeAtomic writes b to a temporary file beside path and renames it, so
-// that path is either absent or complete.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}

@@ -2,13 +2,17 @@
 
 package harness
 
-import "os"
+import (
+	"os"
+
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
+)
 
 // holdMarker writes the marker; without flock, a marker left by a killed
 // process counts as running until it is removed by hand or the cell runs
 // again.
 func holdMarker(path string, b []byte) (end func(), err error) {
-	if err := writeAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return nil, err
 	}
 	return func() { os.Remove(path) }, nil

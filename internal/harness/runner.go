@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
@@ -353,7 +354,7 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (pr
 	csv := rec.csv()
 	sum := sha256.Sum256(csv)
 	prov.CSVSHA256 = hex.EncodeToString(sum[:])
-	if err := writeAtomic(csvPath, csv); err != nil {
+	if err := atomicfile.Write(csvPath, csv, 0o644); err != nil {
 		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
 		return prov
 	}
@@ -366,7 +367,7 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (pr
 		b, err = json.MarshalIndent(prov, "", "  ")
 	}
 	if err == nil {
-		err = writeAtomic(provPath, append(b, '\n'))
+		err = atomicfile.Write(provPath, append(b, '\n'), 0o644)
 	}
 	if err != nil {
 		prov.Status, prov.Error = Failed, "writing provenance: "+err.Error()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -18,9 +19,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
@@ -79,7 +80,7 @@ func Plot(res *Results, dir string) ([]string, error) {
 			b   []byte
 		}{{"md", []byte(t.Markdown())}, {"csv", t.CSV()}} {
 			path := filepath.Join(dir, "table1."+f.ext)
-			err := os.WriteFile(path, f.b, 0o644)
+			err := atomicfile.Write(path, f.b, 0o644)
 			if err == nil {
 				files = append(files, path)
 			}
@@ -429,7 +430,7 @@ func (l *layout) save(dir, name string) ([]string, error) {
 		case "svg":
 			c = vgsvg.New(w, h)
 		case "pdf":
-			c = vgpdf.New(w, h)
+			c = newPDF(w, h)
 		default:
 			return files, fmt.Errorf("report: unknown figure format %q", f)
 		}
@@ -444,15 +445,11 @@ func (l *layout) save(dir, name string) ([]string, error) {
 }
 
 func writeTo(path string, w io.WriterTo) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := w.WriteTo(f); err != nil {
-		f.Close()
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	return atomicfile.Write(path, b.Bytes(), 0o644)
 }
 
 func splitsText(n int) string {
