@@ -1,6 +1,7 @@
 package hmc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -76,23 +77,19 @@ type Settings struct {
 }
 
 func (s Settings) withDefaults() Settings {
-	orDefault(&s.Chains, 4)
-	orDefault(&s.Warmup, 1000)
-	s.Warmup = max(s.Warmup, 0)
-	orDefault(&s.Draws, 1000)
-	orDefault(&s.TargetAccept, 0.8)
-	orDefault(&s.IntegrationTime, 2*math.Pi)
-	orDefault(&s.Jitter, 0.5)
-	s.Jitter = max(s.Jitter, 0)
-	orDefault(&s.MaxSteps, 1024)
-	orDefault(&s.StepSize, 1)
-	orDefault(&s.InitScale, 1)
-	orDefault(&s.RecordEvery, 100)
-	if s.Metric == "" {
-		s.Metric = MetricAuto
-	}
-	orDefault(&s.MaxRhat, 1.01)
-	orDefault(&s.MinESS, 400)
+	s.Chains = cmp.Or(s.Chains, 4)
+	s.Warmup = max(cmp.Or(s.Warmup, 1000), 0) // negative: no warm-up
+	s.Draws = cmp.Or(s.Draws, 1000)
+	s.TargetAccept = cmp.Or(s.TargetAccept, 0.8)
+	s.IntegrationTime = cmp.Or(s.IntegrationTime, 2*math.Pi)
+	s.Jitter = max(cmp.Or(s.Jitter, 0.5), 0) // negative: no jitter
+	s.MaxSteps = cmp.Or(s.MaxSteps, 1024)
+	s.StepSize = cmp.Or(s.StepSize, 1)
+	s.InitScale = cmp.Or(s.InitScale, 1)
+	s.RecordEvery = cmp.Or(s.RecordEvery, 100)
+	s.Metric = cmp.Or(s.Metric, MetricAuto)
+	s.MaxRhat = cmp.Or(s.MaxRhat, 1.01)
+	s.MinESS = cmp.Or(s.MinESS, 400)
 	switch {
 	case s.Chains < 0, s.Draws < 0, s.MaxSteps < 0, s.RecordEvery < 0, s.Steps < 0:
 		panic("hmc: negative count in Settings")
@@ -106,14 +103,6 @@ func (s Settings) withDefaults() Settings {
 		panic("hmc: unknown Metric " + s.Metric)
 	}
 	return s
-}
-
-// orDefault sets *v to def when it is zero, the value that means "the
-// default" in Settings.
-func orDefault[T int | float64](v *T, def T) {
-	if *v == 0 {
-		*v = def
-	}
 }
 
 // denseFor reports whether the metric in d dimensions is dense.

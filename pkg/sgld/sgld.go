@@ -1,6 +1,7 @@
 package sgld
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -87,9 +88,7 @@ func (s Settings) withDefaults(t target.Target) Settings {
 		s.Batch < 0 || s.RecordEvery < 0 || s.A < 0 || s.B < 0 || s.Gamma < 0 {
 		panic("sgld: negative setting")
 	}
-	if s.Iterations == 0 {
-		s.Iterations = DefaultIterations
-	}
+	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
 	switch {
 	case s.BurnIn == 0:
 		s.BurnIn = s.Iterations / 2
@@ -99,31 +98,17 @@ func (s Settings) withDefaults(t target.Target) Settings {
 	if s.BurnIn >= s.Iterations {
 		panic(fmt.Sprintf("sgld: BurnIn %d leaves none of %d iterations to keep", s.BurnIn, s.Iterations))
 	}
-	if s.Thin == 0 {
-		s.Thin = DefaultThin
-	}
+	s.Thin = cmp.Or(s.Thin, DefaultThin)
 	if (s.Iterations-s.BurnIn)/s.Thin == 0 {
 		panic(fmt.Sprintf("sgld: Thin %d leaves no draw of %d post-burn-in iterations to keep", s.Thin, s.Iterations-s.BurnIn))
 	}
-	if s.Chains == 0 {
-		s.Chains = DefaultChains
-	}
-	if s.Workers == 0 {
-		s.Workers = runtime.GOMAXPROCS(0)
-	}
+	s.Chains = cmp.Or(s.Chains, DefaultChains)
+	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	s.Workers = min(s.Workers, s.Chains)
-	if s.Batch == 0 {
-		s.Batch = DefaultBatch
-	}
-	if s.A == 0 {
-		s.A = 1 / float64(target.NData(t))
-	}
-	if s.B == 0 {
-		s.B = DefaultB
-	}
-	if s.Gamma == 0 {
-		s.Gamma = DefaultGamma
-	}
+	s.Batch = cmp.Or(s.Batch, DefaultBatch)
+	s.A = cmp.Or(s.A, 1/float64(target.NData(t)))
+	s.B = cmp.Or(s.B, DefaultB)
+	s.Gamma = cmp.Or(s.Gamma, DefaultGamma)
 	switch {
 	case s.Jitter == 0:
 		s.Jitter = 1
@@ -133,9 +118,7 @@ func (s Settings) withDefaults(t target.Target) Settings {
 	if s.Init != nil && len(s.Init) != t.Dim() {
 		panic("sgld: Init dimension mismatch")
 	}
-	if s.RecordEvery == 0 {
-		s.RecordEvery = DefaultRecordEvery
-	}
+	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package sp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -126,33 +127,15 @@ func (s Settings) resolved(d int) (Settings, error) {
 			return s, err
 		}
 	}
-	if s.Points == 0 {
-		s.Points = DefaultPoints
-	}
-	if s.Candidates == 0 {
-		s.Candidates = DefaultCandidates
-	}
-	if s.NelderMeadEvals == 0 {
-		s.NelderMeadEvals = DefaultNelderMeadPer * d
-	}
-	if s.Perturb == 0 {
-		s.Perturb = DefaultPerturb
-	}
-	if s.Scale == 0 {
-		s.Scale = DefaultScale
-	}
-	if s.Box == 0 {
-		s.Box = DefaultBox
-	}
-	if s.PriorFraction == 0 {
-		s.PriorFraction = DefaultPriorFraction
-	}
-	if s.C == 0 {
-		s.C = DefaultC
-	}
-	if s.Beta == 0 {
-		s.Beta = DefaultBeta
-	}
+	s.Points = cmp.Or(s.Points, DefaultPoints)
+	s.Candidates = cmp.Or(s.Candidates, DefaultCandidates)
+	s.NelderMeadEvals = cmp.Or(s.NelderMeadEvals, DefaultNelderMeadPer*d)
+	s.Perturb = cmp.Or(s.Perturb, DefaultPerturb)
+	s.Scale = cmp.Or(s.Scale, DefaultScale)
+	s.Box = cmp.Or(s.Box, DefaultBox)
+	s.PriorFraction = cmp.Or(s.PriorFraction, DefaultPriorFraction)
+	s.C = cmp.Or(s.C, DefaultC)
+	s.Beta = cmp.Or(s.Beta, DefaultBeta)
 	return s, nil
 }
 

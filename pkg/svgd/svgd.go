@@ -1,6 +1,7 @@
 package svgd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -109,27 +110,13 @@ func (s Settings) resolved() (Settings, error) {
 	case s.RecordEvery < 0:
 		return s, fmt.Errorf("svgd: RecordEvery = %d is negative", s.RecordEvery)
 	}
-	if s.Particles == 0 {
-		s.Particles = DefaultParticles
-	}
-	if s.Iterations == 0 {
-		s.Iterations = DefaultIterations
-	}
-	if s.Step == 0 {
-		s.Step = DefaultStep
-	}
-	if s.Alpha == 0 {
-		s.Alpha = DefaultAlpha
-	}
-	if s.Fudge == 0 {
-		s.Fudge = DefaultFudge
-	}
-	if s.BatchSize == 0 {
-		s.BatchSize = DefaultBatchSize
-	}
-	if s.Workers == 0 {
-		s.Workers = runtime.GOMAXPROCS(0)
-	}
+	s.Particles = cmp.Or(s.Particles, DefaultParticles)
+	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
+	s.Step = cmp.Or(s.Step, DefaultStep)
+	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
+	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
+	s.BatchSize = cmp.Or(s.BatchSize, DefaultBatchSize)
+	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	return s, nil
 }
 
