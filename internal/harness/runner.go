@@ -57,6 +57,19 @@ type Runner struct {
 	reg   *Registry
 	opts  Options
 	store *Store
+	log   *slog.Logger // set by Run; see logger
+}
+
+// logger is where progress lines go: Run's logger during a run, else
+// Options.Log, else slog.Default().
+func (r *Runner) logger() *slog.Logger {
+	switch {
+	case r.log != nil:
+		return r.log
+	case r.opts.Log != nil:
+		return r.opts.Log
+	}
+	return slog.Default()
 }
 
 // NewRunner returns a runner over the experiments of reg.
@@ -245,6 +258,8 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
 		}
 	}
+	r.log = log
+	defer func() { r.log = nil }()
 	var mu sync.Mutex
 	g := new(errgroup.Group)
 	g.SetLimit(r.opts.Jobs)
@@ -464,6 +479,11 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 			return nil, err
 		}
 		stop := particle.RecorderFunc(func(particle.Snapshot) error { return ctx.Err() })
+		// A reference can take hours (an HMC run on a BNN): say when it
+		// starts and ends, since no cell finishes meanwhile.
+		log := r.logger()
+		log.Info("reference started", "reference", id, "kind", ref.Kind, "draws", ref.Particles, "threads", threads)
+		start := time.Now()
 		out, err := ref.kind.run(ctx, Input[any]{
 			Cell: c, Problem: p, Settings: ref.Settings, N: ref.Particles, Threads: threads,
 			Src: seedSource(e.Seed, id), Recorder: stop, Env: env,
@@ -471,6 +491,7 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 		if err != nil {
 			return nil, err
 		}
+		log.Info("reference finished", "reference", id, "seconds", roundSec(time.Since(start).Seconds()))
 		f := refFile{W: out.Set.W}
 		f.R, f.C = out.Set.X.Dims()
 		f.X = mat.DenseCopyOf(out.Set.X).RawMatrix().Data

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -308,9 +310,24 @@ kind = "walk"
 particles = 50
 settings = { steps = 30 }
 `
-	s := runExp(t, ty, dir, 2, text, "", false)
-	if s.Done != 6 {
-		t.Fatalf("summary %v", s)
+	e, err := Load(ty.reg, "exp.toml", []byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logBuf, nil))
+	s, err := NewRunner(ty.reg, Options{Results: dir, Jobs: 2, Log: log}).Run(context.Background(), Plan([]*Experiment{e}))
+	if err != nil || s.Done != 6 {
+		t.Fatalf("summary %v, error %v", s, err)
+	}
+	// Each reference says when it starts and finishes, once.
+	for _, split := range []string{"s0", "s1"} {
+		for _, what := range []string{"started", "finished"} {
+			line := fmt.Sprintf(`msg="reference %s" reference=reference/walk/gauss/%s`, what, split)
+			if n := strings.Count(logBuf.String(), line); n != 1 {
+				t.Errorf("%d lines %q in the log:\n%s", n, line, logBuf.String())
+			}
+		}
 	}
 	// 6 cells and one reference per split.
 	if n := ty.runs.Load(); n != 8 {
