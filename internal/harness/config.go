@@ -54,6 +54,10 @@ type Experiment struct {
 	ID string
 	// Description says what the experiment reproduces.
 	Description string
+	// Deviation, when not empty, says how this profile departs from the
+	// paper's protocol (a shorter reference, fewer splits…); the report
+	// lists it among the deviations.
+	Deviation string
 	// Seed enters every cell's random seed.
 	Seed int64
 	// Timed marks experiments whose curves are plotted against wall-clock
@@ -145,6 +149,7 @@ type refDoc struct {
 type expDoc struct {
 	ID          string               `toml:"id"`
 	Description string               `toml:"description"`
+	Deviation   string               `toml:"deviation"`
 	Seed        int64                `toml:"seed"`
 	Timed       bool                 `toml:"timed"`
 	Datasets    []string             `toml:"datasets"`
@@ -345,7 +350,7 @@ func (d *decoder) where(prefix []string, key ...string) []string {
 func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[string][]toml.Primitive, refSettings []toml.Primitive) (*Experiment, error) {
 	w := func(key ...string) []string { return d.where(prefix, key...) }
 	e := &Experiment{
-		File: d.file, Profile: p, ID: doc.ID, Description: doc.Description, Seed: doc.Seed,
+		File: d.file, Profile: p, ID: doc.ID, Description: doc.Description, Deviation: doc.Deviation, Seed: doc.Seed,
 		Timed: doc.Timed, Datasets: doc.Datasets, Splits: doc.Splits, Budget: doc.Budget, Eval: doc.Eval,
 	}
 	if !d.md.IsDefined("id") {

@@ -8,6 +8,7 @@
 //
 //	id = "fig1b"                      # required; names results/fig1b/
 //	description = "Covertype LR: MMD² against the number of particles"
+//	deviation = ""                    # how this protocol departs from the paper
 //	seed = 1                          # enters every cell's random seed
 //	timed = false                     # curves against wall-clock time?
 //	datasets = ["covertype"]          # required; registered datasets
@@ -51,6 +52,11 @@
 // layers, the base table then the profile's. Every profile of a file is
 // resolved when the file is loaded, so a mistake in the full profile is
 // found by a quick run. Only the profiles in Profiles may appear.
+//
+// Neither description nor deviation enters a cache key: deviation is text
+// for the report, which lists it (as a profile resolves it) among the
+// deviations from the paper, e.g. a shorter reference than the base
+// protocol's set by the full profile to fit the machine.
 //
 // A method runs on every dataset of the file unless it gives its own
 // datasets list, a subset of the file's (resolved under the same profile):

@@ -35,9 +35,11 @@ steps = 10
 `
 
 // The file after the run: SVGD's settings changed (its result is stale)
-// and SP was removed (its result is orphaned).
+// and SP was removed (its result is orphaned); the base protocol and the
+// quick profile state their deviations (which enter no cache key).
 const currentNowTOML = `
 id = "fig2b"
+deviation = "the base protocol's own deviation"
 datasets = ["naval"]
 splits = [0, 1]
 [eval]
@@ -51,6 +53,7 @@ particles = [20]
 settings = { direction = "frozen" }
 [profiles.quick]
 splits = [0]
+deviation = "a shorter reference than the paper's"
 [profiles.quick.budget]
 steps = 10
 `
@@ -132,10 +135,14 @@ func TestLoadCurrent(t *testing.T) {
 		for _, s := range []string{
 			"2 stale or orphaned result files ignored (1 stale", "1 orphaned",
 			"`" + stale + "` (stale)", "`" + orphan + "` (orphaned)",
+			"- **fig2b**: a shorter reference than the paper's\n",
 		} {
 			if !strings.Contains(dev, s) {
 				t.Errorf("key revision %t: deviations lack %q:\n%s", keyRev, s, dev)
 			}
+		}
+		if strings.Contains(text, "the base protocol's own deviation") {
+			t.Errorf("key revision %t: the base protocol's deviation is listed for a quick run", keyRev)
 		}
 		if !strings.Contains(text, "Cells: 1 (1 done, 0 failed, 0 skipped)") {
 			t.Errorf("key revision %t: the report does not count the current cell alone:\n%s", keyRev, text)

@@ -52,6 +52,10 @@ type Results struct {
 	// no result file yet, sorted: the report lists them among its
 	// deviations, so that a figure with a missing method or split says why.
 	NotRun []string
+	// Deviations are the experiment files' own statements of how the
+	// profile they were run under departs from the paper (key deviation),
+	// by experiment id and then profile.
+	Deviations map[string]map[string]string
 }
 
 // Ignored is a result file that is not a current result of the experiment
@@ -139,6 +143,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	}
 	type cellProfile struct{ id, profile string }
 	planned := map[cellProfile]*harness.Cell{}
+	deviations := map[string]map[string]string{}
 	for _, f := range p.Files {
 		for _, pr := range plan {
 			e, err := harness.LoadFile(p.Registry, f, pr)
@@ -148,6 +153,12 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 			if p.Profile == "" && !recorded[expProfile{e.ID, pr}] {
 				continue
 			}
+			if e.Deviation != "" {
+				if deviations[e.ID] == nil {
+					deviations[e.ID] = map[string]string{}
+				}
+				deviations[e.ID][pr] = e.Deviation
+			}
 			for _, hc := range harness.Cells(e) {
 				planned[cellProfile{hc.ID, pr}] = hc
 			}
@@ -155,7 +166,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	}
 	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir, RecordedData: true})
 	var revRunner *harness.Runner
-	res := &Results{Dir: dir}
+	res := &Results{Dir: dir, Deviations: deviations}
 	for _, c := range cells {
 		pr := p.Profile
 		if pr == "" {

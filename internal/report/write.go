@@ -255,6 +255,9 @@ func writeDeviations(b *strings.Builder, res *Results) {
 			if p != "" && p != "full" {
 				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than the paper).", id, p)
 			}
+			if d := res.Deviations[id][p]; d != "" {
+				item("**%s**: %s", id, strings.TrimSpace(d))
+			}
 		}
 	}
 	// Data subsets: the summary says so, or the label does.
