@@ -1,0 +1,48 @@
+package particle_test
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+)
+
+// A weighted particle set and its mean.
+func ExampleSet_Mean() {
+	s := particle.Set{
+		X: mat.NewDense(3, 2, []float64{
+			0, 0,
+			1, 2,
+			4, 4,
+		}),
+		W: []float64{0.5, 0.25, 0.25},
+	}
+	fmt.Println(s.Len(), s.Mean(nil))
+	// Output: 3 [1.25 1.5]
+}
+
+// A recorder that keeps the number of gradient evaluations at every
+// snapshot and asks the method to stop after the third: methods pass their
+// snapshots through particle.Report, which turns ErrStop into stop = true.
+func ExampleRecorderFunc() {
+	var evals []int64
+	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
+		evals = append(evals, s.GradEvals)
+		if len(evals) == 3 {
+			return particle.ErrStop
+		}
+		return nil
+	})
+	var sw particle.Stopwatch
+	sw.Start()
+	for step := 1; ; step++ {
+		// … one step of a method …
+		stop, err := particle.Report(rec, &sw, particle.Snapshot{Step: step, GradEvals: int64(100 * step)})
+		if err != nil || stop {
+			break
+		}
+	}
+	fmt.Println(evals)
+	// Output: [100 200 300]
+}
