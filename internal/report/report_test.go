@@ -348,6 +348,34 @@ func TestVerdictsSupported(t *testing.T) {
 	}
 }
 
+// TestClaim2NamesFlaggedReference: a series measured against a flagged
+// reference (naval, fig2b) says so in its row and in the verdict's reason;
+// one against an unflagged reference (covertype, fig1b) does not.
+func TestClaim2NamesFlaggedReference(t *testing.T) {
+	c := Claims(goodTree(t))[1]
+	var fig2b, fig1b int
+	for _, r := range c.Rows {
+		switch r[0] {
+		case "fig2b":
+			fig2b++
+			if r[5] != "RBF kernel, to the reference (flagged in 2 of 2 splits)" {
+				t.Errorf("fig2b row: %q", r)
+			}
+		case "fig1b":
+			fig1b++
+			if strings.Contains(r[5], "flagged") {
+				t.Errorf("fig1b row: %q", r)
+			}
+		}
+	}
+	if fig2b != 1 || fig1b == 0 {
+		t.Fatalf("%d fig2b and %d fig1b rows\n%s", fig2b, fig1b, c.Markdown())
+	}
+	if !strings.Contains(c.Why, " 1 of those series is measured against a flagged HMC reference") {
+		t.Errorf("reason: %s", c.Why)
+	}
+}
+
 // badCurves contradicts every claim: SVGD is fast, MMD-FW's MMD² decays as
 // a power of N (not a straight line of log MMD² in N) and stays below
 // SVGD's, SP is the most accurate and MMD-FW is far worse on Table 1.
