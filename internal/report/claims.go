@@ -318,7 +318,12 @@ func flaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 		if !ok {
 			continue
 		}
-		f, _ := m["flagged"].(bool)
+		var f bool
+		for k, v := range m {
+			if normKey(k) == "flagged" {
+				f, _ = v.(bool)
+			}
+		}
 		if prev, ok := seen[c.Prov.Split]; !ok || (f && !prev) {
 			seen[c.Prov.Split] = f
 		}
