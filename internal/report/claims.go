@@ -70,6 +70,18 @@ func majority(pass, total int) Verdict {
 	return NotSupported
 }
 
+// every is the verdict of a claim that must hold in all of total
+// measurements, pass of which it did.
+func every(pass, total int) Verdict {
+	switch {
+	case total == 0:
+		return NotMeasured
+	case pass == total:
+		return Supported
+	}
+	return NotSupported
+}
+
 // oneMethod says which method stands for MMD-FW (and SVGD, SP) where an
 // experiment has several: part of the rules of claims 1, 3, 4 and 5.
 const oneMethod = " Where an experiment has several methods of a kind, the claim uses the first by name (`mmdfw` before `mmdfw-stein`) " +
@@ -273,13 +285,7 @@ func claim2(res *Results) Claim {
 			c.Rows = append(c.Rows, controls...)
 		}
 	}
-	c.Verdict = NotMeasured
-	if total > 0 {
-		c.Verdict = Supported
-		if pass < total {
-			c.Verdict = NotSupported
-		}
-	}
+	c.Verdict = every(pass, total)
 	c.Why = fmt.Sprintf("%d of %d MMD-FW series with the paper's approximate LMO direction converge linearly by the rule.", pass, total)
 	if onFlagged > 0 {
 		verb := "are"
@@ -457,13 +463,7 @@ func claim4(res *Results) Claim {
 			c.Rows = append(c.Rows, []string{"fig1b", DatasetLabel(cells, ds), fmt.Sprintf("%s (MMD² at N=%g)", o.Name, n), fmt.Sprintf("%.4g", spv), fmt.Sprintf("%.4g", geoMean(ov)), yesNo(worse)})
 		}
 	}
-	c.Verdict = NotMeasured
-	if total > 0 {
-		c.Verdict = Supported
-		if pass < total {
-			c.Verdict = NotSupported
-		}
-	}
+	c.Verdict = every(pass, total)
 	c.Why = fmt.Sprintf("SP was worse in %d of %d comparisons.", pass, total)
 	return c
 }

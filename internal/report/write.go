@@ -337,17 +337,11 @@ func writeIgnored(b *strings.Builder, res *Results, n *int) {
 	}
 	fmt.Fprintf(b, "- %d stale or orphaned result files ignored (%d stale: made under settings, data, seed or code versions that are not the experiment files' now; "+
 		"%d orphaned: no experiment file plans the cell any more); no figure or verdict uses them:", len(res.Ignored), count[Stale], count[Orphaned])
+	items := make([]string, len(res.Ignored))
 	for i, ig := range res.Ignored {
-		if i == MaxIgnoredListed {
-			fmt.Fprintf(b, " and %d more", len(res.Ignored)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(b, " `%s` (%s)", ig.Cell, ig.Reason)
+		items[i] = fmt.Sprintf("`%s` (%s)", ig.Cell, ig.Reason)
 	}
-	b.WriteString(".\n")
+	writeListed(b, items)
 }
 
 // writeNotRun lists the planned cells that have no result yet, counted per
@@ -366,15 +360,25 @@ func writeNotRun(b *strings.Builder, res *Results, n *int) {
 		parts = append(parts, fmt.Sprintf("%s %d", e, per[e]))
 	}
 	fmt.Fprintf(b, "- %d planned cells have no result yet (not run: %s); the figures and verdicts lack them:", len(res.NotRun), strings.Join(parts, ", "))
+	items := make([]string, len(res.NotRun))
 	for i, id := range res.NotRun {
+		items[i] = "`" + id + "`"
+	}
+	writeListed(b, items)
+}
+
+// writeListed ends a deviation line with the first MaxIgnoredListed items,
+// comma-separated, then "and K more" for the rest, and a full stop.
+func writeListed(b *strings.Builder, items []string) {
+	for i, it := range items {
 		if i == MaxIgnoredListed {
-			fmt.Fprintf(b, " and %d more", len(res.NotRun)-i)
+			fmt.Fprintf(b, " and %d more", len(items)-i)
 			break
 		}
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(b, " `%s`", id)
+		b.WriteString(" " + it)
 	}
 	b.WriteString(".\n")
 }
