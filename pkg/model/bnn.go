@@ -92,6 +92,20 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 		}
 	}
 	r := yi - f
+	m.backprop(g, a, w2, r)
+	for j, xj := range xr {
+		floats.AddScaled(g[j*h:j*h+h], xj, a)
+	}
+	return r
+}
+
+// backprop adds one row's derivatives of −r²/2 with respect to w2, b2 and
+// b1 to the particle's gradient g, given the row's ReLU activations a (zero
+// where inactive) and its residual r, and overwrites a with r·w2 ⊙ 1[a > 0],
+// the derivative with respect to the pre-activations, which the first
+// layer's gradient multiplies by the inputs.
+func (m *BNN) backprop(g, a, w2 []float64, r float64) {
+	p, h := m.p, m.h
 	gw2 := g[p*h+h : p*h+2*h]
 	for k, v := range a {
 		if v > 0 {
@@ -101,10 +115,6 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 	}
 	g[p*h+2*h] += r
 	floats.Add(g[p*h:p*h+h], a)
-	for j, xj := range xr {
-		floats.AddScaled(g[j*h:j*h+h], xj, a)
-	}
-	return r
 }
 
 // forward returns f(x) for one row; a is scratch of length H.
@@ -339,15 +349,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 			}
 			res := yi - f
 			sse[i] += res * res
-			gw2 := g[p*h+h : p*h+2*h]
-			for kk, v := range a {
-				if v > 0 {
-					gw2[kk] += res * v
-					a[kk] = res * w2[kk]
-				}
-			}
-			g[p*h+2*h] += res
-			floats.Add(g[p*h:p*h+h], a)
+			m.backprop(g, a, w2, res)
 		}
 	}
 	gemmSerial(blas.Trans, blas.NoTrans, 1, Xb, A, 0, GW)
@@ -556,15 +558,7 @@ func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 				}
 				res := yi - f
 				sse[i] += res * res
-				gi[p*h+2*h] += res
-				gw2 := gi[p*h+h : p*h+2*h]
-				for k, v := range a {
-					if v > 0 {
-						gw2[k] += res * v
-						a[k] = res * w2[k]
-					}
-				}
-				floats.Add(gi[p*h:p*h+h], a)
+				m.backprop(gi, a, w2, res)
 			}
 		}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Xb, A, 1, GW)
