@@ -165,7 +165,9 @@ func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (har
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
-	Y := mat.DenseCopyOf(set.X)
+	// The reference is decoded afresh for each caller: the metric may keep
+	// its matrix without a copy.
+	Y := set.X
 	h := medianBandwidth(Y)
 	info := &RefInfo{Draws: set.Len(), Bandwidth: h}
 	if ref := env.Cell.Experiment.Reference; ref != nil {

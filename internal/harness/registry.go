@@ -53,7 +53,8 @@ func (e *Env) Artefact(ctx context.Context, key string, compute func(context.Con
 // Reference returns the experiment's reference sample (for example HMC
 // draws) for the cell's dataset and split. It is computed once per
 // (dataset, split, reference settings) and cached as an artefact. The
-// summary is the reference method's diagnostics (R̂, ESS…) as JSON.
+// summary is the reference method's diagnostics (R̂, ESS…) as JSON. Each
+// call decodes a new set, which the caller owns.
 func (e *Env) Reference(ctx context.Context) (set particle.Set, summary []byte, err error) {
 	return e.runner.reference(ctx, e.exp, e.Cell, e.Threads)
 }
