@@ -706,9 +706,14 @@ func (st *style) rateFigure(dir string, cells []*Cell, ds string) ([]string, err
 		if !finite(f.Slope) {
 			continue
 		}
-		x0, x1 := s.X[0], s.X[len(s.X)-1]
-		a, _ := p.xy(x0, math.Exp(f.Intercept+f.Slope*x0))
-		b, _ := p.xy(x1, math.Exp(f.Intercept+f.Slope*x1))
+		// The line spans the N it was fitted to: SeriesRate leaves out
+		// points at the zero floor, where the line would leave the data.
+		x0, x1 := f.XMin, f.XMax
+		a, ok0 := p.xy(x0, math.Exp(f.Intercept+f.Slope*x0))
+		b, ok1 := p.xy(x1, math.Exp(f.Intercept+f.Slope*x1))
+		if !ok0 || !ok1 {
+			continue
+		}
 		line, err := plotter.NewLine(plotter.XYs{a, b})
 		if err != nil {
 			return nil, err
