@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +108,7 @@ func RefDiags(res *Results) []RefDiag {
 		}
 		key := fmt.Sprintf("%s\x00%d\x00%v\x00%v\x00%v\x00%q", d.Dataset, d.Split, d.MaxRhat, d.MinESS, d.Flagged, d.Reasons)
 		if i, ok := seen[key]; ok {
-			if !contains(out[i].Experiments, c.Prov.Experiment) {
+			if !slices.Contains(out[i].Experiments, c.Prov.Experiment) {
 				out[i].Experiments = append(out[i].Experiments, c.Prov.Experiment)
 			}
 			continue
@@ -186,18 +188,13 @@ func figureLinks(res *Results, ids []string, opts Options) []string {
 		}
 		cells := res.Experiment(id)
 		for _, ds := range Datasets(Done(cells)) {
-			names := []string{figName(id, cells, ds)}
-			if id == "ablations" {
-				names = nil
-			}
-			for _, n := range names {
-				if opts.FigureDir != "" {
-					if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
-						continue
-					}
+			n := figName(id, cells, ds)
+			if opts.FigureDir != "" {
+				if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
+					continue
 				}
-				out = append(out, fmt.Sprintf("![%s](%s)", n, path.Join(opts.Figures, n+".png")))
 			}
+			out = append(out, fmt.Sprintf("![%s](%s)", n, path.Join(opts.Figures, n+".png")))
 		}
 	}
 	return out
@@ -267,7 +264,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 	for _, c := range res.Cells {
 		l := DatasetLabel(res.Cells, c.Prov.Dataset)
 		k := dsLabel{c.Prov.Dataset, l}
-		if !contains(labels[k], c.Prov.Experiment) {
+		if !slices.Contains(labels[k], c.Prov.Experiment) {
 			labels[k] = append(labels[k], c.Prov.Experiment)
 		}
 		if b, _ := c.Summary["dataset_subset"].(bool); b {
@@ -430,20 +427,4 @@ func writeRefDiags(b *strings.Builder, res *Results) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
