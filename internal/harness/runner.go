@@ -265,7 +265,10 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	g.SetLimit(r.opts.Jobs)
 	for _, st := range todo {
 		if ctx.Err() != nil {
+			// Running cells update sum under mu too.
+			mu.Lock()
 			sum.Interrupted++
+			mu.Unlock()
 			continue
 		}
 		g.Go(func() error {
