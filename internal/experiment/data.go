@@ -52,13 +52,9 @@ func checksums(ds *data.Dataset, split int) (map[string]string, error) {
 		if _, err := os.Stat(filepath.Join(st.Path, f.Name)); err != nil {
 			continue
 		}
-		sum := f.SHA256
-		if sum == "" {
-			if b, err := os.ReadFile(filepath.Join(st.Path, data.PinFile(f.Name))); err == nil {
-				sum = strings.TrimSpace(string(b))
-			} else {
-				sum = "unpinned"
-			}
+		sum, err := data.ExpectedSHA256(st.Path, f)
+		if err != nil {
+			sum = "unpinned" // the loader refuses the file and says why
 		}
 		sums[ds.Name+"/"+f.Name] = sum
 	}

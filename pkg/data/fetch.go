@@ -166,10 +166,10 @@ func fetchFile(ctx context.Context, folder string, d *Dataset, f File, opt *Fetc
 	want := f.SHA256
 	if want == "" {
 		// A pin from an earlier trusted download (here or in the mirror) stands in.
-		if w, err := expectedSHA256(folder, f); err == nil {
+		if w, err := ExpectedSHA256(folder, f); err == nil {
 			want = w
 		} else if opt.Mirror != "" {
-			if w, err := expectedSHA256(filepath.Join(opt.Mirror, d.Name), f); err == nil {
+			if w, err := ExpectedSHA256(filepath.Join(opt.Mirror, d.Name), f); err == nil {
 				want = w
 			}
 		}

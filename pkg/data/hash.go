@@ -37,9 +37,10 @@ var ErrNoChecksum = errors.New("no sha256 published or pinned")
 // checksum, that holds the sha256 recorded on its first trusted download.
 func PinFile(name string) string { return name + ".sha256" }
 
-// expectedSHA256 returns the checksum f must have inside folder: the
-// registered one, or the locally pinned one.
-func expectedSHA256(folder string, f File) (string, error) {
+// ExpectedSHA256 returns the checksum f must have inside folder: the
+// registered one, or the one pinned there by a trust-on-first-use fetch
+// (ErrNoChecksum when there is none).
+func ExpectedSHA256(folder string, f File) (string, error) {
 	if f.SHA256 != "" {
 		return f.SHA256, nil
 	}

@@ -108,7 +108,7 @@ func (d *Dataset) dataFile(folder string) (File, bool) {
 // same pass, and checks the row count.
 func (d *Dataset) readTable(folder string, f File, sep Sep) ([]float64, FileSum, error) {
 	path := filepath.Join(folder, f.Name)
-	want, err := expectedSHA256(folder, f)
+	want, err := ExpectedSHA256(folder, f)
 	if err != nil {
 		return nil, FileSum{}, err
 	}

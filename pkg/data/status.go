@@ -135,7 +135,7 @@ func (d *Dataset) Verify(dir string) (ok int, err error) {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		want, err := expectedSHA256(folder, f)
+		want, err := ExpectedSHA256(folder, f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
