@@ -11,12 +11,14 @@ import (
 
 // Prepare computes the shared artefacts of cells without running their
 // methods: for each experiment, dataset and split that has an unfinished
-// cell, it loads the problem, prepares the experiment's metrics and
-// computes its reference sample, and with them every artefact these ask
-// Env.Artefact for (a reference that starts from the MAP point brings the
-// MAP along; an artefact only a method asks for, such as the MAP of an
-// experiment without a reference, is computed by the first cell that needs
-// it). A batch system runs it as one job before a job array over the
+// cell, it loads the problem and prepares the experiment's metrics, as a
+// cell does before its method runs, and with them every artefact these ask
+// for: the reference sample of a metric that measures against it (a
+// reference that starts from the MAP point brings the MAP along). A
+// reference no metric asks for, such as that of an exact Gaussian target,
+// is not computed; an artefact only a method asks for, such as the MAP of
+// an experiment without a reference, is computed by the first cell that
+// needs it. A batch system runs it as one job before a job array over the
 // cells, so that the array's tasks read each artefact instead of queueing
 // on its lock. Groups run at most Options.Jobs at once; a group whose data
 // is missing is left out (its cells end as skipped). It returns the number
@@ -65,8 +67,7 @@ func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 	return len(todo) - len(errs), errors.Join(errs...)
 }
 
-// prepare does for c what execute does before the method runs, and
-// computes the reference.
+// prepare does for c what execute does before the method runs.
 func (r *Runner) prepare(ctx context.Context, c *Cell, threads int) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -86,11 +87,6 @@ func (r *Runner) prepare(ctx context.Context, c *Cell, threads int) (err error) 
 		f, _ := r.reg.metric(name)
 		if _, err := f(ctx, p, env); err != nil {
 			return fmt.Errorf("metric %s: %w", name, err)
-		}
-	}
-	if c.Experiment.Reference != nil {
-		if _, _, err := env.Reference(ctx); err != nil {
-			return fmt.Errorf("reference: %w", err)
 		}
 	}
 	return nil
