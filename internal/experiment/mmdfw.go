@@ -198,7 +198,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, make([]float64, in.Problem.Target.Dim())
 		d.BNN.Init(rng, s.X0)
-		if s.Bandwidth == 0 && start != "svgd" && c.Init != "svgd" && c.Scale != "laplace" {
+		if s.Bandwidth == 0 && c.Init != "svgd" && c.Scale != "laplace" {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := c.MedianDraws

@@ -49,7 +49,6 @@ type Data struct {
 	// Logistic regression (covertype): the model and its test split.
 	Logistic   *model.Logistic
 	XTest      *mat.Dense
-	YTest      []float64
 	LabelsTest []float64
 	// BNN (UCI regression): the model, the standardised test features and
 	// the test responses on the original scale, with the training mean and
