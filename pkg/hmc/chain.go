@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -53,6 +54,10 @@ type chain struct {
 	t   target.Target
 	s   *Settings
 	rng *rand.Rand
+	pcg *rand.PCG // rng's source, whose state a checkpoint saves
+
+	started bool // begin has run
+	it      int  // iterations done, warm-up and sampling together
 
 	x, g   []float64 // current state and its gradient
 	lp     float64
@@ -74,11 +79,11 @@ type chain struct {
 	divergent, warmDivergent int
 }
 
-func newChain(id int, t target.Target, s *Settings, rng *rand.Rand) *chain {
+func newChain(id int, t target.Target, s *Settings, pcg *rand.PCG) *chain {
 	d := t.Dim()
 	dense := s.denseFor(d)
 	c := &chain{
-		id: id, t: t, s: s, rng: rng,
+		id: id, t: t, s: s, rng: rand.New(pcg), pcg: pcg,
 		x: make([]float64, d), g: make([]float64, d),
 		xp: make([]float64, d), gp: make([]float64, d),
 		p:   make([]float64, d),
@@ -169,7 +174,11 @@ func (c *chain) check(phase string, it int) error {
 
 // initStepSize is Stan's heuristic: double or halve ε until the acceptance
 // probability of one leapfrog step from the current point crosses 0.8.
-func (c *chain) initStepSize(ctx context.Context) error {
+//
+// It does not look at a context: the search ends within about 1100 leapfrog
+// steps (ε reaches 1e7 or 0), and a chain stopped only between whole
+// iterations can always be checkpointed.
+func (c *chain) initStepSize() error {
 	const logTarget = -0.2231435513142097 // log 0.8
 	deltaH := func() float64 {
 		c.m.draw(c.rng, c.p)
@@ -189,9 +198,6 @@ func (c *chain) initStepSize(ctx context.Context) error {
 		dir = 1
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		dh := deltaH()
 		if dir == 1 && !(dh > logTarget) || dir == -1 && !(dh < logTarget) {
 			return nil
@@ -210,40 +216,79 @@ func (c *chain) initStepSize(ctx context.Context) error {
 	}
 }
 
-// warmup finds a starting point and adapts ε and the inverse mass matrix.
-func (c *chain) warmup(ctx context.Context) error {
+// begin finds a starting point and, when there is a warm-up, the initial
+// step size and the centre of dual averaging.
+func (c *chain) begin() error {
 	if err := c.start(); err != nil {
 		return err
 	}
-	if c.s.Warmup == 0 {
-		return nil
+	if c.s.Warmup > 0 {
+		if err := c.initStepSize(); err != nil {
+			return err
+		}
+		c.restartAdaptation()
 	}
-	if err := c.initStepSize(ctx); err != nil {
-		return err
+	c.started = true
+	return nil
+}
+
+// advance runs the chain's iterations c.it … to−1, counted over warm-up and
+// sampling together: iteration it < Warmup adapts ε and the inverse mass
+// matrix, and iteration Warmup + i writes sampling draw i into row
+// i·Chains + id of pooled. It returns early, between two transitions, with
+// ctx.Err() when ctx is done and with errPause when pause is set, so that
+// c's state is always that after c.it whole iterations.
+func (c *chain) advance(ctx context.Context, to int, pooled *mat.Dense, pause *atomic.Bool) error {
+	if !c.started {
+		if err := c.begin(); err != nil {
+			return err
+		}
 	}
-	c.restartAdaptation()
-	for it := range c.s.Warmup {
+	w := c.s.Warmup
+	for c.it < to {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		a, div := c.transition(c.pathLength())
-		if div {
-			c.warmDivergent++
+		if pause != nil && pause.Load() {
+			return errPause
 		}
-		if err := c.check("warm-up", it); err != nil {
-			return err
-		}
-		c.eps = c.da.learn(a)
-		c.adaptSum += a
-		c.adaptN++
-		if c.win.learn(&c.wf, c.x, c.m) {
-			if err := c.initStepSize(ctx); err != nil {
+		if c.it < w {
+			if err := c.warmupIteration(c.it); err != nil {
 				return err
 			}
-			c.restartAdaptation()
+			if c.it == w-1 {
+				c.eps = c.da.final()
+			}
+		} else if err := c.sampleIteration(c.it-w, pooled); err != nil {
+			return err
+		}
+		c.it++
+		if c.s.Progress != nil {
+			c.s.Progress(c.progress())
 		}
 	}
-	c.eps = c.da.final()
+	return nil
+}
+
+// warmupIteration is warm-up iteration it: a transition, then one step of
+// dual averaging and of the windowed metric adaptation.
+func (c *chain) warmupIteration(it int) error {
+	a, div := c.transition(c.pathLength())
+	if div {
+		c.warmDivergent++
+	}
+	if err := c.check("warm-up", it); err != nil {
+		return err
+	}
+	c.eps = c.da.learn(a)
+	c.adaptSum += a
+	c.adaptN++
+	if c.win.learn(&c.wf, c.x, c.m) {
+		if err := c.initStepSize(); err != nil {
+			return err
+		}
+		c.restartAdaptation()
+	}
 	return nil
 }
 
@@ -254,26 +299,21 @@ func (c *chain) restartAdaptation() {
 	c.adaptSum, c.adaptN = 0, 0
 }
 
-// sample runs sampling iterations [from, to) and writes draw i into row
-// i·Chains + id of pooled.
-func (c *chain) sample(ctx context.Context, from, to int, pooled *mat.Dense) error {
-	for it := from; it < to; it++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		steps := c.pathLength()
-		a, div := c.transition(steps)
-		if err := c.check("sampling", it); err != nil {
-			return err
-		}
-		c.steps += int64(steps)
-		c.acceptSum += a
-		c.nSample++
-		if div {
-			c.divergent++
-		}
-		copy(pooled.RawRowView(it*c.s.Chains+c.id), c.x)
+// sampleIteration is sampling iteration it; its draw goes into row
+// it·Chains + id of pooled.
+func (c *chain) sampleIteration(it int, pooled *mat.Dense) error {
+	steps := c.pathLength()
+	a, div := c.transition(steps)
+	if err := c.check("sampling", it); err != nil {
+		return err
 	}
+	c.steps += int64(steps)
+	c.acceptSum += a
+	c.nSample++
+	if div {
+		c.divergent++
+	}
+	copy(pooled.RawRowView(it*c.s.Chains+c.id), c.x)
 	return nil
 }
 

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -31,4 +35,45 @@ func ExampleRun() {
 	// mean: (1.0, -2.0)
 	// inverse mass of chain 0: (1, 4)
 	// R̂ < 1.01: true, ESS > 400: true, flagged: false
+}
+
+// A run interrupted during warm-up continues from its checkpoint to the
+// draws of an uninterrupted run.
+func ExampleCheckpoint() {
+	t := target.Func{D: 2, F: func(x, grad []float64) float64 {
+		grad[0], grad[1] = -x[0], -x[1]
+		return -0.5 * (x[0]*x[0] + x[1]*x[1])
+	}}
+	dir, err := os.MkdirTemp("", "hmc-checkpoint")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	s := hmc.Settings{Chains: 2, Warmup: 200, Draws: 200}
+	whole, err := hmc.Run(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	s.Checkpoint = &hmc.Checkpoint{Path: filepath.Join(dir, "ref.ckpt"), Every: 50}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Progress = func(p hmc.ChainProgress) {
+		if p.Phase == hmc.PhaseWarmup && p.Iteration == 120 {
+			cancel() // as Ctrl-C would
+		}
+	}
+	_, err = hmc.Run(ctx, t, s, rand.NewPCG(1, 2), nil)
+	fmt.Println("first run:", err)
+	s.Progress = nil
+	resumed, err := hmc.Run(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("same draws:", mat.Equal(whole.Set.X, resumed.Set.X))
+	// Output:
+	// first run: context canceled
+	// same draws: true
 }

@@ -74,6 +74,14 @@ type Settings struct {
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat, MinESS float64
+
+	// Checkpoint, when non-nil with a Path, saves the chains' state as the
+	// run goes and resumes from it (see Checkpoint). Default nil.
+	Checkpoint *Checkpoint
+	// Progress, when non-nil, is called after every transition of every
+	// chain, from the chains' goroutines at once: it must be safe for
+	// concurrent use and quick. Default nil.
+	Progress func(ChainProgress)
 }
 
 func (s Settings) withDefaults() Settings {
@@ -181,8 +189,10 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 	rng := rand.New(src)
 	chains := make([]*chain, s.Chains)
+	seeds := make([]uint64, 2*s.Chains)
 	for c := range chains {
-		chains[c] = newChain(c, t, &s, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		seeds[2*c], seeds[2*c+1] = rng.Uint64(), rng.Uint64()
+		chains[c] = newChain(c, t, &s, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
 	}
 	nd := int64(target.NData(t))
 	gradEvals := func() int64 {
@@ -193,16 +203,23 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		return n * nd
 	}
 
-	if err := parallel(ctx, chains, func(ch *chain) error { return ch.warmup(ctx) }); err != nil {
+	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	ck, err := newCheckpointer(&s, t, seeds)
+	if err != nil {
 		return nil, err
 	}
+	if err := ck.resume(chains, pooled); err != nil {
+		return nil, err
+	}
+	defer ck.stop()
 
-	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	if err := ck.run(ctx, chains, s.Warmup, pooled); err != nil {
+		return nil, err
+	}
 	done := 0
 	for done < s.Draws {
 		next := min(done+s.RecordEvery, s.Draws)
-		err := parallel(ctx, chains, func(ch *chain) error { return ch.sample(ctx, done, next, pooled) })
-		if err != nil {
+		if err := ck.run(ctx, chains, s.Warmup+next, pooled); err != nil {
 			return nil, err
 		}
 		done = next
@@ -302,11 +319,17 @@ func parallel(ctx context.Context, chains []*chain, f func(*chain) error) error 
 	return firstNonNil(errs)
 }
 
+// firstNonNil returns the first error other than errPause, else errPause
+// when a chain paused, else nil.
 func firstNonNil(errs []error) error {
+	var paused error
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == errPause:
+			paused = err
+		case err != nil:
 			return err
 		}
 	}
-	return nil
+	return paused
 }

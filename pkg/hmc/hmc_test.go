@@ -303,7 +303,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
 	for _, metric := range []string{MetricDiag, MetricDense} {
 		s := Settings{Metric: metric}.withDefaults()
-		c := newChain(0, g.target(), &s, rand.New(rand.NewPCG(1, 2)))
+		c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
 		if err := c.start(); err != nil {
 			t.Fatal(err)
 		}
