@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,15 +66,38 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 	if b, err := os.ReadFile(path); err == nil {
 		return b, nil
 	}
-	b, err := compute(ctx)
+	b, err := compute(context.WithValue(ctx, artefactKey{}, artefactInfo{key, path}))
 	if err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
 	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
+	// The artefact is safe: the state a long computation saved to resume
+	// from is of no further use.
+	if err := os.Remove(CheckpointPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
 	return b, nil
 }
+
+type artefactKey struct{}
+
+type artefactInfo struct{ key, path string }
+
+// ArtefactOf returns the key and the file of the artefact that ctx, the
+// context a compute function of Store.Artefact (or Env.Artefact) receives,
+// is computing; ok is false for any other context. A long computation keeps
+// the state it can resume from in CheckpointPath(path).
+func ArtefactOf(ctx context.Context) (key, path string, ok bool) {
+	a, ok := ctx.Value(artefactKey{}).(artefactInfo)
+	return a.key, a.path, ok
+}
+
+// CheckpointPath is the file beside the artefact file path where its
+// computation keeps the state to resume from. Store.Artefact removes it once
+// the artefact is written.
+func CheckpointPath(path string) string { return path + ".checkpoint" }
 
 // lockPoll is how often a waiting process retries a held lock.
 const lockPoll = 20 * time.Millisecond

@@ -329,6 +329,8 @@ func (c *chain) diagnostics() ChainDiagnostics {
 		InvMetric:         c.m.denseCopy(),
 		MeanSteps:         float64(c.steps) / n,
 		GradCalls:         c.calls,
+		Warmup:            min(c.it, c.s.Warmup),
+		Draws:             c.nSample,
 	}
 }
 

@@ -145,6 +145,9 @@ type ChainDiagnostics struct {
 	MeanSteps float64
 	// GradCalls counts the chain's LogProbGrad calls, warm-up included.
 	GradCalls int64
+	// Warmup and Draws count the chain's warm-up iterations and its kept
+	// sampling draws.
+	Warmup, Draws int
 }
 
 // Result is a reference sample with the evidence of its quality.
@@ -170,6 +173,10 @@ type Result struct {
 	// GradEvals the per-datapoint gradient evaluations (calls × NData).
 	Seconds   float64
 	GradEvals int64
+	// ResumedAt is the number of iterations (warm-up and sampling together)
+	// of the least advanced chain in the checkpoint the run resumed from; 0
+	// when it started afresh.
+	ResumedAt int
 }
 
 // Run draws a reference sample from t with s.Chains parallel chains. It
@@ -210,6 +217,10 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	}
 	if err := ck.resume(chains, pooled); err != nil {
 		return nil, err
+	}
+	resumedAt := chains[0].it
+	for _, ch := range chains {
+		resumedAt = min(resumedAt, ch.it)
 	}
 	defer ck.stop()
 
@@ -255,6 +266,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	sw.Stop()
 	res.Seconds = sw.Seconds()
 	res.GradEvals = gradEvals()
+	res.ResumedAt = resumedAt
 	return res, nil
 }
 
