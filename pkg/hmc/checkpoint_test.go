@@ -264,3 +264,30 @@ func TestProgressReportsPhases(t *testing.T) {
 		t.Errorf("%d inconsistent progress reports", bad.Load())
 	}
 }
+
+// TestAdvanceAllocatesNothing checks that the iteration loop, with a
+// progress callback and a pause flag, allocates nothing.
+func TestAdvanceAllocatesNothing(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 5, 0.2, 10)
+	var calls int
+	s := Settings{Chains: 1, Warmup: 100, Draws: 1000, Progress: func(ChainProgress) { calls++ }}.withDefaults()
+	c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
+	pooled := mat.NewDense(s.Draws, 5, nil)
+	var pause atomic.Bool
+	ctx := context.Background()
+	if err := c.advance(ctx, s.Warmup, pooled, &pause); err != nil {
+		t.Fatal(err)
+	}
+	to := s.Warmup
+	if n := testing.AllocsPerRun(50, func() {
+		to += 10
+		if err := c.advance(ctx, to, pooled, &pause); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("advance allocates %v times per 10 sampling iterations", n)
+	}
+	if calls == 0 {
+		t.Error("progress never called")
+	}
+}

@@ -1,8 +1,11 @@
 package hmc
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
@@ -120,4 +123,26 @@ func TestBenchLogisticGradient(t *testing.T) {
 	l.LogProbGrad(x, g)
 	tmp := make([]float64, 6)
 	testutil.CheckGrad(t, "logistic", func(v []float64) float64 { return l.LogProbGrad(v, tmp) }, x, g)
+}
+
+// BenchmarkRunCheckpoint is a whole short run on the 10-d Gaussian without
+// and with checkpoints every 100 iterations (a file write per checkpoint),
+// to show their cost.
+func BenchmarkRunCheckpoint(b *testing.B) {
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
+	for _, every := range []int{0, 100} {
+		b.Run(fmt.Sprintf("every=%d", every), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "ck")
+			for b.Loop() {
+				s := Settings{Chains: 2, Warmup: 300, Draws: 500, Steps: 10}
+				if every > 0 {
+					os.Remove(path)
+					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: -1}
+				}
+				if _, err := Run(context.Background(), g.target(), s, rand.NewPCG(1, 2), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
