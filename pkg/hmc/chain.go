@@ -14,7 +14,9 @@ import (
 
 // leapfrog advances (x, p) by one leapfrog step of size eps under the
 // metric m, in place. g holds ∇log p(x) on entry and on exit; the new
-// log p(x) is returned.
+// log p(x) is returned. Chains use it for the diagonal metric; for the dense
+// one it is the direct form (M⁻¹p recomputed for the drift), against which
+// leapfrogDense is tested.
 func leapfrog(t target.Target, x, p, g []float64, m *euclidean, eps float64) float64 {
 	h := 0.5 * eps
 	if m.dense {
@@ -36,6 +38,41 @@ func leapfrog(t target.Target, x, p, g []float64, m *euclidean, eps float64) flo
 		p[j] += h * gj
 	}
 	return lp
+}
+
+// leapfrogDense is leapfrog under a dense metric carrying the velocity
+// v = M⁻¹p and u = M⁻¹∇log p(x) along, so that a step costs one d×d product
+// (for the new u) instead of two (M⁻¹p for the drift and for the kinetic
+// energy ½pᵀv):
+//
+//	p ← p + (ε/2)g,  v ← v + (ε/2)u,  x ← x + εv,
+//	g ← ∇log p(x),   u ← M⁻¹g,         p ← p + (ε/2)g,  v ← v + (ε/2)u.
+//
+// v equals M⁻¹p up to rounding. g and u hold their values for x on entry and
+// on exit; the new log p(x) is returned.
+func leapfrogDense(t target.Target, x, p, v, g, u []float64, m *euclidean, eps float64) float64 {
+	h := 0.5 * eps
+	for j, gj := range g {
+		p[j] += h * gj
+		v[j] += h * u[j]
+		x[j] += eps * v[j]
+	}
+	lp := t.LogProbGrad(x, g)
+	m.mul(u, g)
+	for j, gj := range g {
+		p[j] += h * gj
+		v[j] += h * u[j]
+	}
+	return lp
+}
+
+// dot returns Σ aⱼbⱼ.
+func dot(a, b []float64) float64 {
+	var s float64
+	for j, aj := range a {
+		s += aj * b[j]
+	}
+	return s
 }
 
 func finite(x []float64) bool {
@@ -63,6 +100,8 @@ type chain struct {
 	lp     float64
 	xp, gp []float64 // proposal
 	p      []float64 // momentum
+	v      []float64 // M⁻¹p along a dense trajectory
+	u, up  []float64 // M⁻¹g and M⁻¹gp for a dense metric, nil for a diagonal one
 	m      *euclidean
 	eps    float64
 
@@ -93,6 +132,9 @@ func newChain(id int, t target.Target, s *Settings, pcg *rand.PCG) *chain {
 		win: newWindows(s.Warmup),
 		wf:  newWelford(d, dense),
 	}
+	if dense {
+		c.v, c.u, c.up = make([]float64, d), make([]float64, d), make([]float64, d)
+	}
 	return c
 }
 
@@ -116,6 +158,7 @@ func (c *chain) start() error {
 		c.lp = c.t.LogProbGrad(c.x, c.g)
 		c.calls++
 		if finite(c.x) && finite(c.g) && !math.IsNaN(c.lp) && !math.IsInf(c.lp, 0) {
+			c.metricChanged()
 			return nil
 		}
 	}
@@ -137,27 +180,64 @@ func (c *chain) pathLength() int {
 	return max(1, int(math.Ceil(base)))
 }
 
-// transition performs one HMC transition from the current state and returns
-// its acceptance statistic and whether it diverged. It allocates nothing.
-func (c *chain) transition(steps int) (accept float64, divergent bool) {
-	c.m.draw(c.rng, c.p)
-	h0 := -c.lp + c.m.kinetic(c.p)
+// metricChanged recomputes what a dense metric carries for the current
+// state, u = M⁻¹g, after the metric or the state was set from outside a
+// trajectory.
+func (c *chain) metricChanged() {
+	if c.u != nil {
+		c.m.mul(c.u, c.g)
+	}
+}
+
+// trajectory draws a momentum and runs steps leapfrog steps from the current
+// state into the proposal (xp, gp, up), and returns the initial and final
+// energies and the final log density. It stops early, with diverged true,
+// when the energy error exceeds maxEnergyError.
+func (c *chain) trajectory(steps int) (h0, h, lp float64, diverged bool) {
 	copy(c.xp, c.x)
 	copy(c.gp, c.g)
-	lp := c.lp
-	h := h0
+	lp = c.lp
+	if c.u != nil {
+		c.m.drawDense(c.rng, c.p, c.v)
+		copy(c.up, c.u)
+		h0 = -c.lp + 0.5*dot(c.p, c.v)
+		h = h0
+		for range steps {
+			lp = leapfrogDense(c.t, c.xp, c.p, c.v, c.gp, c.up, c.m, c.eps)
+			c.calls++
+			h = -lp + 0.5*dot(c.p, c.v)
+			if !(h-h0 <= maxEnergyError) { // NaN included
+				return h0, h, lp, true
+			}
+		}
+		return h0, h, lp, false
+	}
+	c.m.draw(c.rng, c.p)
+	h0 = -c.lp + c.m.kinetic(c.p)
+	h = h0
 	for range steps {
 		lp = leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
 		c.calls++
 		h = -lp + c.m.kinetic(c.p)
 		if !(h-h0 <= maxEnergyError) { // NaN included
-			return 0, true
+			return h0, h, lp, true
 		}
+	}
+	return h0, h, lp, false
+}
+
+// transition performs one HMC transition from the current state and returns
+// its acceptance statistic and whether it diverged. It allocates nothing.
+func (c *chain) transition(steps int) (accept float64, divergent bool) {
+	h0, h, lp, div := c.trajectory(steps)
+	if div {
+		return 0, true
 	}
 	accept = math.Min(1, math.Exp(h0-h))
 	if accept == 1 || c.rng.Float64() < accept {
 		c.x, c.xp = c.xp, c.x
 		c.g, c.gp = c.gp, c.g
+		c.u, c.up = c.up, c.u
 		c.lp = lp
 	}
 	return accept, false
@@ -181,13 +261,7 @@ func (c *chain) check(phase string, it int) error {
 func (c *chain) initStepSize() error {
 	const logTarget = -0.2231435513142097 // log 0.8
 	deltaH := func() float64 {
-		c.m.draw(c.rng, c.p)
-		h0 := -c.lp + c.m.kinetic(c.p)
-		copy(c.xp, c.x)
-		copy(c.gp, c.g)
-		lp := leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
-		c.calls++
-		h := -lp + c.m.kinetic(c.p)
+		h0, h, _, _ := c.trajectory(1)
 		if math.IsNaN(h) {
 			h = math.Inf(1)
 		}
@@ -284,6 +358,7 @@ func (c *chain) warmupIteration(it int) error {
 	c.adaptSum += a
 	c.adaptN++
 	if c.win.learn(&c.wf, c.x, c.m) {
+		c.metricChanged()
 		if err := c.initStepSize(); err != nil {
 			return err
 		}

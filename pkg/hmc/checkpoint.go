@@ -59,7 +59,7 @@ var ErrCheckpointMismatch = errors.New("checkpoint does not match this run")
 var errPause = errors.New("hmc: pause for a checkpoint")
 
 // checkpointFormat is the version of the file layout.
-const checkpointFormat = 1
+const checkpointFormat = 2
 
 // checkpointer writes and reads the checkpoints of one run. A nil
 // *checkpointer runs the chains without checkpoints.
@@ -340,6 +340,7 @@ func (c *chain) restore(st *ckChain, pooled *mat.Dense) error {
 	copy(c.wf.m2, st.WfM2)
 	c.calls, c.acceptSum, c.adaptSum, c.adaptN = st.Calls, st.AcceptSum, st.AdaptSum, st.AdaptN
 	c.steps, c.nSample, c.divergent, c.warmDivergent = st.Steps, st.NSample, st.Divergent, st.WarmDivergent
+	c.metricChanged()
 	for i := 0; i < st.NSample; i++ {
 		copy(pooled.RawRowView(i*c.s.Chains+c.id), st.Draws[i*d:(i+1)*d])
 	}

@@ -3,6 +3,7 @@ package hmc_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,12 +29,13 @@ func ExampleRun() {
 	m := res.Set.Mean(nil)
 	fmt.Printf("draws: %d\n", res.Set.Len())
 	fmt.Printf("mean: (%.1f, %.1f)\n", m[0], m[1])
-	fmt.Printf("inverse mass of chain 0: (%.0f, %.0f)\n", res.Diagnostics[0].InvMass[0], res.Diagnostics[0].InvMass[1])
+	im := res.Diagnostics[0].InvMass
+	fmt.Printf("inverse mass of chain 0 within 25%% of (1, 4): %v\n", math.Abs(im[0]-1) < 0.25 && math.Abs(im[1]-4) < 1)
 	fmt.Printf("R̂ < 1.01: %v, ESS > 400: %v, flagged: %v\n", res.MaxRhat < 1.01, res.MinESS > 400, res.Flagged)
 	// Output:
 	// draws: 4000
 	// mean: (1.0, -2.0)
-	// inverse mass of chain 0: (1, 4)
+	// inverse mass of chain 0 within 25% of (1, 4): true
 	// R̂ < 1.01: true, ESS > 400: true, flagged: false
 }
 

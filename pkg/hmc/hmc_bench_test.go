@@ -94,6 +94,24 @@ func BenchmarkMetric(b *testing.B) {
 				}
 			})
 		}
+		// What chains run with the dense metric: the velocity carried
+		// along, one d×d product per step.
+		b.Run(fmt.Sprintf("dense-carried/d=%d", d), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			x, p, g := make([]float64, d), make([]float64, d), make([]float64, d)
+			v, u := make([]float64, d), make([]float64, d)
+			m := newEuclidean(d, true)
+			for j := range p {
+				p[j] = rng.NormFloat64()
+			}
+			m.mul(v, p)
+			var t target.Target = zero(d)
+			b.ReportAllocs()
+			for b.Loop() {
+				leapfrogDense(t, x, p, v, g, u, m, 0.01)
+				_ = 0.5 * dot(p, v)
+			}
+		})
 	}
 }
 
