@@ -194,3 +194,39 @@ func TestChainMonitorLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceDiscardsForeignCheckpoint puts a file that is not this run's
+// checkpoint where the reference keeps its own: the run says it discards
+// it, starts afresh from the same random state and stores the draws of an
+// uninterrupted run.
+func TestReferenceDiscardsForeignCheckpoint(t *testing.T) {
+	whole := t.TempDir()
+	runRefExperiment(t, context.Background(), whole)
+	want, wantPath := loadRef(t, whole)
+
+	results := t.TempDir()
+	rel, err := filepath.Rel(whole, wantPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := harness.CheckpointPath(filepath.Join(results, rel))
+	if err := os.MkdirAll(filepath.Dir(ck), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ck, []byte("written by something else"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := runRefExperiment(t, context.Background(), results)
+	if !strings.Contains(log, "discarding a checkpoint of another run") {
+		t.Errorf("no warning about the foreign checkpoint:\n%s", log)
+	}
+	got, _ := loadRef(t, results)
+	for i := range want.X {
+		if math.Float64bits(got.X[i]) != math.Float64bits(want.X[i]) {
+			t.Fatalf("reference differs at entry %d after discarding the checkpoint", i)
+		}
+	}
+	if _, err := os.Stat(ck); !os.IsNotExist(err) {
+		t.Errorf("foreign checkpoint still there: %v", err)
+	}
+}
