@@ -74,6 +74,14 @@ type Settings struct {
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat, MinESS float64
+
+	// Checkpoint, when non-nil with a Path, saves the chains' state as the
+	// run goes and resumes from it (see Checkpoint). Default nil.
+	Checkpoint *Checkpoint
+	// Progress, when non-nil, is called after every transition of every
+	// chain, from the chains' goroutines at once: it must be safe for
+	// concurrent use and quick. Default nil.
+	Progress func(ChainProgress)
 }
 
 func (s Settings) withDefaults() Settings {
@@ -137,6 +145,9 @@ type ChainDiagnostics struct {
 	MeanSteps float64
 	// GradCalls counts the chain's LogProbGrad calls, warm-up included.
 	GradCalls int64
+	// Warmup and Draws count the chain's warm-up iterations and its kept
+	// sampling draws.
+	Warmup, Draws int
 }
 
 // Result is a reference sample with the evidence of its quality.
@@ -162,6 +173,10 @@ type Result struct {
 	// GradEvals the per-datapoint gradient evaluations (calls × NData).
 	Seconds   float64
 	GradEvals int64
+	// ResumedAt is the number of iterations (warm-up and sampling together)
+	// of the least advanced chain in the checkpoint the run resumed from; 0
+	// when it started afresh.
+	ResumedAt int
 }
 
 // Run draws a reference sample from t with s.Chains parallel chains. It
@@ -181,8 +196,10 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 	rng := rand.New(src)
 	chains := make([]*chain, s.Chains)
+	seeds := make([]uint64, 2*s.Chains)
 	for c := range chains {
-		chains[c] = newChain(c, t, &s, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		seeds[2*c], seeds[2*c+1] = rng.Uint64(), rng.Uint64()
+		chains[c] = newChain(c, t, &s, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
 	}
 	nd := int64(target.NData(t))
 	gradEvals := func() int64 {
@@ -193,16 +210,27 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		return n * nd
 	}
 
-	if err := parallel(ctx, chains, func(ch *chain) error { return ch.warmup(ctx) }); err != nil {
+	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	ck, err := newCheckpointer(&s, t, seeds)
+	if err != nil {
 		return nil, err
 	}
+	if err := ck.resume(chains, pooled); err != nil {
+		return nil, err
+	}
+	resumedAt := chains[0].it
+	for _, ch := range chains {
+		resumedAt = min(resumedAt, ch.it)
+	}
+	defer ck.stop()
 
-	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	if err := ck.run(ctx, chains, s.Warmup, pooled); err != nil {
+		return nil, err
+	}
 	done := 0
 	for done < s.Draws {
 		next := min(done+s.RecordEvery, s.Draws)
-		err := parallel(ctx, chains, func(ch *chain) error { return ch.sample(ctx, done, next, pooled) })
-		if err != nil {
+		if err := ck.run(ctx, chains, s.Warmup+next, pooled); err != nil {
 			return nil, err
 		}
 		done = next
@@ -238,6 +266,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	sw.Stop()
 	res.Seconds = sw.Seconds()
 	res.GradEvals = gradEvals()
+	res.ResumedAt = resumedAt
 	return res, nil
 }
 
@@ -302,11 +331,17 @@ func parallel(ctx context.Context, chains []*chain, f func(*chain) error) error 
 	return firstNonNil(errs)
 }
 
+// firstNonNil returns the first error other than errPause, else errPause
+// when a chain paused, else nil.
 func firstNonNil(errs []error) error {
+	var paused error
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == errPause:
+			paused = err
+		case err != nil:
 			return err
 		}
 	}
-	return nil
+	return paused
 }
