@@ -46,3 +46,24 @@ func ExampleRecorderFunc() {
 	fmt.Println(evals)
 	// Output: [100 200 300]
 }
+
+// The weighted covariance, quantiles and effective sample size of a set.
+func ExampleSet_Cov() {
+	s := particle.Set{
+		X: mat.NewDense(3, 2, []float64{
+			0, 0,
+			1, 2,
+			4, 4,
+		}),
+		W: []float64{0.5, 0.25, 0.25},
+	}
+	cov := s.Cov(nil)
+	fmt.Println(mat.Formatted(cov))
+	fmt.Println(s.Quantiles(nil, 0, []float64{0.25, 0.5, 0.9}))
+	fmt.Printf("%.3f\n", s.ESS())
+	// Output:
+	// ⎡2.6875   2.625⎤
+	// ⎣ 2.625    2.75⎦
+	// [0 0 4]
+	// 2.667
+}
