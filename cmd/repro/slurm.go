@@ -61,7 +61,11 @@ func slurmCmd(args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cells, err := loadCells(files, *profile)
+	if len(cmd.sets) > 0 {
+		// The job scripts run the files as they are on disk.
+		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
+	}
+	cells, err := loadCells(files, *profile, nil)
 	if err != nil {
 		return err
 	}

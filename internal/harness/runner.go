@@ -329,7 +329,7 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (pr
 	threads := r.Threads()
 	vcs := vcsInfo()
 	prov = &Provenance{
-		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile,
+		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile, Overrides: c.Experiment.Overrides,
 		Cell: c.ID, Method: c.Method.Name, Kind: c.Method.Kind, Dataset: c.Dataset, Split: c.Split, N: c.N,
 		Settings: c.Method.Settings, Key: st.Key, KeyDoc: st.ck.Doc, Data: st.ck.Data,
 		Code: vcs, Host: hostInfo(), Jobs: r.opts.Jobs, Threads: threads, Start: time.Now().UTC(),
