@@ -74,6 +74,8 @@ type Experiment struct {
 	Reference *Reference
 	// Methods are in file order.
 	Methods []*Method
+	// own are the datasets the file declares in [data.NAME] tables.
+	own map[string]*Dataset
 	// Overrides are the KEY=VALUE overrides applied after the profile
 	// (LoadFileSet), in the order they apply; the provenance records them.
 	Overrides []string
@@ -161,6 +163,9 @@ type expDoc struct {
 	Eval        evalDoc              `toml:"eval"`
 	Reference   refDoc               `toml:"reference"`
 	Methods     map[string]methodDoc `toml:"methods"`
+	// Data are the file's own datasets (RegisterFileDataset); only the
+	// base of the file declares them.
+	Data map[string]toml.Primitive `toml:"data"`
 }
 
 type fileDoc struct {
@@ -178,6 +183,8 @@ type decoder struct {
 	reg  *Registry
 	// cur holds the overrides while the profile they apply to resolves.
 	cur *overrides
+	// own are the file's declared datasets, built once.
+	own map[string]*Dataset
 }
 
 // layer is one settings table: of the file (or a profile), or of the
@@ -332,6 +339,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 		if err := d.md.PrimitiveDecode(doc.Profiles[p], &pd); err != nil {
 			return nil, d.libError(err)
 		}
+		if d.md.IsDefined("profiles", p, "data") {
+			return nil, d.errAt([]string{"profiles", p, "data"}, "datasets are declared in the base of the file, not in a profile")
+		}
 		methods := base.Methods
 		base.Methods = nil
 		overlay(d.md, reflect.ValueOf(&base).Elem(), reflect.ValueOf(pd), prefix)
@@ -359,6 +369,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 		}
 	}
 	if ov != nil {
+		if ov.md.IsDefined("data") {
+			return nil, d.errAt([]string{setMark, "data"}, "datasets are declared in the file, not overridden")
+		}
 		if err := d.applyOverrides(&base, ov, settings, &refSettings); err != nil {
 			return nil, err
 		}
@@ -423,9 +436,16 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 		}
 		return nil, d.errAt(w("datasets"), "at least one dataset is needed")
 	}
+	own, err := d.fileDatasets(doc)
+	if err != nil {
+		return nil, err
+	}
+	e.own = own
 	seen := map[string]bool{}
 	for _, ds := range doc.Datasets {
-		if _, ok := d.reg.dataset(ds); !ok {
+		if _, ok := own[ds]; ok {
+			// declared by the file
+		} else if _, ok := d.reg.dataset(ds); !ok {
 			return nil, d.errAt(w("datasets"), "%v", unknownName("dataset", ds, d.reg))
 		}
 		if seen[ds] {
