@@ -162,7 +162,7 @@ func (d *csvDataset) checksums(s int) (map[string]string, error) {
 	}
 	out := map[string]string{
 		d.name + "/" + filepath.Base(d.decl.File): d.table.SHA256,
-		d.name + "/declaration":                  d.declSum,
+		d.name + "/declaration":                   d.declSum,
 	}
 	for _, f := range sums {
 		out[d.name+"/"+filepath.Base(f.Path)] = f.SHA256
