@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 )
@@ -26,8 +27,9 @@ func cleanCmd(args []string) error {
 			"those of stale cells (their key changed; the next run recomputes them) and",
 			"orphans under an experiment's results folder that belong to none of its",
 			"cells (a method, dataset, split or particle count the file no longer has).",
-			"Nothing is removed without --yes. Cells being run are left alone, and so are",
-			"cells stale only because their data is absent here (see --data-dir).",
+			"Nothing is removed without --yes. Left alone: cells being run, cells stale",
+			"only because their data is absent here (see --data-dir), and results of",
+			"another profile than --profile (they share the results folder).",
 		},
 	})
 	yes := cmd.fs.Bool("yes", false, "remove the files listed")
@@ -43,13 +45,19 @@ func cleanCmd(args []string) error {
 	r := cmd.runner(harness.Options{})
 	var remove []string
 	why := map[string]string{}
-	kept := 0
+	kept, otherProfile := 0, 0
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
 			return err
 		}
 		if st.Status != harness.Stale || r.Running(c) {
+			continue
+		}
+		if st.Prov.Profile != c.Experiment.Profile {
+			// Results of another profile in the same folder: not this
+			// profile's to judge.
+			otherProfile++
 			continue
 		}
 		if st.DataMissing() {
@@ -70,9 +78,29 @@ func cleanCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	profile := ""
+	if len(cells) > 0 {
+		profile = cells[0].Experiment.Profile
+	}
+	keep := map[string]bool{}
 	for _, p := range orphans {
+		if strings.HasSuffix(p, ".json") {
+			if prov, err := harness.ReadProvenance(p); err == nil && prov.Profile != profile {
+				base := strings.TrimSuffix(p, ".json")
+				keep[p], keep[base+".csv"] = true, true
+			}
+		}
+	}
+	for _, p := range orphans {
+		if keep[p] {
+			otherProfile++
+			continue
+		}
 		remove = append(remove, p)
 		why[p] = "orphan: no cell of its experiment"
+	}
+	if otherProfile > 0 {
+		fmt.Fprintf(os.Stderr, "%d cells or files kept: their results are of another profile than %q (give its --profile)\n", otherProfile, profile)
 	}
 	if kept > 0 {
 		fmt.Fprintf(os.Stderr, "%d stale cells kept: their data is missing under --data-dir, so their results cannot be judged\n", kept)
@@ -91,10 +119,13 @@ func cleanCmd(args []string) error {
 		n++
 		fmt.Printf("%s %s (%s)\n", verb, p, why[p])
 	}
-	if !*yes && n > 0 {
+	switch {
+	case n == 0:
+		fmt.Fprintln(os.Stderr, "nothing to remove")
+	case !*yes:
 		fmt.Fprintf(os.Stderr, "%d files; run again with --yes to remove them\n", n)
-	} else {
-		fmt.Fprintf(os.Stderr, "%d files %s\n", n, verb) // n may be 0: nothing to remove
+	default:
+		fmt.Fprintf(os.Stderr, "%d files removed\n", n)
 	}
 	return nil
 }
