@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/internal/report"
 )
 
 const csvExp = `id = "own"
@@ -101,6 +103,28 @@ func TestCSVDatasetRunsAndKeys(t *testing.T) {
 	sum, err := r.Run(context.Background(), harness.Plan([]*harness.Experiment{e}))
 	if err != nil || sum.Done != 2 {
 		t.Fatalf("run: %v %v", sum, err)
+	}
+	// Its figure and its section in the report.
+	res, err := report.Load(filepath.Join(dir, "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := filepath.Join(dir, "figures")
+	if _, err := report.Plot(res, figs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(figs, "own-accuracy.png")); err != nil {
+		t.Error(err)
+	}
+	var out bytes.Buffer
+	if err := report.Write(&out, res, report.Options{Figures: "fig", FigureDir: figs}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"## Other experiments", "### own", "| mine | svgd | 5 | 2 | ", "![own-accuracy](fig/own-accuracy.png)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 	base := keysOf(t, r, path)
 	// The label is for display: same keys.
