@@ -38,16 +38,25 @@ const (
 // (with split_dir) and the declaration itself (columns, model, positive
 // class, hidden units, split rule), but not the file names nor the label.
 type CSVData struct {
-	File          string   `toml:"file" json:"-"`
-	Target        string   `toml:"target" json:"target"`
-	Features      []string `toml:"features" json:"features,omitempty"`
-	Model         string   `toml:"model" json:"model"`
-	Positive      string   `toml:"positive" json:"positive,omitempty"`
-	Hidden        int      `toml:"hidden" json:"hidden,omitempty"`
-	Label         string   `toml:"label" json:"-"`
-	SplitCount    int      `toml:"split_count" json:"split_count,omitempty"`
-	TrainFraction float64  `toml:"train_fraction" json:"train_fraction,omitempty"`
-	SplitDir      string   `toml:"split_dir" json:"-"`
+	// File is the CSV file, relative to the experiment file.
+	File string `toml:"file" json:"-"`
+	// Target is the response column; Features the feature columns
+	// (empty: every other column).
+	Target   string   `toml:"target" json:"target"`
+	Features []string `toml:"features" json:"features,omitempty"`
+	// Model is CSVLogistic or CSVBNN; Positive the class +1 of a logistic
+	// model, Hidden the hidden units of a BNN (50 when zero).
+	Model    string `toml:"model" json:"model"`
+	Positive string `toml:"positive" json:"positive,omitempty"`
+	Hidden   int    `toml:"hidden" json:"hidden,omitempty"`
+	// Label is the name figures and reports print (the dataset's name
+	// when empty).
+	Label string `toml:"label" json:"-"`
+	// SplitCount seeded splits train on TrainFraction of the rows each;
+	// SplitDir, instead, holds PBP-layout split files.
+	SplitCount    int     `toml:"split_count" json:"split_count,omitempty"`
+	TrainFraction float64 `toml:"train_fraction" json:"train_fraction,omitempty"`
+	SplitDir      string  `toml:"split_dir" json:"-"`
 }
 
 // Validate checks the declaration's keys and their combinations.

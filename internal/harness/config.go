@@ -443,9 +443,8 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	e.own = own
 	seen := map[string]bool{}
 	for _, ds := range doc.Datasets {
-		if _, ok := own[ds]; ok {
-			// declared by the file
-		} else if _, ok := d.reg.dataset(ds); !ok {
+		_, declared := own[ds]
+		if _, ok := d.reg.dataset(ds); !declared && !ok {
 			return nil, d.errAt(w("datasets"), "%v", unknownName("dataset", ds, d.reg))
 		}
 		if seen[ds] {

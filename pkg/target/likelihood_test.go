@@ -78,10 +78,14 @@ func TestPosteriorMatchesLogistic(t *testing.T) {
 		batch[i] = rng.IntN(n)
 	}
 	g1, g2 := make([]float64, d), make([]float64, d)
-	var worst [4][2]float64 // full, minibatch, batched, minibatch batched × (lp, grad)
+	// full, minibatch, batched, minibatch batched × (lp, grad) relative to
+	// max(1, |value|), and the absolute differences.
+	var worst, abs [4][2]float64
 	rel := func(k int, lp1, lp2 float64, a, b []float64) {
 		worst[k][0] = math.Max(worst[k][0], math.Abs(lp1-lp2)/math.Max(1, math.Abs(lp2)))
 		worst[k][1] = math.Max(worst[k][1], maxAbsDiff(a, b)/math.Max(1, floats.Norm(b, math.Inf(1))))
+		abs[k][0] = math.Max(abs[k][0], math.Abs(lp1-lp2))
+		abs[k][1] = math.Max(abs[k][1], maxAbsDiff(a, b))
 	}
 	for i := 0; i < m; i++ {
 		x := xs.RawRowView(i)
@@ -101,7 +105,7 @@ func TestPosteriorMatchesLogistic(t *testing.T) {
 		rel(3, lp1[i], lp2[i], G1.RawRowView(i), G2.RawRowView(i))
 	}
 	for k, name := range []string{"full", "minibatch", "batched", "minibatch batched"} {
-		t.Logf("%-17s max relative difference: log density %.2g, gradient %.2g", name, worst[k][0], worst[k][1])
+		t.Logf("%-17s max difference: log density %.2g (relative %.2g), gradient %.2g (relative %.2g)", name, abs[k][0], worst[k][0], abs[k][1], worst[k][1])
 		if worst[k][0] > 1e-12 || worst[k][1] > 1e-12 {
 			t.Errorf("%s: differs from model.Logistic by %.2g (log density), %.2g (gradient)", name, worst[k][0], worst[k][1])
 		}
