@@ -53,9 +53,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadCells reads the experiment files under profile with the overrides
-// sets (KEY=VALUE, applied to every file) and lists their cells.
-func loadCells(files []string, profile string, sets []string) ([]*harness.Cell, error) {
+// loadCells reads the experiment files under profile and lists their cells.
+func loadCells(files []string, profile string) ([]*harness.Cell, error) {
+	return loadCellsSet(files, profile, nil)
+}
+
+// loadCellsSet is loadCells with the overrides sets (KEY=VALUE, applied to
+// every file after the profile).
+func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cell, error) {
 	var exps []*harness.Experiment
 	for _, f := range files {
 		e, err := harness.LoadFileSet(harness.Default, f, profile, sets)
@@ -141,7 +146,7 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadCells(files, *c.profile, c.sets)
+	return loadCellsSet(files, *c.profile, c.sets)
 }
 
 // runner returns the runner over the results directory with the command's

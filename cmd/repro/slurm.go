@@ -65,7 +65,7 @@ func slurmCmd(args []string) error {
 		// The job scripts run the files as they are on disk.
 		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
 	}
-	cells, err := loadCells(files, *profile, nil)
+	cells, err := loadCells(files, *profile)
 	if err != nil {
 		return err
 	}
