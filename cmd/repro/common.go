@@ -55,9 +55,15 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // loadCells reads the experiment files under profile and lists their cells.
 func loadCells(files []string, profile string) ([]*harness.Cell, error) {
+	return loadCellsSet(files, profile, nil)
+}
+
+// loadCellsSet is loadCells with the overrides sets (KEY=VALUE, applied to
+// every file after the profile).
+func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cell, error) {
 	var exps []*harness.Experiment
 	for _, f := range files {
-		e, err := harness.LoadFile(harness.Default, f, profile)
+		e, err := harness.LoadFileSet(harness.Default, f, profile, sets)
 		if err != nil {
 			return nil, err
 		}
@@ -90,6 +96,7 @@ type cellCmd struct {
 	dataDir *string
 	jobs    int
 	keyRev  bool
+	sets    repeated
 }
 
 func newCellCmd(s cellSpec) *cellCmd {
@@ -107,6 +114,7 @@ func newCellCmd(s cellSpec) *cellCmd {
 	c.results = c.fs.String("results", "results", s.results)
 	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
 		"data folder the experiments read (also $"+experiment.DataEnv+")")
+	c.fs.Var(&c.sets, "set", "override KEY=VALUE of the experiment files after the profile, in TOML (methods.svgd.settings.step=0.01, splits=[0,1]; repeatable)")
 	if !s.noKeyRevision {
 		c.fs.BoolVar(&c.keyRev, "key-revision", false, "make the VCS revision part of every cache key")
 	}
@@ -138,7 +146,7 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadCells(files, *c.profile)
+	return loadCellsSet(files, *c.profile, c.sets)
 }
 
 // runner returns the runner over the results directory with the command's

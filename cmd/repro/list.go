@@ -20,16 +20,30 @@ func listCmd(args []string) error {
 	cmd := newCellCmd(cellSpec{
 		name: "list",
 		usage: []string{
-			"usage: repro list FILE... [--profile quick|full] [--results DIR]",
+			"usage: repro list FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [--json]",
 			"\nPrints one line per cell: its index (for repro run --cells), its status",
-			"(done, failed, skipped, stale or pending), its short cache key and its id.",
+			"(done, failed, skipped, stale or pending), its short cache key and its id;",
+			"a stale cell's note says which inputs of its key changed. With --json, a",
+			"JSON array of one object per cell (index, id, status, key, reason, results).",
 		},
 	})
+	asJSON := cmd.fs.Bool("json", false, "print a JSON array of one object per cell")
 	cells, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
 	r := cmd.runner(harness.Options{})
+	if *asJSON {
+		out := []cellJSON{}
+		for _, c := range cells {
+			st, err := r.Status(c)
+			if err != nil {
+				return err
+			}
+			out = append(out, newCellJSON(r, st))
+		}
+		return writeJSON(os.Stdout, out)
+	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
 	counts := map[harness.Status]int{}
@@ -42,6 +56,9 @@ func listCmd(args []string) error {
 		note := ""
 		if st.Prov != nil && st.Status != harness.Done && st.Prov.Error != "" {
 			note = firstLine(st.Prov.Error)
+		}
+		if why := st.StaleReason(); why != "" {
+			note = "changed: " + why
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", c.Index, st.Status, st.Key[:10], c.ID, note)
 	}

@@ -61,6 +61,10 @@ func slurmCmd(args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if len(cmd.sets) > 0 {
+		// The job scripts run the files as they are on disk.
+		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
+	}
 	cells, err := loadCells(files, *profile)
 	if err != nil {
 		return err

@@ -125,8 +125,10 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 	}
 }
 
-// registerData registers every dataset of pkg/data under its name.
+// registerData registers every dataset of pkg/data under its name, and the
+// datasets experiment files declare from CSV files (CSVData).
 func registerData(r *harness.Registry) {
+	registerCSVData(r)
 	for _, ds := range data.Datasets() {
 		switch ds.Task {
 		case data.TaskClassification:

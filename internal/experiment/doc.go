@@ -14,6 +14,12 @@
 // gauss10d are exact Gaussian targets N(m, Σ) with m ~ N(0, I) and Σ = Q
 // diag(λ) Qᵀ, λ log-uniform on [½, 2], from fixed seeds.
 //
+// An experiment file may also declare datasets of its own from CSV files
+// in [data.NAME] tables (CSVData): logistic regression on a class column
+// (model = "logistic", positive = the class +1) or a BNN on a numeric one
+// (model = "bnn", hidden units, 50 by default), with seeded train-fraction
+// splits or PBP-layout split files; see examples/own-data.
+//
 // The data folder is $MMDFW_DATA (default "data"), which the commands'
 // --data-dir flag sets. A dataset absent from it is
 // harness.ErrDataMissing: its cells are skipped, never failed and never run

@@ -118,7 +118,7 @@ type cellKey struct {
 // ErrDataMissing gives a key that records the absence, so the cell is
 // skipped now and recomputed when the data appears.
 func (r *Runner) key(c *Cell) (cellKey, error) {
-	ds, _ := r.reg.dataset(c.Dataset)
+	ds, _ := r.datasetOf(c)
 	var data map[string]string
 	var missing string
 	if ds.Checksums != nil {

@@ -74,6 +74,11 @@ type Experiment struct {
 	Reference *Reference
 	// Methods are in file order.
 	Methods []*Method
+	// own are the datasets the file declares in [data.NAME] tables.
+	own map[string]*Dataset
+	// Overrides are the KEY=VALUE overrides applied after the profile
+	// (LoadFileSet), in the order they apply; the provenance records them.
+	Overrides []string
 }
 
 // Budget stops a method through its recorder: once Steps snapshots steps are
@@ -158,6 +163,9 @@ type expDoc struct {
 	Eval        evalDoc              `toml:"eval"`
 	Reference   refDoc               `toml:"reference"`
 	Methods     map[string]methodDoc `toml:"methods"`
+	// Data are the file's own datasets (RegisterFileDataset); only the
+	// base of the file declares them.
+	Data map[string]toml.Primitive `toml:"data"`
 }
 
 type fileDoc struct {
@@ -173,9 +181,29 @@ type decoder struct {
 	src  []byte
 	md   toml.MetaData
 	reg  *Registry
+	// cur holds the overrides while the profile they apply to resolves.
+	cur *overrides
+	// own are the file's declared datasets, built once.
+	own map[string]*Dataset
+}
+
+// layer is one settings table: of the file (or a profile), or of the
+// overrides (set), each decoded with the metadata of its document.
+type layer struct {
+	md  *toml.MetaData
+	p   toml.Primitive
+	set bool
 }
 
 func (d *decoder) errAt(key []string, format string, args ...any) *ConfigError {
+	if len(key) > 0 && key[0] == setMark {
+		k := key[1:]
+		msg := fmt.Sprintf(format, args...)
+		if d.cur != nil {
+			msg = "--set " + d.cur.find(k).raw + ": " + msg
+		}
+		return &ConfigError{File: d.file, Key: toml.Key(k).String(), Msg: msg}
+	}
 	return &ConfigError{File: d.file, Line: keyLine(d.src, key), Key: toml.Key(key).String(), Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -199,7 +227,16 @@ func LoadFile(reg *Registry, path, profile string) (*Experiment, error) {
 
 // Load is LoadFile on the contents src of the file named name.
 func Load(reg *Registry, name string, src []byte, profile string) (*Experiment, error) {
+	return LoadSet(reg, name, src, profile, nil)
+}
+
+// LoadSet is LoadFileSet on the contents src of the file named name.
+func LoadSet(reg *Registry, name string, src []byte, profile string, sets []string) (*Experiment, error) {
 	d := &decoder{file: name, src: src, reg: reg}
+	ov, err := parseOverrides(name, sets)
+	if err != nil {
+		return nil, err
+	}
 	var doc fileDoc
 	md, err := toml.NewDecoder(strings.NewReader(string(src))).Decode(&doc)
 	if err != nil {
@@ -219,7 +256,7 @@ func Load(reg *Registry, name string, src []byte, profile string) (*Experiment, 
 	sort.Strings(pnames)
 	var want *Experiment
 	for _, p := range append([]string{""}, pnames...) {
-		e, err := d.resolve(&doc, p)
+		e, err := d.resolve(&doc, p, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -230,10 +267,25 @@ func Load(reg *Registry, name string, src []byte, profile string) (*Experiment, 
 	if u := d.md.Undecoded(); len(u) > 0 {
 		return nil, d.errAt(u[0], "unknown key")
 	}
-	if want == nil {
-		// The profile is known but the file does not override anything.
-		want, _ = d.resolve(&doc, "")
+	if want == nil || ov != nil {
+		// The profile is known but the file does not override anything,
+		// or overrides apply to the wanted profile.
+		p := profile
+		if want == nil {
+			p = ""
+		}
+		if want, err = d.resolve(&doc, p, ov); err != nil {
+			return nil, err
+		}
 		want.Profile = profile
+	}
+	if ov != nil {
+		d.cur = ov
+		if u := ov.md.Undecoded(); len(u) > 0 {
+			return nil, d.errAt(append([]string{setMark}, u[0]...), "unknown key")
+		}
+		d.cur = nil
+		want.Overrides = ov.strings()
 	}
 	return want, nil
 }
@@ -262,19 +314,23 @@ func (d *decoder) libError(err error) error {
 	return &ConfigError{File: d.file, Msg: err.Error()}
 }
 
-// resolve applies profile p (p == "" for none) to the base document.
-func (d *decoder) resolve(doc *fileDoc, p string) (*Experiment, error) {
+// resolve applies profile p (p == "" for none) to the base document, then
+// the overrides ov (nil for none).
+func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, error) {
+	d.cur = ov
+	defer func() { d.cur = nil }()
 	base := doc.expDoc
-	// Settings are decoded in layers: the base table, then the profile's.
-	settings := map[string][]toml.Primitive{}
-	var refSettings []toml.Primitive
+	// Settings are decoded in layers: the base table, the profile's, then
+	// the overrides'.
+	settings := map[string][]layer{}
+	var refSettings []layer
 	for name, m := range base.Methods {
 		if d.md.IsDefined("methods", name, "settings") {
-			settings[name] = []toml.Primitive{m.Settings}
+			settings[name] = []layer{{md: &d.md, p: m.Settings}}
 		}
 	}
 	if d.md.IsDefined("reference", "settings") {
-		refSettings = []toml.Primitive{base.Reference.Settings}
+		refSettings = []layer{{md: &d.md, p: base.Reference.Settings}}
 	}
 	prefix := []string{}
 	if p != "" {
@@ -283,9 +339,12 @@ func (d *decoder) resolve(doc *fileDoc, p string) (*Experiment, error) {
 		if err := d.md.PrimitiveDecode(doc.Profiles[p], &pd); err != nil {
 			return nil, d.libError(err)
 		}
+		if d.md.IsDefined("profiles", p, "data") {
+			return nil, d.errAt([]string{"profiles", p, "data"}, "datasets are declared in the base of the file, not in a profile")
+		}
 		methods := base.Methods
 		base.Methods = nil
-		d.overlay(reflect.ValueOf(&base).Elem(), reflect.ValueOf(pd), prefix)
+		overlay(d.md, reflect.ValueOf(&base).Elem(), reflect.ValueOf(pd), prefix)
 		base.Methods = make(map[string]methodDoc, len(methods))
 		for name, m := range methods {
 			base.Methods[name] = m
@@ -299,23 +358,31 @@ func (d *decoder) resolve(doc *fileDoc, p string) (*Experiment, error) {
 			if d.md.IsDefined(append(key, "kind")...) && pm.Kind != bm.Kind {
 				return nil, d.errAt(append(key, "kind"), "a profile cannot change a method's kind")
 			}
-			d.overlay(reflect.ValueOf(&bm).Elem(), reflect.ValueOf(pm), key)
+			overlay(d.md, reflect.ValueOf(&bm).Elem(), reflect.ValueOf(pm), key)
 			base.Methods[name] = bm
 			if d.md.IsDefined(append(key, "settings")...) {
-				settings[name] = append(settings[name], pm.Settings)
+				settings[name] = append(settings[name], layer{md: &d.md, p: pm.Settings})
 			}
 		}
 		if d.md.IsDefined("profiles", p, "reference", "settings") {
-			refSettings = append(refSettings, pd.Reference.Settings)
+			refSettings = append(refSettings, layer{md: &d.md, p: pd.Reference.Settings})
+		}
+	}
+	if ov != nil {
+		if ov.md.IsDefined("data") {
+			return nil, d.errAt([]string{setMark, "data"}, "datasets are declared in the file, not overridden")
+		}
+		if err := d.applyOverrides(&base, ov, settings, &refSettings); err != nil {
+			return nil, err
 		}
 	}
 	return d.check(&base, p, prefix, settings, refSettings)
 }
 
-// overlay copies into dst every field of src that the profile at path
-// defines, recursing into tables; settings (Primitive) and methods are
-// handled by the caller.
-func (d *decoder) overlay(dst, src reflect.Value, path []string) {
+// overlay copies into dst every field of src that the document of md
+// defines at path, recursing into tables; settings (Primitive) and methods
+// are handled by the caller.
+func overlay(md toml.MetaData, dst, src reflect.Value, path []string) {
 	t := dst.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -324,11 +391,11 @@ func (d *decoder) overlay(dst, src reflect.Value, path []string) {
 			continue
 		}
 		key := append(append([]string{}, path...), name)
-		if !d.md.IsDefined(key...) {
+		if !md.IsDefined(key...) {
 			continue
 		}
 		if f.Type.Kind() == reflect.Struct {
-			d.overlay(dst.Field(i), src.Field(i), key)
+			overlay(md, dst.Field(i), src.Field(i), key)
 			continue
 		}
 		dst.Field(i).Set(src.Field(i))
@@ -336,8 +403,12 @@ func (d *decoder) overlay(dst, src reflect.Value, path []string) {
 }
 
 // where returns the key at which field of the resolved document was set: in
-// the profile when the profile defines it, else in the base.
+// an override (marked by setMark) when one defines it, in the profile when
+// the profile defines it, else in the base.
 func (d *decoder) where(prefix []string, key ...string) []string {
+	if d.cur != nil && d.cur.md.IsDefined(key...) {
+		return append([]string{setMark}, key...)
+	}
 	if len(prefix) > 0 {
 		pk := append(append([]string{}, prefix...), key...)
 		if d.md.IsDefined(pk...) {
@@ -347,7 +418,7 @@ func (d *decoder) where(prefix []string, key ...string) []string {
 	return key
 }
 
-func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[string][]toml.Primitive, refSettings []toml.Primitive) (*Experiment, error) {
+func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[string][]layer, refSettings []layer) (*Experiment, error) {
 	w := func(key ...string) []string { return d.where(prefix, key...) }
 	e := &Experiment{
 		File: d.file, Profile: p, ID: doc.ID, Description: doc.Description, Deviation: doc.Deviation, Seed: doc.Seed,
@@ -365,9 +436,15 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 		}
 		return nil, d.errAt(w("datasets"), "at least one dataset is needed")
 	}
+	own, err := d.fileDatasets(doc)
+	if err != nil {
+		return nil, err
+	}
+	e.own = own
 	seen := map[string]bool{}
 	for _, ds := range doc.Datasets {
-		if _, ok := d.reg.dataset(ds); !ok {
+		_, declared := own[ds]
+		if _, ok := d.reg.dataset(ds); !declared && !ok {
 			return nil, d.errAt(w("datasets"), "%v", unknownName("dataset", ds, d.reg))
 		}
 		if seen[ds] {
@@ -419,7 +496,7 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	if doc.Eval.EverySeconds < 0 || doc.Eval.EverySeconds != doc.Eval.EverySeconds {
 		return nil, d.errAt(w("eval", "every_seconds"), "%v is out of range (≥ 0)", doc.Eval.EverySeconds)
 	}
-	if d.md.IsDefined("reference") {
+	if d.md.IsDefined("reference") || (d.cur != nil && d.cur.md.IsDefined("reference")) {
 		r := doc.Reference
 		if r.Kind == "" {
 			return nil, d.missing([]string{"reference", "kind"})
@@ -489,7 +566,7 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 // was set (in the profile or the base).
 func (d *decoder) methodDatasets(doc *expDoc, p, name string, key []string) ([]string, error) {
 	m := doc.Methods[name]
-	if !d.md.IsDefined(key...) {
+	if !d.defined(key) {
 		return doc.Datasets, nil
 	}
 	if len(m.Datasets) == 0 {
@@ -533,10 +610,13 @@ func (d *decoder) methodOrder() []string {
 
 // settings decodes the layers of a settings table strictly into a fresh
 // value of the kind's settings type and validates it.
-func (d *decoder) settings(k *methodKind, layers []toml.Primitive, key, prefix []string) (any, error) {
+func (d *decoder) settings(k *methodKind, layers []layer, key, prefix []string) (any, error) {
 	v := reflect.New(k.settings)
 	for _, l := range layers {
-		if err := d.md.PrimitiveDecode(l, v.Interface()); err != nil {
+		if err := l.md.PrimitiveDecode(l.p, v.Interface()); err != nil {
+			if l.set {
+				return nil, d.setError(err)
+			}
 			return nil, d.libError(err)
 		}
 	}
@@ -552,7 +632,7 @@ func (d *decoder) settings(k *methodKind, layers []toml.Primitive, key, prefix [
 			sub := strings.Split(fe.Key, ".")
 			full := append(append([]string{}, key...), sub...)
 			at := d.where(prefix, full...)
-			if d.md.IsDefined(at...) {
+			if d.defined(at) {
 				return nil, d.errAt(at, "%v", fe.Err)
 			}
 			// A default out of range: point at the settings table.

@@ -41,6 +41,9 @@
 //	[profiles.quick.methods.mmdfw-rbf]
 //	particles = [10, 20]
 //
+//	[data.own]                        # optional: a dataset of the file's own
+//	file = "own.csv"                  # (see below); named in datasets = ["own"]
+//
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.
@@ -52,6 +55,35 @@
 // layers, the base table then the profile's. Every profile of a file is
 // resolved when the file is loaded, so a mistake in the full profile is
 // found by a quick run. Only the profiles in Profiles may appear.
+//
+// # Datasets of one's own
+//
+// A file may declare datasets in [data.NAME] tables, decoded strictly into
+// the settings type that the wiring registered with RegisterFileDataset
+// (internal/experiment: CSVData, a CSV file with a header row, its target
+// and feature columns, a logistic or bnn model, seeded or PBP-layout
+// splits). NAME is then a dataset of that file, listed in datasets like a
+// registered one; it may not be a registered dataset's name, and only the
+// base of the file declares data (not a profile, not an override). The
+// wiring builds the dataset when the file is loaded, so a missing column
+// or a bad cell is an error of the load, naming the CSV file, line and
+// column; its Checksums (the CSV's sha256, its split files', the
+// declaration's) enter the cache keys like a registered dataset's.
+//
+// # Overrides
+//
+// LoadFileSet (repro run, list, status and prepare --set KEY=VALUE, repeatable) lays
+// overrides over the experiment after the profile: KEY is a dotted key of
+// the file without profiles.<name> (methods.svgd.settings.step, splits,
+// budget.seconds, reference.settings.chains), VALUE a TOML value
+// (0.01, [0,1], "rbf", { step = 0.01 }). They are applied and checked like
+// a profile (a table value sets the keys it names; a later override of the
+// same key wins) and as strictly as the file: an unknown key, a wrong type
+// or a value out of range is a *ConfigError with the key path and the
+// override. Overrides change cells exactly as the same edit of the file,
+// so they enter the cache key through the values they change (an override
+// to the file's own value keeps its cached results); Experiment.Overrides
+// goes into every provenance file.
 //
 // Neither description nor deviation enters a cache key: deviation is text
 // for the report, which lists it (as a profile resolves it) among the
@@ -84,6 +116,19 @@
 // is finished exactly when its JSON exists with its current key. A cell
 // whose data is missing ends as skipped: it is not retried until the data
 // appears (which changes its key) or --force is given.
+//
+// # State
+//
+// Runner.Status says whether a cell is done, failed, skipped, stale or
+// pending; CellStatus.StaleReason names the inputs of a stale cell's key
+// that changed since its result was computed (the recorded key document
+// against the current one: settings.step 0.05 → 0.01, data.<file>
+// changed, the data is missing now). Runner.Orphans lists the result files
+// under an experiment's folder that none of its cells has. repro list and
+// status --json print them per cell with the key, the result paths and the
+// overrides; repro clean removes stale and orphaned files (dry run unless
+// --yes; never those of running cells, of cells stale only because their
+// data is absent, or of another profile).
 //
 // # Running
 //

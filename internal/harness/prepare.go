@@ -74,7 +74,7 @@ func (r *Runner) prepare(ctx context.Context, c *Cell, threads int) (err error) 
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	ds, _ := r.reg.dataset(c.Dataset)
+	ds, _ := r.datasetOf(c)
 	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {

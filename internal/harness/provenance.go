@@ -31,6 +31,7 @@ type Provenance struct {
 	Experiment string            `json:"experiment"`
 	File       string            `json:"file"`
 	Profile    string            `json:"profile"`
+	Overrides  []string          `json:"overrides,omitempty"`
 	Cell       string            `json:"cell"`
 	Method     string            `json:"method"`
 	Kind       string            `json:"kind"`

@@ -139,6 +139,7 @@ type Registry struct {
 	methods  map[string]*methodKind
 	datasets map[string]*Dataset
 	metrics  map[string]MetricFactory
+	fileData *fileDataKind // see RegisterFileDataset
 }
 
 // NewRegistry returns an empty registry.

@@ -329,7 +329,7 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (pr
 	threads := r.Threads()
 	vcs := vcsInfo()
 	prov = &Provenance{
-		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile,
+		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile, Overrides: c.Experiment.Overrides,
 		Cell: c.ID, Method: c.Method.Name, Kind: c.Method.Kind, Dataset: c.Dataset, Split: c.Split, N: c.N,
 		Settings: c.Method.Settings, Key: st.Key, KeyDoc: st.ck.Doc, Data: st.ck.Data,
 		Code: vcs, Host: hostInfo(), Jobs: r.opts.Jobs, Threads: threads, Start: time.Now().UTC(),
@@ -404,7 +404,7 @@ func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads in
 	if st.ck.Missing != "" {
 		return Skipped, errors.New(st.ck.Missing)
 	}
-	ds, _ := r.reg.dataset(c.Dataset)
+	ds, _ := r.datasetOf(c)
 	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {
@@ -452,7 +452,7 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 	if ref == nil {
 		return particle.Set{}, nil, fmt.Errorf("experiment %s has no [reference]", e.ID)
 	}
-	ds, _ := r.reg.dataset(c.Dataset)
+	ds, _ := r.datasetOf(c)
 	var sums map[string]string
 	if ds.Checksums != nil {
 		var err error

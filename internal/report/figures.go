@@ -73,6 +73,12 @@ func Plot(res *Results, dir string) ([]string, error) {
 	for _, ds := range Datasets(Done(cells)) {
 		add(newStyle(cells).ablationFigures(dir, cells, ds))
 	}
+	for _, id := range otherExperiments(res) {
+		cells := res.Experiment(id)
+		for _, ds := range Datasets(Done(cells)) {
+			add(newStyle(cells).otherFigures(dir, id, cells, ds))
+		}
+	}
 	if len(res.Experiment("table1")) > 0 {
 		t := MakeTable(res, "table1")
 		for _, f := range []struct {

@@ -65,3 +65,28 @@ func ExampleDataset_LoadRegression() {
 	// x mean 2, y mean 12, y sd 1.6330
 	// test y 0.6124 → 13 on the original scale
 }
+
+// A dataset of one's own: a CSV file with a header row, a class column and
+// two features, split 75/25 by a seeded rule.
+func ExampleReadCSV() {
+	src := "x1,x2,label\n0,10,yes\n1,20,no\n2,30,yes\n3,40,no\n4,50,yes\n5,60,no\n6,70,yes\n7,80,no\n"
+	t, err := data.ReadCSV(strings.NewReader(src), "own.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	train, test, err := data.SeededSplit(t.Rows(), 0.75, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := t.Classification(data.Columns{Target: "label"}, "yes", train, test)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, p := c.XTrain.Dims()
+	fmt.Println(t.Header, r, "training rows,", p, "columns (two features and the bias)")
+	_, err = t.Classification(data.Columns{Target: "label", Features: []string{"x3"}}, "yes", train, test)
+	fmt.Println(err)
+	// Output:
+	// [x1 x2 label] 6 training rows, 3 columns (two features and the bias)
+	// own.csv:1: no column "x3" (columns: x1, x2, label)
+}

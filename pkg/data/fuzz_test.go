@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -131,6 +132,56 @@ func FuzzLoadRegression(f *testing.F) {
 		for _, v := range append(r.XStd, r.YStd) {
 			if !(v > 0) || math.IsInf(v, 0) {
 				t.Fatalf("scale %v", v)
+			}
+		}
+	})
+}
+
+// FuzzReadCSV: a table with a header either fails with a *ParseError or
+// has distinct non-empty column names and rows of the header's width; a
+// regression on its first column either fails or gives finite,
+// standardised data.
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("x1,x2,label\n0,10,yes\n1,20,no\n2,30,yes\n"))
+	f.Add([]byte("a,b\n1,2\n3\n"))
+	f.Add([]byte("\ufeffa,\"b,c\"\n1,\"2\"\n3,4\n"))
+	f.Add([]byte("a,a\n1,1\n"))
+	f.Add([]byte("y,x\n1,NaN\n2,3\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := ReadCSV(bytes.NewReader(in), "f.csv")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, h := range c.Header {
+			if h == "" || seen[h] {
+				t.Fatalf("header %q", c.Header)
+			}
+			seen[h] = true
+		}
+		for i, rec := range c.records {
+			if len(rec) != len(c.Header) {
+				t.Fatalf("row %d has %d fields, header %d", i, len(rec), len(c.Header))
+			}
+		}
+		if c.Rows() < 2 || len(c.Header) < 2 {
+			return
+		}
+		train := make([]int, c.Rows()-1)
+		for i := range train {
+			train[i] = i
+		}
+		r, err := c.Regression(Columns{Target: c.Header[0]}, train, []int{c.Rows() - 1})
+		if err != nil {
+			return
+		}
+		for _, v := range append(append([]float64{}, r.YTrain...), r.XTrain.RawMatrix().Data...) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite standardised value %v", v)
 			}
 		}
 	})

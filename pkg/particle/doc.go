@@ -3,7 +3,9 @@
 // keeps evaluation out of the method's clock.
 //
 // A weighted particle set {(xᵢ, wᵢ)} stands for the measure Σᵢ wᵢ δ(x − xᵢ);
-// an expectation E_p[f] is estimated by Σᵢ wᵢ f(xᵢ).
+// an expectation E_p[f] is estimated by Σᵢ wᵢ f(xᵢ). Set gives the weighted mean, the
+// weighted covariance (Cov), weighted quantiles of a coordinate (Quantiles)
+// and Kish's effective sample size of the weights (ESS).
 //
 // Methods report progress through a Recorder. The harness decides what to
 // evaluate (MMD², accuracy, RMSE) and where to write it; methods know nothing

@@ -46,3 +46,46 @@ func ExampleRecorderFunc() {
 	fmt.Println(evals)
 	// Output: [100 200 300]
 }
+
+// The weighted covariance, quantiles and effective sample size of a set.
+func ExampleSet_Cov() {
+	s := particle.Set{
+		X: mat.NewDense(3, 2, []float64{
+			0, 0,
+			1, 2,
+			4, 4,
+		}),
+		W: []float64{0.5, 0.25, 0.25},
+	}
+	cov := s.Cov(nil)
+	fmt.Println(mat.Formatted(cov))
+	fmt.Println(s.Quantiles(nil, 0, []float64{0.25, 0.5, 0.9}))
+	fmt.Printf("%.3f\n", s.ESS())
+	// Output:
+	// ⎡2.6875   2.625⎤
+	// ⎣ 2.625    2.75⎦
+	// [0 0 4]
+	// 2.667
+}
+
+// Kish's effective sample size: n for equal weights, fewer as the weights
+// concentrate.
+func ExampleSet_ESS() {
+	for _, w := range [][]float64{{0.25, 0.25, 0.25, 0.25}, {0.7, 0.1, 0.1, 0.1}, {1, 0, 0, 0}} {
+		fmt.Printf("%.2f\n", particle.Set{W: w}.ESS())
+	}
+	// Output:
+	// 4.00
+	// 1.92
+	// 1.00
+}
+
+// Weighted quantiles of one coordinate: the median and a 90% interval.
+func ExampleSet_Quantiles() {
+	s := particle.Set{
+		X: mat.NewDense(5, 1, []float64{3, 1, 2, 5, 4}),
+		W: []float64{0.1, 0.1, 0.6, 0.1, 0.1},
+	}
+	fmt.Println(s.Quantiles(nil, 0, []float64{0.05, 0.5, 0.95}))
+	// Output: [1 2 5]
+}

@@ -15,6 +15,10 @@
 // minibatch score, for SVGD and SGLD on large data), Batched (many particles
 // at once, for evaluation) and PriorSampler (initialisation from the prior).
 //
+// A posterior over data rows, log p(θ) = log p₀(θ) + Σᵢ log L(dᵢ | θ), need
+// not implement them by hand: NewPosterior builds all of them from a
+// per-row log-likelihood with its gradient (RowFunc) and a Prior.
+//
 // Gaussian is an exact N(m, Σ) target whose RBF and random-Fourier-feature
 // kernel mean embeddings are known in closed form, so that MMD², the
 // embedding values z and Bayesian-quadrature weights are exact in tests and

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+)
+
+// paperExperiments are the experiment ids the paper's figures, Table 1 and
+// claims read; every other experiment in a results tree (a dataset of
+// one's own, say) gets the generic figures and section of this file.
+var paperExperiments = map[string]bool{
+	"fig1a": true, "fig1b": true, "fig2a": true, "fig2b": true, "table1": true, "rff": true, "ablations": true,
+}
+
+// otherExperiments returns the ids of the experiments of res that are not
+// the paper's, sorted.
+func otherExperiments(res *Results) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range res.Cells {
+		id := c.Prov.Experiment
+		if !paperExperiments[id] && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordedMetrics returns the scheduled metrics the cells record, in the
+// order of their first appearance; method-reported statistics are left
+// out.
+func recordedMetrics(cells []*Cell) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cells {
+		for _, r := range c.Rows {
+			if !seen[r.Metric] && !strings.HasPrefix(r.Metric, "method:") {
+				seen[r.Metric] = true
+				out = append(out, r.Metric)
+			}
+		}
+	}
+	return out
+}
+
+// otherFigures draws, for one dataset of an experiment that is not the
+// paper's, each recorded metric against compute time: mean ± sd over
+// splits per method and particle count. The figure of metric m is named
+// figName(id, cells, ds, m).
+func (st *style) otherFigures(dir, id string, cells []*Cell, ds string) ([]string, error) {
+	var files []string
+	for _, m := range recordedMetrics(Done(cells)) {
+		spec := figSpec{id: id, title: id, metric: m, ylabel: metricLabel(m)}
+		series := TimeSeries(cells, ds, m)
+		if len(series) == 0 {
+			continue
+		}
+		logX := false
+		for _, s := range series {
+			logX = logX || s.LogX
+		}
+		xl := "compute time (s, metric evaluation excluded)"
+		if logX {
+			xl = "compute time (s, log scale, metric evaluation excluded)"
+		}
+		p := newFig(fmt.Sprintf("%s · %s\n%s against compute time, mean ± sd over splits", spec.title, DatasetLabel(cells, ds), spec.ylabel),
+			xl, spec.ylabel, logX, false)
+		l := &layout{plots: []*plot.Plot{p.Plot}, w: figWidth, h: figHeight}
+		l.entries = st.linearSeries(p, series, false)
+		f, err := l.save(dir, otherFigName(id, cells, ds, m))
+		if err != nil {
+			return files, err
+		}
+		files = append(files, f...)
+	}
+	return files, nil
+}
+
+// otherFigName names the figure of metric m of dataset ds.
+func otherFigName(id string, cells []*Cell, ds, m string) string {
+	parts := []string{id}
+	if len(Datasets(Done(cells))) > 1 {
+		parts = append(parts, ds)
+	}
+	return strings.ReplaceAll(strings.Join(append(parts, m), "-"), ":", "-")
+}
+
+// writeOther writes a section per experiment that is not the paper's: for
+// each dataset, method and particle count, the final value of every
+// recorded metric (mean ± sample sd over the finished splits), then the
+// experiment's figures.
+func writeOther(b *strings.Builder, res *Results, opts Options) {
+	ids := otherExperiments(res)
+	if len(ids) == 0 {
+		return
+	}
+	b.WriteString("## Other experiments\n\n")
+	b.WriteString("Experiments that are not the paper's (datasets of one's own, for example); no claim rests on them. " +
+		"Each value is the metric at the method's last evaluated snapshot, mean ± sample sd over the finished splits.\n\n")
+	for _, id := range ids {
+		cells := Done(res.Experiment(id))
+		fmt.Fprintf(b, "### %s\n\n", id)
+		if len(cells) == 0 {
+			b.WriteString("No finished cell.\n\n")
+			continue
+		}
+		metrics := recordedMetrics(cells)
+		b.WriteString("| dataset | method | N | splits |")
+		for _, m := range metrics {
+			fmt.Fprintf(b, " %s |", m)
+		}
+		b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(metrics)) + "\n")
+		names, _ := methodOrder(cells)
+		for _, ds := range Datasets(cells) {
+			groups := byMethod(cells, ds)
+			for _, name := range names {
+				byN := map[int][]*Cell{}
+				var ns []int
+				for _, c := range groups[name] {
+					if _, ok := byN[c.Prov.N]; !ok {
+						ns = append(ns, c.Prov.N)
+					}
+					byN[c.Prov.N] = append(byN[c.Prov.N], c)
+				}
+				sort.Ints(ns)
+				for _, n := range ns {
+					group := byN[n]
+					fmt.Fprintf(b, "| %s | %s | %d | %d |", DatasetLabel(cells, ds), name, n, len(group))
+					for _, m := range metrics {
+						var v []float64
+						for _, c := range group {
+							if r, ok := c.Final(m); ok {
+								v = append(v, r.Value)
+							}
+						}
+						mean, sd := meanAndSD(v)
+						fmt.Fprintf(b, " %s |", FormatPM(mean, sd))
+					}
+					b.WriteString("\n")
+				}
+			}
+		}
+		b.WriteString("\n")
+		for _, ds := range Datasets(cells) {
+			for _, m := range metrics {
+				n := otherFigName(id, cells, ds, m)
+				if opts.FigureDir != "" {
+					if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
+						continue
+					}
+				}
+				fmt.Fprintf(b, "![%s](%s)\n", n, path.Join(opts.Figures, n+".png"))
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+// meanAndSD returns the mean and sample sd of v (sd 0 for one value, NaN
+// mean for none).
+func meanAndSD(v []float64) (mean, sd float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) == 1 {
+		return mean, 0
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}

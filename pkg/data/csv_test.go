@@ -1,0 +1,205 @@
+package data
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const ownCSV = `id,x1,x2,label,y
+1,0,10,yes,1.5
+2,1,20,no,2.5
+3,2,30,yes,3.5
+4,3,40,no,4.5
+5,4,50,"yes",5.5
+`
+
+func mustCSV(t *testing.T, s string) *CSV {
+	t.Helper()
+	c, err := ReadCSV(strings.NewReader(s), "own.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCSVClassificationHand(t *testing.T) {
+	c := mustCSV(t, ownCSV)
+	if c.Rows() != 5 || strings.Join(c.Header, " ") != "id x1 x2 label y" || len(c.SHA256) != 64 {
+		t.Fatalf("read %d rows, header %v, sha %q", c.Rows(), c.Header, c.SHA256)
+	}
+	cl, err := c.Classification(Columns{Target: "label", Features: []string{"x2", "x1"}}, "yes", []int{0, 1, 4}, []int{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Training rows 0, 1, 4: x2 ∈ {10, 20, 50} → (x2 − 10)/40, x1 ∈ {0, 1, 4} → x1/4.
+	want := [][]float64{{0, 0, 1}, {0.25, 0.25, 1}, {1, 1, 1}}
+	for i, w := range want {
+		for j, v := range w {
+			if got := cl.XTrain.At(i, j); math.Abs(got-v) > 1e-15 {
+				t.Errorf("XTrain[%d,%d] = %v, want %v", i, j, got, v)
+			}
+		}
+	}
+	if got := cl.XTest.At(1, 0); math.Abs(got-0.75) > 1e-15 { // row 3: x2 = 40
+		t.Errorf("XTest[1,0] = %v, want 0.75", got)
+	}
+	if ftoa(cl.YTrain) != "1 -1 1" || ftoa(cl.YTest) != "1 -1" {
+		t.Errorf("labels %s | %s", ftoa(cl.YTrain), ftoa(cl.YTest))
+	}
+}
+
+func ftoa(v []float64) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if x > 0 {
+			b.WriteString("1")
+		} else {
+			b.WriteString("-1")
+		}
+	}
+	return b.String()
+}
+
+func TestCSVRegressionHand(t *testing.T) {
+	c := mustCSV(t, ownCSV)
+	r, err := c.Regression(Columns{Target: "y", Features: []string{"x1"}}, []int{0, 1, 2}, []int{3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Training y = 1.5, 2.5, 3.5: mean 2.5, population sd √(2/3).
+	sd := math.Sqrt(2.0 / 3)
+	if math.Abs(r.YMean-2.5) > 1e-15 || math.Abs(r.YStd-sd) > 1e-15 {
+		t.Fatalf("y mean %v sd %v", r.YMean, r.YStd)
+	}
+	if got := r.Unscale(r.YTest[1]); math.Abs(got-5.5) > 1e-14 {
+		t.Errorf("unscaled test y = %v, want 5.5", got)
+	}
+	if got := r.XTest.At(0, 0); math.Abs(got-(3-1)/sd) > 1e-14 { // x1 = 3, training mean 1, sd √(2/3)
+		t.Errorf("XTest[0,0] = %v", got)
+	}
+	// Features default to every column but the target.
+	all, err := c.Regression(Columns{Target: "y"}, []int{0, 1, 2}, []int{3, 4})
+	if err == nil || !strings.Contains(err.Error(), `"yes" (column "label") is not a number`) || !strings.Contains(err.Error(), "own.csv:2: column 4") {
+		t.Errorf("all columns with a word column: %v, %v", all, err)
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		build      func(*CSV) error
+		want       string
+	}{
+		{"missing column", ownCSV, func(c *CSV) error {
+			_, err := c.Classification(Columns{Target: "label", Features: []string{"x3"}}, "yes", []int{0}, []int{1})
+			return err
+		}, `own.csv:1: no column "x3" (columns: id, x1, x2, label, y)`},
+		{"missing target", ownCSV, func(c *CSV) error {
+			_, err := c.Regression(Columns{Target: "z"}, []int{0}, []int{1})
+			return err
+		}, `own.csv:1: no column "z"`},
+		{"non-numeric cell", strings.Replace(ownCSV, "3,40,no", "3,forty,no", 1), func(c *CSV) error {
+			_, err := c.Classification(Columns{Target: "label", Features: []string{"x1", "x2"}}, "yes", []int{0, 1}, []int{2})
+			return err
+		}, `own.csv:5: column 3: "forty" (column "x2") is not a number`},
+		{"single class", ownCSV, func(c *CSV) error {
+			_, err := c.Classification(Columns{Target: "label", Features: []string{"x1"}}, "Yes", []int{0, 1}, []int{2})
+			return err
+		}, `own.csv: target column "label" has a single class: no row has the positive class "Yes" (values: "no", "yes")`},
+		{"constant target", strings.NewReplacer("1.5", "2", "2.5", "2", "3.5", "2").Replace(ownCSV), func(c *CSV) error {
+			_, err := c.Regression(Columns{Target: "y", Features: []string{"x1"}}, []int{0, 1, 2}, []int{3})
+			return err
+		}, `own.csv: target column "y" is constant over the 3 training rows (every value is 2)`},
+		{"target as feature", ownCSV, func(c *CSV) error {
+			_, err := c.Regression(Columns{Target: "y", Features: []string{"y"}}, []int{0}, []int{1})
+			return err
+		}, `own.csv:1: column 5: column "y" is the target and a feature`},
+		{"overlapping split", ownCSV, func(c *CSV) error {
+			_, err := c.Regression(Columns{Target: "y", Features: []string{"x1"}}, []int{0, 1}, []int{1})
+			return err
+		}, "row 1 is in both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.build(mustCSV(t, tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	for text, want := range map[string]string{
+		"":              "own.csv: file is empty",
+		"a,b\n":         "a header and no data row",
+		"a,b\n1,2\n3\n": "own.csv:3: column 1: wrong number of fields",
+		"a,a\n1,2\n":    `own.csv:1: column 2: column "a" repeats column 1`,
+		"a,\n1,2\n":     "own.csv:1: column 2: empty column name",
+		"a,b\n1,\"2\n":  "extraneous or missing",
+	} {
+		if _, err := ReadCSV(strings.NewReader(text), "own.csv"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadCSV(%q): %v, want %q", text, err, want)
+		}
+	}
+}
+
+func TestSeededSplit(t *testing.T) {
+	tr, te, err := SeededSplit(10, 0.7, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 7 || len(te) != 3 {
+		t.Fatalf("%d/%d rows", len(tr), len(te))
+	}
+	seen := map[int]bool{}
+	for _, r := range append(append([]int{}, tr...), te...) {
+		if seen[r] || r < 0 || r >= 10 {
+			t.Fatalf("row %d repeated or out of range", r)
+		}
+		seen[r] = true
+	}
+	tr2, _, _ := SeededSplit(10, 0.7, 3)
+	tr3, _, _ := SeededSplit(10, 0.7, 4)
+	if ftoaI(tr) != ftoaI(tr2) || ftoaI(tr) == ftoaI(tr3) {
+		t.Errorf("split 3 is not reproducible or equals split 4: %v %v %v", tr, tr2, tr3)
+	}
+	for _, f := range []float64{0, 1, 0.01, math.NaN()} {
+		if _, _, err := SeededSplit(10, f, 0); err == nil {
+			t.Errorf("fraction %v: no error", f)
+		}
+	}
+}
+
+func ftoaI(v []int) string {
+	var b strings.Builder
+	for _, x := range v {
+		b.WriteString(" " + string(rune('0'+x)))
+	}
+	return b.String()
+}
+
+func TestReadSplitFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index_train_2.txt"), []byte("0\n3\n4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index_test_2.txt"), []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, te, sums, err := ReadSplitFiles(dir, 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ftoaI(tr) != " 0 3 4" || ftoaI(te) != " 1 2" || len(sums) != 2 || len(sums[0].SHA256) != 64 {
+		t.Errorf("train %v test %v sums %v", tr, te, sums)
+	}
+	if _, _, _, err := ReadSplitFiles(dir, 2, 4); err == nil || !strings.Contains(err.Error(), "index_train_2.txt:3: column 1: index 4 out of range") {
+		t.Errorf("out of range: %v", err)
+	}
+	if _, _, _, err := ReadSplitFiles(dir, 0, 5); !os.IsNotExist(err) {
+		t.Errorf("absent split: %v", err)
+	}
+}
