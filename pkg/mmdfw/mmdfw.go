@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -69,6 +70,9 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 // RunResult is Run returning the diagnostics of the run as well.
 func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
+	if err := s.Validate(); err != nil {
+		return Result{}, fmt.Errorf("mmdfw: %w", err)
+	}
 	s.defaults()
 	r := &run{t: t, s: s, rng: rand.New(src), rec: rec, d: t.Dim(), ndata: int64(target.NData(t))}
 	r.sw.Start()
@@ -239,7 +243,17 @@ func (r *run) run(ctx context.Context) error {
 				prior.SamplePrior(r.rng, init.RawRowView(i))
 			}
 		default:
-			return errors.New("mmdfw: the median heuristic needs SVGD particles, a pool or a target.PriorSampler: set Settings.Bandwidth")
+			// No prior: a short SGLD run from the first particle.
+			if !firstDone {
+				if err := r.first(ctx, x); err != nil {
+					return err
+				}
+				firstDone = true
+			}
+			var err error
+			if init, err = r.localDraws(ctx, x); err != nil {
+				return err
+			}
 		}
 		r.h = medianBandwidth(init)
 		if !(r.h > 0) || math.IsInf(r.h, 0) {
@@ -604,6 +618,23 @@ func (r *run) score(x, dst []float64) {
 }
 
 // first writes the first particle into x.
+// localDraws returns MedianDraws draws of a short SGLD run around x, the
+// bandwidth's initial set on a target without a prior: 4 chains started at
+// x + N(0, I) of 20·⌈MedianDraws/4⌉ iterations, the second half thinned by
+// 10. Its gradient evaluations are charged to the run.
+func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
+	keep := (r.s.MedianDraws + 3) / 4
+	var grads int64
+	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
+	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x},
+		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
+	r.evals += grads
+	if err != nil {
+		return nil, fmt.Errorf("mmdfw: the bandwidth's SGLD run: %w", err)
+	}
+	return set.X, nil
+}
+
 func (r *run) first(ctx context.Context, x []float64) error {
 	s := &r.s
 	t := r.t
