@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,36 +87,24 @@ func startMAP(ctx context.Context, env *harness.Env, p *harness.Problem, rec par
 	return m, rec, nil
 }
 
-// SVGDConfig is the settings table of an svgd method (pkg/svgd). Zero fields
-// take pkg/svgd's defaults.
+// SVGDConfig is the settings table of an svgd method: svgd.Settings,
+// decoded straight from the file, and the wiring's choice of initial
+// particles. The cell's particle count is Particles; RecordEvery 0 records
+// every iteration here (the evaluation schedule decides which are scored).
 type SVGDConfig struct {
-	// Iterations, Step (ε), Batch (|B|) and Bandwidth (0: median
-	// heuristic) are svgd.Settings' fields.
-	Iterations int     `toml:"iterations" json:"iterations,omitempty"`
-	Step       float64 `toml:"step" json:"step,omitempty"`
-	Batch      int     `toml:"batch" json:"batch,omitempty"`
-	Bandwidth  float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
-	// RecordEvery is the number of iterations between snapshots
-	// (default 1: the evaluation schedule decides which are scored).
-	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
-	// Init is "prior" (prior draws), "model" (model.BNN.Init, the SVGD
-	// reference code's start) or "" (model for a BNN, prior otherwise).
-	Init string `toml:"init" json:"init,omitempty"`
+	svgd.Settings
+	// InitFrom ("init") is "prior" (prior draws), "model" (model.BNN.Init,
+	// the SVGD reference code's start) or "" (model for a BNN, prior
+	// otherwise).
+	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the ranges.
+// Validate checks the package's settings and the wiring's own.
 func (c SVGDConfig) Validate() error {
-	switch {
-	case c.Iterations < 0:
-		return fieldErr("iterations", "must not be negative")
-	case c.Step < 0:
-		return fieldErr("step", "must not be negative")
-	case c.Bandwidth < 0:
-		return fieldErr("bandwidth", "must not be negative")
-	case c.RecordEvery < 0:
-		return fieldErr("record_every", "must not be negative")
+	if err := c.Settings.Validate(); err != nil {
+		return err
 	}
-	return oneOf("init", c.Init, "", "prior", "model")
+	return oneOf("init", c.InitFrom, "", "prior", "model")
 }
 
 // initParticles draws n starting particles: BNN.Init rows for "model" (or
@@ -140,16 +129,11 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	n := in.N
-	if n == 0 {
-		n = svgd.DefaultParticles
-	}
-	s := svgd.Settings{
-		Particles: n, Iterations: c.Iterations, Step: c.Step, BatchSize: c.Batch,
-		Bandwidth: c.Bandwidth, Workers: in.Threads, RecordEvery: max(1, c.RecordEvery),
-	}
+	n := cmp.Or(in.N, svgd.DefaultParticles)
+	s := c.Settings
+	s.Particles, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
-	if s.Init, err = initParticles(d, c.Init, n, in.Problem.Target.Dim(), rng); err != nil {
+	if s.Init, err = initParticles(d, c.InitFrom, n, in.Problem.Target.Dim(), rng); err != nil {
 		return harness.Output{}, err
 	}
 	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
