@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -371,19 +372,30 @@ func TestInit(t *testing.T) {
 
 func TestInvalidSettings(t *testing.T) {
 	m := newGaussMean(100, []float64{0}, []float64{0}, 1, 1, 1)
-	for name, s := range map[string]Settings{
-		"negative batch":    {Batch: -1},
-		"burn-in too long":  {Iterations: 100, BurnIn: 100},
-		"thinning too long": {Iterations: 100, BurnIn: 50, Thin: 51},
-		"init dimension":    {Init: []float64{1, 2}},
+	for name, c := range map[string]struct {
+		s     Settings
+		field string
+	}{
+		"negative batch":    {Settings{Batch: -1}, "batch"},
+		"negative chains":   {Settings{Chains: -4}, "chains"},
+		"gamma":             {Settings{Gamma: 0.4}, "gamma"},
+		"burn-in too long":  {Settings{Iterations: 100, BurnIn: 100}, "burn_in"},
+		"thinning too long": {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
+		"init dimension":    {Settings{Init: []float64{1, 2}}, ""},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			Run(context.Background(), m, s, rand.NewPCG(1, 1), nil)
-		}()
+		set, err := Run(context.Background(), m, c.s, rand.NewPCG(1, 1), nil)
+		if err == nil || set.Len() != 0 {
+			t.Errorf("%s: %d particles, error %v; want an error", name, set.Len(), err)
+			continue
+		}
+		if c.field == "" {
+			continue
+		}
+		if e, ok := setting.As(err); !ok || e.Field != c.field {
+			t.Errorf("%s: error %v, want a setting.Error on %s", name, err, c.field)
+		}
+		if verr := c.s.Validate(); verr == nil {
+			t.Errorf("%s: Validate accepted it", name)
+		}
 	}
 }
