@@ -377,15 +377,15 @@ func TestSettingsErrors(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{Points: -1}, "Points"},
-		{Settings{Candidates: -2}, "Candidates"},
-		{Settings{Perturb: math.NaN()}, "Perturb"},
-		{Settings{Scale: -1}, "Scale"},
-		{Settings{Box: math.Inf(1)}, "Box"},
-		{Settings{PriorFraction: 2}, "PriorFraction"},
-		{Settings{C: -1}, "C"},
-		{Settings{Beta: 0.5}, "Beta"},
-		{Settings{Beta: -1}, "Beta"},
+		{Settings{Points: -1}, "points ="},
+		{Settings{Candidates: -2}, "candidates ="},
+		{Settings{Perturb: math.NaN()}, "perturb ="},
+		{Settings{Scale: -1}, "scale ="},
+		{Settings{Box: math.Inf(1)}, "box ="},
+		{Settings{PriorFraction: 2}, "prior_fraction ="},
+		{Settings{C: -1}, "c ="},
+		{Settings{Beta: 0.5}, "beta ="},
+		{Settings{Beta: -1}, "beta ="},
 		{Settings{MAP: []float64{1}}, "MAP"},
 	} {
 		_, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
