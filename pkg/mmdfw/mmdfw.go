@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
@@ -38,7 +39,7 @@ type Result struct {
 	LaplaceGradEvals int64
 	// Laplace is the Laplace approximation of ScaleLaplace (nil
 	// otherwise).
-	Laplace *Laplace
+	Laplace *laplace.Approx
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
 	// exact; for a pool it is the pool's estimate); nil otherwise.
@@ -107,7 +108,7 @@ type run struct {
 
 	// lap is the Laplace approximation of ScaleLaplace; eps the AdaGrad
 	// step of every coordinate.
-	lap *Laplace
+	lap *laplace.Approx
 	eps []float64
 
 	h      float64
@@ -215,7 +216,7 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 		firstDone = true
-		l, err := FitLaplace(ctx, t, x, LaplaceSettings{Batch: s.LaplaceBatch, Rand: r.rng})
+		l, err := laplace.Fit(ctx, t, x, laplace.FitSettings{Batch: s.LaplaceBatch, Src: r.rng})
 		if err != nil {
 			return err
 		}
@@ -651,7 +652,7 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
-		m, err := FindMAP(ctx, t, x, MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Rand: r.rng})
+		m, err := laplace.FindMAP(ctx, t, x, laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: r.rng})
 		r.mapEvals = m.GradEvals
 		r.evals += m.GradEvals
 		if err != nil {

@@ -58,7 +58,7 @@ const (
 	// bandwidth h, the same in every coordinate.
 	ScaleBandwidth
 	// ScaleLaplace fits the Laplace approximation N(x₁, Σ), Σ = (−∇²log
-	// p(x₁))⁻¹, at the first particle x₁ (FitLaplace, its 2d gradients
+	// p(x₁))⁻¹, at the first particle x₁ (laplace.Fit, its 2d gradients
 	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
 	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
 	// median heuristic, without SVGD particles or a pool, uses
@@ -119,7 +119,7 @@ type Settings struct {
 	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
 	Scale Scale `toml:"scale" json:"scale,omitempty"`
 	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
-	// (LaplaceSettings.Batch); 0 uses full-data gradients. Default 0.
+	// (laplace.FitSettings.Batch); 0 uses full-data gradients. Default 0.
 	LaplaceBatch int `toml:"laplace_batch" json:"laplace_batch,omitempty"`
 
 	// Direction selects the LMO direction. Default Self.
@@ -189,7 +189,7 @@ type Settings struct {
 	// DefaultMAPIterations (1000).
 	MAPIterations int `toml:"map_iterations" json:"map_iterations,omitempty"`
 	// MAPGradTol stops L-BFGS when ‖∇log p‖∞ < MAPGradTol·max(1, |log p|)
-	// (MAPSettings.GradTol). Default DefaultMAPGradTol (1e-6).
+	// (laplace.MAPSettings.GradTol). Default DefaultMAPGradTol (1e-6).
 	MAPGradTol float64 `toml:"map_grad_tol" json:"map_grad_tol,omitempty"`
 	// MAPBatch is the minibatch size of the L-BFGS gradients of a
 	// target.Stochastic (a fixed batch per evaluated point); 0 or a size ≥
