@@ -2,11 +2,9 @@ package hmc
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -357,32 +355,6 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 	}
 	if !res.Flagged || res.MaxRhat < 1.1 || !strings.Contains(strings.Join(res.Reasons, "; "), "R̂") {
 		t.Errorf("chains in different modes: Flagged %v, max R̂ %v, reasons %q", res.Flagged, res.MaxRhat, res.Reasons)
-	}
-}
-
-func TestCancelStopsPromptly(t *testing.T) {
-	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	const cancelAt = 20000
-	var calls, after atomic.Int64
-	tg := target.Func{D: 10, F: func(x, grad []float64) float64 {
-		if calls.Add(1) == cancelAt {
-			cancel()
-		} else if ctx.Err() != nil {
-			after.Add(1)
-		}
-		return g.logProbGrad(x, grad)
-	}}
-	s := Settings{}
-	res, err := Run(ctx, tg, s, rand.NewPCG(11, 11), nil)
-	if !errors.Is(err, context.Canceled) || res != nil {
-		t.Fatalf("got (%v, %v), want (nil, context.Canceled)", res, err)
-	}
-	// Each chain may finish the transition it is in, nothing more.
-	s = mustDefaults(s)
-	if n := after.Load(); n > int64(s.Chains*s.MaxSteps) {
-		t.Errorf("%d gradient calls after cancellation, want ≤ %d", n, s.Chains*s.MaxSteps)
 	}
 }
 

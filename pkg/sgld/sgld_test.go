@@ -255,32 +255,6 @@ func equalRows(a, b []float64) bool {
 	return true
 }
 
-func TestErrStop(t *testing.T) {
-	m := newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
-	s := Settings{Iterations: 5000, BurnIn: 100, Thin: 1, Chains: 2, RecordEvery: 100}
-	var at particle.Set
-	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-		if sn.Step == 300 {
-			at = particle.Set{X: sn.X, W: sn.W}.Clone()
-			return particle.ErrStop
-		}
-		return nil
-	})
-	set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), rec)
-	if err != nil {
-		t.Fatalf("ErrStop: got error %v, want nil", err)
-	}
-	if set.Len() != 2*200 || !mat.Equal(set.X, at.X) {
-		t.Errorf("ErrStop at iteration 300: got %d particles, want the 400 of the snapshot", set.Len())
-	}
-
-	boom := errors.New("boom")
-	_, err = Run(context.Background(), m, s, rand.NewPCG(1, 2), particle.RecorderFunc(func(particle.Snapshot) error { return boom }))
-	if !errors.Is(err, boom) {
-		t.Errorf("recorder error: got %v, want it wrapped", err)
-	}
-}
-
 // Cancellation is checked before every iteration: after cancel, each chain
 // finishes at most the iteration it is in.
 func TestCancel(t *testing.T) {

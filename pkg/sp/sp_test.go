@@ -254,28 +254,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestErrStop: ErrStop ends the run with the current points and no error;
-// another recorder error is returned.
-func TestErrStop(t *testing.T) {
-	g, _ := gaussian2()
-	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
-		if s.Step == 4 {
-			return particle.ErrStop
-		}
-		return nil
-	})
-	set, err := Run(context.Background(), g, Settings{Points: 10}, rand.NewPCG(1, 1), rec)
-	if err != nil || set.Len() != 4 || len(set.W) != 4 || set.W[0] != 0.25 {
-		t.Errorf("ErrStop at step 4: %d points, weights %v, error %v", set.Len(), set.W, err)
-	}
-	boom := errors.New("boom")
-	_, err = Run(context.Background(), g, Settings{Points: 10}, rand.NewPCG(1, 1),
-		particle.RecorderFunc(func(particle.Snapshot) error { return boom }))
-	if !errors.Is(err, boom) {
-		t.Errorf("recorder error: got %v", err)
-	}
-}
-
 // TestDeterminism: the same seed gives the same points, another seed other
 // points.
 func TestDeterminism(t *testing.T) {

@@ -348,26 +348,6 @@ func (k *keepLast) Record(s particle.Snapshot) error {
 	return nil
 }
 
-func TestErrStopReturnsCurrentParticles(t *testing.T) {
-	rec := &keepLast{at: 5, act: func() error { return particle.ErrStop }}
-	got, err := svgd.Run(context.Background(), stdNormal(3), svgd.Settings{
-		Init: randInit(rand.New(rand.NewPCG(1, 3)), 6, 3, 2), Iterations: 100, Step: 0.1, RecordEvery: 1,
-	}, rand.NewPCG(1, 1), rec)
-	if err != nil {
-		t.Fatalf("ErrStop gave error %v", err)
-	}
-	if !mat.Equal(got.X, rec.last) {
-		t.Error("returned particles differ from the step-5 snapshot")
-	}
-	other := errors.New("disk full")
-	rec = &keepLast{at: 2, act: func() error { return other }}
-	if _, err := svgd.Run(context.Background(), stdNormal(3), svgd.Settings{
-		Init: randInit(rand.New(rand.NewPCG(1, 3)), 6, 3, 2), RecordEvery: 1,
-	}, rand.NewPCG(1, 1), rec); !errors.Is(err, other) {
-		t.Errorf("recorder error: got %v, want %v", err, other)
-	}
-}
-
 func TestContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
