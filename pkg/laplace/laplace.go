@@ -187,38 +187,38 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 	return res, nil
 }
 
-// Noise writes c·Lz into dst, z standard normal: a draw of N(0, c²Cov).
-// tmp (length d, nil allocates) is scratch.
-func (l *Approx) Noise(dst []float64, c float64, rng *rand.Rand, tmp []float64) {
+// Noise writes c·Lz into dst, a draw of N(0, c²Cov) when z holds d
+// independent standard normal draws (the caller's, so that the noise
+// costs no allocation and no random source of its own).
+func (l *Approx) Noise(dst []float64, c float64, z []float64) {
 	d := len(l.X)
-	if len(dst) != d {
-		panic("laplace: Laplace noise length mismatch")
-	}
-	if tmp == nil {
-		tmp = make([]float64, d)
-	}
-	for i := range tmp {
-		tmp[i] = rng.NormFloat64()
+	if len(dst) != d || len(z) != d {
+		panic("laplace: Noise length mismatch")
 	}
 	raw := l.Chol.RawTriangular()
 	for i := 0; i < d; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+i+1]
 		var v float64
 		for k, a := range row {
-			v += a * tmp[k]
+			v += a * z[k]
 		}
 		dst[i] = c * v
 	}
 }
 
-// Sample writes n draws of N(X, Cov) into the rows of a new n×d matrix.
-func (l *Approx) Sample(n int, rng *rand.Rand) *mat.Dense {
+// Sample writes n draws of N(X, Cov), drawn from src, into the rows of a
+// new n×d matrix.
+func (l *Approx) Sample(n int, src rand.Source) *mat.Dense {
+	rng := rand.New(src)
 	d := len(l.X)
 	out := mat.NewDense(n, d, nil)
-	tmp := make([]float64, d)
+	z := make([]float64, d)
 	for i := 0; i < n; i++ {
 		row := out.RawRowView(i)
-		l.Noise(row, 1, rng, tmp)
+		for j := range z {
+			z[j] = rng.NormFloat64()
+		}
+		l.Noise(row, 1, z)
 		for j, v := range l.X {
 			row[j] += v
 		}

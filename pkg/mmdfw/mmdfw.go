@@ -487,7 +487,10 @@ func (r *run) candidate(x []float64) {
 // Noise²Σ) with the Laplace covariance Σ.
 func (r *run) perturb(x []float64) {
 	if r.lap != nil {
-		r.lap.Noise(r.tmp, r.s.Noise, r.rng, r.sx)
+		for j := range r.sx {
+			r.sx[j] = r.rng.NormFloat64()
+		}
+		r.lap.Noise(r.tmp, r.s.Noise, r.sx)
 		for j, v := range r.tmp {
 			x[j] += v
 		}

@@ -431,8 +431,8 @@ func TestPoolEmbedder(t *testing.T) {
 
 func TestPoolSamplerCharged(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(1, 9)))
-	ps := PoolSamplerFunc(func(ctx context.Context, tt target.Target, size int, rng *rand.Rand) (*mat.Dense, int64, error) {
-		return g.sample(size, rng), 12345, nil
+	ps := PoolSamplerFunc(func(ctx context.Context, tt target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		return g.sample(size, rand.New(src)), 12345, nil
 	})
 	res, err := RunResult(context.Background(), g, Settings{N: 5, PoolSampler: ps, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
 	if err != nil {

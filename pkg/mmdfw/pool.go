@@ -22,7 +22,8 @@ func SGLDPool(iterations int) PoolSampler {
 	if iterations <= 0 {
 		iterations = DefaultPoolIterations
 	}
-	return PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, rng *rand.Rand) (*mat.Dense, int64, error) {
+	return PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		rng := rand.New(src)
 		var grads int64
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
 		keep := (size + 3) / 4

@@ -9,6 +9,17 @@
 // bandwidth and MAP cost) come from each package's own result function
 // (hmc.Run, sp.RunWithCost, mmdfw.RunResult) or from snapshot statistics
 // (particle.Snapshot.Stats).
+//
+// # Randomness
+//
+// A run's randomness comes from the one rand.Source it is given, and no
+// method takes a *rand.Rand in its settings or arguments. Where a run needs
+// independent streams (the chains of SGLD and HMC, the SVGD run or SGLD
+// pool inside MMD-FW, the short SGLD run of its bandwidth), it splits them
+// off its own stream by one rule: each new stream is rand.NewPCG(u, v) for
+// the next two values u, v of the run's stream, taken in a fixed order
+// before the streams are used, so that the result does not depend on the
+// scheduling of goroutines or the worker count.
 package sampler
 
 import (
