@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -44,4 +45,16 @@ func ExampleRun() {
 	// particles: 50
 	// weighted mean: (1.0, -1.0)
 	// MMD² fell by more than 100×: true
+}
+
+// Settings refuse negative values instead of replacing them: the error
+// names the field by its experiment-file key.
+func ExampleSettings_Validate() {
+	err := mmdfw.Settings{N: -5}.Validate()
+	fmt.Println(err)
+	e, _ := setting.As(err)
+	fmt.Println(e.Field)
+	// Output:
+	// n = -5: must not be negative
+	// n
 }

@@ -21,6 +21,17 @@
 //	non-finite   a score that turns NaN is an error, with finite particles
 //	workers      the particles and weights do not depend on the worker count
 //	seed         the same source gives the same set
+//
+// A method of one's own is checked from its package's tests:
+//
+//	func TestConformance(t *testing.T) {
+//		samplertest.Test(t, samplertest.Method{
+//			Zero:  func(x0 []float64) sampler.Sampler { return mine.Settings{X0: x0} },
+//			Small: func(x0 []float64, workers int) sampler.Sampler {
+//				return mine.Settings{X0: x0, N: 10, Workers: workers}
+//			},
+//		})
+//	}
 package samplertest
 
 import (
