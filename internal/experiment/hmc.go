@@ -5,9 +5,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
@@ -126,7 +130,15 @@ type HMCChain struct {
 	StepSize          float64 `json:"step_size"`
 	MeanSteps         float64 `json:"mean_steps"`
 	GradCalls         int64   `json:"grad_calls"`
+	// AdaptAccept, Warmup and Draws were added later: references cached
+	// before lack them (zero when decoded).
+	AdaptAccept float64 `json:"adapt_accept,omitempty"`
+	Warmup      int     `json:"warmup,omitempty"`
+	Draws       int     `json:"draws,omitempty"`
 }
+
+// hmcCheckpoint is how often a reference saves its state (Path aside).
+var hmcCheckpoint = hmc.Checkpoint{Interval: 10 * time.Second}
 
 func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, error) {
 	d, err := dataOf(in.Problem)
@@ -160,9 +172,48 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		s.Init = make([]float64, in.Problem.Target.Dim())
 		d.BNN.Init(rand.New(in.Src), s.Init)
 	}
+	// A reference computed as an artefact keeps a checkpoint beside it, so
+	// that an interrupted run resumes, and shows its chains' progress.
+	var ckPath string
+	if key, path, ok := harness.ArtefactOf(ctx); ok {
+		ckPath = harness.CheckpointPath(path)
+		ck := hmcCheckpoint
+		ck.Path = ckPath
+		s.Checkpoint = &ck
+		mon := in.Env.ChainMonitor(key, chains)
+		defer mon.Close()
+		s.Progress = func(p hmc.ChainProgress) {
+			mon.Update(harness.ChainStatus{
+				Chain: p.Chain, Phase: p.Phase.String(), Iteration: p.Iteration, Total: p.Total,
+				StepSize: p.StepSize, AcceptRate: p.AcceptRate, Divergences: p.Divergences,
+				Done: p.Done, Remaining: p.Remaining,
+			})
+		}
+	}
+	pcg, _ := in.Src.(*rand.PCG)
+	var saved []byte
+	if pcg != nil {
+		saved, _ = pcg.MarshalBinary()
+	}
 	res, err := hmc.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+	if errors.Is(err, hmc.ErrCheckpointMismatch) && saved != nil {
+		// Written under the same key by another version of the code: it
+		// is never resumed, the reference starts again from the same
+		// random state.
+		in.Env.Log().Warn("discarding a checkpoint of another run", "path", ckPath, "reason", err)
+		if rerr := os.Remove(ckPath); rerr != nil {
+			return harness.Output{}, errors.Join(err, rerr)
+		}
+		if rerr := pcg.UnmarshalBinary(saved); rerr != nil {
+			return harness.Output{}, errors.Join(err, rerr)
+		}
+		res, err = hmc.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+	}
 	if err != nil {
 		return harness.Output{}, err
+	}
+	if res.ResumedAt > 0 {
+		in.Env.Log().Info("reference resumed from its checkpoint", "path", ckPath, "iteration", res.ResumedAt)
 	}
 	sum := map[string]any{
 		"kind": KindHMC, "draws": res.Set.Len(), "chains": len(res.Diagnostics), "init": init,
@@ -173,7 +224,14 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	}
 	var ch []HMCChain
 	for _, dg := range res.Diagnostics {
-		ch = append(ch, HMCChain{dg.AcceptRate, dg.Divergences, dg.WarmupDivergences, dg.StepSize, dg.MeanSteps, dg.GradCalls})
+		if math.IsNaN(dg.AdaptAccept) { // no warm-up
+			dg.AdaptAccept = 0
+		}
+		ch = append(ch, HMCChain{
+			AcceptRate: dg.AcceptRate, Divergences: dg.Divergences, WarmupDivergences: dg.WarmupDivergences,
+			StepSize: dg.StepSize, MeanSteps: dg.MeanSteps, GradCalls: dg.GradCalls,
+			AdaptAccept: dg.AdaptAccept, Warmup: dg.Warmup, Draws: dg.Draws,
+		})
 	}
 	sum["per_chain"] = ch
 	if m != nil {

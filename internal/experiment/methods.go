@@ -195,7 +195,9 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	harness.RegisterMethod(r, KindMMDFW, "3", runMMDFW)
-	harness.RegisterMethod(r, KindHMC, "1", runHMC)
+	// hmc 2: the dense metric carries M⁻¹p along the trajectory (one d×d
+	// product per leapfrog step instead of two), which changes its draws.
+	harness.RegisterMethod(r, KindHMC, "2", runHMC)
 }
 
 func init() { Register(harness.Default) }

@@ -1,8 +1,15 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +17,10 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 // Store caches shared artefacts (a reference sample, a MAP point) under a
@@ -64,15 +73,95 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 	if b, err := os.ReadFile(path); err == nil {
 		return b, nil
 	}
-	b, err := compute(ctx)
+	b, err := compute(context.WithValue(ctx, artefactKey{}, artefactInfo{key, path}))
 	if err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
 	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
+	// The artefact is safe: the state a long computation saved to resume
+	// from is of no further use.
+	if err := os.Remove(CheckpointPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
 	return b, nil
 }
 
+type artefactKey struct{}
+
+type artefactInfo struct{ key, path string }
+
+// ArtefactOf returns the key and the file of the artefact that ctx, the
+// context a compute function of Store.Artefact (or Env.Artefact) receives,
+// is computing; ok is false for any other context. A long computation keeps
+// the state it can resume from in CheckpointPath(path).
+func ArtefactOf(ctx context.Context) (key, path string, ok bool) {
+	a, ok := ctx.Value(artefactKey{}).(artefactInfo)
+	return a.key, a.path, ok
+}
+
+// CheckpointPath is the file beside the artefact file path where its
+// computation keeps the state to resume from. Store.Artefact removes it once
+// the artefact is written.
+func CheckpointPath(path string) string { return path + ".checkpoint" }
+
 // lockPoll is how often a waiting process retries a held lock.
 const lockPoll = 20 * time.Millisecond
+
+// ReferenceArtefact returns the id ("reference/hmc/covertype/s1") and the
+// file of the reference sample that cell c's metrics measure against, as
+// Env.Reference caches it, without computing anything: the file exists only
+// once a run has needed it. It fails when c's experiment has no reference or
+// when the checksums of c's data, which enter the key, cannot be read.
+func (r *Runner) ReferenceArtefact(c *Cell) (id, path string, err error) {
+	e := c.Experiment
+	ref := e.Reference
+	if ref == nil {
+		return "", "", fmt.Errorf("experiment %s has no [reference]", e.ID)
+	}
+	ds, ok := r.reg.dataset(c.Dataset)
+	if !ok {
+		return "", "", unknownName("dataset", c.Dataset, r.reg)
+	}
+	var sums map[string]string
+	if ds.Checksums != nil {
+		if sums, err = ds.Checksums(c.Split); err != nil {
+			return "", "", err
+		}
+	}
+	// The same key as Runner.reference computes.
+	kd, err := json.Marshal(struct {
+		Code, Module, Kind, Version string
+		Settings                    any
+		N                           int
+		Dataset                     string
+		Split                       int
+		Data                        map[string]string
+		Seed                        int64
+	}{CodeVersion, moduleVersion(), ref.Kind, ref.kind.version, ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
+	if err != nil {
+		return "", "", err
+	}
+	h := sha256.Sum256(kd)
+	id = fmt.Sprintf("reference/%s/%s/s%d", ref.Kind, c.Dataset, c.Split)
+	return id, r.store.Path(id + "/" + hex.EncodeToString(h[:8])), nil
+}
+
+// ReadReference decodes a cached reference sample file: its draws (rows in
+// the order the reference method returned them) and the method's summary as
+// JSON.
+func ReadReference(path string) (set particle.Set, summary []byte, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return particle.Set{}, nil, err
+	}
+	var f refFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
+		return particle.Set{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if f.R*f.C != len(f.X) || len(f.W) != f.R {
+		return particle.Set{}, nil, fmt.Errorf("%s: %d×%d draws stored as %d values and %d weights", path, f.R, f.C, len(f.X), len(f.W))
+	}
+	return particle.Set{X: mat.NewDense(f.R, f.C, f.X), W: f.W}, f.Summary, nil
+}

@@ -129,5 +129,11 @@
 // key: concurrent requests in one process share one computation, and
 // processes that share the results directory (job arrays) serialise on a
 // lock file (flock, released by the kernel if the holder dies) and read the
-// first one's result. Env.Reference is built on it.
+// first one's result. Env.Reference is built on it. A computation may
+// resume: ArtefactOf tells it, from its context, the artefact's key and
+// file, it keeps its state in CheckpointPath(file), and the store removes
+// that file once the artefact is written (the HMC reference does so, and
+// logs its chains' progress through Env.ChainMonitor). Runner.ReferenceArtefact
+// and ReadReference find and decode a cached reference without computing it
+// (repro reference).
 package harness

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -13,7 +14,9 @@ import (
 
 // leapfrog advances (x, p) by one leapfrog step of size eps under the
 // metric m, in place. g holds ∇log p(x) on entry and on exit; the new
-// log p(x) is returned.
+// log p(x) is returned. Chains use it for the diagonal metric; for the dense
+// one it is the direct form (M⁻¹p recomputed for the drift), against which
+// leapfrogDense is tested.
 func leapfrog(t target.Target, x, p, g []float64, m *euclidean, eps float64) float64 {
 	h := 0.5 * eps
 	if m.dense {
@@ -37,6 +40,41 @@ func leapfrog(t target.Target, x, p, g []float64, m *euclidean, eps float64) flo
 	return lp
 }
 
+// leapfrogDense is leapfrog under a dense metric carrying the velocity
+// v = M⁻¹p and u = M⁻¹∇log p(x) along, so that a step costs one d×d product
+// (for the new u) instead of two (M⁻¹p for the drift and for the kinetic
+// energy ½pᵀv):
+//
+//	p ← p + (ε/2)g,  v ← v + (ε/2)u,  x ← x + εv,
+//	g ← ∇log p(x),   u ← M⁻¹g,         p ← p + (ε/2)g,  v ← v + (ε/2)u.
+//
+// v equals M⁻¹p up to rounding. g and u hold their values for x on entry and
+// on exit; the new log p(x) is returned.
+func leapfrogDense(t target.Target, x, p, v, g, u []float64, m *euclidean, eps float64) float64 {
+	h := 0.5 * eps
+	for j, gj := range g {
+		p[j] += h * gj
+		v[j] += h * u[j]
+		x[j] += eps * v[j]
+	}
+	lp := t.LogProbGrad(x, g)
+	m.mul(u, g)
+	for j, gj := range g {
+		p[j] += h * gj
+		v[j] += h * u[j]
+	}
+	return lp
+}
+
+// dot returns Σ aⱼbⱼ.
+func dot(a, b []float64) float64 {
+	var s float64
+	for j, aj := range a {
+		s += aj * b[j]
+	}
+	return s
+}
+
 func finite(x []float64) bool {
 	for _, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -53,11 +91,17 @@ type chain struct {
 	t   target.Target
 	s   *Settings
 	rng *rand.Rand
+	pcg *rand.PCG // rng's source, whose state a checkpoint saves
+
+	started bool // begin has run
+	it      int  // iterations done, warm-up and sampling together
 
 	x, g   []float64 // current state and its gradient
 	lp     float64
 	xp, gp []float64 // proposal
 	p      []float64 // momentum
+	v      []float64 // M⁻¹p along a dense trajectory
+	u, up  []float64 // M⁻¹g and M⁻¹gp for a dense metric, nil for a diagonal one
 	m      *euclidean
 	eps    float64
 
@@ -74,11 +118,11 @@ type chain struct {
 	divergent, warmDivergent int
 }
 
-func newChain(id int, t target.Target, s *Settings, rng *rand.Rand) *chain {
+func newChain(id int, t target.Target, s *Settings, pcg *rand.PCG) *chain {
 	d := t.Dim()
 	dense := s.denseFor(d)
 	c := &chain{
-		id: id, t: t, s: s, rng: rng,
+		id: id, t: t, s: s, rng: rand.New(pcg), pcg: pcg,
 		x: make([]float64, d), g: make([]float64, d),
 		xp: make([]float64, d), gp: make([]float64, d),
 		p:   make([]float64, d),
@@ -87,6 +131,9 @@ func newChain(id int, t target.Target, s *Settings, rng *rand.Rand) *chain {
 		da:  dualAveraging{delta: s.TargetAccept},
 		win: newWindows(s.Warmup),
 		wf:  newWelford(d, dense),
+	}
+	if dense {
+		c.v, c.u, c.up = make([]float64, d), make([]float64, d), make([]float64, d)
 	}
 	return c
 }
@@ -111,6 +158,7 @@ func (c *chain) start() error {
 		c.lp = c.t.LogProbGrad(c.x, c.g)
 		c.calls++
 		if finite(c.x) && finite(c.g) && !math.IsNaN(c.lp) && !math.IsInf(c.lp, 0) {
+			c.metricChanged()
 			return nil
 		}
 	}
@@ -132,27 +180,64 @@ func (c *chain) pathLength() int {
 	return max(1, int(math.Ceil(base)))
 }
 
-// transition performs one HMC transition from the current state and returns
-// its acceptance statistic and whether it diverged. It allocates nothing.
-func (c *chain) transition(steps int) (accept float64, divergent bool) {
-	c.m.draw(c.rng, c.p)
-	h0 := -c.lp + c.m.kinetic(c.p)
+// metricChanged recomputes what a dense metric carries for the current
+// state, u = M⁻¹g, after the metric or the state was set from outside a
+// trajectory.
+func (c *chain) metricChanged() {
+	if c.u != nil {
+		c.m.mul(c.u, c.g)
+	}
+}
+
+// trajectory draws a momentum and runs steps leapfrog steps from the current
+// state into the proposal (xp, gp, up), and returns the initial and final
+// energies and the final log density. It stops early, with diverged true,
+// when the energy error exceeds maxEnergyError.
+func (c *chain) trajectory(steps int) (h0, h, lp float64, diverged bool) {
 	copy(c.xp, c.x)
 	copy(c.gp, c.g)
-	lp := c.lp
-	h := h0
+	lp = c.lp
+	if c.u != nil {
+		c.m.drawDense(c.rng, c.p, c.v)
+		copy(c.up, c.u)
+		h0 = -c.lp + 0.5*dot(c.p, c.v)
+		h = h0
+		for range steps {
+			lp = leapfrogDense(c.t, c.xp, c.p, c.v, c.gp, c.up, c.m, c.eps)
+			c.calls++
+			h = -lp + 0.5*dot(c.p, c.v)
+			if !(h-h0 <= maxEnergyError) { // NaN included
+				return h0, h, lp, true
+			}
+		}
+		return h0, h, lp, false
+	}
+	c.m.draw(c.rng, c.p)
+	h0 = -c.lp + c.m.kinetic(c.p)
+	h = h0
 	for range steps {
 		lp = leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
 		c.calls++
 		h = -lp + c.m.kinetic(c.p)
 		if !(h-h0 <= maxEnergyError) { // NaN included
-			return 0, true
+			return h0, h, lp, true
 		}
+	}
+	return h0, h, lp, false
+}
+
+// transition performs one HMC transition from the current state and returns
+// its acceptance statistic and whether it diverged. It allocates nothing.
+func (c *chain) transition(steps int) (accept float64, divergent bool) {
+	h0, h, lp, div := c.trajectory(steps)
+	if div {
+		return 0, true
 	}
 	accept = math.Min(1, math.Exp(h0-h))
 	if accept == 1 || c.rng.Float64() < accept {
 		c.x, c.xp = c.xp, c.x
 		c.g, c.gp = c.gp, c.g
+		c.u, c.up = c.up, c.u
 		c.lp = lp
 	}
 	return accept, false
@@ -169,16 +254,14 @@ func (c *chain) check(phase string, it int) error {
 
 // initStepSize is Stan's heuristic: double or halve ε until the acceptance
 // probability of one leapfrog step from the current point crosses 0.8.
-func (c *chain) initStepSize(ctx context.Context) error {
+//
+// It does not look at a context: the search ends within about 1100 leapfrog
+// steps (ε reaches 1e7 or 0), and a chain stopped only between whole
+// iterations can always be checkpointed.
+func (c *chain) initStepSize() error {
 	const logTarget = -0.2231435513142097 // log 0.8
 	deltaH := func() float64 {
-		c.m.draw(c.rng, c.p)
-		h0 := -c.lp + c.m.kinetic(c.p)
-		copy(c.xp, c.x)
-		copy(c.gp, c.g)
-		lp := leapfrog(c.t, c.xp, c.p, c.gp, c.m, c.eps)
-		c.calls++
-		h := -lp + c.m.kinetic(c.p)
+		h0, h, _, _ := c.trajectory(1)
 		if math.IsNaN(h) {
 			h = math.Inf(1)
 		}
@@ -189,9 +272,6 @@ func (c *chain) initStepSize(ctx context.Context) error {
 		dir = 1
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		dh := deltaH()
 		if dir == 1 && !(dh > logTarget) || dir == -1 && !(dh < logTarget) {
 			return nil
@@ -210,40 +290,80 @@ func (c *chain) initStepSize(ctx context.Context) error {
 	}
 }
 
-// warmup finds a starting point and adapts ε and the inverse mass matrix.
-func (c *chain) warmup(ctx context.Context) error {
+// begin finds a starting point and, when there is a warm-up, the initial
+// step size and the centre of dual averaging.
+func (c *chain) begin() error {
 	if err := c.start(); err != nil {
 		return err
 	}
-	if c.s.Warmup == 0 {
-		return nil
+	if c.s.Warmup > 0 {
+		if err := c.initStepSize(); err != nil {
+			return err
+		}
+		c.restartAdaptation()
 	}
-	if err := c.initStepSize(ctx); err != nil {
-		return err
+	c.started = true
+	return nil
+}
+
+// advance runs the chain's iterations c.it … to−1, counted over warm-up and
+// sampling together: iteration it < Warmup adapts ε and the inverse mass
+// matrix, and iteration Warmup + i writes sampling draw i into row
+// i·Chains + id of pooled. It returns early, between two transitions, with
+// ctx.Err() when ctx is done and with errPause when pause is set, so that
+// c's state is always that after c.it whole iterations.
+func (c *chain) advance(ctx context.Context, to int, pooled *mat.Dense, pause *atomic.Bool) error {
+	if !c.started {
+		if err := c.begin(); err != nil {
+			return err
+		}
 	}
-	c.restartAdaptation()
-	for it := range c.s.Warmup {
+	w := c.s.Warmup
+	for c.it < to {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		a, div := c.transition(c.pathLength())
-		if div {
-			c.warmDivergent++
+		if pause != nil && pause.Load() {
+			return errPause
 		}
-		if err := c.check("warm-up", it); err != nil {
-			return err
-		}
-		c.eps = c.da.learn(a)
-		c.adaptSum += a
-		c.adaptN++
-		if c.win.learn(&c.wf, c.x, c.m) {
-			if err := c.initStepSize(ctx); err != nil {
+		if c.it < w {
+			if err := c.warmupIteration(c.it); err != nil {
 				return err
 			}
-			c.restartAdaptation()
+			if c.it == w-1 {
+				c.eps = c.da.final()
+			}
+		} else if err := c.sampleIteration(c.it-w, pooled); err != nil {
+			return err
+		}
+		c.it++
+		if c.s.Progress != nil {
+			c.s.Progress(c.progress())
 		}
 	}
-	c.eps = c.da.final()
+	return nil
+}
+
+// warmupIteration is warm-up iteration it: a transition, then one step of
+// dual averaging and of the windowed metric adaptation.
+func (c *chain) warmupIteration(it int) error {
+	a, div := c.transition(c.pathLength())
+	if div {
+		c.warmDivergent++
+	}
+	if err := c.check("warm-up", it); err != nil {
+		return err
+	}
+	c.eps = c.da.learn(a)
+	c.adaptSum += a
+	c.adaptN++
+	if c.win.learn(&c.wf, c.x, c.m) {
+		c.metricChanged()
+		if err := c.initStepSize(); err != nil {
+			return err
+		}
+		c.restartAdaptation()
+	}
 	return nil
 }
 
@@ -254,26 +374,21 @@ func (c *chain) restartAdaptation() {
 	c.adaptSum, c.adaptN = 0, 0
 }
 
-// sample runs sampling iterations [from, to) and writes draw i into row
-// i·Chains + id of pooled.
-func (c *chain) sample(ctx context.Context, from, to int, pooled *mat.Dense) error {
-	for it := from; it < to; it++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		steps := c.pathLength()
-		a, div := c.transition(steps)
-		if err := c.check("sampling", it); err != nil {
-			return err
-		}
-		c.steps += int64(steps)
-		c.acceptSum += a
-		c.nSample++
-		if div {
-			c.divergent++
-		}
-		copy(pooled.RawRowView(it*c.s.Chains+c.id), c.x)
+// sampleIteration is sampling iteration it; its draw goes into row
+// it·Chains + id of pooled.
+func (c *chain) sampleIteration(it int, pooled *mat.Dense) error {
+	steps := c.pathLength()
+	a, div := c.transition(steps)
+	if err := c.check("sampling", it); err != nil {
+		return err
 	}
+	c.steps += int64(steps)
+	c.acceptSum += a
+	c.nSample++
+	if div {
+		c.divergent++
+	}
+	copy(pooled.RawRowView(it*c.s.Chains+c.id), c.x)
 	return nil
 }
 
@@ -289,6 +404,8 @@ func (c *chain) diagnostics() ChainDiagnostics {
 		InvMetric:         c.m.denseCopy(),
 		MeanSteps:         float64(c.steps) / n,
 		GradCalls:         c.calls,
+		Warmup:            min(c.it, c.s.Warmup),
+		Draws:             c.nSample,
 	}
 }
 

@@ -76,4 +76,17 @@
 // coordinate, the rank-normalised split-R̂ and the bulk ESS of package
 // metric, and is Flagged, with its reasons, when max R̂ > 1.01, min ESS < 400
 // or a sampling iteration diverged.
+//
+// # Checkpoints and progress
+//
+// With Settings.Checkpoint, a run writes the whole state of its chains
+// (position, step size, metric, adaptation accumulators, counters, generator
+// state and the draws so far) atomically to a file every Every iterations or
+// Interval of wall time, and when its context is cancelled; chains stop only
+// between whole iterations, so the file always describes a state the
+// uninterrupted run passes through, and a run started on it continues to the
+// same draws bit for bit. A file written by other settings, another target or
+// another seed is refused (ErrCheckpointMismatch). Settings.Progress receives
+// every chain's phase, iteration, step size, acceptance and divergences
+// after each transition.
 package hmc

@@ -76,6 +76,14 @@ type Settings struct {
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
 	MinESS  float64 `toml:"min_ess" json:"min_ess,omitempty"`
+
+	// Checkpoint, when non-nil with a Path, saves the chains' state as the
+	// run goes and resumes from it (see Checkpoint). Default nil.
+	Checkpoint *Checkpoint `toml:"-" json:"-"`
+	// Progress, when non-nil, is called after every transition of every
+	// chain, from the chains' goroutines at once: it must be safe for
+	// concurrent use and quick. Default nil.
+	Progress func(ChainProgress) `toml:"-" json:"-"`
 }
 
 // Defaults of the zero Settings.
@@ -118,6 +126,8 @@ func (s Settings) Validate() error {
 		return setting.Errorf("jitter", s.Jitter, "must be below 1")
 	case s.Metric != "" && s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
 		return setting.Errorf("metric", s.Metric, "is not one of %q", []string{MetricAuto, MetricDiag, MetricDense})
+	case s.Checkpoint != nil && s.Checkpoint.Every < 0:
+		return setting.Errorf("checkpoint.every", s.Checkpoint.Every, "must not be negative")
 	}
 	return nil
 }
@@ -175,6 +185,9 @@ type ChainDiagnostics struct {
 	MeanSteps float64
 	// GradCalls counts the chain's LogProbGrad calls, warm-up included.
 	GradCalls int64
+	// Warmup and Draws count the chain's warm-up iterations and its kept
+	// sampling draws.
+	Warmup, Draws int
 }
 
 // Result is a reference sample with the evidence of its quality.
@@ -200,6 +213,10 @@ type Result struct {
 	// GradEvals the per-datapoint gradient evaluations (calls × NData).
 	Seconds   float64
 	GradEvals int64
+	// ResumedAt is the number of iterations (warm-up and sampling together)
+	// of the least advanced chain in the checkpoint the run resumed from; 0
+	// when it started afresh.
+	ResumedAt int
 }
 
 // Run draws a reference sample from t with s.Chains parallel chains. It
@@ -222,8 +239,10 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 	rng := rand.New(src)
 	chains := make([]*chain, s.Chains)
+	seeds := make([]uint64, 2*s.Chains)
 	for c := range chains {
-		chains[c] = newChain(c, t, &s, rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		seeds[2*c], seeds[2*c+1] = rng.Uint64(), rng.Uint64()
+		chains[c] = newChain(c, t, &s, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
 	}
 	nd := int64(target.NData(t))
 	gradEvals := func() int64 {
@@ -234,16 +253,27 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		return n * nd
 	}
 
-	if err := parallel(ctx, chains, func(ch *chain) error { return ch.warmup(ctx) }); err != nil {
+	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	ck, err := newCheckpointer(&s, t, seeds)
+	if err != nil {
 		return nil, err
 	}
+	if err := ck.resume(chains, pooled); err != nil {
+		return nil, err
+	}
+	resumedAt := chains[0].it
+	for _, ch := range chains {
+		resumedAt = min(resumedAt, ch.it)
+	}
+	defer ck.stop()
 
-	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
+	if err := ck.run(ctx, chains, s.Warmup, pooled); err != nil {
+		return nil, err
+	}
 	done := 0
 	for done < s.Draws {
 		next := min(done+s.RecordEvery, s.Draws)
-		err := parallel(ctx, chains, func(ch *chain) error { return ch.sample(ctx, done, next, pooled) })
-		if err != nil {
+		if err := ck.run(ctx, chains, s.Warmup+next, pooled); err != nil {
 			return nil, err
 		}
 		done = next
@@ -279,6 +309,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	sw.Stop()
 	res.Seconds = sw.Seconds()
 	res.GradEvals = gradEvals()
+	res.ResumedAt = resumedAt
 	return res, nil
 }
 
@@ -343,11 +374,17 @@ func parallel(ctx context.Context, chains []*chain, f func(*chain) error) error 
 	return firstNonNil(errs)
 }
 
+// firstNonNil returns the first error other than errPause, else errPause
+// when a chain paused, else nil.
 func firstNonNil(errs []error) error {
+	var paused error
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == errPause:
+			paused = err
+		case err != nil:
 			return err
 		}
 	}
-	return nil
+	return paused
 }

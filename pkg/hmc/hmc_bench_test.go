@@ -1,8 +1,11 @@
 package hmc
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
@@ -91,6 +94,24 @@ func BenchmarkMetric(b *testing.B) {
 				}
 			})
 		}
+		// What chains run with the dense metric: the velocity carried
+		// along, one d×d product per step.
+		b.Run(fmt.Sprintf("dense-carried/d=%d", d), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			x, p, g := make([]float64, d), make([]float64, d), make([]float64, d)
+			v, u := make([]float64, d), make([]float64, d)
+			m := newEuclidean(d, true)
+			for j := range p {
+				p[j] = rng.NormFloat64()
+			}
+			m.mul(v, p)
+			var t target.Target = zero(d)
+			b.ReportAllocs()
+			for b.Loop() {
+				leapfrogDense(t, x, p, v, g, u, m, 0.01)
+				_ = 0.5 * dot(p, v)
+			}
+		})
 	}
 }
 
@@ -99,7 +120,7 @@ func BenchmarkMetric(b *testing.B) {
 func BenchmarkTransitionGaussian10(b *testing.B) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
 	s := mustDefaults(Settings{})
-	c := newChain(0, g.target(), &s, rand.New(rand.NewPCG(1, 2)))
+	c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
 	if err := c.start(); err != nil {
 		b.Fatal(err)
 	}
@@ -120,4 +141,26 @@ func TestBenchLogisticGradient(t *testing.T) {
 	l.LogProbGrad(x, g)
 	tmp := make([]float64, 6)
 	testutil.CheckGrad(t, "logistic", func(v []float64) float64 { return l.LogProbGrad(v, tmp) }, x, g)
+}
+
+// BenchmarkRunCheckpoint is a whole short run on the 10-d Gaussian without
+// and with checkpoints every 100 iterations (a file write per checkpoint),
+// to show their cost.
+func BenchmarkRunCheckpoint(b *testing.B) {
+	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
+	for _, every := range []int{0, 100} {
+		b.Run(fmt.Sprintf("every=%d", every), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "ck")
+			for b.Loop() {
+				s := Settings{Chains: 2, Warmup: 300, Draws: 500, Steps: 10}
+				if every > 0 {
+					os.Remove(path)
+					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: -1}
+				}
+				if _, err := Run(context.Background(), g.target(), s, rand.NewPCG(1, 2), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -302,7 +302,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
 	for _, metric := range []string{MetricDiag, MetricDense} {
 		s := mustDefaults(Settings{Metric: metric})
-		c := newChain(0, g.target(), &s, rand.New(rand.NewPCG(1, 2)))
+		c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
 		if err := c.start(); err != nil {
 			t.Fatal(err)
 		}
@@ -510,6 +510,7 @@ func TestInvalidSettings(t *testing.T) {
 		{Settings{Jitter: 1}, "jitter"},
 		{Settings{StepSize: math.Inf(1)}, "step_size"},
 		{Settings{Metric: "sparse"}, "metric"},
+		{Settings{Checkpoint: &Checkpoint{Path: "x", Every: -1}}, "checkpoint.every"},
 		{Settings{Init: []float64{1, 2}}, ""},
 	} {
 		res, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
@@ -522,6 +523,66 @@ func TestInvalidSettings(t *testing.T) {
 		}
 		if e, ok := setting.As(err); !ok || e.Field != c.field {
 			t.Errorf("%+v: error %v, want a setting.Error on %s", c.s, err, c.field)
+		}
+	}
+}
+
+// TestLeapfrogDenseMatchesDirectForm runs the same trajectory with the
+// carried velocity and with M⁻¹p recomputed at every step: positions,
+// momenta and log densities agree to rounding, v stays M⁻¹p, and the
+// carried form is reversible.
+func TestLeapfrogDenseMatchesDirectForm(t *testing.T) {
+	g := newGaussian(rand.New(rand.NewPCG(7, 7)), 4, 0.5, 8)
+	tg := g.target()
+	m := testMetrics()["dense"]
+	x0 := []float64{1, -2, 0.5, 3}
+	p0 := []float64{0.3, 1, -0.7, 0.2}
+	x1, p1, g1 := append([]float64(nil), x0...), append([]float64(nil), p0...), make([]float64, 4)
+	x2, p2, g2 := append([]float64(nil), x0...), append([]float64(nil), p0...), make([]float64, 4)
+	v, u, mp := make([]float64, 4), make([]float64, 4), make([]float64, 4)
+	tg.LogProbGrad(x1, g1)
+	tg.LogProbGrad(x2, g2)
+	m.mul(v, p2)
+	m.mul(u, g2)
+	for step := range 200 {
+		lp1 := leapfrog(tg, x1, p1, g1, m, 0.05)
+		lp2 := leapfrogDense(tg, x2, p2, v, g2, u, m, 0.05)
+		m.mul(mp, p2)
+		for j := range x1 {
+			if math.Abs(x1[j]-x2[j]) > 1e-10 || math.Abs(p1[j]-p2[j]) > 1e-10 || math.Abs(v[j]-mp[j]) > 1e-10 {
+				t.Fatalf("step %d coordinate %d: x %v vs %v, p %v vs %v, v %v vs M⁻¹p %v", step, j, x1[j], x2[j], p1[j], p2[j], v[j], mp[j])
+			}
+		}
+		if math.Abs(lp1-lp2) > 1e-9 {
+			t.Fatalf("step %d: log p %v vs %v", step, lp1, lp2)
+		}
+	}
+	// Reversibility of the carried form: flip p and v, run back.
+	for j := range p2 {
+		p2[j], v[j] = -p2[j], -v[j]
+	}
+	for range 200 {
+		leapfrogDense(tg, x2, p2, v, g2, u, m, 0.05)
+	}
+	for j := range x2 {
+		if math.Abs(x2[j]-x0[j]) > 1e-9 || math.Abs(p2[j]+p0[j]) > 1e-9 {
+			t.Errorf("coordinate %d: back at (%v, %v), started at (%v, %v)", j, x2[j], -p2[j], x0[j], p0[j])
+		}
+	}
+}
+
+// TestDrawDenseVelocity checks that drawDense's v is M⁻¹p of its p.
+func TestDrawDenseVelocity(t *testing.T) {
+	m := testMetrics()["dense"]
+	rng := rand.New(rand.NewPCG(3, 3))
+	p, v, mp := make([]float64, 4), make([]float64, 4), make([]float64, 4)
+	for range 100 {
+		m.drawDense(rng, p, v)
+		m.mul(mp, p)
+		for j := range v {
+			if math.Abs(v[j]-mp[j]) > 1e-12*(1+math.Abs(mp[j])) {
+				t.Fatalf("v[%d] = %v, M⁻¹p = %v", j, v[j], mp[j])
+			}
 		}
 	}
 }

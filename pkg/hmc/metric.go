@@ -72,6 +72,23 @@ func (m *euclidean) draw(rng *rand.Rand, p []float64) {
 	blas64.Trsv(blas.Trans, m.chol, blas64.Vector{N: m.d, Inc: 1, Data: p})
 }
 
+// drawDense sets p ~ N(0, M) and v = M⁻¹p for the dense metric, with
+// M⁻¹ = Σ = LLᵀ and z ~ N(0, I): p = L⁻ᵀz and v = Σp = LLᵀL⁻ᵀz = Lz, two
+// triangular products, the cost of one d×d product.
+func (m *euclidean) drawDense(rng *rand.Rand, p, v []float64) {
+	for j := range p {
+		p[j] = rng.NormFloat64()
+	}
+	copy(v, p)
+	blas64.Trmv(blas.NoTrans, m.chol, blas64.Vector{N: m.d, Inc: 1, Data: v})
+	blas64.Trsv(blas.Trans, m.chol, blas64.Vector{N: m.d, Inc: 1, Data: p})
+}
+
+// mul sets dst = M⁻¹x for the dense metric.
+func (m *euclidean) mul(dst, x []float64) {
+	blas64.Gemv(blas.NoTrans, 1, m.cov, blas64.Vector{N: m.d, Inc: 1, Data: x}, 0, blas64.Vector{N: m.d, Inc: 1, Data: dst})
+}
+
 // velocity returns M⁻¹p, the derivative of the kinetic energy, in m.v.
 func (m *euclidean) velocity(p []float64) []float64 {
 	if !m.dense {

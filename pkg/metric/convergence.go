@@ -40,7 +40,9 @@
 // when positive to reduce the variance in the antithetic case. ESS computes it
 // on the raw draws: it is the ESS that sets the Monte Carlo standard error
 // sd/√ESS of a posterior mean. BulkESS computes it on the rank-normalised
-// draws, as Stan reports "ess_bulk".
+// draws, as Stan reports "ess_bulk". TailESS is Stan's "ess_tail", the
+// smaller ESS of the indicators of the 5 % and 95 % quantiles, and MCSE the
+// standard error sd/√ESS of the posterior mean ("mcse_mean").
 package metric
 
 import (
