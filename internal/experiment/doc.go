@@ -28,14 +28,21 @@
 //
 // # Methods
 //
-// Kinds mmdfw, svgd, sgld, sp and hmc (the reference) each decode their
-// settings table into a struct of this package (MMDFWConfig, SVGDConfig,
-// SGLDConfig, SPConfig, HMCConfig) and map it onto the method package's
-// Settings with the cell's particle count N, its thread budget (Workers) and
-// its random source. A MAP point (mmdfw.FindMAP: L-BFGS on the full-data
-// log posterior from the origin) is computed once per dataset split as a
-// shared artefact; a method that starts from it is charged its seconds and
-// gradient evaluations on every snapshot, as if it had computed it itself. The BNN's non-MAP start
+// Kinds mmdfw, svgd, sgld, sp and hmc (the reference) decode their settings
+// table strictly into the method package's own Settings (its TOML names,
+// text enumerations, defaults and Validate), embedded in a struct of this
+// package (MMDFWConfig, SVGDConfig, SGLDConfig, SPConfig, HMCConfig) that
+// adds only where the run starts (map, model, prior…) and, for mmdfw, the
+// SVGD run of the SVGD→MMD-FW combination. The wiring sets the cell's
+// particle count N, its thread budget (Workers) and its random source. The
+// JSON form of these structs is the cells' cache-key input, pinned by a
+// test against the keys of the committed results.
+//
+// A MAP point (laplace.FindMAP: L-BFGS on the full-data log posterior from
+// the origin) is computed once per dataset split as a shared artefact; a
+// method that starts from it is charged its seconds and gradient
+// evaluations on every snapshot, as if it had computed it itself. The
+// BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
 // MMD-FW alike.
 //

@@ -69,6 +69,17 @@ func TestSettingsValidation(t *testing.T) {
 		{`kind = "hmc"` + "\nsettings = { target_accept = 1.5 }", "target_accept"},
 		{`kind = "sp"` + "\nsettings = { beta = 0.5 }", "beta"},
 		{`kind = "sp"` + "\nsettings = { betta = -0.5 }", "betta"},
+		// The packages' own Validate, at the line of the key.
+		{`kind = "mmdfw"` + "\nsettings = { lmo_steps = -5 }", "v.toml:8: key methods.m.settings.lmo_steps: -5: must not be negative"},
+		{`kind = "mmdfw"` + "\nsettings = { pool_iterations = -1 }", "pool_iterations"},
+		{`kind = "mmdfw"` + "\nsettings = { start = \"given\" }", "start"},
+		{`kind = "mmdfw"` + "\nsettings = { direction = \"sideways\" }", "direction"},
+		{`kind = "svgd"` + "\nsettings = { alpha = 1.0 }", "v.toml:8: key methods.m.settings.alpha"},
+		{`kind = "sgld"` + "\nsettings = { chains = -4 }", "v.toml:8: key methods.m.settings.chains"},
+		{`kind = "sgld"` + "\nsettings = { iterations = 100, burn_in = 100 }", "burn_in"},
+		{`kind = "sp"` + "\nsettings = { candidates = -3 }", "v.toml:8: key methods.m.settings.candidates"},
+		{`kind = "hmc"` + "\nsettings = { metric = \"sparse\" }", "v.toml:8: key methods.m.settings.metric"},
+		{`kind = "hmc"` + "\nsettings = { init = \"given\" }", "init"},
 	} {
 		src := "id = \"v\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2\"]\n[methods.m]\n" + tc.settings + "\n"
 		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")

@@ -1,58 +1,125 @@
 package experiment
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 )
 
-// HMCConfig is the settings table of the hmc reference kind (pkg/hmc). Zero
-// fields take pkg/hmc's defaults. The reference's particle count N, when
-// given, sets the kept draws per chain to ⌈N/chains⌉.
+// HMCConfig is the settings table of the hmc reference kind: hmc.Settings,
+// decoded straight from the file, and the wiring's choice of start. The
+// reference's particle count N, when given and draws is not, sets the kept
+// draws per chain to ⌈N/chains⌉.
 type HMCConfig struct {
-	// Chains, Warmup, Draws (kept per chain), TargetAccept, IntegrationTime,
-	// Steps, MaxSteps and StepSize are hmc.Settings' fields, with its
-	// defaults.
-	Chains          int     `toml:"chains" json:"chains,omitempty"`
-	Warmup          int     `toml:"warmup" json:"warmup,omitempty"`
-	Draws           int     `toml:"draws" json:"draws,omitempty"`
-	TargetAccept    float64 `toml:"target_accept" json:"target_accept,omitempty"`
-	IntegrationTime float64 `toml:"integration_time" json:"integration_time,omitempty"`
-	Steps           int     `toml:"steps" json:"steps,omitempty"`
-	MaxSteps        int     `toml:"max_steps" json:"max_steps,omitempty"`
-	StepSize        float64 `toml:"step_size" json:"step_size,omitempty"`
-	// Init is "map" (chains start around the MAP), "model" (around one
-	// model.BNN.Init draw), "prior" (independent prior draws) or "" (model
-	// for a BNN, map otherwise); InitScale is the jitter around the point.
-	Init      string  `toml:"init" json:"init,omitempty"`
-	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
-	// MaxRhat and MinESS are the flagging thresholds (1.01 and 400).
-	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
-	MinESS  float64 `toml:"min_ess" json:"min_ess,omitempty"`
+	hmc.Settings
+	// InitFrom ("init") is "map" (chains start around the MAP), "model"
+	// (around one model.BNN.Init draw), "prior" (independent prior draws)
+	// or "" (model for a BNN, map otherwise); init_scale is the jitter
+	// around the point.
+	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the ranges.
+// Validate checks the package's settings and the wiring's own.
 func (c HMCConfig) Validate() error {
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"chains", float64(c.Chains)}, {"draws", float64(c.Draws)}, {"target_accept", c.TargetAccept},
-		{"integration_time", c.IntegrationTime}, {"steps", float64(c.Steps)}, {"max_steps", float64(c.MaxSteps)},
-		{"step_size", c.StepSize}, {"init_scale", c.InitScale}, {"max_rhat", c.MaxRhat}, {"min_ess", c.MinESS}} {
-		if f.v < 0 {
-			return fieldErr(f.key, "must not be negative")
+	if err := c.Settings.Validate(); err != nil {
+		return err
+	}
+	return oneOf("init", c.InitFrom, "", "map", "model", "prior")
+}
+
+// MarshalJSON encodes hmc.Settings with the init selector where the
+// package's Init field stands (after step_size, before init_scale): the
+// order in which the cache keys of the existing references were computed.
+func (c HMCConfig) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(c.Settings)
+	if err != nil || c.InitFrom == "" {
+		return b, err
+	}
+	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "Init"), "init", c.InitFrom)
+}
+
+// jsonNamesAfter returns the JSON names of the fields of struct type t that
+// follow the field named field.
+func jsonNamesAfter(t reflect.Type, field string) map[string]bool {
+	names := map[string]bool{}
+	after := false
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if after {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				names[name] = true
+			}
 		}
+		after = after || f.Name == field
 	}
-	if c.TargetAccept >= 1 {
-		return fieldErr("target_accept", "%v is not below 1", c.TargetAccept)
+	return names
+}
+
+// insertKey returns the JSON object obj with key: value inserted before its
+// first key in before (at the end when there is none).
+func insertKey(obj []byte, before map[string]bool, key string, value any) ([]byte, error) {
+	var pairs []struct {
+		k string
+		v json.RawMessage
 	}
-	return oneOf("init", c.Init, "", "map", "model", "prior")
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	for dec.More() {
+		tk, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, struct {
+			k string
+			v json.RawMessage
+		}{tk.(string), v})
+	}
+	vb, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	kb, _ := json.Marshal(key)
+	var out bytes.Buffer
+	out.WriteByte('{')
+	done := false
+	put := func(k, v []byte) {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	for _, p := range pairs {
+		if !done && before[p.k] {
+			put(kb, vb)
+			done = true
+		}
+		pk, _ := json.Marshal(p.k)
+		put(pk, p.v)
+	}
+	if !done {
+		put(kb, vb)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
 
 // HMCChain is one chain's diagnostics in the reference summary.
@@ -79,19 +146,12 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	s := hmc.Settings{
-		Chains: c.Chains, Warmup: c.Warmup, Draws: c.Draws, TargetAccept: c.TargetAccept,
-		IntegrationTime: c.IntegrationTime, Steps: c.Steps, MaxSteps: c.MaxSteps, StepSize: c.StepSize,
-		InitScale: c.InitScale, MaxRhat: c.MaxRhat, MinESS: c.MinESS,
-	}
-	chains := c.Chains
-	if chains == 0 {
-		chains = 4
-	}
+	s := c.Settings
+	chains := cmp.Or(c.Chains, hmc.DefaultChains)
 	if s.Draws == 0 && in.N > 0 {
 		s.Draws = (in.N + chains - 1) / chains
 	}
-	init := c.Init
+	init := c.InitFrom
 	if init == "" {
 		init = "map"
 		if d.BNN != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
-	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -35,14 +35,14 @@ const (
 	mapVersion    = "1"
 )
 
-// fitMAP maximises log p from the origin with mmdfw.FindMAP (gonum's
+// fitMAP maximises log p from the origin with laplace.FindMAP (gonum's
 // L-BFGS) and full-data gradients, stopping when ‖∇log p‖∞ <
 // 1e-6·max(1, |log p|), when −log p has not improved by 1e-12·|log p| in 10
 // iterations, when the line search fails near the optimum, or after
 // mapIterations.
 func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
 	start := time.Now()
-	r, err := mmdfw.FindMAP(ctx, t, make([]float64, t.Dim()), mmdfw.MAPSettings{Iterations: mapIterations, GradTol: mapGradTol})
+	r, err := laplace.FindMAP(ctx, t, make([]float64, t.Dim()), laplace.MAPSettings{Iterations: mapIterations, GradTol: mapGradTol})
 	if err != nil {
 		return nil, fmt.Errorf("MAP: %w", err)
 	}

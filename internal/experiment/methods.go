@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,36 +87,24 @@ func startMAP(ctx context.Context, env *harness.Env, p *harness.Problem, rec par
 	return m, rec, nil
 }
 
-// SVGDConfig is the settings table of an svgd method (pkg/svgd). Zero fields
-// take pkg/svgd's defaults.
+// SVGDConfig is the settings table of an svgd method: svgd.Settings,
+// decoded straight from the file, and the wiring's choice of initial
+// particles. The cell's particle count is Particles; RecordEvery 0 records
+// every iteration here (the evaluation schedule decides which are scored).
 type SVGDConfig struct {
-	// Iterations, Step (ε), Batch (|B|) and Bandwidth (0: median
-	// heuristic) are svgd.Settings' fields.
-	Iterations int     `toml:"iterations" json:"iterations,omitempty"`
-	Step       float64 `toml:"step" json:"step,omitempty"`
-	Batch      int     `toml:"batch" json:"batch,omitempty"`
-	Bandwidth  float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
-	// RecordEvery is the number of iterations between snapshots
-	// (default 1: the evaluation schedule decides which are scored).
-	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
-	// Init is "prior" (prior draws), "model" (model.BNN.Init, the SVGD
-	// reference code's start) or "" (model for a BNN, prior otherwise).
-	Init string `toml:"init" json:"init,omitempty"`
+	svgd.Settings
+	// InitFrom ("init") is "prior" (prior draws), "model" (model.BNN.Init,
+	// the SVGD reference code's start) or "" (model for a BNN, prior
+	// otherwise).
+	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the ranges.
+// Validate checks the package's settings and the wiring's own.
 func (c SVGDConfig) Validate() error {
-	switch {
-	case c.Iterations < 0:
-		return fieldErr("iterations", "must not be negative")
-	case c.Step < 0:
-		return fieldErr("step", "must not be negative")
-	case c.Bandwidth < 0:
-		return fieldErr("bandwidth", "must not be negative")
-	case c.RecordEvery < 0:
-		return fieldErr("record_every", "must not be negative")
+	if err := c.Settings.Validate(); err != nil {
+		return err
 	}
-	return oneOf("init", c.Init, "", "prior", "model")
+	return oneOf("init", c.InitFrom, "", "prior", "model")
 }
 
 // initParticles draws n starting particles: BNN.Init rows for "model" (or
@@ -140,60 +129,34 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	n := in.N
-	if n == 0 {
-		n = svgd.DefaultParticles
-	}
-	s := svgd.Settings{
-		Particles: n, Iterations: c.Iterations, Step: c.Step, BatchSize: c.Batch,
-		Bandwidth: c.Bandwidth, Workers: in.Threads, RecordEvery: max(1, c.RecordEvery),
-	}
+	n := cmp.Or(in.N, svgd.DefaultParticles)
+	s := c.Settings
+	s.Particles, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
-	if s.Init, err = initParticles(d, c.Init, n, in.Problem.Target.Dim(), rng); err != nil {
+	if s.Init, err = initParticles(d, c.InitFrom, n, in.Problem.Target.Dim(), rng); err != nil {
 		return harness.Output{}, err
 	}
 	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
 	return harness.Output{Set: set, Summary: summary(d, nil, nil)}, err
 }
 
-// SGLDConfig is the settings table of an sgld method (pkg/sgld). Zero
-// fields take pkg/sgld's defaults. The cell's particle count N, when given,
-// keeps the last ⌈N/chains⌉ draws of every chain.
+// SGLDConfig is the settings table of an sgld method: sgld.Settings,
+// decoded straight from the file, and the wiring's choice of start. The
+// cell's particle count N, when given, keeps the last ⌈N/chains⌉ draws of
+// every chain.
 type SGLDConfig struct {
-	// Iterations, BurnIn, Thin, Chains, Batch (|B|), A, B and Gamma (the
-	// step ε_t = a(b+t)^−γ), Jitter and RecordEvery are sgld.Settings'
-	// fields, with its defaults and meanings (a negative burn_in or jitter
-	// means none).
-	Iterations  int     `toml:"iterations" json:"iterations,omitempty"`
-	BurnIn      int     `toml:"burn_in" json:"burn_in,omitempty"`
-	Thin        int     `toml:"thin" json:"thin,omitempty"`
-	Chains      int     `toml:"chains" json:"chains,omitempty"`
-	Batch       int     `toml:"batch" json:"batch,omitempty"`
-	A           float64 `toml:"a" json:"a,omitempty"`
-	B           float64 `toml:"b" json:"b,omitempty"`
-	Gamma       float64 `toml:"gamma" json:"gamma,omitempty"`
-	Jitter      float64 `toml:"jitter" json:"jitter,omitempty"`
-	RecordEvery int     `toml:"record_every" json:"record_every,omitempty"`
-	// Init is "prior" (default) or "map": the chains start at the MAP
-	// plus N(0, jitter²) noise, the MAP's cost charged to the run.
-	Init string `toml:"init" json:"init,omitempty"`
+	sgld.Settings
+	// InitFrom ("init") is "prior" (default) or "map": the chains start at
+	// the MAP plus N(0, jitter²) noise, the MAP's cost charged to the run.
+	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the ranges.
+// Validate checks the package's settings and the wiring's own.
 func (c SGLDConfig) Validate() error {
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"iterations", float64(c.Iterations)}, {"thin", float64(c.Thin)}, {"chains", float64(c.Chains)},
-		{"a", c.A}, {"b", c.B}, {"gamma", c.Gamma}, {"record_every", float64(c.RecordEvery)}} {
-		if f.v < 0 {
-			return fieldErr(f.key, "must not be negative")
-		}
+	if err := c.Settings.Validate(); err != nil {
+		return err
 	}
-	if c.Gamma != 0 && (c.Gamma <= 0.5 || c.Gamma > 1) {
-		return fieldErr("gamma", "%v is outside (0.5, 1]", c.Gamma)
-	}
-	return oneOf("init", c.Init, "", "prior", "map")
+	return oneOf("init", c.InitFrom, "", "prior", "map")
 }
 
 func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output, error) {
@@ -202,20 +165,15 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	s := sgld.Settings{
-		Iterations: c.Iterations, BurnIn: c.BurnIn, Thin: c.Thin, Chains: c.Chains, Workers: in.Threads,
-		Batch: c.Batch, A: c.A, B: c.B, Gamma: c.Gamma, Jitter: c.Jitter, RecordEvery: c.RecordEvery,
-	}
-	chains := c.Chains
-	if chains == 0 {
-		chains = 4
-	}
+	s := c.Settings
+	s.Workers = in.Threads
+	chains := cmp.Or(c.Chains, sgld.DefaultChains)
 	if in.N > 0 {
 		s.Keep = (in.N + chains - 1) / chains
 	}
 	rec := in.Recorder
 	var m *MAP
-	if c.Init == "map" {
+	if c.InitFrom == "map" {
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}

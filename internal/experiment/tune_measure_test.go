@@ -15,6 +15,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/model"
@@ -87,7 +88,7 @@ func loadCovertype(t *testing.T) (*model.Logistic, []float64) {
 		t.Skip(err)
 	}
 	m := model.NewLogistic(c.XTrain, c.YTrain)
-	r, err := mmdfw.FindMAP(context.Background(), m, make([]float64, m.Dim()), mmdfw.MAPSettings{Iterations: mapIterations, GradTol: 1e-6})
+	r, err := laplace.FindMAP(context.Background(), m, make([]float64, m.Dim()), laplace.MAPSettings{Iterations: mapIterations, GradTol: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestMeasureTuneCovertype(t *testing.T) {
 	t.Logf("reference h %.3g", h)
 	if os.Getenv("MMDFW_MEASURE_ONLY") == "" {
 		// Baseline: n independent draws of the Laplace approximation.
-		l, err := mmdfw.FitLaplace(context.Background(), m, x, mmdfw.LaplaceSettings{})
+		l, err := laplace.Fit(context.Background(), m, x, laplace.FitSettings{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,11 +322,11 @@ func TestMeasureTuneBNN(t *testing.T) {
 	for _, name := range names {
 		m, Xv, yv, ym, ys := bnnValidation(t, name)
 		d := m.Dim()
-		mapR, err := mmdfw.FindMAP(context.Background(), m, func() []float64 {
+		mapR, err := laplace.FindMAP(context.Background(), m, func() []float64 {
 			x := make([]float64, d)
 			m.Init(rand.New(rand.NewPCG(5, 5)), x)
 			return x
-		}(), mmdfw.MAPSettings{Iterations: 2000})
+		}(), laplace.MAPSettings{Iterations: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}

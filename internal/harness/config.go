@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
 // Profiles an experiment file may define. A profile overrides fields of the
@@ -628,7 +630,11 @@ func (d *decoder) settings(k *methodKind, layers []layer, key, prefix []string) 
 	}
 	if verr != nil {
 		var fe *FieldError
-		if errors.As(verr, &fe) {
+		if se, ok := setting.As(verr); ok && !errors.As(verr, &fe) {
+			// A method package's own field error: its field is the key.
+			fe = &FieldError{Key: se.Field, Err: fmt.Errorf("%v: %s", se.Value, se.Reason)}
+		}
+		if fe != nil || errors.As(verr, &fe) {
 			sub := strings.Split(fe.Key, ".")
 			full := append(append([]string{}, key...), sub...)
 			at := d.where(prefix, full...)

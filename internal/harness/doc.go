@@ -47,6 +47,12 @@
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.
+// The settings keys of the built-in kinds are the struct tags of the method
+// packages' own Settings (mmdfw.Settings, svgd.Settings, sp.Settings,
+// sgld.Settings, hmc.Settings; `go doc` lists them with their defaults),
+// plus the wiring's start selectors (internal/experiment); a value out of
+// range is what the package's Validate refuses (a *setting.Error, reported
+// at the key's line).
 // Methods are tables rather than an array of tables so that every key has
 // one path, and hence one line, and so that a profile matches methods by
 // name. A profile is decoded into the same structure as the file and

@@ -27,7 +27,7 @@ particles = [30]
 [methods.mmdfw-rff-d50]
 kind = "mmdfw"
 particles = [30]
-settings = { direction = "frozen" }
+settings = { direction = "frozen", kernel = "rff", features = 50 }
 [methods.mmdfw-exact-rbf]
 kind = "mmdfw"
 particles = [30]
@@ -37,7 +37,7 @@ settings = { direction = "exact" }
 kind = "mmdfw"
 particles = [30]
 datasets = ["gauss"]
-settings = { direction = "exact" }
+settings = { direction = "exact", kernel = "rff", features = 50 }
 `
 
 // exactCurves makes the series of one LMO direction linear in N (log MMD²
@@ -127,7 +127,8 @@ func TestLMODirection(t *testing.T) {
 		{nil, "self", false},
 		{map[string]any{"direction": ""}, "self", false},
 		{map[string]any{"direction": "frozen", "kernel": "rff"}, "frozen", false},
-		{map[string]any{"direction": "Exact"}, "exact", true},
+		{map[string]any{"direction": "exact"}, "exact", true},
+		{map[string]any{"direction": "sideways"}, "self", false},
 	} {
 		c := &Cell{Prov: &harness.Provenance{Settings: tc.settings}}
 		if got := LMODirection(c); got != tc.want || IsExactLMO(c) != tc.exact {

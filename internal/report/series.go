@@ -1,10 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 )
 
 // Series is one method's curve over the splits of one dataset: at each X,
@@ -90,36 +93,53 @@ func IsSP(kind string) bool { n := normKind(kind); return n == "sp" || n == "ste
 // the step of its snapshots is its particle count: MMD-FW and Stein Points.
 func IsGreedy(kind string) bool { return IsMMDFW(kind) || IsSP(kind) }
 
-// IsRFF reports whether a method uses random Fourier features: its name
-// says so ("mmdfw-rff-d100"), or its settings name an "rff" kernel.
-func IsRFF(c *Cell) bool {
-	if strings.Contains(strings.ToLower(c.Prov.Method), "rff") {
-		return true
+// MMDFWSettings decodes an MMD-FW cell's recorded settings into the
+// package's own type; ok is false for a cell of another kind (when the
+// provenance names one) and for settings that do not decode. The recorded
+// "start" is the wiring's start selector (map, prior, model, svgd), which
+// is returned apart.
+func MMDFWSettings(c *Cell) (s mmdfw.Settings, start string, ok bool) {
+	if c.Prov == nil || (c.Prov.Kind != "" && !IsMMDFW(c.Prov.Kind)) {
+		return s, "", false
 	}
-	if m, ok := c.Prov.Settings.(map[string]any); ok {
-		for k, v := range m {
-			if s, ok := v.(string); ok && strings.EqualFold(k, "kernel") && strings.EqualFold(s, "rff") {
-				return true
-			}
+	b, err := json.Marshal(c.Prov.Settings)
+	if err != nil {
+		return s, "", false
+	}
+	var rec struct {
+		Start string `json:"start"`
+		mmdfw.Settings
+	}
+	if string(b) != "null" {
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return s, "", false
 		}
 	}
-	return false
+	return rec.Settings, rec.Start, true
+}
+
+// IsRFF reports whether a method uses random Fourier features: an MMD-FW
+// cell whose recorded settings select the "rff" kernel.
+func IsRFF(c *Cell) bool {
+	s, _, ok := MMDFWSettings(c)
+	return ok && s.Kernel == mmdfw.RFFKernel
 }
 
 // LMODirection is the direction an MMD-FW cell's linear minimisation
-// oracle follows, from the "direction" of its settings: "exact" (the
-// closed-form ∇μ_p, Gaussian targets only), or "self" or "frozen", the two
-// readings of the paper's approximate, Stein-type direction. A cell that
+// oracle follows, from the direction of its recorded settings: "exact"
+// (the closed-form ∇μ_p, Gaussian targets only), or "self" or "frozen", the
+// two readings of the paper's approximate, Stein-type direction. A cell that
 // does not set it runs the method's default, "self".
 func LMODirection(c *Cell) string {
-	if m, ok := c.Prov.Settings.(map[string]any); ok {
-		for k, v := range m {
-			if s, ok := v.(string); ok && strings.EqualFold(k, "direction") && s != "" {
-				return strings.ToLower(s)
-			}
-		}
+	s, _, ok := MMDFWSettings(c)
+	if !ok || s.Direction == mmdfw.DirectionAuto {
+		return "self"
 	}
-	return "self"
+	b, err := s.Direction.MarshalText()
+	if err != nil {
+		return "self"
+	}
+	return string(b)
 }
 
 // IsExactLMO reports whether a cell's LMO follows the exact direction

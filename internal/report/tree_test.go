@@ -35,10 +35,12 @@ type pt struct {
 // curveFunc returns the snapshots of a cell, or an error to fail it.
 type curveFunc func(c *harness.Cell) ([]pt, error)
 
-// toySettings carry the one setting the report reads from a cell's
-// provenance: MMD-FW's LMO direction.
+// toySettings carry the settings the report reads from an MMD-FW cell's
+// provenance: its LMO direction and kernel.
 type toySettings struct {
 	Direction string `toml:"direction" json:"direction,omitempty"`
+	Kernel    string `toml:"kernel" json:"kernel,omitempty"`
+	Features  int    `toml:"features" json:"features,omitempty"`
 }
 
 // labels are the dataset labels the synthetic summaries carry.
@@ -193,6 +195,7 @@ particles = [50]
 [methods.mmdfw-rff-d100]
 kind = "mmdfw"
 particles = [50]
+settings = { kernel = "rff", features = 100 }
 [methods.svgd]
 kind = "svgd"
 particles = [10, 20, 50]
@@ -254,6 +257,7 @@ particles = [30]
 [methods.mmdfw-rff-d50]
 kind = "mmdfw"
 particles = [30]
+settings = { kernel = "rff", features = 50 }
 `
 	ablationsTOML = `
 id = "ablations"

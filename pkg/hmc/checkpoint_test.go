@@ -270,7 +270,7 @@ func TestProgressReportsPhases(t *testing.T) {
 func TestAdvanceAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 5, 0.2, 10)
 	var calls int
-	s := Settings{Chains: 1, Warmup: 100, Draws: 1000, Progress: func(ChainProgress) { calls++ }}.withDefaults()
+	s := mustDefaults(Settings{Chains: 1, Warmup: 100, Draws: 1000, Progress: func(ChainProgress) { calls++ }})
 	c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
 	pooled := mat.NewDense(s.Draws, 5, nil)
 	var pause atomic.Bool

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -23,94 +24,133 @@ const maxEnergyError = 1000
 // default, which applies when the field is zero.
 type Settings struct {
 	// Chains is the number of chains, run in parallel. Default 4.
-	Chains int
+	Chains int `toml:"chains" json:"chains,omitempty"`
 	// Warmup is the number of warm-up (adaptation) iterations per chain,
 	// whose draws are discarded. Default 1000; a negative value means no
 	// warm-up: the chains sample at once with StepSize and a unit mass matrix.
-	Warmup int
+	Warmup int `toml:"warmup" json:"warmup,omitempty"`
 	// Draws is the number of kept draws per chain. Default 1000.
-	Draws int
+	Draws int `toml:"draws" json:"draws,omitempty"`
 	// TargetAccept is the mean acceptance statistic δ that dual averaging
 	// aims at. Default 0.8.
-	TargetAccept float64
+	TargetAccept float64 `toml:"target_accept" json:"target_accept,omitempty"`
 	// IntegrationTime is the nominal trajectory length T = Lε. Default 2π:
 	// with the jitter default, T·u is uniform on [π, 3π], over which a
 	// Gaussian direction of unit scale (after the mass matrix) has mean
 	// autocorrelation E[cos(T·u)] = 0.
-	IntegrationTime float64
+	IntegrationTime float64 `toml:"integration_time" json:"integration_time,omitempty"`
 	// Steps, when positive, fixes the nominal number of leapfrog steps L
 	// instead of deriving it from IntegrationTime. Default 0 (use
 	// IntegrationTime).
-	Steps int
+	Steps int `toml:"steps" json:"steps,omitempty"`
 	// Jitter is the relative path-length jitter j: each transition uses
 	// L = ⌈L₀·u⌉ steps with u ~ U[1−j, 1+j]. Default 0.5; a negative value
 	// turns jitter off. Must be below 1.
-	Jitter float64
+	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
 	// MaxSteps caps the leapfrog steps of one transition, so that a tiny
 	// step size early in warm-up cannot stall a chain. Default 1024.
-	MaxSteps int
+	MaxSteps int `toml:"max_steps" json:"max_steps,omitempty"`
 	// StepSize is the initial step size ε₀ that the warm-up heuristic starts
 	// from, or the step size when there is no warm-up. Default 1.
-	StepSize float64
+	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
 	// Init, when non-nil, is the point (length Dim) around which chains
 	// start: chain c starts at Init + InitScale·z, z ~ N(0, I). When nil,
 	// chains start from prior draws when the target is a
 	// target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
 	// otherwise.
-	Init []float64
+	Init []float64 `toml:"-" json:"-"`
 	// InitScale is the standard deviation of the jitter around Init.
 	// Default 1.
-	InitScale float64
+	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 	// RecordEvery is the number of sampling iterations (per chain) between
 	// snapshots. Default 100. A snapshot is always reported after the last
 	// iteration.
-	RecordEvery int
+	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
 	// Metric is the form of the inverse mass matrix M⁻¹ adapted in warm-up:
 	// MetricDiag (the marginal variances of the warm-up draws, Stan's
 	// diag_e), MetricDense (their covariance, Stan's dense_e, which undoes
 	// linear correlations at O(d²) per leapfrog step) or MetricAuto, dense
 	// when Dim ≤ AutoDenseMaxDim and diagonal above. Default MetricAuto.
-	Metric string
+	Metric string `toml:"metric" json:"metric,omitempty"`
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
-	MaxRhat, MinESS float64
+	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
+	MinESS  float64 `toml:"min_ess" json:"min_ess,omitempty"`
 
 	// Checkpoint, when non-nil with a Path, saves the chains' state as the
 	// run goes and resumes from it (see Checkpoint). Default nil.
-	Checkpoint *Checkpoint
+	Checkpoint *Checkpoint `toml:"-" json:"-"`
 	// Progress, when non-nil, is called after every transition of every
 	// chain, from the chains' goroutines at once: it must be safe for
 	// concurrent use and quick. Default nil.
-	Progress func(ChainProgress)
+	Progress func(ChainProgress) `toml:"-" json:"-"`
 }
 
-func (s Settings) withDefaults() Settings {
-	s.Chains = cmp.Or(s.Chains, 4)
-	s.Warmup = max(cmp.Or(s.Warmup, 1000), 0) // negative: no warm-up
-	s.Draws = cmp.Or(s.Draws, 1000)
-	s.TargetAccept = cmp.Or(s.TargetAccept, 0.8)
-	s.IntegrationTime = cmp.Or(s.IntegrationTime, 2*math.Pi)
-	s.Jitter = max(cmp.Or(s.Jitter, 0.5), 0) // negative: no jitter
-	s.MaxSteps = cmp.Or(s.MaxSteps, 1024)
-	s.StepSize = cmp.Or(s.StepSize, 1)
-	s.InitScale = cmp.Or(s.InitScale, 1)
-	s.RecordEvery = cmp.Or(s.RecordEvery, 100)
-	s.Metric = cmp.Or(s.Metric, MetricAuto)
-	s.MaxRhat = cmp.Or(s.MaxRhat, 1.01)
-	s.MinESS = cmp.Or(s.MinESS, 400)
-	switch {
-	case s.Chains < 0, s.Draws < 0, s.MaxSteps < 0, s.RecordEvery < 0, s.Steps < 0:
-		panic("hmc: negative count in Settings")
-	case s.TargetAccept <= 0 || s.TargetAccept >= 1:
-		panic("hmc: TargetAccept outside (0, 1)")
-	case s.Jitter >= 1:
-		panic("hmc: Jitter must be below 1")
-	case !(s.IntegrationTime > 0) || !(s.StepSize > 0) || !(s.InitScale > 0):
-		panic("hmc: non-positive IntegrationTime, StepSize or InitScale")
-	case s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
-		panic("hmc: unknown Metric " + s.Metric)
+// Defaults of the zero Settings.
+const (
+	DefaultChains          = 4
+	DefaultWarmup          = 1000
+	DefaultDraws           = 1000
+	DefaultTargetAccept    = 0.8
+	DefaultIntegrationTime = 2 * math.Pi
+	DefaultJitter          = 0.5
+	DefaultMaxSteps        = 1024
+	DefaultStepSize        = 1.0
+	DefaultInitScale       = 1.0
+	DefaultRecordEvery     = 100
+	DefaultMaxRhat         = 1.01
+	DefaultMinESS          = 400.0
+)
+
+// Validate returns a *setting.Error naming the first invalid field, nil
+// when s is valid. Zero fields are valid: they take their defaults; so are
+// the documented negative Warmup and Jitter.
+func (s Settings) Validate() error {
+	if err := setting.NonNegative("chains", s.Chains, "draws", s.Draws, "target_accept", s.TargetAccept,
+		"integration_time", s.IntegrationTime, "steps", s.Steps, "max_steps", s.MaxSteps, "step_size", s.StepSize,
+		"init_scale", s.InitScale, "record_every", s.RecordEvery, "max_rhat", s.MaxRhat, "min_ess", s.MinESS); err != nil {
+		return err
 	}
-	return s
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"integration_time", s.IntegrationTime}, {"step_size", s.StepSize}, {"init_scale", s.InitScale}, {"jitter", s.Jitter}} {
+		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
+			return setting.Errorf(f.name, f.v, "must be finite")
+		}
+	}
+	switch {
+	case s.TargetAccept >= 1:
+		return setting.Errorf("target_accept", s.TargetAccept, "is outside (0, 1)")
+	case s.Jitter >= 1:
+		return setting.Errorf("jitter", s.Jitter, "must be below 1")
+	case s.Metric != "" && s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
+		return setting.Errorf("metric", s.Metric, "is not one of %q", []string{MetricAuto, MetricDiag, MetricDense})
+	case s.Checkpoint != nil && s.Checkpoint.Every < 0:
+		return setting.Errorf("checkpoint.every", s.Checkpoint.Every, "must not be negative")
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields of s, or returns the error of Validate.
+func (s Settings) withDefaults() (Settings, error) {
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("hmc: %w", err)
+	}
+	s.Chains = cmp.Or(s.Chains, DefaultChains)
+	s.Warmup = max(cmp.Or(s.Warmup, DefaultWarmup), 0) // negative: no warm-up
+	s.Draws = cmp.Or(s.Draws, DefaultDraws)
+	s.TargetAccept = cmp.Or(s.TargetAccept, DefaultTargetAccept)
+	s.IntegrationTime = cmp.Or(s.IntegrationTime, DefaultIntegrationTime)
+	s.Jitter = max(cmp.Or(s.Jitter, DefaultJitter), 0) // negative: no jitter
+	s.MaxSteps = cmp.Or(s.MaxSteps, DefaultMaxSteps)
+	s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
+	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
+	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
+	s.Metric = cmp.Or(s.Metric, MetricAuto)
+	s.MaxRhat = cmp.Or(s.MaxRhat, DefaultMaxRhat)
+	s.MinESS = cmp.Or(s.MinESS, DefaultMinESS)
+	return s, nil
 }
 
 // denseFor reports whether the metric in d dimensions is dense.
@@ -186,10 +226,13 @@ type Result struct {
 // cancelled, and an error naming the chain and iteration when a chain reaches
 // a non-finite state (a rejected divergent proposal is not an error).
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
-	s = s.withDefaults()
+	s, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	d := t.Dim()
 	if s.Init != nil && len(s.Init) != d {
-		panic("hmc: len(Init) != Dim")
+		return nil, fmt.Errorf("hmc: Init has length %d, target dimension is %d", len(s.Init), d)
 	}
 	var sw particle.Stopwatch
 	sw.Start()

@@ -119,7 +119,7 @@ func BenchmarkMetric(b *testing.B) {
 // (momentum draw, trajectory, energy checks, accept/reject).
 func BenchmarkTransitionGaussian10(b *testing.B) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	s := Settings{}.withDefaults()
+	s := mustDefaults(Settings{})
 	c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
 	if err := c.start(); err != nil {
 		b.Fatal(err)

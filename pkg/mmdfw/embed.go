@@ -48,17 +48,18 @@ const (
 
 // PoolSampler draws a sample pool from the target, for ZPool. The run calls
 // it once, charges its time to the run's clock and its returned gradient
-// evaluations (per-datapoint units) to the run's count.
+// evaluations (per-datapoint units) to the run's count. src is the run's
+// own stream, which the sampler may draw from or split (see SGLDPool).
 type PoolSampler interface {
-	SamplePool(ctx context.Context, t target.Target, size int, rng *rand.Rand) (pool *mat.Dense, gradEvals int64, err error)
+	SamplePool(ctx context.Context, t target.Target, size int, src rand.Source) (pool *mat.Dense, gradEvals int64, err error)
 }
 
 // PoolSamplerFunc adapts a function to a PoolSampler.
-type PoolSamplerFunc func(ctx context.Context, t target.Target, size int, rng *rand.Rand) (*mat.Dense, int64, error)
+type PoolSamplerFunc func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error)
 
 // SamplePool calls f.
-func (f PoolSamplerFunc) SamplePool(ctx context.Context, t target.Target, size int, rng *rand.Rand) (*mat.Dense, int64, error) {
-	return f(ctx, t, size, rng)
+func (f PoolSamplerFunc) SamplePool(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+	return f(ctx, t, size, src)
 }
 
 // PoolEmbedder is the Monte Carlo embedding of a sample pool: μ_p(x) ≈

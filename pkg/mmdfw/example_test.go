@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -46,45 +47,14 @@ func ExampleRun() {
 	// MMD² fell by more than 100×: true
 }
 
-// The MAP point of a Gaussian posterior is its mean; the search reports
-// what it cost, to be charged to whatever starts there.
-func ExampleFindMAP() {
-	g, err := target.NewGaussian([]float64{1, -2}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	res, err := mmdfw.FindMAP(context.Background(), g, []float64{0, 0}, mmdfw.MAPSettings{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("MAP: (%.4f, %.4f)\n", res.X[0], res.X[1])
-	fmt.Println("status:", res.Status)
-	fmt.Println("charged:", res.GradEvals > 0)
+// Settings refuse negative values instead of replacing them: the error
+// names the field by its experiment-file key.
+func ExampleSettings_Validate() {
+	err := mmdfw.Settings{N: -5}.Validate()
+	fmt.Println(err)
+	e, _ := setting.As(err)
+	fmt.Println(e.Field)
 	// Output:
-	// MAP: (1.0000, -2.0000)
-	// status: gradient tolerance
-	// charged: true
-}
-
-// The Laplace approximation of a correlated Gaussian at its mode is the
-// Gaussian itself: its marginal scales are what ScaleLaplace measures the
-// candidates' noise and the LMO steps in.
-func ExampleFitLaplace() {
-	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{4, 0.5, 0.5, 0.25}))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	l, err := mmdfw.FitLaplace(context.Background(), g, g.Mean(), mmdfw.LaplaceSettings{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("marginal sds: (%.3f, %.3f)\n", l.SD[0], l.SD[1])
-	fmt.Printf("gradient evaluations: %d\n", l.GradEvals)
-	// Output:
-	// marginal sds: (2.000, 0.500)
-	// gradient evaluations: 4
+	// n = -5: must not be negative
+	// n
 }

@@ -10,8 +10,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -37,7 +39,7 @@ type Result struct {
 	LaplaceGradEvals int64
 	// Laplace is the Laplace approximation of ScaleLaplace (nil
 	// otherwise).
-	Laplace *Laplace
+	Laplace *laplace.Approx
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
 	// exact; for a pool it is the pool's estimate); nil otherwise.
@@ -69,6 +71,9 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 // RunResult is Run returning the diagnostics of the run as well.
 func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
+	if err := s.Validate(); err != nil {
+		return Result{}, fmt.Errorf("mmdfw: %w", err)
+	}
 	s.defaults()
 	r := &run{t: t, s: s, rng: rand.New(src), rec: rec, d: t.Dim(), ndata: int64(target.NData(t))}
 	r.sw.Start()
@@ -103,7 +108,7 @@ type run struct {
 
 	// lap is the Laplace approximation of ScaleLaplace; eps the AdaGrad
 	// step of every coordinate.
-	lap *Laplace
+	lap *laplace.Approx
 	eps []float64
 
 	h      float64
@@ -211,7 +216,7 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 		firstDone = true
-		l, err := FitLaplace(ctx, t, x, LaplaceSettings{Batch: s.LaplaceBatch, Rand: r.rng})
+		l, err := laplace.Fit(ctx, t, x, laplace.FitSettings{Batch: s.LaplaceBatch, Src: r.rng})
 		if err != nil {
 			return err
 		}
@@ -239,7 +244,17 @@ func (r *run) run(ctx context.Context) error {
 				prior.SamplePrior(r.rng, init.RawRowView(i))
 			}
 		default:
-			return errors.New("mmdfw: the median heuristic needs SVGD particles, a pool or a target.PriorSampler: set Settings.Bandwidth")
+			// No prior: a short SGLD run from the first particle.
+			if !firstDone {
+				if err := r.first(ctx, x); err != nil {
+					return err
+				}
+				firstDone = true
+			}
+			var err error
+			if init, err = r.localDraws(ctx, x); err != nil {
+				return err
+			}
 		}
 		r.h = medianBandwidth(init)
 		if !(r.h > 0) || math.IsInf(r.h, 0) {
@@ -472,7 +487,10 @@ func (r *run) candidate(x []float64) {
 // Noise²Σ) with the Laplace covariance Σ.
 func (r *run) perturb(x []float64) {
 	if r.lap != nil {
-		r.lap.Noise(r.tmp, r.s.Noise, r.rng, r.sx)
+		for j := range r.sx {
+			r.sx[j] = r.rng.NormFloat64()
+		}
+		r.lap.Noise(r.tmp, r.s.Noise, r.sx)
 		for j, v := range r.tmp {
 			x[j] += v
 		}
@@ -604,6 +622,23 @@ func (r *run) score(x, dst []float64) {
 }
 
 // first writes the first particle into x.
+// localDraws returns MedianDraws draws of a short SGLD run around x, the
+// bandwidth's initial set on a target without a prior: 4 chains started at
+// x + N(0, I) of 20·⌈MedianDraws/4⌉ iterations, the second half thinned by
+// 10. Its gradient evaluations are charged to the run.
+func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
+	keep := (r.s.MedianDraws + 3) / 4
+	var grads int64
+	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
+	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x},
+		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
+	r.evals += grads
+	if err != nil {
+		return nil, fmt.Errorf("mmdfw: the bandwidth's SGLD run: %w", err)
+	}
+	return set.X, nil
+}
+
 func (r *run) first(ctx context.Context, x []float64) error {
 	s := &r.s
 	t := r.t
@@ -620,7 +655,7 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
-		m, err := FindMAP(ctx, t, x, MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Rand: r.rng})
+		m, err := laplace.FindMAP(ctx, t, x, laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: r.rng})
 		r.mapEvals = m.GradEvals
 		r.evals += m.GradEvals
 		if err != nil {

@@ -1,8 +1,12 @@
 package mmdfw
 
 import (
+	"encoding"
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -54,7 +58,7 @@ const (
 	// bandwidth h, the same in every coordinate.
 	ScaleBandwidth
 	// ScaleLaplace fits the Laplace approximation N(x₁, Σ), Σ = (−∇²log
-	// p(x₁))⁻¹, at the first particle x₁ (FitLaplace, its 2d gradients
+	// p(x₁))⁻¹, at the first particle x₁ (laplace.Fit, its 2d gradients
 	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
 	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
 	// median heuristic, without SVGD particles or a pool, uses
@@ -72,68 +76,74 @@ const (
 	PickByWeight
 )
 
+// Defaults of the zero Settings (docs/DECISIONS.md gives their reasons).
+const (
+	DefaultN               = 100
+	DefaultMAPIterations   = 1000
+	DefaultMAPGradTol      = 1e-6
+	DefaultLMOSteps        = 100
+	DefaultStepSize        = 0.1
+	DefaultNoise           = 1.0
+	DefaultLaplaceNoise    = 0.5 // Noise with ScaleLaplace
+	DefaultJitter          = 1e-8
+	DefaultScheduleC       = 3.0
+	DefaultSteinIterations = 300
+	DefaultPoolSize        = 1000
+	DefaultPoolIterations  = 2000
+	DefaultMedianDraws     = 200
+	DefaultFeatures        = 200
+)
+
 // Settings configures Run. The zero value is usable: every field documents
-// its default. The reasons for the defaults are in docs/DECISIONS.md.
+// its default, and zero means that default. Negative values are refused by
+// Validate (and so by Run). The reasons for the defaults are in
+// docs/DECISIONS.md.
+//
+// The struct tags are the fields' names in experiment files (TOML) and in
+// recorded settings (JSON); fields that hold data rather than settings
+// (X0, SVGDParticles, Pool…) have none.
 type Settings struct {
-	// N is the number of particles. Default 100.
-	N int
+	// N is the number of particles. Default DefaultN (100).
+	N int `toml:"-" json:"-"`
 
 	// Start selects the first particle. Default StartAuto.
-	Start Start
-	// X0 is the first particle for StartGiven and the L-BFGS starting point
-	// for StartMAP (default: a prior draw, else the origin).
-	X0 []float64
-	// MAPIterations bounds the L-BFGS major iterations. Default 1000.
-	MAPIterations int
-	// MAPGradTol stops L-BFGS when ‖∇log p‖∞ < MAPGradTol·max(1, |log p|)
-	// (MAPSettings.GradTol). Default 1e-6.
-	MAPGradTol float64
-	// MAPBatch is the minibatch size of the L-BFGS gradients of a
-	// target.Stochastic (a fixed batch per evaluated point); 0 or a size ≥
-	// NData uses full-data gradients. Default 0.
-	MAPBatch int
+	Start Start `toml:"start" json:"start,omitempty"`
+	// Init selects the starting point of each LMO. Default InitAuto.
+	Init Init `toml:"init" json:"init,omitempty"`
+	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
+	Pick Pick `toml:"pick" json:"pick,omitempty"`
+	// Noise is the standard deviation of InitPerturb in units of the
+	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
+	// Default DefaultNoise (1), DefaultLaplaceNoise (0.5) with ScaleLaplace.
+	Noise float64 `toml:"noise" json:"noise,omitempty"`
+	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
+	Scale Scale `toml:"scale" json:"scale,omitempty"`
+	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
+	// (laplace.FitSettings.Batch); 0 uses full-data gradients. Default 0.
+	LaplaceBatch int `toml:"laplace_batch" json:"laplace_batch,omitempty"`
 
+	// Direction selects the LMO direction. Default Self.
+	Direction Direction `toml:"direction" json:"direction,omitempty"`
 	// LMOSteps is the number T of gradient steps of each Approx-LMO.
-	// Default 100.
-	LMOSteps int
+	// Default DefaultLMOSteps (100).
+	LMOSteps int `toml:"lmo_steps" json:"lmo_steps,omitempty"`
 	// StepSize is the AdaGrad step ε of the LMO in units of the kernel
 	// bandwidth h: the first step moves each coordinate by about ε·h
-	// (ε·√Σⱼⱼ with ScaleLaplace). Default 0.1.
-	StepSize float64
-	// Direction selects the LMO direction. Default Self.
-	Direction Direction
+	// (ε·√Σⱼⱼ with ScaleLaplace). Default DefaultStepSize (0.1).
+	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
 	// Batch is the minibatch size of the candidate's score in the Self
 	// direction (target.Stochastic); 0 uses the full-data score. The cached
 	// scores of the particles are always full-data. Default 0.
-	Batch int
-
-	// Init selects the starting point of each LMO. Default InitAuto.
-	Init Init
-	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
-	// median heuristic.
-	SVGDParticles *mat.Dense
-	// SVGD, when set and SVGDParticles is nil, makes the run call svgd.Run
-	// first with these settings (Particles defaults to N) and use its
-	// particles as SVGDParticles; its time and gradient evaluations are
-	// charged to the run.
-	SVGD *svgd.Settings
-	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
-	Pick Pick
-	// Noise is the standard deviation of InitPerturb in units of the
-	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
-	// Default 1, 0.5 with ScaleLaplace.
-	Noise float64
-	// Scale selects the units of Noise and StepSize. Default ScaleAuto.
-	Scale Scale
-	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
-	// (LaplaceSettings.Batch); 0 uses full-data gradients. Default 0.
-	LaplaceBatch int
+	Batch int `toml:"batch" json:"batch,omitempty"`
 
 	// Weights selects the weight rule. Default RuleAuto.
-	Weights Rule
+	Weights Rule `toml:"weights" json:"weights,omitempty"`
+	// ScheduleC is c of the Schedule rule ρₙ = c/(n+c). Default
+	// DefaultScheduleC (3).
+	ScheduleC float64 `toml:"schedule_c" json:"schedule_c,omitempty"`
 	// Jitter is λ of (K + λI) w = z relative to the kernel's diagonal
-	// k(x, x). Default 1e-8.
-	Jitter float64
+	// k(x, x). Default DefaultJitter (1e-8).
+	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
 	// RawWeights reports the BQ weights as solved. By default the reported
 	// weights (snapshots and result) are rescaled to sum to one, while the
 	// run itself keeps its own weights, so the particles do not change: BQ
@@ -141,64 +151,133 @@ type Settings struct {
 	// one when the RKHS lacks the constants (RBF), which biases expectations
 	// and predictive probabilities (docs/DECISIONS.md). The other rules'
 	// weights already sum to one.
-	RawWeights bool
-	// ScheduleC is c of the Schedule rule ρₙ = c/(n+c). Default 3.
-	ScheduleC float64
+	RawWeights bool `toml:"raw_weights" json:"raw_weights,omitempty"`
 	// SteinIterations is the number of projected-gradient iterations of the
-	// Stein rule per particle. Default 300.
-	SteinIterations int
+	// Stein rule per particle. Default DefaultSteinIterations (300).
+	SteinIterations int `toml:"stein_iterations" json:"stein_iterations,omitempty"`
 
 	// Z selects the estimator of zᵢ = μ_p(xᵢ). Default ZAuto.
-	Z ZSource
-	// Embed returns the closed-form embedding of the target for the run's
-	// kernel (ZExact). The kernel is a kernel.RBF or an *rff.Features;
-	// GaussianEmbedding adapts a target.Gaussian.
-	Embed func(k Kernel) (Embedder, error)
-	// Pool is a separate sample pool (rows) for ZPool, drawn by the caller
-	// (its cost is not charged to the run).
-	Pool *mat.Dense
-	// PoolSampler draws the pool when Pool is nil (ZPool); its time and
-	// gradient evaluations are charged to the run.
-	PoolSampler PoolSampler
-	// PoolSize is the size of the pool PoolSampler draws. Default 1000.
-	PoolSize int
+	Z ZSource `toml:"z" json:"z,omitempty"`
+	// PoolSize is the size of the pool PoolSampler draws. Default
+	// DefaultPoolSize (1000).
+	PoolSize int `toml:"pool_size" json:"pool_size,omitempty"`
+	// PoolIterations is the length of each chain of the SGLD pool that
+	// ZPool draws when neither Pool nor PoolSampler is set (SGLDPool).
+	// Default DefaultPoolIterations (2000).
+	PoolIterations int `toml:"pool_iterations" json:"pool_iterations,omitempty"`
 
 	// Kernel selects RBF or its random features. Default RBFKernel.
-	Kernel KernelKind
+	Kernel KernelKind `toml:"kernel" json:"kernel,omitempty"`
+	// Features is D of RFFKernel. Default DefaultFeatures (200). It must be
+	// zero with RBFKernel.
+	Features int `toml:"features" json:"features,omitempty"`
 	// Bandwidth is h. Default 0: the median heuristic h = median pairwise
 	// distance of an initial set (SVGDParticles, else MedianDraws draws of
 	// the Laplace approximation with ScaleLaplace, else the pool, else
-	// MedianDraws prior draws), computed once and then frozen.
-	Bandwidth float64
-	// MedianDraws is the number of Laplace or prior draws of the median
-	// heuristic. Default 200.
-	MedianDraws int
-	// Features is D of RFFKernel. Default 200.
-	Features int
+	// MedianDraws prior draws, else, on a target without a prior,
+	// MedianDraws draws of a short SGLD run from the first particle),
+	// computed once and then frozen.
+	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
+	// MedianDraws is the number of draws of the median heuristic. Default
+	// DefaultMedianDraws (200).
+	MedianDraws int `toml:"median_draws" json:"median_draws,omitempty"`
+
+	// X0 is the first particle for StartGiven and the L-BFGS starting point
+	// for StartMAP (default: a prior draw, else the origin).
+	X0 []float64 `toml:"-" json:"-"`
+	// MAPIterations bounds the L-BFGS major iterations. Default
+	// DefaultMAPIterations (1000).
+	MAPIterations int `toml:"map_iterations" json:"map_iterations,omitempty"`
+	// MAPGradTol stops L-BFGS when ‖∇log p‖∞ < MAPGradTol·max(1, |log p|)
+	// (laplace.MAPSettings.GradTol). Default DefaultMAPGradTol (1e-6).
+	MAPGradTol float64 `toml:"map_grad_tol" json:"map_grad_tol,omitempty"`
+	// MAPBatch is the minibatch size of the L-BFGS gradients of a
+	// target.Stochastic (a fixed batch per evaluated point); 0 or a size ≥
+	// NData uses full-data gradients. Default 0.
+	MAPBatch int `toml:"map_batch" json:"map_batch,omitempty"`
+
+	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
+	// median heuristic.
+	SVGDParticles *mat.Dense `toml:"-" json:"-"`
+	// SVGD, when set and SVGDParticles is nil, makes the run call svgd.Run
+	// first with these settings (Particles defaults to N) and use its
+	// particles as SVGDParticles; its time and gradient evaluations are
+	// charged to the run.
+	SVGD *svgd.Settings `toml:"-" json:"-"`
+
+	// Embed returns the closed-form embedding of the target for the run's
+	// kernel (ZExact). The kernel is a kernel.RBF or an *rff.Features;
+	// GaussianEmbedding adapts a target.Gaussian.
+	Embed func(k Kernel) (Embedder, error) `toml:"-" json:"-"`
+	// Pool is a separate sample pool (rows) for ZPool, drawn by the caller
+	// (its cost is not charged to the run).
+	Pool *mat.Dense `toml:"-" json:"-"`
+	// PoolSampler draws the pool when Pool is nil (ZPool); its time and
+	// gradient evaluations are charged to the run. Default
+	// SGLDPool(PoolIterations).
+	PoolSampler PoolSampler `toml:"-" json:"-"`
+}
+
+// Validate returns a *setting.Error naming the first field that is
+// negative, not finite, or contradicts another, and nil when s is valid.
+// Zero fields are valid: they take their defaults.
+func (s Settings) Validate() error {
+	if err := setting.NonNegative(
+		"n", s.N, "noise", s.Noise, "laplace_batch", s.LaplaceBatch, "lmo_steps", s.LMOSteps,
+		"step_size", s.StepSize, "batch", s.Batch, "schedule_c", s.ScheduleC, "jitter", s.Jitter,
+		"stein_iterations", s.SteinIterations, "pool_size", s.PoolSize, "pool_iterations", s.PoolIterations,
+		"features", s.Features, "bandwidth", s.Bandwidth, "median_draws", s.MedianDraws,
+		"map_iterations", s.MAPIterations, "map_grad_tol", s.MAPGradTol, "map_batch", s.MAPBatch,
+	); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"noise", s.Noise}, {"step_size", s.StepSize}, {"schedule_c", s.ScheduleC}, {"jitter", s.Jitter},
+		{"bandwidth", s.Bandwidth}, {"map_grad_tol", s.MAPGradTol}} {
+		if math.IsInf(f.v, 0) {
+			return setting.Errorf(f.name, f.v, "must be finite")
+		}
+	}
+	for _, e := range []struct {
+		name string
+		v    encoding.TextMarshaler
+	}{{"start", s.Start}, {"init", s.Init}, {"pick", s.Pick}, {"scale", s.Scale}, {"direction", s.Direction},
+		{"weights", s.Weights}, {"z", s.Z}, {"kernel", s.Kernel}} {
+		if _, err := e.v.MarshalText(); err != nil {
+			return setting.Errorf(e.name, e.v, "unknown value")
+		}
+	}
+	if s.Kernel != RFFKernel && s.Features != 0 {
+		return setting.Errorf("features", s.Features, `needs kernel = "rff"`)
+	}
+	return nil
 }
 
 func (s *Settings) defaults() {
 	def := func(v *int, d int) {
-		if *v <= 0 {
+		if *v == 0 {
 			*v = d
 		}
 	}
 	deff := func(v *float64, d float64) {
-		if *v <= 0 {
+		if *v == 0 {
 			*v = d
 		}
 	}
-	def(&s.N, 100)
-	def(&s.MAPIterations, 1000)
-	deff(&s.MAPGradTol, 1e-6)
-	def(&s.LMOSteps, 100)
-	deff(&s.StepSize, 0.1)
-	deff(&s.Jitter, 1e-8)
-	deff(&s.ScheduleC, 3)
-	def(&s.SteinIterations, 300)
-	def(&s.PoolSize, 1000)
-	def(&s.MedianDraws, 200)
-	def(&s.Features, 200)
+	def(&s.N, DefaultN)
+	def(&s.MAPIterations, DefaultMAPIterations)
+	deff(&s.MAPGradTol, DefaultMAPGradTol)
+	def(&s.LMOSteps, DefaultLMOSteps)
+	deff(&s.StepSize, DefaultStepSize)
+	deff(&s.Jitter, DefaultJitter)
+	deff(&s.ScheduleC, DefaultScheduleC)
+	def(&s.SteinIterations, DefaultSteinIterations)
+	def(&s.PoolSize, DefaultPoolSize)
+	def(&s.PoolIterations, DefaultPoolIterations)
+	def(&s.MedianDraws, DefaultMedianDraws)
+	def(&s.Features, DefaultFeatures)
 	if s.Direction == DirectionAuto {
 		s.Direction = Self
 	}
@@ -213,9 +292,9 @@ func (s *Settings) defaults() {
 		s.Scale = ScaleBandwidth
 	}
 	if s.Scale == ScaleLaplace {
-		deff(&s.Noise, 0.5)
+		deff(&s.Noise, DefaultLaplaceNoise)
 	} else {
-		deff(&s.Noise, 1)
+		deff(&s.Noise, DefaultNoise)
 	}
 	if s.Init == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
@@ -231,6 +310,9 @@ func (s *Settings) defaults() {
 		case s.Pool != nil || s.PoolSampler != nil:
 			s.Z = ZPool
 		}
+	}
+	if s.Z == ZPool && s.Pool == nil && s.PoolSampler == nil {
+		s.PoolSampler = SGLDPool(s.PoolIterations)
 	}
 	if s.Weights == RuleAuto {
 		if s.Z != ZAuto {

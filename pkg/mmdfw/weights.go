@@ -35,23 +35,13 @@ const (
 	Stein
 )
 
-// String is the rule's short name, for messages.
+// String is the rule's text form (MarshalText), "auto" for RuleAuto.
 func (r Rule) String() string {
-	switch r {
-	case RuleAuto:
+	if r == RuleAuto {
 		return "auto"
-	case BQ:
-		return "bq"
-	case LineSearch:
-		return "linesearch"
-	case Equal:
-		return "equal"
-	case Classic:
-		return "classic"
-	case Schedule:
-		return "schedule"
-	case Stein:
-		return "stein"
+	}
+	if b, err := r.MarshalText(); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("Rule(%d)", int(r))
 }

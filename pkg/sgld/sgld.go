@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -18,57 +19,57 @@ import (
 // the default that its zero value stands for.
 type Settings struct {
 	// Iterations is the number of updates of every chain. Default 10000.
-	Iterations int
+	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 	// BurnIn is the number of initial iterations of every chain whose states
 	// are discarded. Zero means Iterations/2; a negative value discards
 	// nothing.
-	BurnIn int
+	BurnIn int `toml:"burn_in" json:"burn_in,omitempty"`
 	// Thin keeps every Thin-th state after the burn-in: the state after
 	// iteration t is kept when t > BurnIn and (t − BurnIn) is a multiple of
 	// Thin. Default 10.
-	Thin int
+	Thin int `toml:"thin" json:"thin,omitempty"`
 	// Keep, when positive, keeps only the last Keep draws of each chain, so
 	// that the particle set has a fixed budget of Chains·Keep particles
 	// however long the run. Default 0: every kept draw.
-	Keep int
+	Keep int `toml:"-" json:"-"`
 
 	// Chains is the number of independent chains. Default 4.
-	Chains int
+	Chains int `toml:"chains" json:"chains,omitempty"`
 	// Workers is the number of goroutines that run the chains. The
 	// particles do not depend on it. Default min(Chains, GOMAXPROCS).
-	Workers int
+	Workers int `toml:"-" json:"-"`
 
 	// Batch is the minibatch size |B| for a target.Stochastic target, whose
 	// likelihood is rescaled by N/|B|. A target that is not Stochastic, or
 	// has N ≤ Batch datapoints, gets the full-data gradient. Default 100.
-	Batch int
+	Batch int `toml:"batch" json:"batch,omitempty"`
 
 	// A, B and Gamma set the step size ε_t = A·(B + t)^(−Gamma) of
 	// iteration t = 1, 2, …. The zero A means 1/N with N = target.NData(t)
 	// (1 for a target without data): the posterior of N datapoints has a
 	// curvature of order N, and ε·curvature ≪ 1 keeps the Langevin
 	// discretisation stable and its bias small.
-	A float64
+	A float64 `toml:"a" json:"a,omitempty"`
 	// B delays the decay of the step size. Default 1000, so that
 	// ε_1 ≈ 0.022·A and the step falls only by a factor (1 + T/1000)^0.55
 	// over T iterations.
-	B float64
+	B float64 `toml:"b" json:"b,omitempty"`
 	// Gamma is the decay exponent; Welling & Teh need Gamma ∈ (0.5, 1] for
 	// Σε_t = ∞, Σε_t² < ∞. Default 0.55.
-	Gamma float64
+	Gamma float64 `toml:"gamma" json:"gamma,omitempty"`
 
 	// Init, when not nil, is the point (length Dim) around which the chains
 	// start, each at Init + Jitter·z with z ~ N(0, I). When Init is nil the
 	// chains start from independent draws of the prior when the target is a
 	// target.PriorSampler, and at Jitter·z otherwise.
-	Init []float64
+	Init []float64 `toml:"-" json:"-"`
 	// Jitter is the standard deviation of the Gaussian perturbation of the
 	// starting points. Zero means 1; a negative value means none.
-	Jitter float64
+	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
-	RecordEvery int
+	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
 }
 
 // Default values of Settings.
@@ -82,11 +83,53 @@ const (
 	DefaultRecordEvery = 100
 )
 
-// withDefaults fills the zero fields of s and panics on invalid settings.
-func (s Settings) withDefaults(t target.Target) Settings {
-	if s.Iterations < 0 || s.Thin < 0 || s.Keep < 0 || s.Chains < 0 || s.Workers < 0 ||
-		s.Batch < 0 || s.RecordEvery < 0 || s.A < 0 || s.B < 0 || s.Gamma < 0 {
-		panic("sgld: negative setting")
+// Validate returns a *setting.Error naming the first invalid field, nil
+// when s is valid: every field is non-negative (except BurnIn and Jitter,
+// whose negative values mean none), Gamma is 0 or in (0.5, 1], and a burn-in
+// and thinning that are given leave draws to keep. Zero fields are valid:
+// they take their defaults.
+func (s Settings) Validate() error {
+	if err := setting.NonNegative("iterations", s.Iterations, "thin", s.Thin, "keep", s.Keep,
+		"chains", s.Chains, "workers", s.Workers, "batch", s.Batch, "a", s.A, "b", s.B, "gamma", s.Gamma,
+		"record_every", s.RecordEvery); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"a", s.A}, {"b", s.B}, {"jitter", s.Jitter}} {
+		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
+			return setting.Errorf(f.name, f.v, "must be finite")
+		}
+	}
+	if s.Gamma != 0 && (s.Gamma <= 0.5 || s.Gamma > 1) {
+		return setting.Errorf("gamma", s.Gamma, "is outside (0.5, 1]")
+	}
+	iters := cmp.Or(s.Iterations, DefaultIterations)
+	burn := s.BurnIn
+	switch {
+	case burn == 0:
+		burn = iters / 2
+	case burn < 0:
+		burn = 0
+	}
+	if burn >= iters {
+		return setting.Errorf("burn_in", s.BurnIn, "leaves none of %d iterations to keep", iters)
+	}
+	if thin := cmp.Or(s.Thin, DefaultThin); (iters-burn)/thin == 0 {
+		return setting.Errorf("thin", thin, "leaves no draw of %d post-burn-in iterations to keep", iters-burn)
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields of s, or returns the error of
+// Validate or of an Init of the wrong length.
+func (s Settings) withDefaults(t target.Target) (Settings, error) {
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("sgld: %w", err)
+	}
+	if s.Init != nil && len(s.Init) != t.Dim() {
+		return s, fmt.Errorf("sgld: Init has length %d, target dimension is %d", len(s.Init), t.Dim())
 	}
 	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
 	switch {
@@ -95,13 +138,7 @@ func (s Settings) withDefaults(t target.Target) Settings {
 	case s.BurnIn < 0:
 		s.BurnIn = 0
 	}
-	if s.BurnIn >= s.Iterations {
-		panic(fmt.Sprintf("sgld: BurnIn %d leaves none of %d iterations to keep", s.BurnIn, s.Iterations))
-	}
 	s.Thin = cmp.Or(s.Thin, DefaultThin)
-	if (s.Iterations-s.BurnIn)/s.Thin == 0 {
-		panic(fmt.Sprintf("sgld: Thin %d leaves no draw of %d post-burn-in iterations to keep", s.Thin, s.Iterations-s.BurnIn))
-	}
 	s.Chains = cmp.Or(s.Chains, DefaultChains)
 	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	s.Workers = min(s.Workers, s.Chains)
@@ -115,11 +152,8 @@ func (s Settings) withDefaults(t target.Target) Settings {
 	case s.Jitter < 0:
 		s.Jitter = 0
 	}
-	if s.Init != nil && len(s.Init) != t.Dim() {
-		panic("sgld: Init dimension mismatch")
-	}
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
-	return s
+	return s, nil
 }
 
 // StepSize returns the step size ε_t = a·(b + t)^(−γ) of iteration t.
@@ -215,12 +249,16 @@ func (c *chain) copyDraws(dst []float64) int {
 // a nil error. When ctx is cancelled, Run returns promptly with the particles
 // kept so far and an error wrapping ctx.Err(). When a chain diverges, Run
 // returns the (finite) particles kept before and an error naming the chain
-// and the iteration. Invalid settings panic.
+// and the iteration. Invalid settings return an error wrapping a
+// *setting.Error (Validate) and no particles.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 
-	s = s.withDefaults(t)
+	s, err := s.withDefaults(t)
+	if err != nil {
+		return particle.Set{}, err
+	}
 	d := t.Dim()
 	rows := (s.Iterations - s.BurnIn) / s.Thin
 	if s.Keep > 0 {

@@ -22,7 +22,10 @@ func newLogReg(n, p int, seed uint64) *model.Logistic {
 // finiteness check and the copy of the kept draw.
 func BenchmarkStep(b *testing.B) {
 	m := newLogReg(10000, 55, 1)
-	s := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(m)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(m)
+	if err != nil {
+		b.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const rows = 100
 	c := &chain{s: &s, x: make([]float64, m.Dim()), g: make([]float64, m.Dim()), rng: rng,
@@ -47,7 +50,10 @@ func BenchmarkStepOverhead(b *testing.B) {
 		}
 		return 0
 	}}
-	s := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(t)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(t)
+	if err != nil {
+		b.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const rows = 100
 	c := &chain{s: &s, x: make([]float64, d), g: make([]float64, d), rng: rng,

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -254,32 +255,6 @@ func equalRows(a, b []float64) bool {
 	return true
 }
 
-func TestErrStop(t *testing.T) {
-	m := newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
-	s := Settings{Iterations: 5000, BurnIn: 100, Thin: 1, Chains: 2, RecordEvery: 100}
-	var at particle.Set
-	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-		if sn.Step == 300 {
-			at = particle.Set{X: sn.X, W: sn.W}.Clone()
-			return particle.ErrStop
-		}
-		return nil
-	})
-	set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), rec)
-	if err != nil {
-		t.Fatalf("ErrStop: got error %v, want nil", err)
-	}
-	if set.Len() != 2*200 || !mat.Equal(set.X, at.X) {
-		t.Errorf("ErrStop at iteration 300: got %d particles, want the 400 of the snapshot", set.Len())
-	}
-
-	boom := errors.New("boom")
-	_, err = Run(context.Background(), m, s, rand.NewPCG(1, 2), particle.RecorderFunc(func(particle.Snapshot) error { return boom }))
-	if !errors.Is(err, boom) {
-		t.Errorf("recorder error: got %v, want it wrapped", err)
-	}
-}
-
 // Cancellation is checked before every iteration: after cancel, each chain
 // finishes at most the iteration it is in.
 func TestCancel(t *testing.T) {
@@ -371,19 +346,30 @@ func TestInit(t *testing.T) {
 
 func TestInvalidSettings(t *testing.T) {
 	m := newGaussMean(100, []float64{0}, []float64{0}, 1, 1, 1)
-	for name, s := range map[string]Settings{
-		"negative batch":    {Batch: -1},
-		"burn-in too long":  {Iterations: 100, BurnIn: 100},
-		"thinning too long": {Iterations: 100, BurnIn: 50, Thin: 51},
-		"init dimension":    {Init: []float64{1, 2}},
+	for name, c := range map[string]struct {
+		s     Settings
+		field string
+	}{
+		"negative batch":    {Settings{Batch: -1}, "batch"},
+		"negative chains":   {Settings{Chains: -4}, "chains"},
+		"gamma":             {Settings{Gamma: 0.4}, "gamma"},
+		"burn-in too long":  {Settings{Iterations: 100, BurnIn: 100}, "burn_in"},
+		"thinning too long": {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
+		"init dimension":    {Settings{Init: []float64{1, 2}}, ""},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			Run(context.Background(), m, s, rand.NewPCG(1, 1), nil)
-		}()
+		set, err := Run(context.Background(), m, c.s, rand.NewPCG(1, 1), nil)
+		if err == nil || set.Len() != 0 {
+			t.Errorf("%s: %d particles, error %v; want an error", name, set.Len(), err)
+			continue
+		}
+		if c.field == "" {
+			continue
+		}
+		if e, ok := setting.As(err); !ok || e.Field != c.field {
+			t.Errorf("%s: error %v, want a setting.Error on %s", name, err, c.field)
+		}
+		if verr := c.s.Validate(); verr == nil {
+			t.Errorf("%s: Validate accepted it", name)
+		}
 	}
 }

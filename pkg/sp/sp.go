@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -33,19 +34,19 @@ const (
 type Settings struct {
 	// Points is the number N of points to place. Zero means DefaultPoints
 	// (100, the original's experiments).
-	Points int
+	Points int `toml:"-" json:"-"`
 
 	// Candidates is the number of Monte Carlo candidates scored at every
 	// step before the refinement. Zero means DefaultCandidates (20, the
 	// original's adaptive Monte Carlo optimiser).
-	Candidates int
+	Candidates int `toml:"candidates" json:"candidates,omitempty"`
 
 	// NelderMeadEvals caps the objective evaluations of the Nelder–Mead
 	// refinement of each step's best candidate. Zero means
 	// DefaultNelderMeadPer·d (200·d, MATLAB fminsearch's default that the
 	// original's refinement used); a negative value disables the
 	// refinement, leaving pure Monte Carlo search.
-	NelderMeadEvals int
+	NelderMeadEvals int `toml:"nelder_mead_evals" json:"nelder_mead_evals,omitempty"`
 
 	// Perturb scales the Gaussian perturbations of the candidates drawn
 	// around existing points: coordinate j moves by Perturb·σⱼ·z, z ~ N(0,1),
@@ -53,7 +54,7 @@ type Settings struct {
 	// 1.4826 × its median absolute deviation (Scale before two points
 	// exist, or where it is zero). A few far-flung points do not inflate
 	// it, as they would a standard deviation. Zero means DefaultPerturb (1).
-	Perturb float64
+	Perturb float64 `toml:"perturb" json:"perturb,omitempty"`
 
 	// Box sets the search box, to which candidates and the Nelder–Mead
 	// refinement are confined. The first step's box (the domain) is the
@@ -73,53 +74,66 @@ type Settings struct {
 	// overflows. A box that follows the median and a robust spread cannot
 	// be dragged along by the points it lets stray. Zero means DefaultBox
 	// (2); a negative value searches without a box.
-	Box float64
+	Box float64 `toml:"box" json:"box,omitempty"`
 
 	// Scale is the perturbation standard deviation before the point set has
 	// a spread of its own. Zero means DefaultScale (1, the original's
 	// proposal variance σ² = 1).
-	Scale float64
+	Scale float64 `toml:"scale" json:"scale,omitempty"`
 
 	// PriorFraction is the share of each step's candidates drawn from the
 	// prior when the target is a target.PriorSampler (rounded up). Zero
 	// means DefaultPriorFraction (0.1); a negative value draws none.
-	PriorFraction float64
+	PriorFraction float64 `toml:"prior_fraction" json:"prior_fraction,omitempty"`
 
 	// C and Beta are the IMQ base kernel's parameters,
 	// k(x, y) = (c² + ‖x − y‖²)^β. Zero means DefaultC (1) and DefaultBeta
 	// (−1/2), the original's choice. C must be positive, Beta in (−1, 0).
-	C, Beta float64
+	C    float64 `toml:"c" json:"c,omitempty"`
+	Beta float64 `toml:"beta" json:"beta,omitempty"`
 
 	// MAP, when not nil, is the mode of the target (length Dim). The first
 	// candidate pool is then the MAP and perturbations around it; since
 	// k₀(x, x) grows with ‖∇log p(x)‖², the MAP minimises the first
 	// objective. When nil, the first pool comes from the prior of a
 	// target.PriorSampler, or from N(0, Scale² I) otherwise.
-	MAP []float64
+	MAP []float64 `toml:"-" json:"-"`
+}
+
+// Validate returns a *setting.Error naming the first invalid field, nil
+// when s is valid. Zero fields are valid: they take their defaults; the
+// documented negative values of NelderMeadEvals, Box and PriorFraction are
+// valid too.
+func (s Settings) Validate() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case s.Points < 0:
+		return setting.Errorf("points", s.Points, "must not be negative")
+	case s.Candidates < 0:
+		return setting.Errorf("candidates", s.Candidates, "must not be negative")
+	case s.Perturb < 0 || bad(s.Perturb):
+		return setting.Errorf("perturb", s.Perturb, "is not a finite non-negative number")
+	case bad(s.Box):
+		return setting.Errorf("box", s.Box, "is not a finite number")
+	case s.Scale < 0 || bad(s.Scale):
+		return setting.Errorf("scale", s.Scale, "is not a finite non-negative number")
+	case s.PriorFraction > 1 || math.IsNaN(s.PriorFraction):
+		return setting.Errorf("prior_fraction", s.PriorFraction, "is above 1")
+	case s.C < 0 || bad(s.C):
+		return setting.Errorf("c", s.C, "is not a finite positive number")
+	case s.Beta <= -1 || s.Beta > 0 || math.IsNaN(s.Beta):
+		return setting.Errorf("beta", s.Beta, "is outside (−1, 0)")
+	}
+	return nil
 }
 
 // resolved returns s with the defaults filled in for dimension d, or an
 // error naming the first invalid field.
 func (s Settings) resolved(d int) (Settings, error) {
-	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
-	switch {
-	case s.Points < 0:
-		return s, fmt.Errorf("sp: Points = %d is negative", s.Points)
-	case s.Candidates < 0:
-		return s, fmt.Errorf("sp: Candidates = %d is negative", s.Candidates)
-	case s.Perturb < 0 || bad(s.Perturb):
-		return s, fmt.Errorf("sp: Perturb = %v is not a finite non-negative number", s.Perturb)
-	case bad(s.Box):
-		return s, fmt.Errorf("sp: Box = %v is not a finite number", s.Box)
-	case s.Scale < 0 || bad(s.Scale):
-		return s, fmt.Errorf("sp: Scale = %v is not a finite non-negative number", s.Scale)
-	case s.PriorFraction > 1 || math.IsNaN(s.PriorFraction):
-		return s, fmt.Errorf("sp: PriorFraction = %v is above 1", s.PriorFraction)
-	case s.C < 0 || bad(s.C):
-		return s, fmt.Errorf("sp: C = %v is not a finite positive number", s.C)
-	case s.Beta <= -1 || s.Beta > 0 || math.IsNaN(s.Beta):
-		return s, fmt.Errorf("sp: Beta = %v is outside (−1, 0)", s.Beta)
-	case s.MAP != nil && len(s.MAP) != d:
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("sp: %w", err)
+	}
+	if s.MAP != nil && len(s.MAP) != d {
 		return s, fmt.Errorf("sp: MAP has length %d, want the dimension %d", len(s.MAP), d)
 	}
 	if s.MAP != nil {

@@ -254,28 +254,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestErrStop: ErrStop ends the run with the current points and no error;
-// another recorder error is returned.
-func TestErrStop(t *testing.T) {
-	g, _ := gaussian2()
-	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
-		if s.Step == 4 {
-			return particle.ErrStop
-		}
-		return nil
-	})
-	set, err := Run(context.Background(), g, Settings{Points: 10}, rand.NewPCG(1, 1), rec)
-	if err != nil || set.Len() != 4 || len(set.W) != 4 || set.W[0] != 0.25 {
-		t.Errorf("ErrStop at step 4: %d points, weights %v, error %v", set.Len(), set.W, err)
-	}
-	boom := errors.New("boom")
-	_, err = Run(context.Background(), g, Settings{Points: 10}, rand.NewPCG(1, 1),
-		particle.RecorderFunc(func(particle.Snapshot) error { return boom }))
-	if !errors.Is(err, boom) {
-		t.Errorf("recorder error: got %v", err)
-	}
-}
-
 // TestDeterminism: the same seed gives the same points, another seed other
 // points.
 func TestDeterminism(t *testing.T) {
@@ -377,15 +355,15 @@ func TestSettingsErrors(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{Points: -1}, "Points"},
-		{Settings{Candidates: -2}, "Candidates"},
-		{Settings{Perturb: math.NaN()}, "Perturb"},
-		{Settings{Scale: -1}, "Scale"},
-		{Settings{Box: math.Inf(1)}, "Box"},
-		{Settings{PriorFraction: 2}, "PriorFraction"},
-		{Settings{C: -1}, "C"},
-		{Settings{Beta: 0.5}, "Beta"},
-		{Settings{Beta: -1}, "Beta"},
+		{Settings{Points: -1}, "points ="},
+		{Settings{Candidates: -2}, "candidates ="},
+		{Settings{Perturb: math.NaN()}, "perturb ="},
+		{Settings{Scale: -1}, "scale ="},
+		{Settings{Box: math.Inf(1)}, "box ="},
+		{Settings{PriorFraction: 2}, "prior_fraction ="},
+		{Settings{C: -1}, "c ="},
+		{Settings{Beta: 0.5}, "beta ="},
+		{Settings{Beta: -1}, "beta ="},
 		{Settings{MAP: []float64{1}}, "MAP"},
 	} {
 		_, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)

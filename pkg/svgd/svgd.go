@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,90 +26,110 @@ const (
 	DefaultAlpha      = 0.9
 	DefaultFudge      = 1e-6
 	DefaultBatchSize  = 100
+	DefaultInitScale  = 1.0
 )
 
 // Settings configures Run. The zero value is usable: every field documents
 // its default, and the defaults are those of the reference code's update
-// function.
+// function. Validate (called by Run) refuses negative and non-finite
+// values, except BatchSize's documented negative.
+//
+// The struct tags are the fields' names in experiment files (TOML) and in
+// recorded settings (JSON).
 type Settings struct {
-	// Particles is the number n of particles drawn from the prior when
-	// Init is nil. Zero means DefaultParticles (100, the reference
-	// logistic regression; its neural network uses 20).
-	Particles int
+	// Particles is the number n of particles drawn when Init is nil. Zero
+	// means DefaultParticles (100, the reference logistic regression; its
+	// neural network uses 20).
+	Particles int `toml:"-" json:"-"`
 
 	// Init holds the initial particles, one per row (n×d). Run copies it
-	// and never modifies it. When nil, Run draws Particles prior draws
-	// from a target that implements target.PriorSampler, and fails
+	// and never modifies it. When nil, Run draws Particles points
+	// X0 + InitScale·z, z ~ N(0, I), when X0 is set, else Particles prior
+	// draws from a target that implements target.PriorSampler, and fails
 	// otherwise.
-	Init *mat.Dense
+	Init *mat.Dense `toml:"-" json:"-"`
+	// X0 is the point around which the initial particles are drawn when
+	// Init is nil (length Dim).
+	X0 []float64 `toml:"-" json:"-"`
 
 	// Iterations is the number of SVGD updates. Zero means
 	// DefaultIterations (1000, the reference update's n_iter; its logistic
 	// regression runs 6000, its neural network 2000).
-	Iterations int
+	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 
 	// Step is the master step size ε of AdaGrad. Zero means DefaultStep
 	// (1e-3, the reference update's default and its neural network's
 	// master_stepsize; its logistic regression uses 0.05).
-	Step float64
-
-	// Alpha is the momentum of the squared-gradient history,
-	// hist ← α hist + (1−α) φ². Zero means DefaultAlpha (0.9).
-	Alpha float64
-
-	// Fudge keeps the AdaGrad denominator ε_f + √hist away from zero.
-	// Zero means DefaultFudge (1e-6).
-	Fudge float64
-
-	// Bandwidth fixes the RBF bandwidth h. Zero means the median heuristic
-	// h = √(½ med / log(n+1)), recomputed from the particles at every
-	// iteration as the reference code does.
-	Bandwidth float64
-
-	// ExcludeDiagonal takes the median of the heuristic over the n(n−1)/2
-	// distinct pairs instead of all n² entries of the distance matrix. The
-	// default (false) counts the zero diagonal, as the reference code does.
-	ExcludeDiagonal bool
+	Step float64 `toml:"step" json:"step,omitempty"`
 
 	// BatchSize is the minibatch size |B| of a target.Stochastic target,
 	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatchSize
 	// (100). A negative value, a batch at least as large as the data, or a
 	// target that is not Stochastic, uses the full-data LogProbGrad.
-	BatchSize int
+	BatchSize int `toml:"batch" json:"batch,omitempty"`
+
+	// Bandwidth fixes the RBF bandwidth h. Zero means the median heuristic
+	// h = √(½ med / log(n+1)), recomputed from the particles at every
+	// iteration as the reference code does.
+	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
+
+	// RecordEvery reports a snapshot after every RecordEvery iterations.
+	// The initial particles (step 0) and the final ones are always
+	// reported. Zero reports only those two.
+	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
+
+	// Alpha is the momentum of the squared-gradient history,
+	// hist ← α hist + (1−α) φ², in [0, 1). Zero means DefaultAlpha (0.9).
+	Alpha float64 `toml:"alpha" json:"alpha,omitempty"`
+
+	// Fudge keeps the AdaGrad denominator ε_f + √hist away from zero.
+	// Zero means DefaultFudge (1e-6).
+	Fudge float64 `toml:"fudge" json:"fudge,omitempty"`
+
+	// ExcludeDiagonal takes the median of the heuristic over the n(n−1)/2
+	// distinct pairs instead of all n² entries of the distance matrix. The
+	// default (false) counts the zero diagonal, as the reference code does.
+	ExcludeDiagonal bool `toml:"exclude_diagonal" json:"exclude_diagonal,omitempty"`
+
+	// InitScale is the standard deviation of the initial particles around
+	// X0. Zero means DefaultInitScale (1).
+	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
 	// Workers is the number of goroutines that evaluate the particles'
 	// scores. Zero means runtime.GOMAXPROCS(0). The result does not depend
 	// on it. A target that scores all particles in one call
 	// (target.StochasticBatched with minibatches, target.Batched with full
 	// data) is called once per iteration and parallelises on its own.
-	Workers int
+	Workers int `toml:"-" json:"-"`
+}
 
-	// RecordEvery reports a snapshot after every RecordEvery iterations.
-	// The initial particles (step 0) and the final ones are always
-	// reported. Zero reports only those two.
-	RecordEvery int
+// Validate returns a *setting.Error naming the first invalid field, nil
+// when s is valid. Zero fields are valid: they take their defaults.
+func (s Settings) Validate() error {
+	if err := setting.NonNegative("particles", s.Particles, "iterations", s.Iterations, "step", s.Step,
+		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
+		"record_every", s.RecordEvery, "init_scale", s.InitScale); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"step", s.Step}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.InitScale}} {
+		if math.IsInf(f.v, 0) {
+			return setting.Errorf(f.name, f.v, "must be finite")
+		}
+	}
+	if s.Alpha >= 1 {
+		return setting.Errorf("alpha", s.Alpha, "is outside [0, 1)")
+	}
+	return nil
 }
 
 // resolved returns s with the defaults filled in, or an error naming the
 // first invalid field.
 func (s Settings) resolved() (Settings, error) {
-	switch {
-	case s.Particles < 0:
-		return s, fmt.Errorf("svgd: Particles = %d is negative", s.Particles)
-	case s.Iterations < 0:
-		return s, fmt.Errorf("svgd: Iterations = %d is negative", s.Iterations)
-	case s.Step < 0 || math.IsNaN(s.Step) || math.IsInf(s.Step, 0):
-		return s, fmt.Errorf("svgd: Step = %v is not a finite non-negative number", s.Step)
-	case s.Alpha < 0 || s.Alpha >= 1 || math.IsNaN(s.Alpha):
-		return s, fmt.Errorf("svgd: Alpha = %v is outside [0, 1)", s.Alpha)
-	case s.Fudge < 0 || math.IsNaN(s.Fudge) || math.IsInf(s.Fudge, 0):
-		return s, fmt.Errorf("svgd: Fudge = %v is not a finite non-negative number", s.Fudge)
-	case s.Bandwidth < 0 || math.IsNaN(s.Bandwidth) || math.IsInf(s.Bandwidth, 0):
-		return s, fmt.Errorf("svgd: Bandwidth = %v is not a finite non-negative number", s.Bandwidth)
-	case s.Workers < 0:
-		return s, fmt.Errorf("svgd: Workers = %d is negative", s.Workers)
-	case s.RecordEvery < 0:
-		return s, fmt.Errorf("svgd: RecordEvery = %d is negative", s.RecordEvery)
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("svgd: %w", err)
 	}
 	s.Particles = cmp.Or(s.Particles, DefaultParticles)
 	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
@@ -116,6 +137,7 @@ func (s Settings) resolved() (Settings, error) {
 	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
 	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
 	s.BatchSize = cmp.Or(s.BatchSize, DefaultBatchSize)
+	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
 	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	return s, nil
 }
@@ -210,10 +232,20 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		x = mat.NewDense(n, d, nil)
 		x.Copy(s.Init)
 		s.Particles = n
+	} else if s.X0 != nil {
+		if len(s.X0) != d {
+			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
+		}
+		x = mat.NewDense(s.Particles, d, nil)
+		for i := 0; i < s.Particles; i++ {
+			for j, row := 0, x.RawRowView(i); j < d; j++ {
+				row[j] = s.X0[j] + s.InitScale*rng.NormFloat64()
+			}
+		}
 	} else {
 		ps, ok := t.(target.PriorSampler)
 		if !ok {
-			return nil, errors.New("svgd: no Init particles and the target is not a target.PriorSampler")
+			return nil, errors.New("svgd: no Init particles, no X0 and the target is not a target.PriorSampler")
 		}
 		x = mat.NewDense(s.Particles, d, nil)
 		for i := 0; i < s.Particles; i++ {

@@ -348,26 +348,6 @@ func (k *keepLast) Record(s particle.Snapshot) error {
 	return nil
 }
 
-func TestErrStopReturnsCurrentParticles(t *testing.T) {
-	rec := &keepLast{at: 5, act: func() error { return particle.ErrStop }}
-	got, err := svgd.Run(context.Background(), stdNormal(3), svgd.Settings{
-		Init: randInit(rand.New(rand.NewPCG(1, 3)), 6, 3, 2), Iterations: 100, Step: 0.1, RecordEvery: 1,
-	}, rand.NewPCG(1, 1), rec)
-	if err != nil {
-		t.Fatalf("ErrStop gave error %v", err)
-	}
-	if !mat.Equal(got.X, rec.last) {
-		t.Error("returned particles differ from the step-5 snapshot")
-	}
-	other := errors.New("disk full")
-	rec = &keepLast{at: 2, act: func() error { return other }}
-	if _, err := svgd.Run(context.Background(), stdNormal(3), svgd.Settings{
-		Init: randInit(rand.New(rand.NewPCG(1, 3)), 6, 3, 2), RecordEvery: 1,
-	}, rand.NewPCG(1, 1), rec); !errors.Is(err, other) {
-		t.Errorf("recorder error: got %v, want %v", err, other)
-	}
-}
-
 func TestContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -433,11 +413,31 @@ func TestInitialisation(t *testing.T) {
 		{"no prior", stdNormal(3), svgd.Settings{}, "PriorSampler"},
 		{"columns", stdNormal(3), svgd.Settings{Init: mat.NewDense(4, 2, nil)}, "columns"},
 		{"NaN init", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, []float64{0, math.NaN()})}, "initial particle 1"},
-		{"alpha", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, nil), Alpha: 1}, "Alpha"},
-		{"step", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, nil), Step: -1}, "Step"},
+		{"alpha", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, nil), Alpha: 1}, "alpha = 1"},
+		{"step", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, nil), Step: -1}, "step = -1"},
+		{"X0 length", stdNormal(2), svgd.Settings{X0: []float64{1}}, "X0 has length 1"},
 	} {
 		if _, err := svgd.Run(ctx, tc.t, tc.s, src, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// With only X0, the particles start around it: on N(0, I) from X0 = (5, 5)
+// the run of 2000 steps moves their mean to the origin.
+func TestZeroSettingsX0(t *testing.T) {
+	set, err := svgd.Run(context.Background(), stdNormal(2), svgd.Settings{X0: []float64{5, 5}, Step: 0.1, Iterations: 2000},
+		rand.NewPCG(7, 8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Len() != svgd.DefaultParticles {
+		t.Fatalf("%d particles, want %d", set.Len(), svgd.DefaultParticles)
+	}
+	for j, m := range set.Mean(nil) {
+		// The mean of 100 SVGD particles on N(0, 1) is within a few 0.1/√100.
+		if math.Abs(m) > 0.05 {
+			t.Errorf("mean[%d] = %v, want 0 ± 0.05", j, m)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mmdfw
+package laplace
 
 import (
 	"context"
@@ -28,8 +28,8 @@ type MAPSettings struct {
 	// and gradient so that L-BFGS sees a consistent pair. 0, or a size ≥
 	// NData, uses full-data gradients. Default 0.
 	Batch int
-	// Rand draws the minibatches; it is needed only when Batch is used.
-	Rand *rand.Rand
+	// Src draws the minibatches; it is needed only when Batch is used.
+	Src rand.Source
 }
 
 // MAP search statuses (MAPResult.Status).
@@ -67,7 +67,7 @@ type MAPResult struct {
 func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) (MAPResult, error) {
 	d := t.Dim()
 	if len(x0) != d {
-		panic("mmdfw: FindMAP starting point length differs from the target dimension")
+		panic("laplace: FindMAP starting point length differs from the target dimension")
 	}
 	if s.Iterations <= 0 {
 		s.Iterations = 1000
@@ -78,11 +78,13 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 	var res MAPResult
 	st, stoch := t.(target.Stochastic)
 	var batch []int
+	var rng *rand.Rand
 	if stoch && s.Batch > 0 && s.Batch < st.NData() {
-		if s.Rand == nil {
-			panic("mmdfw: MAPSettings.Batch needs MAPSettings.Rand")
+		if s.Src == nil {
+			panic("laplace: MAPSettings.Batch needs MAPSettings.Src")
 		}
 		batch = make([]int, s.Batch)
+		rng = rand.New(s.Src)
 	}
 	nd := int64(target.NData(t))
 	lastX := make([]float64, d)
@@ -96,7 +98,7 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 		var lp float64
 		if batch != nil {
 			for i := range batch {
-				batch[i] = s.Rand.IntN(st.NData())
+				batch[i] = rng.IntN(st.NData())
 			}
 			lp = st.MinibatchLogProbGrad(x, lastG, batch)
 			res.GradEvals += int64(len(batch))
@@ -129,15 +131,15 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 		return res, e
 	}
 	if r == nil {
-		return res, fmt.Errorf("mmdfw: MAP search: %w", err)
+		return res, fmt.Errorf("laplace: MAP search: %w", err)
 	}
 	for _, v := range r.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return res, fmt.Errorf("mmdfw: MAP search ended at a non-finite point (%v)", err)
+			return res, fmt.Errorf("laplace: MAP search ended at a non-finite point (%v)", err)
 		}
 	}
 	if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
-		return res, fmt.Errorf("mmdfw: MAP search ended with −log p = %v (%v)", r.F, err)
+		return res, fmt.Errorf("laplace: MAP search ended with −log p = %v (%v)", r.F, err)
 	}
 	res.X = r.X
 	res.LogProb = -r.F

@@ -1,4 +1,4 @@
-package mmdfw
+package laplace
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestFindMAP(t *testing.T) {
 		mode []float64
 		tol  float64
 	}{
-		{"gaussian", g, make([]float64, 5), g.m, 1e-5},
+		{"gaussian", g, make([]float64, 5), g.Mean(), 1e-5},
 		{"rosenbrock", rosen, []float64{-1.2, 1}, []float64{1, 1}, 1e-4},
 	} {
 		ct := &counting{Target: c.t}
@@ -103,7 +103,7 @@ func TestFindMAP(t *testing.T) {
 func TestFindMAPMinibatch(t *testing.T) {
 	lr := syntheticLR(2000, 4, rand.New(rand.NewPCG(5, 5)))
 	x0 := make([]float64, lr.Dim())
-	res, err := FindMAP(context.Background(), lr, x0, MAPSettings{Batch: 500, Iterations: 50, Rand: rand.New(rand.NewPCG(1, 1))})
+	res, err := FindMAP(context.Background(), lr, x0, MAPSettings{Batch: 500, Iterations: 50, Src: rand.NewPCG(1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mmdfw
+package laplace
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// LaplaceSettings configure FitLaplace.
-type LaplaceSettings struct {
+// FitSettings configure Fit.
+type FitSettings struct {
 	// Batch is the number of datapoints of the one fixed minibatch on which
 	// every gradient of the finite differences is evaluated (a
 	// target.Stochastic); 0, or a size ≥ NData, uses full-data gradients.
@@ -27,13 +27,13 @@ type LaplaceSettings struct {
 	// largest: an eigenvalue below Floor·λmax in absolute value (a flat
 	// direction) is raised to it. Default 1e-6.
 	Floor float64
-	// Rand draws the minibatch; it is needed only when Batch is used.
-	Rand *rand.Rand
+	// Src draws the minibatch; it is needed only when Batch is used.
+	Src rand.Source
 }
 
-// Laplace is the Gaussian approximation N(X, Cov) of a target at a point,
+// Approx is the Gaussian approximation N(X, Cov) of a target at a point,
 // with Cov the inverse of the negative Hessian of log p there.
-type Laplace struct {
+type Approx struct {
 	// X is the point (a copy).
 	X []float64
 	// Cov is the covariance and SD the square roots of its diagonal, the
@@ -51,16 +51,16 @@ type Laplace struct {
 	GradEvals int64
 }
 
-// FitLaplace approximates the target near x by N(x, (−∇²log p(x))⁻¹). The
+// Fit approximates the target near x by N(x, (−∇²log p(x))⁻¹). The
 // Hessian comes from central differences of the gradient, column by column
 // (2d gradient evaluations), symmetrised; its eigenvalues are made positive
 // (absolute values, then a floor) so that the covariance exists away from
 // a maximum as well. At the MAP point it is the classical Laplace
 // approximation, whose scales are the posterior's own, not the prior's.
-func FitLaplace(ctx context.Context, t target.Target, x []float64, s LaplaceSettings) (*Laplace, error) {
+func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*Approx, error) {
 	d := t.Dim()
 	if len(x) != d {
-		panic("mmdfw: FitLaplace point length differs from the target dimension")
+		panic("laplace: Fit point length differs from the target dimension")
 	}
 	if s.Step <= 0 {
 		s.Step = 1e-4
@@ -68,16 +68,16 @@ func FitLaplace(ctx context.Context, t target.Target, x []float64, s LaplaceSett
 	if s.Floor <= 0 {
 		s.Floor = 1e-6
 	}
-	res := &Laplace{X: append([]float64(nil), x...)}
+	res := &Approx{X: append([]float64(nil), x...)}
 	st, stoch := t.(target.Stochastic)
 	var batch []int
 	per := int64(target.NData(t))
 	if stoch && s.Batch > 0 && s.Batch < st.NData() {
-		if s.Rand == nil {
-			return nil, errors.New("mmdfw: FitLaplace with a minibatch needs LaplaceSettings.Rand")
+		if s.Src == nil {
+			return nil, errors.New("laplace: Fit with a minibatch needs FitSettings.Src")
 		}
 		batch = make([]int, s.Batch)
-		perm := s.Rand.Perm(st.NData())
+		perm := rand.New(s.Src).Perm(st.NData())
 		copy(batch, perm[:s.Batch])
 		per = int64(s.Batch)
 	}
@@ -129,14 +129,14 @@ func FitLaplace(ctx context.Context, t target.Target, x []float64, s LaplaceSett
 			hji := (grads.At(2*i, j) - grads.At(2*i+1, j)) / (2 * del[i])
 			v := -(hij + hji) / 2
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("mmdfw: Laplace: Hessian entry (%d, %d) is %v", i, j, v)
+				return nil, fmt.Errorf("laplace: Laplace: Hessian entry (%d, %d) is %v", i, j, v)
 			}
 			P.SetSym(i, j, v)
 		}
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(P, true) {
-		return nil, errors.New("mmdfw: Laplace: eigendecomposition of the Hessian failed")
+		return nil, errors.New("laplace: Laplace: eigendecomposition of the Hessian failed")
 	}
 	lam := eig.Values(nil)
 	var Q mat.Dense
@@ -146,7 +146,7 @@ func FitLaplace(ctx context.Context, t target.Target, x []float64, s LaplaceSett
 		top = math.Max(top, math.Abs(v))
 	}
 	if !(top > 0) {
-		return nil, errors.New("mmdfw: Laplace: the Hessian is zero")
+		return nil, errors.New("laplace: Laplace: the Hessian is zero")
 	}
 	floor := s.Floor * top
 	for i, v := range lam {
@@ -180,45 +180,45 @@ func FitLaplace(ctx context.Context, t target.Target, x []float64, s LaplaceSett
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(cov) {
-		return nil, errors.New("mmdfw: Laplace: covariance is not positive definite")
+		return nil, errors.New("laplace: Laplace: covariance is not positive definite")
 	}
 	res.Chol = mat.NewTriDense(d, mat.Lower, nil)
 	ch.LTo(res.Chol)
 	return res, nil
 }
 
-// Noise writes c·Lz into dst, z standard normal: a draw of N(0, c²Cov).
-// tmp (length d, nil allocates) is scratch.
-func (l *Laplace) Noise(dst []float64, c float64, rng *rand.Rand, tmp []float64) {
+// Noise writes c·Lz into dst, a draw of N(0, c²Cov) when z holds d
+// independent standard normal draws (the caller's, so that the noise
+// costs no allocation and no random source of its own).
+func (l *Approx) Noise(dst []float64, c float64, z []float64) {
 	d := len(l.X)
-	if len(dst) != d {
-		panic("mmdfw: Laplace noise length mismatch")
-	}
-	if tmp == nil {
-		tmp = make([]float64, d)
-	}
-	for i := range tmp {
-		tmp[i] = rng.NormFloat64()
+	if len(dst) != d || len(z) != d {
+		panic("laplace: Noise length mismatch")
 	}
 	raw := l.Chol.RawTriangular()
 	for i := 0; i < d; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+i+1]
 		var v float64
 		for k, a := range row {
-			v += a * tmp[k]
+			v += a * z[k]
 		}
 		dst[i] = c * v
 	}
 }
 
-// Sample writes n draws of N(X, Cov) into the rows of a new n×d matrix.
-func (l *Laplace) Sample(n int, rng *rand.Rand) *mat.Dense {
+// Sample writes n draws of N(X, Cov), drawn from src, into the rows of a
+// new n×d matrix.
+func (l *Approx) Sample(n int, src rand.Source) *mat.Dense {
+	rng := rand.New(src)
 	d := len(l.X)
 	out := mat.NewDense(n, d, nil)
-	tmp := make([]float64, d)
+	z := make([]float64, d)
 	for i := 0; i < n; i++ {
 		row := out.RawRowView(i)
-		l.Noise(row, 1, rng, tmp)
+		for j := range z {
+			z[j] = rng.NormFloat64()
+		}
+		l.Noise(row, 1, z)
 		for j, v := range l.X {
 			row[j] += v
 		}

@@ -1,0 +1,38 @@
+package mmdfw
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// SGLDPool returns the PoolSampler that ZPool uses by default: 4 SGLD
+// chains (pkg/sgld, its default start, step sizes and minibatch) of
+// iterations each, half of them burn-in, keeping the last ⌈size/4⌉ draws of
+// each chain after thinning by max(1, ⌊(T − ⌊T/2⌋)/⌈size/4⌉⌋), T =
+// iterations. With the defaults (2000 iterations, size 1000) that is 400
+// draws, fewer than size: a chain gives at most (T − ⌊T/2⌋)/thin draws. The
+// chains are seeded from two draws of the run's random stream.
+func SGLDPool(iterations int) PoolSampler {
+	if iterations <= 0 {
+		iterations = DefaultPoolIterations
+	}
+	return PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		rng := rand.New(src)
+		var grads int64
+		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
+		keep := (size + 3) / 4
+		thin := max(1, (iterations-iterations/2)/keep)
+		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin},
+			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+		if err != nil {
+			return nil, grads, err
+		}
+		return set.X, grads, nil
+	})
+}

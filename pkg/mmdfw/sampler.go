@@ -1,0 +1,14 @@
+package mmdfw
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Run is Run(ctx, t, s, src, rec): Settings is a sampler.Sampler.
+func (s Settings) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	return Run(ctx, t, s, src, rec)
+}

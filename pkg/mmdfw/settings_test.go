@@ -1,0 +1,128 @@
+package mmdfw
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+func TestSettingsValidate(t *testing.T) {
+	for _, c := range []struct {
+		s     Settings
+		field string
+	}{
+		{Settings{N: -5}, "n"},
+		{Settings{LMOSteps: -1}, "lmo_steps"},
+		{Settings{Noise: math.NaN()}, "noise"},
+		{Settings{Bandwidth: math.Inf(1)}, "bandwidth"},
+		{Settings{Features: 10}, "features"},
+		{Settings{Weights: Rule(99)}, "weights"},
+		{Settings{PoolIterations: -2}, "pool_iterations"},
+	} {
+		err := c.s.Validate()
+		e, ok := setting.As(err)
+		if !ok || e.Field != c.field {
+			t.Errorf("%+v: Validate() = %v, want an error on %s", c.s, err, c.field)
+		}
+		if _, err := Run(context.Background(), target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }},
+			c.s, rand.NewPCG(1, 2), nil); err == nil {
+			t.Errorf("%+v: Run accepted invalid settings", c.s)
+		}
+	}
+	if err := (Settings{}).Validate(); err != nil {
+		t.Errorf("zero Settings: %v", err)
+	}
+	if err := (Settings{Kernel: RFFKernel, Features: 10}).Validate(); err != nil {
+		t.Errorf("rff with features: %v", err)
+	}
+}
+
+// The text forms round-trip through TOML and JSON, and the automatic values
+// are omitted.
+func TestSettingsText(t *testing.T) {
+	src := `start = "prior"
+init = "svgd"
+pick = "weight"
+scale = "laplace"
+direction = "frozen"
+weights = "line-search"
+z = "pool"
+kernel = "rff"
+features = 50
+`
+	var s Settings
+	md, err := toml.Decode(src, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		t.Fatalf("undecoded keys %v", u)
+	}
+	want := Settings{Start: StartPrior, Init: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace, Direction: Frozen,
+		Weights: LineSearch, Z: ZPool, Kernel: RFFKernel, Features: 50}
+	b, _ := json.Marshal(s)
+	wb, _ := json.Marshal(want)
+	if string(b) != string(wb) {
+		t.Fatalf("decoded %s, want %s", b, wb)
+	}
+	const wantJSON = `{"start":"prior","init":"svgd","pick":"weight","scale":"laplace","direction":"frozen",` +
+		`"weights":"line-search","z":"pool","kernel":"rff","features":50}`
+	if string(b) != wantJSON {
+		t.Errorf("JSON %s, want %s", b, wantJSON)
+	}
+	var back Settings
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Weights != LineSearch || back.Start != StartPrior || back.Kernel != RFFKernel {
+		t.Errorf("JSON round trip gave %+v", back)
+	}
+	if b, _ := json.Marshal(Settings{}); string(b) != "{}" {
+		t.Errorf("zero Settings encode as %s, want {}", b)
+	}
+	if _, err := toml.Decode(`weights = "bogus"`, &s); err == nil {
+		t.Error("unknown weight rule accepted")
+	}
+}
+
+// Zero-value Settings with only a start point run on a plain target.Func
+// (no prior): the first particle is the MAP found from X0 and the bandwidth
+// comes from a short SGLD run there. On N(1, 0.5²) the weighted mean and
+// variance of 60 Stein-weighted particles are close to the truth.
+func TestZeroSettingsPlainFunc(t *testing.T) {
+	const mu, sd = 1.0, 0.5
+	f := target.Func{D: 1, F: func(x, g []float64) float64 {
+		z := (x[0] - mu) / sd
+		g[0] = -z / sd
+		return -z * z / 2
+	}}
+	var snaps int
+	rec := particle.RecorderFunc(func(s particle.Snapshot) error { snaps++; return nil })
+	res, err := RunResult(context.Background(), f, Settings{N: 60, X0: []float64{-3}}, rand.NewPCG(3, 4), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Set.Len() != 60 || snaps != 60 {
+		t.Fatalf("%d particles, %d snapshots, want 60", res.Set.Len(), snaps)
+	}
+	if !(res.Bandwidth > 0.05 && res.Bandwidth < 2) {
+		t.Errorf("bandwidth %v from the SGLD run, want of the order of sd = %v", res.Bandwidth, sd)
+	}
+	m := res.Set.Mean(nil)[0]
+	var v float64
+	for i, w := range res.Set.W {
+		dx := res.Set.X.At(i, 0) - m
+		v += w * dx * dx
+	}
+	if math.Abs(m-mu) > 0.1 || math.Abs(math.Sqrt(v)-sd) > 0.15 {
+		t.Errorf("mean %v sd %v, want %v and %v", m, math.Sqrt(v), mu, sd)
+	}
+}
