@@ -3,12 +3,11 @@ package harness
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"time"
 )
 
 // MarkerSuffix ends the name of the file that marks a running cell,
-// results/<id>.running. It exists only while a process runs the cell, and
+// <results>/<profile>/<id>.running. It exists only while a process runs the cell, and
 // that process holds a lock on it, so that a marker left by a killed
 // process (a job past its time limit) is told from a live one.
 const MarkerSuffix = ".running"
@@ -23,9 +22,10 @@ type Marker struct {
 	Job string `json:"job,omitempty"`
 }
 
-// MarkerPath returns the running marker of c, results/<id>.running.
+// MarkerPath returns the running marker of c,
+// <results>/<profile>/<id>.running.
 func (r *Runner) MarkerPath(c *Cell) string {
-	return filepath.Join(r.opts.Results, filepath.FromSlash(c.ID)) + MarkerSuffix
+	return r.cellBase(c) + MarkerSuffix
 }
 
 // Running reports whether a live process (this one or another sharing the

@@ -129,9 +129,31 @@ func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	return cells[lo : hi+1], nil
 }
 
-// Paths returns the CSV and provenance files of c.
+// BaseProfile names the folder of the cells of an experiment run without a
+// profile (its base settings).
+const BaseProfile = "base"
+
+// ProfileDir returns the folder of the results directory that holds the
+// cells of profile: the profile's name, BaseProfile for "".
+func ProfileDir(profile string) string {
+	if profile == "" {
+		return BaseProfile
+	}
+	return profile
+}
+
+// cellBase is the path of c's files without their extension,
+// <results>/<profile>/<id>: the profile is part of the place, not of the id
+// (which enters the cache key and the random stream), so that the results
+// of two profiles of one experiment never share a file.
+func (r *Runner) cellBase(c *Cell) string {
+	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(c.ID))
+}
+
+// Paths returns the CSV and provenance files of c,
+// <results>/<profile>/<id>.csv and .json.
 func (r *Runner) Paths(c *Cell) (csv, prov string) {
-	base := filepath.Join(r.opts.Results, filepath.FromSlash(c.ID))
+	base := r.cellBase(c)
 	return base + ".csv", base + ".json"
 }
 
