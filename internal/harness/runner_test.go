@@ -372,6 +372,7 @@ func childMain(dir string) int {
 	if err != nil {
 		return 3
 	}
+	fmt.Printf("runs=%d\n", ty.runs.Load())
 	if sum.Err() != nil {
 		return 1
 	}
