@@ -102,28 +102,46 @@ func Plan(exps []*Experiment) []*Cell {
 }
 
 // Select returns the cells whose index lies in spec: "A-B" (inclusive),
-// "A-", "-B" or "A", indices as listed by Plan.
+// "A-", "-B" or "A", indices as listed by Plan. A malformed spec, a
+// reversed range or an index past the last cell is an error saying which.
 func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	if spec == "" {
 		return cells, nil
 	}
-	lo, hi := 0, len(cells)-1
+	last := len(cells) - 1
+	if last < 0 {
+		return nil, fmt.Errorf("cells %q: there are no cells", spec)
+	}
+	lo, hi := 0, last
 	a, b, isRange := strings.Cut(spec, "-")
+	index := func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("cells %q: %q is not a cell index (want A-B, A-, -B or A, indices 0-%d)", spec, s, last)
+		}
+		if n > last {
+			return 0, fmt.Errorf("cells %q: index %d is past the last cell, %d", spec, n, last)
+		}
+		return n, nil
+	}
 	var err error
+	if a == "" && (!isRange || b == "") {
+		return nil, fmt.Errorf("cells %q: no index (want A-B, A-, -B or A, indices 0-%d)", spec, last)
+	}
 	if a != "" {
-		if lo, err = strconv.Atoi(a); err != nil {
-			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		if lo, err = index(a); err != nil {
+			return nil, err
 		}
 	}
 	if !isRange {
 		hi = lo
 	} else if b != "" {
-		if hi, err = strconv.Atoi(b); err != nil {
-			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		if hi, err = index(b); err != nil {
+			return nil, err
 		}
 	}
-	if lo < 0 || hi >= len(cells) || lo > hi {
-		return nil, fmt.Errorf("cells %q: out of range 0-%d", spec, len(cells)-1)
+	if lo > hi {
+		return nil, fmt.Errorf("cells %q: the range is reversed (%d > %d); write %d-%d", spec, lo, hi, hi, lo)
 	}
 	return cells[lo : hi+1], nil
 }
