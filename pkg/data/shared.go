@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 )
 
-// SharedDir returns the staged data mirror ../shared/data beside the module
-// root (the folder holding go.mod, found by walking up from the working
-// directory), and whether it exists. Tests use it to read the real data
-// where it is staged and to skip where it is not.
+// SharedDir returns the folder ../shared/data beside the module root (the
+// folder holding go.mod, found by walking up from the working directory),
+// and whether it exists.
+//
+// Deprecated: the staged mirror is the reproduction's, not this package's:
+// use internal/mirror.Shared inside this module. SharedDir remains only
+// until its last caller has moved.
 func SharedDir() (string, bool) {
 	wd, err := os.Getwd()
 	if err != nil {
