@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,5 +271,87 @@ func TestDataErrorScopedToCells(t *testing.T) {
 	ty.broken = false
 	if s := runExp(t, ty, dir, 2, text, "", false); s.Done != 12 || s.Cached != 6 {
 		t.Errorf("after mending: %v", s)
+	}
+}
+
+// A cell waiting for a reference another cell computes gives its job slot
+// back, so that cells needing no reference run meanwhile.
+func TestWaitingCellsFreeTheirSlot(t *testing.T) {
+	ty := newToy()
+	slowRef := strings.Replace(refText, "settings = { steps = 30 }", "settings = { steps = 30, delay_ms = 10 }", 1)
+	refExp, err := Load(ty.reg, "ref.toml", []byte(slowRef), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Load(ty.reg, "plain.toml", []byte(strings.Replace(base, `id = "toy"`, `id = "plain"`, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	dir := t.TempDir()
+	r := NewRunner(ty.reg, Options{Results: dir, Jobs: 3, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	// The cells waiting for a reference come before the plain cells.
+	s, err := r.Run(context.Background(), Plan([]*Experiment{refExp, plain}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Done != 12 || s.Time.Waiting <= 0 || len(s.Time.References) != 2 {
+		t.Fatalf("summary %v, time %+v", s, s.Time)
+	}
+	provs := provenances(t, dir)
+	var firstRefEnd, lastPlainEnd time.Time
+	for id, p := range provs {
+		if strings.HasPrefix(id, "plain/") {
+			if p.End.After(lastPlainEnd) {
+				lastPlainEnd = p.End
+			}
+			continue
+		}
+		if firstRefEnd.IsZero() || p.End.Before(firstRefEnd) {
+			firstRefEnd = p.End
+		}
+	}
+	// Every plain cell finished before any reference cell: none had to
+	// wait for a slot held by a cell that was only waiting.
+	if !lastPlainEnd.Before(firstRefEnd) {
+		t.Errorf("the last plain cell ended at %v, after the first reference cell (%v)", lastPlainEnd, firstRefEnd)
+	}
+	if !strings.Contains(logs.String(), `msg="cell waiting"`) || !strings.Contains(logs.String(), "for=reference/walk/shared/s") {
+		t.Errorf("no log line says what a cell waits for:\n%s", logs.String())
+	}
+	for id, p := range provs {
+		if p.WaitSeconds > p.End.Sub(p.Start).Seconds() {
+			t.Errorf("%s: waited %v s of a %v s cell", id, p.WaitSeconds, p.End.Sub(p.Start).Seconds())
+		}
+	}
+}
+
+// The first cell of each dataset split of an experiment with a reference
+// moves to the front: it computes the reference, which then overlaps the
+// other cells.
+func TestReferencesFirst(t *testing.T) {
+	ty := newToy()
+	refExp, err := Load(ty.reg, "ref.toml", []byte(refText), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Load(ty.reg, "plain.toml", []byte(strings.Replace(base, `id = "toy"`, `id = "plain"`, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todo []CellStatus
+	for _, c := range Plan([]*Experiment{plain, refExp}) {
+		todo = append(todo, CellStatus{Cell: c})
+	}
+	got := referencesFirst(todo)
+	if len(got) != len(todo) {
+		t.Fatalf("%d cells, want %d", len(got), len(todo))
+	}
+	var ids []string
+	for _, st := range got[:3] {
+		ids = append(ids, st.Cell.ID)
+	}
+	if want := "toy/walk-a/shared/s0/n3 toy/walk-a/shared/s1/n3 plain/walk-a/gauss/s0/n3"; strings.Join(ids, " ") != want {
+		t.Errorf("order starts %v, want %s", ids, want)
 	}
 }

@@ -488,6 +488,12 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func TestProgressAndLog(t *testing.T) {
 	ty := newToy()
 	e, err := Load(ty.reg, "exp.toml", []byte(base), "")
