@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -353,5 +354,45 @@ func TestReferencesFirst(t *testing.T) {
 	}
 	if want := "toy/walk-a/shared/s0/n3 toy/walk-a/shared/s1/n3 plain/walk-a/gauss/s0/n3"; strings.Join(ids, " ") != want {
 		t.Errorf("order starts %v, want %s", ids, want)
+	}
+}
+
+// After an interrupt the overall bar shows the cells finished, not the
+// total, and no log line gives a cell that never started a duration.
+func TestProgressAfterInterrupt(t *testing.T) {
+	ty := newToy()
+	e, err := Load(ty.reg, "exp.toml", []byte(slowText), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	r := NewRunner(ty.reg, Options{Results: t.TempDir(), Jobs: 1, Progress: &out})
+	go func() {
+		for !strings.Contains(out.String(), `msg="cell finished"`) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		cancel()
+	}()
+	s, err := r.Run(ctx, Plan([]*Experiment{e}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Interrupted == 0 || s.Done == 0 {
+		t.Fatalf("summary %v", s)
+	}
+	m := regexp.MustCompile(`cells +(\d+)/(\d+)`).FindAllStringSubmatch(out.String(), -1)
+	if len(m) == 0 {
+		t.Fatalf("no overall bar in\n%q", out.String())
+	}
+	last := m[len(m)-1]
+	if last[1] != fmt.Sprint(s.Done) || last[2] != "12" {
+		t.Errorf("the overall bar ends at %s/%s, want %d/12", last[1], last[2], s.Done)
+	}
+	if !strings.Contains(out.String(), "ETA") {
+		t.Error("no ETA")
+	}
+	if strings.Contains(out.String(), "seconds=-") {
+		t.Errorf("a negative duration:\n%s", out.String())
 	}
 }

@@ -43,7 +43,7 @@ func newProgress(w io.Writer, n, cached int) *progress {
 	total := p.AddBar(int64(n),
 		mpb.BarPriority(1<<30),
 		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.Name("ETA "), decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
 	)
 	return &progress{p: p, total: total}
 }
