@@ -396,3 +396,35 @@ func TestProgressAfterInterrupt(t *testing.T) {
 		t.Errorf("a negative duration:\n%s", out.String())
 	}
 }
+
+// A cell another runner failed during this run is counted failed, not run
+// again.
+func TestOtherRunnersFailureNotRetried(t *testing.T) {
+	ty := newToy()
+	dir := t.TempDir()
+	text := strings.Replace(base, "[methods.walk-b]\nkind = \"walk\"", "[methods.walk-b]\nkind = \"walk\"\nsettings = { fail = true, delay_ms = 20 }", 1)
+	text = strings.Replace(text, "[methods.walk-b.settings.inner]\npull = 0.1\n", "", 1)
+	cells := loadExp(t, ty, text)
+	var wg sync.WaitGroup
+	sums := make([]*Summary, 2)
+	for i := range sums {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := NewRunner(ty.reg, Options{Results: dir, Jobs: 2, Log: quiet}).Run(context.Background(), cells)
+			if err != nil {
+				t.Error(err)
+			}
+			sums[i] = s
+		}()
+	}
+	wg.Wait()
+	if n := ty.runs.Load(); n != int64(len(cells)) {
+		t.Errorf("%d method runs for %d cells", n, len(cells))
+	}
+	for i, s := range sums {
+		if s.Failed != 2 || s.Done != len(cells)-2 {
+			t.Errorf("runner %d: %v", i, s)
+		}
+	}
+}

@@ -80,17 +80,3 @@ func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
 }
-
-// CheckDistinct returns an error when two of exps have the same id: their
-// cells would share ids, and so files and cache entries. The error names
-// both files.
-func CheckDistinct(exps []*Experiment) error {
-	seen := map[string]*Experiment{}
-	for _, e := range exps {
-		if o, dup := seen[e.ID]; dup {
-			return fmt.Errorf("%s and %s both define experiment id %q: their cells would overwrite each other's results", o.File, e.File, e.ID)
-		}
-		seen[e.ID] = e
-	}
-	return nil
-}

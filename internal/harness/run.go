@@ -279,7 +279,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			case out == interrupted:
 				sum.Interrupted++
 				return
-			case out == cached:
+			case out == cached && (p.Status == Done || p.Status == Skipped):
 				sum.Cached++
 			}
 			switch p.Status {
@@ -400,13 +400,21 @@ func keyMetric(p *Provenance) []any {
 }
 
 // finishedDuring reports whether st is a result that needs no computing by
-// this run: current and done or skipped, and, under Force, written after
-// the run began (by another runner).
+// this run: current and done or skipped (under Force: and written after
+// the run began, by another runner), or current and failed after the run
+// began (another runner's failure is not retried within the same run).
 func (r *Runner) finishedDuring(st CellStatus, begin time.Time) bool {
-	if st.Err != nil || st.Prov == nil || (st.Status != Done && st.Status != Skipped) {
+	if st.Err != nil || st.Prov == nil {
 		return false
 	}
-	return !r.opts.Force || !st.Prov.End.Before(begin)
+	during := !st.Prov.End.Before(begin)
+	switch st.Status {
+	case Done, Skipped:
+		return !r.opts.Force || during
+	case Failed:
+		return during
+	}
+	return false
 }
 
 // runCell claims c, runs it and writes its results. It writes nothing when

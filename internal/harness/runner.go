@@ -101,6 +101,20 @@ func Plan(exps []*Experiment) []*Cell {
 	return cells
 }
 
+// CheckDistinct returns an error when two of exps have the same id: their
+// cells would share ids, and so files and cache entries. The error names
+// both files.
+func CheckDistinct(exps []*Experiment) error {
+	seen := map[string]*Experiment{}
+	for _, e := range exps {
+		if o, dup := seen[e.ID]; dup {
+			return fmt.Errorf("%s and %s both define experiment id %q: their cells would overwrite each other's results", o.File, e.File, e.ID)
+		}
+		seen[e.ID] = e
+	}
+	return nil
+}
+
 // Select returns the cells whose index lies in spec: "A-B" (inclusive),
 // "A-", "-B" or "A", indices as listed by Plan. A malformed spec, a
 // reversed range or an index past the last cell is an error saying which.
