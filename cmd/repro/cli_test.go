@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmdfw/mmdfw/internal/experiment"
+	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/mirror"
 )
 
@@ -177,4 +179,47 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// No cache key holds a path of this machine: the same data under two
+// folders gives every cell, present or missing (Year), the same key.
+func TestKeysHoldNoPath(t *testing.T) {
+	data, ok := mirror.Shared()
+	if !ok {
+		t.Skip("no staged data folder ../shared/data; skipping")
+	}
+	other := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Symlink(data, other); err != nil {
+		t.Fatal(err)
+	}
+	table1 := filepath.Join("..", "..", "experiments", "table1.toml")
+	keys := map[string]map[string]string{}
+	for _, dir := range []string{data, other} {
+		t.Setenv(experiment.DataEnv, dir)
+		cells, err := loadCells([]string{table1}, "full")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir()})
+		keys[dir] = map[string]string{}
+		for _, c := range cells {
+			st, err := r.Status(c)
+			if err != nil || st.Err != nil {
+				t.Fatal(err, st.Err)
+			}
+			keys[dir][c.ID] = st.Key
+		}
+	}
+	year := 0
+	for id, k := range keys[data] {
+		if keys[other][id] != k {
+			t.Errorf("%s: key differs between %s and %s", id, data, other)
+		}
+		if strings.Contains(id, "year-prediction-MSD") {
+			year++
+		}
+	}
+	if year != 15 || len(keys[data]) != 150 {
+		t.Errorf("%d cells, %d of Year", len(keys[data]), year)
+	}
 }
