@@ -279,7 +279,7 @@ func TestDataErrorScopedToCells(t *testing.T) {
 // back, so that cells needing no reference run meanwhile.
 func TestWaitingCellsFreeTheirSlot(t *testing.T) {
 	ty := newToy()
-	slowRef := strings.Replace(refText, "settings = { steps = 30 }", "settings = { steps = 30, delay_ms = 10 }", 1)
+	slowRef := strings.Replace(refText, "settings = { steps = 30 }", "settings = { steps = 30, delay_ms = 20 }", 1)
 	refExp, err := Load(ty.reg, "ref.toml", []byte(slowRef), "")
 	if err != nil {
 		t.Fatal(err)
