@@ -49,7 +49,9 @@ fuzz:
 # reaches the experiments through --data-dir (or $MMDFW_DATA).
 # The full profile's outputs are results/, figures/ and REPORT.md (committed);
 # the quick profile's go under quick/ (ignored), so that a quick run never
-# replaces the full results.
+# replaces the committed figures and report. (Cells cannot collide anyway:
+# each profile's cells live under <results>/<profile>/.) `repro run` ends by
+# saying where the time went: per experiment, per reference, and waiting.
 PROFILE     ?= full
 RUNFLAGS    ?=
 OUT          = $(if $(filter quick,$(PROFILE)),quick/,)

@@ -229,8 +229,8 @@ log "the 8 CSV files equal the local -j 1 run's, compute_seconds aside"
 
 # Re-submission after losing one cell (index 5, in task 2): only task 2 is
 # submitted, its finished cell is not recomputed, the others are untouched.
-victim=results-slurm/slurmtoy/walk-b/toygauss/s1/n10
-keep=results-slurm/slurmtoy/walk-b/toygauss/s1/n5.json
+victim=results-slurm/quick/slurmtoy/walk-b/toygauss/s1/n10
+keep=results-slurm/quick/slurmtoy/walk-b/toygauss/s1/n5.json
 before=$(find results-slurm -name '*.json' ! -path "$victim.json" | sort | xargs sha256sum)
 rm "$victim.json" "$victim.csv"
 "$REPRO" slurm toy.toml --profile quick --cells-per-task 2 --results results-slurm --submit >array2.id 2>submit2.err

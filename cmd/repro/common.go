@@ -1,13 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/data"
 )
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
@@ -27,7 +32,7 @@ func newFlagSet(name string, usage ...string) *flag.FlagSet {
 // argument; given one, it prints the usage.
 func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -36,13 +41,22 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// flagError turns an error of flag.FlagSet.Parse, which has printed the
+// message and the usage, into errUsage (-h stays flag.ErrHelp).
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return errUsage
+}
+
 // parseInterleaved parses flags that may come before, between or after the
 // positional arguments, which it returns.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, flagError(err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -54,6 +68,8 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // loadCells reads the experiment files under profile and lists their cells.
+// Two files with the same experiment id (whose cells would share their
+// files) are an error naming both.
 func loadCells(files []string, profile string) ([]*harness.Cell, error) {
 	return loadCellsSet(files, profile, nil)
 }
@@ -69,7 +85,18 @@ func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cel
 		}
 		exps = append(exps, e)
 	}
+	if err := harness.CheckDistinct(exps); err != nil {
+		return nil, err
+	}
 	return harness.Plan(exps), nil
+}
+
+// checkProfile refuses a --profile no experiment file may define.
+func checkProfile(p string) error {
+	if p != "" && !slices.Contains(harness.Profiles, p) {
+		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(harness.Profiles, ", "))
+	}
+	return nil
 }
 
 // cellSpec describes a command over the cells of experiment files: its
@@ -95,6 +122,7 @@ type cellCmd struct {
 	results *string
 	dataDir *string
 	jobs    int
+	hasJobs bool
 	keyRev  bool
 	sets    repeated
 }
@@ -110,6 +138,7 @@ func newCellCmd(s cellSpec) *cellCmd {
 	c.profile = c.fs.String("profile", "", s.profile)
 	if s.jobs != "" {
 		c.fs.IntVar(&c.jobs, "j", runtime.NumCPU(), s.jobs)
+		c.hasJobs = true
 	}
 	c.results = c.fs.String("results", "results", s.results)
 	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
@@ -126,6 +155,12 @@ func newCellCmd(s cellSpec) *cellCmd {
 func (c *cellCmd) parse(args []string) ([]string, error) {
 	files, err := parseInterleaved(c.fs, args)
 	if err != nil {
+		return nil, err
+	}
+	if c.hasJobs && c.jobs < 1 {
+		return nil, usagef("-j %d: the number of cells run at once must be at least 1", c.jobs)
+	}
+	if err := checkProfile(*c.profile); err != nil {
 		return nil, err
 	}
 	// The wiring reads the data folder from the environment, which also
@@ -147,6 +182,66 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 		return nil, err
 	}
 	return loadCellsSet(files, *c.profile, c.sets)
+}
+
+// checkData looks at the data folder before any cell starts. A folder that
+// does not exist, is not a directory, or holds none of the datasets the
+// cells read (pkg/data's datasets; others are not looked for) is an error
+// naming it when strict; otherwise (status, list) a folder that does not
+// exist or holds none of them is reported as absent, and the cells are
+// then judged by the data checksums their results recorded. Cells that
+// read no dataset of pkg/data need no folder.
+func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, err error) {
+	var need []string
+	seen := map[string]bool{}
+	for _, cl := range cells {
+		if _, ok := data.Lookup(cl.Dataset); ok && !seen[cl.Dataset] {
+			seen[cl.Dataset] = true
+			need = append(need, cl.Dataset)
+		}
+	}
+	if len(need) == 0 {
+		return false, nil
+	}
+	dir := *c.dataDir
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !strict {
+			return true, nil
+		}
+		return false, fmt.Errorf("data folder %s does not exist (--data-dir or $%s; make data fetches it)", dir, experiment.DataEnv)
+	case err != nil:
+		return false, fmt.Errorf("data folder: %w", err)
+	case !fi.IsDir():
+		return false, fmt.Errorf("data folder %s is not a directory (--data-dir or $%s)", dir, experiment.DataEnv)
+	}
+	for _, name := range need {
+		d, _ := data.Lookup(name)
+		if d.Status(dir).State != data.StateMissing {
+			return false, nil
+		}
+	}
+	if !strict {
+		return true, nil
+	}
+	return false, fmt.Errorf("data folder %s holds none of the datasets the experiments read (%s): wrong --data-dir or $%s? (make data fetches them)",
+		dir, strings.Join(need, ", "), experiment.DataEnv)
+}
+
+// statusRunner returns the runner that judges the cells for status and
+// list: by the local data's checksums, or, when the data folder is absent,
+// by the checksums each result recorded (as plot and report do), which it
+// says on stderr.
+func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
+	absent, err := c.checkData(cells, false)
+	if err != nil {
+		return nil, err
+	}
+	if absent {
+		fmt.Fprintf(os.Stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
+	}
+	return c.runner(harness.Options{RecordedData: absent}), nil
 }
 
 // runner returns the runner over the results directory with the command's

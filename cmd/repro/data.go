@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,7 +29,10 @@ const dataUsage = `usage:
   repro data fetch  [--mirror DIR] [--data-dir DIR] [--trust-on-first-use] [--timeout D] [NAME...]
   repro data verify [--data-dir DIR]
 
-fetch copies from --mirror (a folder laid out like shared/data) when given,
+list checks each present file's size and sha256 (hashes cached in
+DIR/.sha256-cache.json by size and modification time) and says corrupt for a
+dataset with a file that does not match.
+fetch copies from --mirror (a folder holding one folder per dataset) when given,
 else downloads from the upstream URLs; every file is checked against its
 sha256 before it is put in place. Datasets: ` + "%s\n"
 
@@ -50,7 +54,7 @@ func runData(args []string) error {
 		timeout *time.Duration
 	)
 	if sub == "fetch" {
-		mirror = fs.String("mirror", "", "copy from this folder (laid out like shared/data) instead of downloading")
+		mirror = fs.String("mirror", "", "copy from this folder (one folder per dataset) instead of downloading")
 		tofu = fs.Bool("trust-on-first-use", false, "accept a file that has no published sha256 (Year) and pin the sha256 of this copy")
 		timeout = fs.Duration("timeout", 30*time.Second, "timeout for connecting and for each stall of a download")
 	}
@@ -64,13 +68,12 @@ func runData(args []string) error {
 	switch sub {
 	case "list":
 		if len(names) > 0 {
-			return fmt.Errorf("list takes no arguments, got %q", names)
+			return usagef("list takes no arguments, got %q", names)
 		}
-		printStatus(os.Stdout, *dir)
-		return nil
+		return printStatus(os.Stdout, *dir)
 	case "verify":
 		if len(names) > 0 {
-			return fmt.Errorf("verify takes no arguments, got %q", names)
+			return usagef("verify takes no arguments, got %q", names)
 		}
 		return verifyData(os.Stdout, *dir)
 	case "fetch":
@@ -84,10 +87,16 @@ func runData(args []string) error {
 	return errUsage
 }
 
-func printStatus(w io.Writer, dir string) {
+// printStatus lists the datasets under dir with their state, checking every
+// present file's sha256 (cached by size and modification time).
+func printStatus(w io.Writer, dir string) error {
+	sts, cacheErr := data.Check(dir)
+	if cacheErr != nil {
+		fmt.Fprintf(os.Stderr, "repro data: checksum cache not written: %v\n", cacheErr)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATASET\tSTATUS (ROWS PRESENT/EXPECTED)\tDATA FILE\tPATH")
-	for _, s := range data.Status(dir) {
+	for _, s := range sts {
 		file := s.DataFile
 		if file == "" {
 			file = "-"
@@ -96,12 +105,14 @@ func printStatus(w io.Writer, dir string) {
 		switch s.State {
 		case data.StateSubset:
 			note = "  (prefix only; results are labelled as such)"
-		case data.StatePartial, data.StateCorrupt:
-			note = fmt.Sprintf("  (missing %d, wrong size %d: run repro data verify)", len(s.Missing), len(s.Bad))
+		case data.StatePartial:
+			note = fmt.Sprintf("  (missing %d: run repro data fetch)", len(s.Missing))
+		case data.StateCorrupt:
+			note = fmt.Sprintf("  (wrong size or sha256: %s; run repro data verify, then repro data fetch)", strings.Join(s.Bad, ", "))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", s.Name, s, file, s.Path, note)
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
 func verifyData(w io.Writer, dir string) error {
@@ -134,6 +145,17 @@ func fetchData(ctx context.Context, w io.Writer, dir string, names []string, opt
 		}
 		sets = append(sets, d)
 	}
+	if opt.Mirror != "" {
+		fi, err := os.Stat(opt.Mirror)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return usagef("--mirror %s: the folder does not exist", opt.Mirror)
+		case err != nil:
+			return fmt.Errorf("--mirror: %w", err)
+		case !fi.IsDir():
+			return usagef("--mirror %s: not a directory", opt.Mirror)
+		}
+	}
 	var errs []error
 	for _, d := range sets {
 		err := data.Fetch(ctx, dir, d, opt)
@@ -150,6 +172,8 @@ func fetchData(ctx context.Context, w io.Writer, dir string, names []string, opt
 			errs = append(errs, err)
 		}
 	}
-	printStatus(w, dir)
+	if err := printStatus(w, dir); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/internal/mirror"
 	"github.com/mmdfw/mmdfw/pkg/data"
 )
 
 // TestDataVerifyCorrupt copies yacht from the staged mirror, changes one
 // byte of data.txt and expects verify to fail naming it with both hashes.
 func TestDataVerifyCorrupt(t *testing.T) {
-	mirror, ok := data.SharedDir()
+	mirror, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data folder ../shared/data beside the module; skipping")
 	}

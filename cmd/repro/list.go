@@ -32,7 +32,10 @@ func listCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := cmd.runner(harness.Options{})
+	r, err := cmd.statusRunner(cells)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		out := []cellJSON{}
 		for _, c := range cells {
@@ -53,14 +56,20 @@ func listCmd(args []string) error {
 			return err
 		}
 		counts[st.Status]++
-		note := ""
-		if st.Prov != nil && st.Status != harness.Done && st.Prov.Error != "" {
+		note, key := "", "-"
+		if st.Key != "" {
+			key = st.Key[:10]
+		}
+		switch {
+		case st.Err != nil:
+			note = firstLine(st.Err.Error())
+		case st.Prov != nil && st.Status != harness.Done && st.Prov.Error != "":
 			note = firstLine(st.Prov.Error)
 		}
 		if why := st.StaleReason(); why != "" {
 			note = "changed: " + why
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", c.Index, st.Status, st.Key[:10], c.ID, note)
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", c.Index, st.Status, key, c.ID, note)
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -38,7 +38,31 @@ func register(c *command) {
 }
 
 // errUsage marks an error whose usage message has already been printed.
+// Every usage error (a bad flag, a flag value out of range, a missing
+// argument) exits with status 2.
 var errUsage = errors.New("usage")
+
+// usageError is a usage error with its message, printed by realMain.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string   { return e.msg }
+func (e *usageError) Is(t error) bool { return t == errUsage }
+
+// usagef returns a usage error saying what is wrong.
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// exitInterrupted is the exit status after SIGINT (128 + 2), as a shell
+// reports a process killed by it, once the command has stopped cleanly.
+const exitInterrupted = 130
+
+// interruptedError is the error of a command stopped by SIGINT or SIGTERM
+// after it saved what it had finished.
+type interruptedError struct{ err error }
+
+func (e *interruptedError) Error() string { return e.err.Error() }
+func (e *interruptedError) Unwrap() error { return e.err }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: repro <command> [flags] [args]")
@@ -76,10 +100,18 @@ func realMain(args []string, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "repro %s: %v\n", c.name, err)
+		}
 		if errors.Is(err, errUsage) {
 			return 2
 		}
 		fmt.Fprintf(stderr, "repro %s: %v\n", c.name, err)
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			return exitInterrupted
+		}
 		return 1
 	}
 	return 0

@@ -70,6 +70,9 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(*c.results); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("results directory %s does not exist or is not a directory (--results)", *c.results)
+	}
 	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: harness.Default, Files: files, Profile: *c.profile})
 	if err != nil {
 		return nil, err

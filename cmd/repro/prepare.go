@@ -33,6 +33,9 @@ func prepareCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := cmd.checkData(cells, true); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := cmd.runner(harness.Options{})

@@ -27,10 +27,15 @@ func reportCmd(args []string) error {
 		"HMC reference diagnostics. It draws the figures it links to (as repro plot does)",
 		"and never computes results. Results that are not current (see repro plot -h) are",
 		"ignored and listed among the deviations.")
-	out := c.fs.String("out", "REPORT.md", "report file")
+	out := c.fs.String("out", "REPORT.md", "report file (an existing directory: REPORT.md in it)")
 	res, err := c.load(args)
 	if err != nil {
 		return err
+	}
+	if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+		*out = filepath.Join(*out, "REPORT.md")
+	} else if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
+		return usagef("--out %s: the folder %s does not exist", *out, filepath.Dir(*out))
 	}
 	if _, err := report.Plot(res, *c.figures); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -24,20 +25,25 @@ func runCmd(args []string) error {
 		usage: []string{
 			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--results DIR]",
 			"\nRuns every cell of the experiment files that is not cached under the results",
-			"directory. Interrupt with Ctrl-C: running cells stop at their next snapshot,",
-			"nothing half-written remains, and the next run resumes.",
+			"directory (in <results>/<profile>/). Interrupt with Ctrl-C: running cells stop at",
+			"their next snapshot, nothing half-written remains, the exit status is 130, and",
+			"the next run resumes. Runners sharing a results directory (other processes,",
+			"other machines) compute each cell once. Ends with where the time went.",
 		},
 		profile: "profile to apply: quick or full (default: the file's base settings)",
-		jobs:    "cells run at once; each gets max(1, NumCPU/j) threads",
+		jobs:    "cells run at once (at least 1); each gets max(1, NumCPU/j) threads",
 	})
-	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): A-B, A- or A")
-	force := cmd.fs.Bool("force", false, "recompute cached cells")
+	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): A-B, A-, -B or A")
+	force := cmd.fs.Bool("force", false, "recompute cached cells (each old result stays until its new one is complete)")
 	all, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
 	sel, err := harness.Select(all, *cells)
 	if err != nil {
+		return usagef("--%v", err)
+	}
+	if _, err := cmd.checkData(sel, true); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,5 +54,13 @@ func runCmd(args []string) error {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, sum)
+	fmt.Fprintln(os.Stderr, sum.Time)
+	if ctx.Err() != nil {
+		err := sum.Err()
+		if err == nil {
+			err = errors.New("interrupted")
+		}
+		return &interruptedError{err}
+	}
 	return sum.Err()
 }

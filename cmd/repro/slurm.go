@@ -57,9 +57,11 @@ func slurmCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *perTask < 1 || *cpus < 1 {
-		fs.Usage()
-		return errUsage
+	if *perTask < 1 {
+		return usagef("--cells-per-task %d: must be at least 1", *perTask)
+	}
+	if *cpus < 1 {
+		return usagef("--cpus-per-task %d: must be at least 1", *cpus)
 	}
 	if len(cmd.sets) > 0 {
 		// The job scripts run the files as they are on disk.
@@ -67,6 +69,9 @@ func slurmCmd(args []string) error {
 	}
 	cells, err := loadCells(files, *profile)
 	if err != nil {
+		return err
+	}
+	if _, err := cmd.checkData(cells, true); err != nil {
 		return err
 	}
 	if len(cells) == 0 {

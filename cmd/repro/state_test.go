@@ -108,7 +108,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	if strings.Count(out, "\n") != 4 {
 		t.Errorf("clean dry run lists more than the 4 files:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(results, "rff", "mmdfw-rff-d20", "gauss2d", "s1", "n8.csv")); err != nil {
+	if _, err := os.Stat(filepath.Join(results, "base", "rff", "mmdfw-rff-d20", "gauss2d", "s1", "n8.csv")); err != nil {
 		t.Fatal("the dry run removed a file")
 	}
 	stdout(t, func() error { return cleanCmd([]string{file, "--results", results, "--yes"}) })
@@ -116,7 +116,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	if out != "" {
 		t.Errorf("after clean --yes:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(results, "rff", "mmdfw-rff-d50", "gauss2d", "s1", "n8.csv")); err != nil {
+	if _, err := os.Stat(filepath.Join(results, "base", "rff", "mmdfw-rff-d50", "gauss2d", "s1", "n8.csv")); err != nil {
 		t.Error("clean removed a current result")
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 )
@@ -16,85 +15,7 @@ func init() {
 	})
 }
 
-// cellCounts are the states repro status counts. Running takes precedence:
-// a failed or stale cell being recomputed is running.
-type cellCounts struct {
-	total, done, running, failed, pending, skipped int
-	stale, interrupted                             int // parts of pending
-	running1, failed1                              []string
-}
-
-func (n *cellCounts) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d cells: %d done, %d running, %d failed, %d pending", n.total, n.done, n.running, n.failed, n.pending)
-	var parts []string
-	if n.stale > 0 {
-		parts = append(parts, fmt.Sprintf("%d stale", n.stale))
-	}
-	if n.interrupted > 0 {
-		parts = append(parts, fmt.Sprintf("%d interrupted", n.interrupted))
-	}
-	if len(parts) > 0 {
-		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
-	}
-	fmt.Fprintf(&b, ", %d skipped", n.skipped)
-	return b.String()
-}
-
-// countCells reads the state of every cell from the results directory.
-func countCells(r *harness.Runner, cells []*harness.Cell) (*cellCounts, error) {
-	sts, err := cellStates(r, cells)
-	if err != nil {
-		return nil, err
-	}
-	return countStates(r, sts), nil
-}
-
-// cellStates reads the state of every cell from the results directory.
-func cellStates(r *harness.Runner, cells []*harness.Cell) ([]harness.CellStatus, error) {
-	var sts []harness.CellStatus
-	for _, c := range cells {
-		st, err := r.Status(c)
-		if err != nil {
-			return nil, err
-		}
-		sts = append(sts, st)
-	}
-	return sts, nil
-}
-
-// countStates counts the states sts.
-func countStates(r *harness.Runner, sts []harness.CellStatus) *cellCounts {
-	n := &cellCounts{total: len(sts)}
-	for _, st := range sts {
-		c := st.Cell
-		if r.Running(c) {
-			n.running++
-			n.running1 = append(n.running1, c.ID)
-			continue
-		}
-		switch st.Status {
-		case harness.Done:
-			n.done++
-		case harness.Skipped:
-			n.skipped++
-		case harness.Failed:
-			n.failed++
-			n.failed1 = append(n.failed1, c.ID+": "+firstLine(st.Prov.Error))
-		default:
-			n.pending++
-			if st.Status == harness.Stale {
-				n.stale++
-			}
-			if _, err := os.Stat(r.MarkerPath(c)); err == nil {
-				n.interrupted++
-			}
-		}
-	}
-	return n
-}
-
-// countsJSON is cellCounts in the JSON of repro status.
+// countsJSON is harness.Counts in the JSON of repro status.
 type countsJSON struct {
 	Total       int `json:"total"`
 	Done        int `json:"done"`
@@ -106,8 +27,8 @@ type countsJSON struct {
 	Skipped     int `json:"skipped"`
 }
 
-func (n *cellCounts) json() countsJSON {
-	return countsJSON{n.total, n.done, n.running, n.failed, n.pending, n.stale, n.interrupted, n.skipped}
+func countsToJSON(n *harness.Counts) countsJSON {
+	return countsJSON{n.Total, n.Done, n.Running, n.Failed, n.Pending, n.Stale, n.Interrupted, n.Skipped}
 }
 
 // fileStatusJSON is one experiment file in the JSON of repro status.
@@ -119,19 +40,18 @@ type fileStatusJSON struct {
 	Cells      []cellJSON `json:"cells"`
 }
 
-// byFile groups the states by experiment file, in the order of the files.
-func byFile(sts []harness.CellStatus) [][]harness.CellStatus {
-	var out [][]harness.CellStatus
+// byFile groups the cells by experiment file, in the order of the files.
+func byFile(cells []*harness.Cell) [][]*harness.Cell {
+	var out [][]*harness.Cell
 	at := map[*harness.Experiment]int{}
-	for _, st := range sts {
-		e := st.Cell.Experiment
-		i, ok := at[e]
+	for _, c := range cells {
+		i, ok := at[c.Experiment]
 		if !ok {
 			i = len(out)
-			at[e] = i
+			at[c.Experiment] = i
 			out = append(out, nil)
 		}
-		out[i] = append(out[i], st)
+		out[i] = append(out[i], c)
 	}
 	return out
 }
@@ -154,22 +74,32 @@ func statusCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := cmd.runner(harness.Options{})
-	sts, err := cellStates(r, cells)
+	r, err := cmd.statusRunner(cells)
 	if err != nil {
 		return err
 	}
-	n := countStates(r, sts)
-	groups := byFile(sts)
+	n, err := r.Count(cells)
+	if err != nil {
+		return err
+	}
+	groups := byFile(cells)
 	if *asJSON {
 		out := struct {
 			Files []fileStatusJSON `json:"files"`
 			Total countsJSON       `json:"total"`
-		}{Files: []fileStatusJSON{}, Total: n.json()}
+		}{Files: []fileStatusJSON{}, Total: countsToJSON(n)}
 		for _, g := range groups {
-			e := g[0].Cell.Experiment
-			f := fileStatusJSON{File: e.File, Experiment: e.ID, Profile: e.Profile, Counts: countStates(r, g).json()}
-			for _, st := range g {
+			e := g[0].Experiment
+			gn, err := r.Count(g)
+			if err != nil {
+				return err
+			}
+			f := fileStatusJSON{File: e.File, Experiment: e.ID, Profile: e.Profile, Counts: countsToJSON(gn)}
+			for _, c := range g {
+				st, err := r.Status(c)
+				if err != nil {
+					return err
+				}
 				f.Cells = append(f.Cells, newCellJSON(r, st))
 			}
 			out.Files = append(out.Files, f)
@@ -178,16 +108,20 @@ func statusCmd(args []string) error {
 	}
 	if len(groups) > 1 {
 		for _, g := range groups {
-			fmt.Printf("%s: %v\n", g[0].Cell.Experiment.File, countStates(r, g))
+			gn, err := r.Count(g)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %v\n", g[0].Experiment.File, gn)
 		}
 		fmt.Print("total: ")
 	}
 	fmt.Println(n)
 	if *verbose {
-		for _, id := range n.running1 {
+		for _, id := range n.RunningCells {
 			fmt.Println("  running: " + id)
 		}
-		for _, f := range n.failed1 {
+		for _, f := range n.FailedCells {
 			fmt.Println("  failed:  " + f)
 		}
 	}

@@ -176,7 +176,7 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 			}
 		})
 	}
-	// A split beyond split_count fails the listing of its cell.
+	// A split beyond split_count fails its cell.
 	dir := t.TempDir()
 	path := writeExp(t, dir, strings.Replace(csvExp, "splits = [0, 1]", "splits = [0, 3]", 1), ownCSV(20))
 	e, err := harness.LoadFile(harness.Default, path, "")
@@ -185,8 +185,14 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 	}
 	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir()})
 	cells := harness.Cells(e)
-	if _, err := r.Status(cells[1]); err == nil || !strings.Contains(err.Error(), "data.mine: split 3 is out of range: split_count = 3 gives splits 0…2") {
-		t.Errorf("split 3: %v", err)
+	// The data error fails that cell alone: Status reports it as the cell's
+	// error, not as an error of the listing.
+	st, err := r.Status(cells[1])
+	if err != nil || st.Status != harness.Failed || st.Err == nil || !strings.Contains(st.Err.Error(), "data.mine: split 3 is out of range: split_count = 3 gives splits 0…2") {
+		t.Errorf("split 3: %v, %s, %v", err, st.Status, st.Err)
+	}
+	if st, err := r.Status(cells[0]); err != nil || st.Err != nil {
+		t.Errorf("split 0: %v, %v", err, st.Err)
 	}
 }
 

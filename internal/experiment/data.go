@@ -38,7 +38,10 @@ func checksums(ds *data.Dataset, split int) (map[string]string, error) {
 	case data.StateCorrupt:
 		return nil, fmt.Errorf("%s: files of the wrong size: %s", st.Path, strings.Join(st.Bad, ", "))
 	default:
-		why := fmt.Sprintf("%s is %s under %s", ds.Name, st.State, dir)
+		// The reason enters the cells' keys: it names the data folder
+		// as "data", never by its path, so that the same absence gives
+		// the same key on every machine and under any --data-dir.
+		why := fmt.Sprintf("%s is %s under data", ds.Name, st.State)
 		if len(st.Missing) > 0 && len(st.Missing) <= 4 {
 			why += " (no " + strings.Join(st.Missing, ", ") + ")"
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/internal/mirror"
 	"github.com/mmdfw/mmdfw/pkg/data"
 )
 
@@ -193,7 +194,7 @@ func TestSharedReference(t *testing.T) {
 // sharedData points the wiring at the staged data, or skips.
 func sharedData(t *testing.T) {
 	t.Helper()
-	dir, ok := data.SharedDir()
+	dir, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data beside the module (../shared/data)")
 	}

@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
-	"golang.org/x/sync/singleflight"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/atomicfile"
@@ -25,12 +25,22 @@ import (
 
 // Store caches shared artefacts (a reference sample, a MAP point) under a
 // directory. Each key is computed once: concurrent requests in one process
-// share one computation (singleflight), and processes sharing the directory
-// take turns through a lock file, the first computing and the others reading
-// its result.
+// share one computation, and processes sharing the directory take turns
+// through a lock file, the first computing and the others reading its
+// result. A request that waits for another's computation tells the job
+// slot of its cell, which is free for other cells meanwhile.
 type Store struct {
-	dir   string
-	group singleflight.Group
+	dir string
+
+	mu       sync.Mutex
+	inflight map[string]*flight
+}
+
+// flight is one computation of an artefact that other requests wait for.
+type flight struct {
+	done chan struct{}
+	b    []byte
+	err  error
 }
 
 // NewStore returns a store that keeps its artefacts under dir.
@@ -49,11 +59,30 @@ func (s *Store) Artefact(ctx context.Context, key string, compute func(context.C
 	if !artefactKeyRE.MatchString(key) || strings.Contains("/"+key+"/", "/../") || strings.Contains("/"+key+"/", "/./") {
 		return nil, fmt.Errorf("harness: invalid artefact key %q", key)
 	}
-	v, err, _ := s.group.Do(key, func() (any, error) { return s.load(ctx, key, compute) })
-	if err != nil {
-		return nil, err
+	s.mu.Lock()
+	if f, ok := s.inflight[key]; ok {
+		s.mu.Unlock()
+		resume := waitFor(ctx, key)
+		defer resume()
+		select {
+		case <-f.done:
+			return f.b, f.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	return v.([]byte), nil
+	if s.inflight == nil {
+		s.inflight = map[string]*flight{}
+	}
+	f := &flight{done: make(chan struct{})}
+	s.inflight[key] = f
+	s.mu.Unlock()
+	f.b, f.err = s.load(ctx, key, compute)
+	s.mu.Lock()
+	delete(s.inflight, key)
+	s.mu.Unlock()
+	close(f.done)
+	return f.b, f.err
 }
 
 func (s *Store) load(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
@@ -64,7 +93,7 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(ctx, path+".lock")
+	unlock, err := lockFile(ctx, path+".lock", func() func() { return waitFor(ctx, key+" (computed by another process)") })
 	if err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}

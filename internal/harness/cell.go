@@ -112,11 +112,15 @@ type cellKey struct {
 	Data    map[string]string
 	Missing string // the reason when the data is missing
 	Doc     keyDoc
+	// Err is why the data's checksums could not be read (a file of the
+	// wrong size): the cell fails, alone, and Key is empty.
+	Err error
 }
 
 // key computes the cell's cache key. A dataset whose Checksums fails with
 // ErrDataMissing gives a key that records the absence, so the cell is
-// skipped now and recomputed when the data appears.
+// skipped now and recomputed when the data appears; any other failure of
+// Checksums is the cellKey's Err, which fails that cell only.
 func (r *Runner) key(c *Cell) (cellKey, error) {
 	ds, _ := r.datasetOf(c)
 	var data map[string]string
@@ -127,7 +131,7 @@ func (r *Runner) key(c *Cell) (cellKey, error) {
 		case errors.Is(err, ErrDataMissing):
 			missing = err.Error()
 		case err != nil:
-			return cellKey{}, fmt.Errorf("checksums of %s split %d: %w", c.Dataset, c.Split, err)
+			return cellKey{Err: fmt.Errorf("data of %s split %d: %w", c.Dataset, c.Split, err)}, nil
 		default:
 			data = sums
 		}

@@ -187,9 +187,17 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %s, want %s", spec, s, want)
 		}
 	}
-	for _, spec := range []string{"4-2", "0-5", "x", "-1-2"} {
-		if _, err := Select(cells, spec); err == nil {
-			t.Errorf("Select(%q): no error", spec)
+	for spec, msg := range map[string]string{
+		"4-2":  "reversed (4 > 2); write 2-4",
+		"0-5":  "index 5 is past the last cell, 4",
+		"x":    `"x" is not a cell index`,
+		"-1-2": `"1-2" is not a cell index`,
+		"abc":  `"abc" is not a cell index (want A-B, A-, -B or A, indices 0-4)`,
+		"-":    "no index",
+	} {
+		_, err := Select(cells, spec)
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("Select(%q): %v, want %q", spec, err, msg)
 		}
 	}
 }

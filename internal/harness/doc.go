@@ -6,7 +6,7 @@
 //
 // An experiment is a TOML file:
 //
-//	id = "fig1b"                      # required; names results/fig1b/
+//	id = "fig1b"                      # required; names results/<profile>/fig1b/
 //	description = "Covertype LR: MMD² against the number of particles"
 //	deviation = ""                    # how this protocol departs from the paper
 //	seed = 1                          # enters every cell's random seed
@@ -117,7 +117,10 @@
 // data files (from Dataset.Checksums, or the reason they are missing), the
 // budget, the evaluation schedule, the reference, CodeVersion, the module
 // version and the method kind's registered version. Results are written to
-// results/<id>.csv and results/<id>.json; the JSON (the Provenance) is
+// results/<profile>/<id>.csv and results/<profile>/<id>.json (<profile> is
+// quick, full, or base for a file's base settings), so that the cells of
+// two profiles of one experiment, which share their ids, never share a
+// file; the JSON (the Provenance) is
 // written last, both by writing a temporary file and renaming it, so a cell
 // is finished exactly when its JSON exists with its current key. A cell
 // whose data is missing ends as skipped: it is not retried until the data
@@ -153,7 +156,50 @@
 // named "method:<key>" (StatPrefix), after the scheduled metrics and in
 // sorted key order, so that the CSV stays deterministic.
 //
+// # Runners that share a results directory
+//
+// Before any work on a cell a runner claims it: it takes the cell's
+// running marker, <results>/<profile>/<id>.running, with an exclusive
+// flock (an exclusive create where there is no flock). A cell another live
+// runner holds, in this process or another or on another machine, is not
+// touched: the runner waits for it without a job slot and counts the
+// other's outcome, and runs it itself only if the other stopped without
+// finishing it. After claiming, the runner reads the cell's status again,
+// so a cell finished meanwhile is not recomputed. A runner never removes a
+// result it did not write: a recomputation (stale, failed or --force)
+// writes the new provenance beside the old (<id>.json.new), renames the
+// new CSV into place and then the new provenance, so the old result stays
+// whole until the new one is complete; the next claimant completes or
+// discards a replacement cut short between the two renames
+// (the .new provenance names its CSV's sha256).
+//
+// A cell whose data cannot be read (Dataset.Checksums fails with an error
+// other than ErrDataMissing, e.g. a file of the wrong size) fails alone,
+// with the error naming the file, and writes nothing; the other cells run.
+//
+// # Job slots and waiting
+//
+// At most Options.Jobs cells hold a job slot at once. A cell that waits for
+// an artefact another cell or process is computing (a reference sample, a
+// MAP point) gives its slot back while it waits, logs "cell waiting" with
+// what it waits for (the artefact's key) and shows it on its progress bar,
+// so a long reference never keeps the cells that do not need it from
+// running. The first cell of each experiment's dataset split that has a
+// reference starts first, so the long reference computations overlap
+// everything else. Run's Summary.Time says where the time went: the wall
+// time, the methods' compute seconds, the time cells waited, the slot time
+// of each experiment's cells and the time of each reference computed.
+//
 // # Time, threads and -j
+//
+// A cell's "seconds" in the log is its wall time in this run, from its
+// claim to its result (Provenance End − Start): loading data, preparing
+// metrics, computing any artefact it was the first to need, waiting
+// (wait_seconds, also logged) and running. compute_seconds is the method's
+// own clock at its last snapshot, evaluation excluded, which also carries
+// the cost of a shared starting point (a MAP fit) charged to every method
+// that starts from it, even when another cell computed it. A cell that
+// never started logs no seconds.
 //
 // Compute seconds are each cell's own wall-clock time, measured by the
 // method's stopwatch. Cells that run at the same time share the cores'

@@ -72,7 +72,7 @@ func TestFileDatasets(t *testing.T) {
 		t.Fatalf("status %+v %v", st, err)
 	}
 	// The declaration's checksum is in the key.
-	e2, _ := Load(ty.reg, "toy.toml", []byte(strings.Replace(ownExp, `"aa"`, `"bb"`, 1)), "")
+	e2, _ := Load(ty.reg, "toy.toml", []byte(strings.Replace(ownExp, `"aa"`, `"bb"`, 1)), "quick")
 	st2, _ := r.Status(Cells(e2)[0])
 	if st2.Status != Stale || st2.StaleReason() != "data.mine changed" {
 		t.Errorf("after the declaration changed: %s, %q", st2.Status, st2.StaleReason())

@@ -11,13 +11,20 @@ import (
 )
 
 // lockFile takes an exclusive flock on path, waiting (and honouring ctx)
-// while another process holds it. The kernel releases the lock if the
-// holder dies, so a crash leaves no stale lock.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+// while another process holds it; when it has to wait, it calls onWait
+// first and the function onWait returns when the wait ends. The kernel
+// releases the lock if the holder dies, so a crash leaves no stale lock.
+func lockFile(ctx context.Context, path string, onWait func() (resume func())) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	var resume func()
+	defer func() {
+		if resume != nil {
+			resume()
+		}
+	}()
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -29,6 +36,9 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, err
+		}
+		if resume == nil {
+			resume = onWait()
 		}
 		select {
 		case <-ctx.Done():

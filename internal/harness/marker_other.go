@@ -3,16 +3,28 @@
 package harness
 
 import (
+	"errors"
+	"io/fs"
 	"os"
-
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 )
 
-// holdMarker writes the marker; without flock, a marker left by a killed
-// process counts as running until it is removed by hand or the cell runs
-// again.
-func holdMarker(path string, b []byte) (end func(), err error) {
-	if err := atomicfile.Write(path, b, 0o644); err != nil {
+// claimMarker creates the marker exclusively; an existing marker is
+// errClaimed. Without flock, a marker left by a killed process counts as
+// running until it is removed by hand.
+func claimMarker(path string, b []byte) (end func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, errClaimed
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
 		return nil, err
 	}
 	return func() { os.Remove(path) }, nil

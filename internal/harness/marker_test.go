@@ -33,7 +33,8 @@ func loadExp(t *testing.T, ty *toy, text string) []*Cell {
 }
 
 // leftovers lists the files under dir that a finished run must not leave:
-// running markers and temporary files.
+// running markers, temporary files and results written beside the ones
+// they replace.
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -41,7 +42,7 @@ func leftovers(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		if strings.HasSuffix(path, MarkerSuffix) || strings.Contains(d.Name(), ".tmp-") {
+		if strings.HasSuffix(path, MarkerSuffix) || strings.Contains(d.Name(), ".tmp-") || strings.HasSuffix(path, newSuffix) {
 			out = append(out, path)
 		}
 		return nil

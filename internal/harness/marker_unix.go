@@ -3,40 +3,52 @@
 package harness
 
 import (
+	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// holdMarker writes b to a temporary file, locks it and renames it to path:
-// the marker appears already locked and complete. end removes it and then
-// releases the lock.
-func holdMarker(path string, b []byte) (end func(), err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	tmp := f.Name()
-	if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-		if _, err = f.Write(b); err == nil {
-			err = os.Rename(tmp, path)
+// claimMarker takes the marker at path for this process: it opens (or
+// creates) the file and takes an exclusive flock without waiting. A marker
+// another live process holds is errClaimed; one left unlocked by a killed
+// process is taken over. The lock is taken on the file that path names
+// when the lock is granted (a holder that removed its marker between the
+// open and the lock makes this one retry), so that two processes never
+// both hold one cell. b is then written into the locked file. end removes
+// the marker and then releases the lock.
+func claimMarker(path string, b []byte) (end func(), err error) {
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	return func() {
-		// Removed only if it is still this process's marker: another
-		// process running the same cell may have replaced it.
-		if a, err1 := f.Stat(); err1 == nil {
-			if b, err2 := os.Stat(path); err2 == nil && os.SameFile(a, b) {
-				os.Remove(path)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, errClaimed
 			}
+			return nil, err
 		}
-		f.Close()
-	}, nil
+		a, err1 := f.Stat()
+		c, err2 := os.Stat(path)
+		if err1 != nil || err2 != nil || !os.SameFile(a, c) {
+			// The holder removed it before this process locked it.
+			f.Close()
+			continue
+		}
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if _, err := f.WriteAt(b, 0); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return func() {
+			os.Remove(path)
+			f.Close()
+		}, nil
+	}
 }
 
 // markerHeld reports whether path exists and some process holds its lock.

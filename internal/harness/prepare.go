@@ -21,8 +21,10 @@ import (
 // needs it. A batch system runs it as one job before a job array over the
 // cells, so that the array's tasks read each artefact instead of queueing
 // on its lock. Groups run at most Options.Jobs at once; a group whose data
-// is missing is left out (its cells end as skipped). It returns the number
-// of groups prepared and the errors of those that failed.
+// is missing is left out (its cells end as skipped), and so is one whose
+// data cannot be read (its error is returned; the other groups are
+// prepared). It returns the number of groups prepared and the errors of
+// those that failed.
 func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 	type group struct {
 		exp     *Experiment
@@ -31,6 +33,7 @@ func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 	}
 	seen := map[group]bool{}
 	var todo []*Cell
+	var dataErrs []error
 	for _, c := range cells {
 		g := group{c.Experiment, c.Dataset, c.Split}
 		if seen[g] {
@@ -39,6 +42,11 @@ func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 		st, err := r.Status(c)
 		if err != nil {
 			return 0, err
+		}
+		if st.Err != nil {
+			seen[g] = true
+			dataErrs = append(dataErrs, fmt.Errorf("%s/%s/s%d: %w", c.Experiment.ID, c.Dataset, c.Split, st.Err))
+			continue
 		}
 		if st.ck.Missing != "" || (!r.opts.Force && (st.Status == Done || st.Status == Skipped)) {
 			continue
@@ -64,7 +72,7 @@ func (r *Runner) Prepare(ctx context.Context, cells []*Cell) (int, error) {
 		})
 	}
 	eg.Wait()
-	return len(todo) - len(errs), errors.Join(errs...)
+	return len(todo) - len(errs), errors.Join(append(dataErrs, errs...)...)
 }
 
 // prepare does for c what execute does before the method runs.

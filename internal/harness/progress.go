@@ -3,6 +3,8 @@ package harness
 import (
 	"io"
 	"os"
+	"strconv"
+	"sync"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -23,17 +25,25 @@ func TerminalStderr() io.Writer {
 type progress struct {
 	p     *mpb.Progress
 	total *mpb.Bar
+	mu    sync.Mutex // guards the cells' waiting notes
 }
 
-func newProgress(w io.Writer, n int) *progress {
+// newProgress follows n cells to compute (cached more were found done).
+// The overall bar counts the cells finished by this run; its ETA is the
+// average time per finished cell times those left.
+func newProgress(w io.Writer, n, cached int) *progress {
 	if w == nil || n == 0 {
 		return nil
+	}
+	name := "cells"
+	if cached > 0 {
+		name = "cells (" + strconv.Itoa(cached) + " cached)"
 	}
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithAutoRefresh())
 	total := p.AddBar(int64(n),
 		mpb.BarPriority(1<<30),
-		mpb.PrependDecorators(decor.Name("cells", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.EwmaETA(decor.ET_STYLE_GO, 30, decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
 	)
 	return &progress{p: p, total: total}
 }
@@ -41,11 +51,15 @@ func newProgress(w io.Writer, n int) *progress {
 // writer returns a writer whose lines appear above the bars.
 func (p *progress) writer() io.Writer { return p.p }
 
+// wait stops the bars. An unfinished overall bar (an interrupted run)
+// stays as it is, showing how many cells were finished.
 func (p *progress) wait() {
 	if p == nil {
 		return
 	}
-	p.total.SetTotal(-1, true)
+	if !p.total.Completed() {
+		p.total.Abort(false)
+	}
 	p.p.Wait()
 }
 
@@ -55,6 +69,7 @@ type cellBar struct {
 	pr      *progress
 	b       *mpb.Bar
 	seconds bool
+	what    string
 }
 
 func (p *progress) cell(c *Cell) *cellBar {
@@ -74,7 +89,12 @@ func (p *progress) cell(c *Cell) *cellBar {
 	cb.b = p.p.AddBar(total,
 		mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(c.ID, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Any(func(decor.Statistics) string {
+			if w := cb.waitingFor(); w != "" {
+				return " waiting for " + w
+			}
+			return ""
+		})),
 	)
 	return cb
 }
@@ -90,10 +110,35 @@ func (cb *cellBar) step(step int, seconds float64) {
 	}
 }
 
+// waiting shows what the cell waits for ("" when it no longer waits).
+func (cb *cellBar) waiting(what string) {
+	if cb == nil {
+		return
+	}
+	cb.pr.mu.Lock()
+	cb.what = what
+	cb.pr.mu.Unlock()
+}
+
+func (cb *cellBar) waitingFor() string {
+	cb.pr.mu.Lock()
+	defer cb.pr.mu.Unlock()
+	return cb.what
+}
+
+// done removes the bar of a finished cell and counts it.
 func (cb *cellBar) done() {
 	if cb == nil {
 		return
 	}
 	cb.b.Abort(true)
 	cb.pr.total.Increment()
+}
+
+// abort removes the bar of an interrupted cell without counting it.
+func (cb *cellBar) abort() {
+	if cb == nil {
+		return
+	}
+	cb.b.Abort(true)
 }

@@ -48,13 +48,19 @@ type Provenance struct {
 	Threads    int               `json:"threads"`
 	Start      time.Time         `json:"start"`
 	End        time.Time         `json:"end"`
-	Seconds    float64           `json:"compute_seconds"`
-	Steps      int               `json:"steps"`
-	GradEvals  int64             `json:"grad_evals"`
-	Status     Status            `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	CSVSHA256  string            `json:"csv_sha256,omitempty"`
-	Summary    json.RawMessage   `json:"summary,omitempty"`
+	// Seconds is the method's own clock at its last snapshot (evaluation
+	// excluded); End − Start is the cell's wall time, which also holds
+	// the loading of its data, the preparation of its metrics and
+	// WaitSeconds, the time it waited for an artefact (a reference sample)
+	// that another cell or process was computing.
+	Seconds     float64         `json:"compute_seconds"`
+	WaitSeconds float64         `json:"wait_seconds,omitempty"`
+	Steps       int             `json:"steps"`
+	GradEvals   int64           `json:"grad_evals"`
+	Status      Status          `json:"status"`
+	Error       string          `json:"error,omitempty"`
+	CSVSHA256   string          `json:"csv_sha256,omitempty"`
+	Summary     json.RawMessage `json:"summary,omitempty"`
 
 	keyMetric string
 	keyValue  float64

@@ -12,20 +12,16 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
@@ -58,6 +54,9 @@ type Runner struct {
 	opts  Options
 	store *Store
 	log   *slog.Logger // set by Run; see logger
+
+	refMu    sync.Mutex
+	refTimes map[string]time.Duration // references computed by Run, set by Run
 }
 
 // logger is where progress lines go: Run's logger during a run, else
@@ -102,36 +101,90 @@ func Plan(exps []*Experiment) []*Cell {
 	return cells
 }
 
+// CheckDistinct returns an error when two of exps have the same id: their
+// cells would share ids, and so files and cache entries. The error names
+// both files.
+func CheckDistinct(exps []*Experiment) error {
+	seen := map[string]*Experiment{}
+	for _, e := range exps {
+		if o, dup := seen[e.ID]; dup {
+			return fmt.Errorf("%s and %s both define experiment id %q: their cells would overwrite each other's results", o.File, e.File, e.ID)
+		}
+		seen[e.ID] = e
+	}
+	return nil
+}
+
 // Select returns the cells whose index lies in spec: "A-B" (inclusive),
-// "A-", "-B" or "A", indices as listed by Plan.
+// "A-", "-B" or "A", indices as listed by Plan. A malformed spec, a
+// reversed range or an index past the last cell is an error saying which.
 func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	if spec == "" {
 		return cells, nil
 	}
-	lo, hi := 0, len(cells)-1
+	last := len(cells) - 1
+	if last < 0 {
+		return nil, fmt.Errorf("cells %q: there are no cells", spec)
+	}
+	lo, hi := 0, last
 	a, b, isRange := strings.Cut(spec, "-")
+	index := func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("cells %q: %q is not a cell index (want A-B, A-, -B or A, indices 0-%d)", spec, s, last)
+		}
+		if n > last {
+			return 0, fmt.Errorf("cells %q: index %d is past the last cell, %d", spec, n, last)
+		}
+		return n, nil
+	}
 	var err error
+	if a == "" && (!isRange || b == "") {
+		return nil, fmt.Errorf("cells %q: no index (want A-B, A-, -B or A, indices 0-%d)", spec, last)
+	}
 	if a != "" {
-		if lo, err = strconv.Atoi(a); err != nil {
-			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		if lo, err = index(a); err != nil {
+			return nil, err
 		}
 	}
 	if !isRange {
 		hi = lo
 	} else if b != "" {
-		if hi, err = strconv.Atoi(b); err != nil {
-			return nil, fmt.Errorf("cells %q: %v", spec, err)
+		if hi, err = index(b); err != nil {
+			return nil, err
 		}
 	}
-	if lo < 0 || hi >= len(cells) || lo > hi {
-		return nil, fmt.Errorf("cells %q: out of range 0-%d", spec, len(cells)-1)
+	if lo > hi {
+		return nil, fmt.Errorf("cells %q: the range is reversed (%d > %d); write %d-%d", spec, lo, hi, hi, lo)
 	}
 	return cells[lo : hi+1], nil
 }
 
-// Paths returns the CSV and provenance files of c.
+// BaseProfile names the folder of the cells of an experiment run without a
+// profile (its base settings).
+const BaseProfile = "base"
+
+// ProfileDir returns the folder of the results directory that holds the
+// cells of profile: the profile's name, BaseProfile for "".
+func ProfileDir(profile string) string {
+	if profile == "" {
+		return BaseProfile
+	}
+	return profile
+}
+
+// cellBase is the path of c's files without their extension,
+// <results>/<profile>/<id>: the profile is part of the place, not of the id
+// (which enters the cache key and the random stream), so that the results
+// of two profiles of one experiment never share a file.
+func (r *Runner) cellBase(c *Cell) string {
+	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(c.ID))
+}
+
+// Paths returns the CSV and provenance files of c,
+// <results>/<profile>/<id>.csv and .json.
 func (r *Runner) Paths(c *Cell) (csv, prov string) {
-	base := filepath.Join(r.opts.Results, filepath.FromSlash(c.ID))
+	base := r.cellBase(c)
 	return base + ".csv", base + ".json"
 }
 
@@ -143,13 +196,17 @@ type CellStatus struct {
 	Key string
 	// Prov is the cell's provenance file, nil when there is none.
 	Prov *Provenance
+	// Err is why the cell's data cannot be read (a file of the wrong
+	// size, named): Status is then Failed and Key empty, and a run fails
+	// the cell without touching its files.
+	Err error
 
 	ck cellKey
 }
 
 // Status returns the cache state of c: done, skipped or failed when its
 // provenance matches its current key, stale when it does not, pending when
-// there is none.
+// there is none; failed with Err set when the cell's data cannot be read.
 func (r *Runner) Status(c *Cell) (CellStatus, error) {
 	_, pp := r.Paths(c)
 	p, perr := ReadProvenance(pp)
@@ -166,6 +223,9 @@ func (r *Runner) Status(c *Cell) (CellStatus, error) {
 	if err != nil {
 		return CellStatus{Cell: c}, err
 	}
+	if ck.Err != nil {
+		return CellStatus{Cell: c, Status: Failed, Prov: p, Err: ck.Err, ck: ck}, nil
+	}
 	st := CellStatus{Cell: c, Status: Pending, Key: ck.Key, ck: ck}
 	if p == nil {
 		return st, nil
@@ -177,220 +237,6 @@ func (r *Runner) Status(c *Cell) (CellStatus, error) {
 		st.Status = p.Status
 	}
 	return st, nil
-}
-
-// Summary counts the outcomes of a run.
-type Summary struct {
-	Total       int
-	Cached      int // done or skipped before this run, not recomputed
-	Done        int
-	Failed      int
-	Skipped     int
-	Interrupted int
-	// Failures and Skips give "cell: reason" per failed or skipped cell.
-	Failures []string
-	Skips    []string
-}
-
-// String is the summary printed at the end of a run.
-func (s *Summary) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d cells: %d done (%d cached), %d failed, %d skipped, %d interrupted",
-		s.Total, s.Done, s.Cached, s.Failed, s.Skipped, s.Interrupted)
-	for _, f := range s.Failures {
-		b.WriteString("\n  failed: " + f)
-	}
-	reasons := map[string]int{}
-	for _, sk := range s.Skips {
-		_, why, _ := strings.Cut(sk, ": ")
-		reasons[why]++
-	}
-	var rs []string
-	for why, n := range reasons {
-		rs = append(rs, fmt.Sprintf("\n  skipped: %d × %s", n, why))
-	}
-	sort.Strings(rs)
-	b.WriteString(strings.Join(rs, ""))
-	return b.String()
-}
-
-// Err is non-nil when a cell failed or was interrupted.
-func (s *Summary) Err() error {
-	switch {
-	case s.Failed > 0:
-		return fmt.Errorf("%d of %d cells failed", s.Failed, s.Total)
-	case s.Interrupted > 0:
-		return fmt.Errorf("interrupted: %d of %d cells unfinished", s.Interrupted, s.Total)
-	}
-	return nil
-}
-
-// Run runs the cells not yet cached, at most Jobs at once. A failing or
-// panicking cell is recorded and does not stop the others. Cancelling ctx
-// stops the running cells at their next snapshot without writing them; a
-// later run resumes with the unfinished cells. The error is non-nil only
-// when the run could not start; cell outcomes are in the summary.
-func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
-	sum := &Summary{Total: len(cells)}
-	var todo []CellStatus
-	for _, c := range cells {
-		st, err := r.Status(c)
-		if err != nil {
-			return nil, err
-		}
-		if !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
-			sum.Cached++
-			if st.Status == Done {
-				sum.Done++
-			} else {
-				sum.Skipped++
-				sum.Skips = append(sum.Skips, c.ID+": "+st.Prov.Error)
-			}
-			continue
-		}
-		todo = append(todo, st)
-	}
-	log := r.opts.Log
-	prog := newProgress(r.opts.Progress, len(todo))
-	if log == nil {
-		log = slog.Default()
-		if prog != nil {
-			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
-		}
-	}
-	r.log = log
-	defer func() { r.log = nil }()
-	var mu sync.Mutex
-	g := new(errgroup.Group)
-	g.SetLimit(r.opts.Jobs)
-	for _, st := range todo {
-		if ctx.Err() != nil {
-			// Running cells update sum under mu too.
-			mu.Lock()
-			sum.Interrupted++
-			mu.Unlock()
-			continue
-		}
-		g.Go(func() error {
-			p := r.runCell(ctx, st, prog)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case p == nil:
-				sum.Interrupted++
-				return nil
-			case p.Status == Done:
-				sum.Done++
-			case p.Status == Skipped:
-				sum.Skipped++
-				sum.Skips = append(sum.Skips, p.Cell+": "+p.Error)
-			default:
-				sum.Failed++
-				first, _, _ := strings.Cut(p.Error, "\n")
-				sum.Failures = append(sum.Failures, p.Cell+": "+first)
-			}
-			args := []any{"cell", p.Cell, "status", p.Status, "seconds", roundSec(p.End.Sub(p.Start).Seconds())}
-			if km := keyMetric(p); km != nil {
-				args = append(args, km...)
-			}
-			if p.Error != "" {
-				first, _, _ := strings.Cut(p.Error, "\n")
-				args = append(args, "error", first)
-			}
-			log.Info("cell finished", args...)
-			return nil
-		})
-	}
-	g.Wait()
-	prog.wait()
-	sort.Strings(sum.Failures)
-	sort.Strings(sum.Skips)
-	return sum, nil
-}
-
-func roundSec(s float64) float64 { return float64(int64(s*1000)) / 1000 }
-
-// keyMetric returns the last value of the first metric, kept in the
-// provenance summary by runCell.
-func keyMetric(p *Provenance) []any {
-	if p.keyMetric == "" {
-		return nil
-	}
-	return []any{p.keyMetric, p.keyValue}
-}
-
-// runCell runs one cell and writes its results, or returns nil when ctx was
-// cancelled before it finished.
-func (r *Runner) runCell(ctx context.Context, st CellStatus, prog *progress) (prov *Provenance) {
-	if ctx.Err() != nil {
-		return nil
-	}
-	c := st.Cell
-	threads := r.Threads()
-	vcs := vcsInfo()
-	prov = &Provenance{
-		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile, Overrides: c.Experiment.Overrides,
-		Cell: c.ID, Method: c.Method.Name, Kind: c.Method.Kind, Dataset: c.Dataset, Split: c.Split, N: c.N,
-		Settings: c.Method.Settings, Key: st.Key, KeyDoc: st.ck.Doc, Data: st.ck.Data,
-		Code: vcs, Host: hostInfo(), Jobs: r.opts.Jobs, Threads: threads, Start: time.Now().UTC(),
-	}
-	csvPath, provPath := r.Paths(c)
-	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
-		prov.Status, prov.Error = Failed, err.Error()
-		return prov
-	}
-	// The old provenance goes first: from here until the new one is
-	// written, the cell counts as unfinished.
-	if err := os.Remove(provPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		prov.Status, prov.Error = Failed, err.Error()
-		return prov
-	}
-	endMarker, err := r.startMarker(c)
-	if err != nil {
-		prov.Status, prov.Error = Failed, "running marker: "+err.Error()
-		return prov
-	}
-	defer endMarker()
-	rec := newRecorder(ctx, c, nil)
-	bar := prog.cell(c)
-	rec.onStep = bar.step
-	defer bar.done()
-
-	status, err := r.execute(ctx, c, st, threads, rec, prov)
-	if ctx.Err() != nil {
-		return nil
-	}
-	prov.Status = status
-	if err != nil {
-		prov.Error = err.Error()
-	}
-	prov.End = time.Now().UTC()
-	prov.Seconds, prov.Steps, prov.GradEvals = rec.last.Seconds, rec.last.Step, rec.last.GradEvals
-	if n := len(rec.rows); n > 0 && len(rec.metrics) > 0 {
-		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.rows[n-1].values[0]
-	}
-	csv := rec.csv()
-	sum := sha256.Sum256(csv)
-	prov.CSVSHA256 = hex.EncodeToString(sum[:])
-	if err := atomicfile.Write(csvPath, csv, 0o644); err != nil {
-		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
-		return prov
-	}
-	b, err := json.MarshalIndent(prov, "", "  ")
-	if err != nil {
-		// Settings or summary that JSON cannot hold (NaN): keep the
-		// record, without them.
-		prov.Summary = nil
-		prov.Error = strings.TrimPrefix(prov.Error+"\n", "\n") + "provenance: " + err.Error()
-		b, err = json.MarshalIndent(prov, "", "  ")
-	}
-	if err == nil {
-		err = atomicfile.Write(provPath, append(b, '\n'), 0o644)
-	}
-	if err != nil {
-		prov.Status, prov.Error = Failed, "writing provenance: "+err.Error()
-	}
-	return prov
 }
 
 // execute loads the cell's problem and metrics and runs its method,
@@ -494,7 +340,13 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 		if err != nil {
 			return nil, err
 		}
-		log.Info("reference finished", "reference", id, "seconds", roundSec(time.Since(start).Seconds()))
+		d := time.Since(start)
+		log.Info("reference finished", "reference", id, "seconds", roundSec(d.Seconds()))
+		r.refMu.Lock()
+		if r.refTimes != nil {
+			r.refTimes[id] += d
+		}
+		r.refMu.Unlock()
 		f := refFile{W: out.Set.W}
 		f.R, f.C = out.Set.X.Dims()
 		f.X = mat.DenseCopyOf(out.Set.X).RawMatrix().Data

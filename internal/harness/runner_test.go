@@ -107,7 +107,7 @@ func TestDeterminismAcrossJobs(t *testing.T) {
 	}
 	// Header, then 5 evaluations (steps 2…10, budget 10) × 2 metrics.
 	for k, v := range r1 {
-		if !strings.HasPrefix(k, filepath.Join("toy", "walk-a")) {
+		if !strings.HasPrefix(k, filepath.Join(BaseProfile, "toy", "walk-a")) {
 			continue
 		}
 		lines := strings.Split(v, "\n")
@@ -235,7 +235,7 @@ kind = "clock"
 settings = { steps = 100 }
 `
 	runExp(t, ty, dir, 1, text, "", false)
-	got := readResults(t, dir)[filepath.Join("clk", "c", "gauss", "s0.csv")]
+	got := readResults(t, dir)[filepath.Join(BaseProfile, "clk", "c", "gauss", "s0.csv")]
 	var steps []string
 	for _, l := range strings.Split(got, "\n")[1:] {
 		steps = append(steps, strings.Split(l, ",")[6])
@@ -372,6 +372,7 @@ func childMain(dir string) int {
 	if err != nil {
 		return 3
 	}
+	fmt.Printf("runs=%d\n", ty.runs.Load())
 	if sum.Err() != nil {
 		return 1
 	}
@@ -485,6 +486,12 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestProgressAndLog(t *testing.T) {

@@ -66,10 +66,10 @@ func TestOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewRunner(ty.reg, Options{Results: dir, Log: quiet})
-	if err := os.MkdirAll(filepath.Join(dir, "toy", ".artefacts"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "base", "toy", ".artefacts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"toy/.artefacts/x.json", "toy/notes.txt", "other/walk-a/gauss/s0/n3.csv"} {
+	for _, f := range []string{"base/toy/.artefacts/x.json", "base/toy/notes.txt", "base/other/walk-a/gauss/s0/n3.csv", "quick/toy/walk-a/gauss/s1/n3.csv"} {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestOrphans(t *testing.T) {
 		q, _ := filepath.Rel(dir, p)
 		rel = append(rel, filepath.ToSlash(q))
 	}
-	want := "toy/walk-a/gauss/s1/n3.csv toy/walk-a/gauss/s1/n3.json toy/walk-a/gauss/s1/n4.csv toy/walk-a/gauss/s1/n4.json toy/walk-b/gauss/s1.csv toy/walk-b/gauss/s1.json"
+	want := "base/toy/walk-a/gauss/s1/n3.csv base/toy/walk-a/gauss/s1/n3.json base/toy/walk-a/gauss/s1/n4.csv base/toy/walk-a/gauss/s1/n4.json base/toy/walk-b/gauss/s1.csv base/toy/walk-b/gauss/s1.json"
 	if s := strings.Join(rel, " "); s != want {
 		t.Errorf("orphans\n%s\nwant\n%s", s, want)
 	}

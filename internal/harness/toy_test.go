@@ -53,6 +53,7 @@ type toy struct {
 	mu        sync.Mutex
 	checksum  string // of the "gauss" data
 	present   bool   // whether the "maybe" data exists
+	broken    bool   // whether the "broken" data fails its checksums
 }
 
 func walk(ctx context.Context, t target.Target, s walkSettings, n int, src rand.Source, rec particle.Recorder) (particle.Set, error) {
@@ -153,6 +154,15 @@ func newToy() *toy {
 			return nil, fmt.Errorf("maybe.csv: %w", ErrDataMissing)
 		}
 		return map[string]string{"maybe.csv": "beef"}, nil
+	}})
+	// The "broken" dataset's files cannot be read while ty.broken is set.
+	ty.reg.RegisterDataset("broken", Dataset{Load: gauss, Checksums: func(split int) (map[string]string, error) {
+		ty.mu.Lock()
+		defer ty.mu.Unlock()
+		if ty.broken {
+			return nil, errors.New("broken.csv: wrong size (3 bytes, want 30)")
+		}
+		return map[string]string{"broken.csv": "cafe"}, nil
 	}})
 	// The "shared" dataset loads through an artefact, as a MAP point would.
 	ty.reg.RegisterDataset("shared", Dataset{Load: func(ctx context.Context, split int, env *Env) (*Problem, error) {

@@ -115,8 +115,8 @@ func TestLoadCurrent(t *testing.T) {
 			t.Errorf("key revision %t: current cells %v, want only %s with its rows", keyRev, got, cur)
 		}
 		want := []Ignored{
-			{Cell: orphan, Path: filepath.Join(dir, filepath.FromSlash(orphan)+".json"), Reason: Orphaned},
-			{Cell: stale, Path: filepath.Join(dir, filepath.FromSlash(stale)+".json"), Reason: Stale},
+			{Cell: orphan, Path: filepath.Join(dir, "quick", filepath.FromSlash(orphan)+".json"), Reason: Orphaned},
+			{Cell: stale, Path: filepath.Join(dir, "quick", filepath.FromSlash(stale)+".json"), Reason: Stale},
 		}
 		if len(res.Ignored) != len(want) || res.Ignored[0] != want[0] || res.Ignored[1] != want[1] {
 			t.Errorf("key revision %t: ignored %+v, want %+v", keyRev, res.Ignored, want)
@@ -176,7 +176,7 @@ func TestLoadCurrent(t *testing.T) {
 // CSV of an ignored result is not read.
 func TestLoadCurrentSkipsStaleCSV(t *testing.T) {
 	reg, dir, file := currentTree(t, false)
-	if err := os.Remove(filepath.Join(dir, "fig2b", "svgd", "naval", "s0", "n20.csv")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "quick", "fig2b", "svgd", "naval", "s0", "n20.csv")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(dir); err == nil {

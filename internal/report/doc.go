@@ -1,7 +1,7 @@
 // Package report turns a cached results tree into the paper's figures,
 // Table 1 and a report that checks the paper's claims. It reads the files
-// the harness writes (results/<experiment>/<method>/<dataset>/s<split>/n<N>
-// .csv and .json) and the experiment files, and nothing else: it does not
+// the harness writes (results/<profile>/<experiment>/<method>/<dataset>/
+// s<split>/n<N>.csv and .json) and the experiment files, and nothing else: it does not
 // import the methods, so a figure can never be recomputed by accident, and
 // regenerating every figure takes seconds.
 //

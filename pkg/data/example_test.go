@@ -90,3 +90,31 @@ func ExampleReadCSV() {
 	// [x1 x2 label] 6 training rows, 3 columns (two features and the bias)
 	// own.csv:1: no column "x3" (columns: x1, x2, label)
 }
+
+// Check looks at the bytes, not only the sizes: a file of the right size
+// whose sha256 differs makes its dataset corrupt.
+func ExampleCheck() {
+	dir, err := os.MkdirTemp("", "data-check")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	d, _ := data.Lookup("yacht")
+	f, _ := d.File("data.txt")
+	os.Mkdir(filepath.Join(dir, d.Name), 0o755)
+	// The right size, the wrong bytes.
+	os.WriteFile(filepath.Join(dir, d.Name, f.Name), make([]byte, f.Size), 0o644)
+	fmt.Println("Status:", d.Status(dir).State)
+	sts, err := data.Check(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range sts {
+		if s.Name == d.Name {
+			fmt.Println("Check: ", s.State, s.Bad)
+		}
+	}
+	// Output:
+	// Status: partial
+	// Check:  corrupt [data.txt]
+}

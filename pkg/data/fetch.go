@@ -16,13 +16,11 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 )
 
 // FetchOptions controls Fetch.
 type FetchOptions struct {
-	// Mirror is a folder laid out like shared/data (one folder per dataset);
+	// Mirror is a folder laid out as a data folder (one folder per dataset);
 	// when set, files are copied from it and the network is not used.
 	Mirror string
 	// Client downloads; nil uses a client whose connections, TLS handshakes
@@ -40,7 +38,7 @@ type FetchOptions struct {
 }
 
 // ErrNotInMirror is wrapped by Fetch's error when the mirror has no copy of
-// the dataset at all (as shared/data has no Year).
+// the dataset at all (a mirror without Year, say).
 var ErrNotInMirror = errors.New("not in the mirror")
 
 // A NetworkError reports a download that failed below HTTP: no route, no
@@ -53,7 +51,7 @@ type NetworkError struct {
 
 // Error names the URL and suggests a mirror.
 func (e *NetworkError) Error() string {
-	return fmt.Sprintf("GET %s: %v (offline? use --mirror DIR, a folder laid out like shared/data)", e.URL, e.Err)
+	return fmt.Sprintf("GET %s: %v (offline? use --mirror DIR, a folder holding one folder per dataset)", e.URL, e.Err)
 }
 
 // Unwrap returns the transport's error.
@@ -95,6 +93,11 @@ func (o *FetchOptions) client() *http.Client {
 func Fetch(ctx context.Context, dir string, d *Dataset, opt FetchOptions) error {
 	folder := filepath.Join(dir, d.Name)
 	if opt.Mirror != "" {
+		if fi, err := os.Stat(opt.Mirror); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		} else if !fi.IsDir() {
+			return fmt.Errorf("mirror %s is not a directory", opt.Mirror)
+		}
 		if fi, err := os.Stat(filepath.Join(opt.Mirror, d.Name)); err != nil || !fi.IsDir() {
 			return fmt.Errorf("%s: %w %s", d.Name, ErrNotInMirror, opt.Mirror)
 		}
@@ -246,7 +249,7 @@ func fetchFile(ctx context.Context, folder string, d *Dataset, f File, opt *Fetc
 	}
 	opt.fetched++
 	if pin {
-		if err := atomicfile.Write(filepath.Join(folder, PinFile(f.Name)), []byte(got+"  "+f.Name+"\n"), 0o644); err != nil {
+		if err := writeAtomic(filepath.Join(folder, PinFile(f.Name)), []byte(got+"  "+f.Name+"\n"), 0o644); err != nil {
 			return err
 		}
 	}

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/mirror"
 )
 
 // shared returns the staged data mirror or skips the test.
 func shared(t *testing.T) string {
 	t.Helper()
-	dir, ok := SharedDir()
+	dir, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data folder ../shared/data beside the module; skipping the real-data test")
 	}

@@ -15,7 +15,7 @@ const (
 	StateComplete State = "complete" // every file needed for the full data is present
 	StateSubset   State = "subset"   // only a prefix of the data is present
 	StatePartial  State = "partial"  // some, not all, required files are present
-	StateCorrupt  State = "corrupt"  // a present file has the wrong size
+	StateCorrupt  State = "corrupt"  // a present file has the wrong size (or, for Check, the wrong sha256)
 	StateMissing  State = "missing"  // no data file is present
 )
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmdfw/mmdfw/internal/mirror"
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -22,7 +23,7 @@ func longTests(t *testing.T) string {
 	if os.Getenv("MMDFW_LONG") != "1" {
 		t.Skip("set MMDFW_LONG=1 to run (minutes)")
 	}
-	dir, ok := data.SharedDir()
+	dir, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data directory")
 	}

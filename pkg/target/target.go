@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -67,21 +68,38 @@ func NData(t Target) int {
 }
 
 // Func is a Target built from a function, as a user's own posterior.
+// A Func with D < 1 or without F is invalid: its methods panic with a
+// message saying so, before any method allocates d-sized state.
 type Func struct {
-	// D is the dimension.
+	// D is the dimension, at least 1.
 	D int
 	// F returns log p(x) up to a constant and writes ∇log p(x) into grad.
 	// It must be safe for concurrent use.
 	F func(x, grad []float64) float64
 }
 
-// Dim returns f.D.
-func (f Func) Dim() int { return f.D }
+// Dim returns f.D. It panics when f.D < 1 or f.F is nil: every method asks
+// for the dimension first, so an invalid Func stops at the call that was
+// given it, not deep inside a matrix allocation.
+func (f Func) Dim() int {
+	f.check()
+	return f.D
+}
+
+func (f Func) check() {
+	if f.D < 1 {
+		panic(fmt.Sprintf("target: Func.D = %d: the dimension must be at least 1", f.D))
+	}
+	if f.F == nil {
+		panic("target: Func.F is nil")
+	}
+}
 
 // LogProbGrad calls f.F.
 func (f Func) LogProbGrad(x, grad []float64) float64 {
 	if len(x) != f.D || len(grad) != f.D {
-		panic("target: dimension mismatch")
+		f.check()
+		panic(fmt.Sprintf("target: Func of dimension %d given len(x) = %d, len(grad) = %d", f.D, len(x), len(grad)))
 	}
 	return f.F(x, grad)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/internal/mirror"
 )
 
 func TestParse(t *testing.T) {
@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 // TestUpToDate regenerates the tables from the staged mirror and compares
 // them with the committed sources_gen.go.
 func TestUpToDate(t *testing.T) {
-	src, ok := data.SharedDir()
+	src, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data folder ../shared/data beside the module; skipping the staleness check")
 	}

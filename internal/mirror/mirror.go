@@ -1,15 +1,18 @@
-package data
+// Package mirror locates the reproduction's staged data mirror: the folder
+// ../shared/data beside the module root, laid out as `repro data fetch`
+// expects a mirror (one folder per dataset). It is where this repository's
+// tests find the real data; pkg/data itself knows no such place.
+package mirror
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// SharedDir returns the staged data mirror ../shared/data beside the module
+// Shared returns the staged data mirror ../shared/data beside the module
 // root (the folder holding go.mod, found by walking up from the working
-// directory), and whether it exists. Tests use it to read the real data
-// where it is staged and to skip where it is not.
-func SharedDir() (string, bool) {
+// directory), and whether it exists as a directory.
+func Shared() (string, bool) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", false

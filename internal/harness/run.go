@@ -1,0 +1,558 @@
+package harness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
+)
+
+// Summary counts the outcomes of a run.
+type Summary struct {
+	Total       int
+	Cached      int // done or skipped before this run (or by another runner during it), not recomputed here
+	Done        int
+	Failed      int
+	Skipped     int
+	Interrupted int
+	// Failures and Skips give "cell: reason" per failed or skipped cell.
+	Failures []string
+	Skips    []string
+	// Elsewhere counts the cells another runner sharing the results
+	// directory was running when this one reached them; this run waited
+	// for them (without a job slot) and counts their outcome.
+	Elsewhere int
+	// Time is where the run's time went.
+	Time TimeReport
+}
+
+// TimeReport says where a run's time went. Cell seconds are wall-clock
+// seconds during which a cell held a job slot (loading its data, preparing
+// its metrics, computing a reference it was the first to need, running its
+// method); the seconds during which a cell waited for an artefact another
+// cell or process was computing are Waiting, and hold no slot.
+type TimeReport struct {
+	// Wall is the run's duration.
+	Wall time.Duration
+	// Cells is the slot time of the cells of each experiment.
+	Cells map[string]time.Duration
+	// Compute is the sum of the methods' own clocks (compute_seconds).
+	Compute time.Duration
+	// References is the computing time of each reference sample this
+	// run computed, by reference id (it is part of the slot time of the
+	// cell that computed it).
+	References map[string]time.Duration
+	// Waiting is the total time cells waited for artefacts.
+	Waiting time.Duration
+}
+
+// String is one line per part, longest first.
+func (t TimeReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "time: %s wall, %s of method compute, %s waiting for shared artefacts (no job slot held)",
+		fmtDur(t.Wall), fmtDur(t.Compute), fmtDur(t.Waiting))
+	list := func(title string, m map[string]time.Duration) {
+		if len(m) == 0 {
+			return
+		}
+		keys := make([]string, 0, len(m))
+		var total time.Duration
+		for k, d := range m {
+			keys = append(keys, k)
+			total += d
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if m[keys[i]] != m[keys[j]] {
+				return m[keys[i]] > m[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		fmt.Fprintf(&b, "\n  %s: %s", title, fmtDur(total))
+		for _, k := range keys {
+			fmt.Fprintf(&b, "\n    %-40s %s", k, fmtDur(m[k]))
+		}
+	}
+	list("cells (slot time) by experiment", t.Cells)
+	list("references computed (within their cells' slot time)", t.References)
+	return b.String()
+}
+
+func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
+
+// String is the summary printed at the end of a run.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cells: %d done (%d cached), %d failed, %d skipped, %d interrupted",
+		s.Total, s.Done, s.Cached, s.Failed, s.Skipped, s.Interrupted)
+	if s.Elsewhere > 0 {
+		fmt.Fprintf(&b, "; %d run by another process", s.Elsewhere)
+	}
+	for _, f := range s.Failures {
+		b.WriteString("\n  failed: " + f)
+	}
+	reasons := map[string]int{}
+	for _, sk := range s.Skips {
+		_, why, _ := strings.Cut(sk, ": ")
+		reasons[why]++
+	}
+	var rs []string
+	for why, n := range reasons {
+		rs = append(rs, fmt.Sprintf("\n  skipped: %d × %s", n, why))
+	}
+	sort.Strings(rs)
+	b.WriteString(strings.Join(rs, ""))
+	return b.String()
+}
+
+// Err is non-nil when a cell failed or was interrupted.
+func (s *Summary) Err() error {
+	switch {
+	case s.Failed > 0:
+		return fmt.Errorf("%d of %d cells failed", s.Failed, s.Total)
+	case s.Interrupted > 0:
+		return fmt.Errorf("interrupted: %d of %d cells unfinished", s.Interrupted, s.Total)
+	}
+	return nil
+}
+
+// slot is a cell's hold on one of the run's job slots. A cell gives its
+// slot back while it waits for an artefact that another cell or process
+// computes, so that a waiting cell never keeps another from running.
+type slot struct {
+	sem  chan struct{}
+	cell *Cell
+	log  *slog.Logger
+	bar  *cellBar
+
+	mu     sync.Mutex
+	held   bool
+	waited time.Duration
+	since  time.Time // when the slot was last taken
+	used   time.Duration
+}
+
+func (s *slot) acquire(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	s.held, s.since = true, time.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *slot) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held {
+		return
+	}
+	s.held = false
+	s.used += time.Since(s.since)
+	<-s.sem
+}
+
+// wait gives the slot back while the cell waits for what; resume takes a
+// slot again (unless ctx is done: the cell then stops at its next step).
+func (s *slot) wait(ctx context.Context, what string) (resume func()) {
+	s.log.Info("cell waiting", "cell", s.cell.ID, "for", what)
+	s.bar.waiting(what)
+	s.release()
+	start := time.Now()
+	return func() {
+		d := time.Since(start)
+		s.mu.Lock()
+		s.waited += d
+		s.mu.Unlock()
+		s.bar.waiting("")
+		s.acquire(ctx)
+	}
+}
+
+type slotKey struct{}
+
+// waitFor tells the job slot of the cell running under ctx, if any, that
+// the cell starts waiting for what (an artefact key); the returned
+// function is called when the wait ends.
+func waitFor(ctx context.Context, what string) (resume func()) {
+	if s, ok := ctx.Value(slotKey{}).(*slot); ok {
+		return s.wait(ctx, what)
+	}
+	return func() {}
+}
+
+// outcome is how runCell left a cell.
+type outcome int
+
+const (
+	computed    outcome = iota // a provenance was written
+	interrupted                // ctx was cancelled: nothing was written
+	elsewhere                  // another runner holds the cell
+	cached                     // another runner finished it meanwhile
+)
+
+// Run runs the cells not yet cached, at most Jobs at once. Each cell is
+// claimed (its running marker taken exclusively) before any work, so that
+// runners sharing the results directory, in this process or others,
+// compute each cell once: a cell another runner holds is waited for,
+// without a job slot, and its outcome counted. A failing or panicking cell
+// is recorded and does not stop the others; a cell whose data cannot be
+// read fails alone, with the file named, and writes nothing. Cancelling
+// ctx stops the running cells at their next snapshot without writing
+// them; a later run resumes with the unfinished cells. A recomputed cell
+// keeps its old result until the new one is complete. The cells that will
+// ask for an experiment's reference sample start first, one per dataset
+// and split, so that the long reference computations overlap the other
+// cells. The error is non-nil only when the run could not start; cell
+// outcomes are in the summary.
+func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
+	begin := time.Now()
+	sum := &Summary{Total: len(cells), Time: TimeReport{Cells: map[string]time.Duration{}}}
+	var todo []CellStatus
+	for _, c := range cells {
+		st, err := r.Status(c)
+		if err != nil {
+			return nil, err
+		}
+		if st.Err == nil && !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
+			sum.Cached++
+			if st.Status == Done {
+				sum.Done++
+			} else {
+				sum.Skipped++
+				sum.Skips = append(sum.Skips, c.ID+": "+st.Prov.Error)
+			}
+			continue
+		}
+		todo = append(todo, st)
+	}
+	todo = referencesFirst(todo)
+	log := r.opts.Log
+	prog := newProgress(r.opts.Progress, len(todo), sum.Cached)
+	if log == nil {
+		log = slog.Default()
+		if prog != nil {
+			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
+		}
+	}
+	r.log = log
+	r.refTimes = map[string]time.Duration{}
+	defer func() { r.log = nil }()
+
+	var mu sync.Mutex // guards sum
+	sem := make(chan struct{}, r.opts.Jobs)
+	var wg sync.WaitGroup
+	for _, st := range todo {
+		s := &slot{sem: sem, cell: st.Cell, log: log}
+		if err := s.acquire(ctx); err != nil {
+			mu.Lock()
+			sum.Interrupted++
+			mu.Unlock()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, out, other := r.cellLoop(ctx, st, s, prog, begin)
+			mu.Lock()
+			defer mu.Unlock()
+			sum.Time.Cells[st.Cell.Experiment.ID] += s.used
+			sum.Time.Waiting += s.waited
+			if other {
+				sum.Elsewhere++
+			}
+			switch {
+			case out == interrupted:
+				sum.Interrupted++
+				return
+			case out == cached && (p.Status == Done || p.Status == Skipped):
+				sum.Cached++
+			}
+			switch p.Status {
+			case Done:
+				sum.Done++
+			case Skipped:
+				sum.Skipped++
+				sum.Skips = append(sum.Skips, p.Cell+": "+p.Error)
+			default:
+				sum.Failed++
+				first, _, _ := strings.Cut(p.Error, "\n")
+				sum.Failures = append(sum.Failures, p.Cell+": "+first)
+			}
+			if out == cached {
+				return
+			}
+			sum.Time.Compute += time.Duration(p.Seconds * float64(time.Second))
+			args := []any{"cell", p.Cell, "status", p.Status}
+			if !p.Start.IsZero() {
+				args = append(args, "seconds", roundSec(p.End.Sub(p.Start).Seconds()),
+					"compute_seconds", roundSec(p.Seconds), "wait_seconds", roundSec(p.WaitSeconds))
+			}
+			if km := keyMetric(p); km != nil {
+				args = append(args, km...)
+			}
+			if p.Error != "" {
+				first, _, _ := strings.Cut(p.Error, "\n")
+				args = append(args, "error", first)
+			}
+			log.Info("cell finished", args...)
+		}()
+	}
+	wg.Wait()
+	prog.wait()
+	sort.Strings(sum.Failures)
+	sort.Strings(sum.Skips)
+	sum.Time.References = r.refTimes
+	r.refTimes = nil
+	sum.Time.Wall = time.Since(begin)
+	return sum, nil
+}
+
+// referencesFirst moves to the front, in order, the first cell of each
+// experiment with a reference on each dataset and split: the cell that
+// will compute the reference.
+func referencesFirst(todo []CellStatus) []CellStatus {
+	type group struct {
+		exp     *Experiment
+		dataset string
+		split   int
+	}
+	seen := map[group]bool{}
+	var first, rest []CellStatus
+	for _, st := range todo {
+		c := st.Cell
+		g := group{c.Experiment, c.Dataset, c.Split}
+		if c.Experiment.Reference != nil && st.Err == nil && st.ck.Missing == "" && !seen[g] {
+			seen[g] = true
+			first = append(first, st)
+			continue
+		}
+		rest = append(rest, st)
+	}
+	return append(first, rest...)
+}
+
+// cellLoop runs st's cell holding s, and when another runner holds the
+// cell, waits for it without the slot: it returns that runner's outcome,
+// or runs the cell itself when that runner stopped without finishing it.
+// other reports whether another runner was found holding the cell.
+func (r *Runner) cellLoop(ctx context.Context, st CellStatus, s *slot, prog *progress, begin time.Time) (p *Provenance, out outcome, other bool) {
+	defer s.release()
+	c := st.Cell
+	for {
+		p, out = r.runCell(ctx, st, s, prog, begin)
+		if out != elsewhere {
+			return p, out, other
+		}
+		if !other {
+			r.logger().Info("cell waiting", "cell", c.ID, "for", "another process running it", "marker", r.MarkerPath(c))
+		}
+		other = true
+		s.release()
+		start := time.Now()
+		for r.Running(c) {
+			select {
+			case <-ctx.Done():
+				return nil, interrupted, other
+			case <-time.After(markerPoll):
+			}
+		}
+		s.mu.Lock()
+		s.waited += time.Since(start)
+		s.mu.Unlock()
+		if err := s.acquire(ctx); err != nil {
+			return nil, interrupted, other
+		}
+		var err error
+		if st, err = r.Status(c); err != nil {
+			return &Provenance{Cell: c.ID, Status: Failed, Error: err.Error()}, computed, other
+		}
+	}
+}
+
+// markerPoll is how often a runner checks whether a cell another runner
+// holds has been released.
+const markerPoll = 100 * time.Millisecond
+
+func roundSec(s float64) float64 { return float64(int64(s*1000)) / 1000 }
+
+// keyMetric returns the last value of the first metric, kept in the
+// provenance summary by runCell.
+func keyMetric(p *Provenance) []any {
+	if p.keyMetric == "" {
+		return nil
+	}
+	return []any{p.keyMetric, p.keyValue}
+}
+
+// finishedDuring reports whether st is a result that needs no computing by
+// this run: current and done or skipped (under Force: and written after
+// the run began, by another runner), or current and failed after the run
+// began (another runner's failure is not retried within the same run).
+func (r *Runner) finishedDuring(st CellStatus, begin time.Time) bool {
+	if st.Err != nil || st.Prov == nil {
+		return false
+	}
+	during := !st.Prov.End.Before(begin)
+	switch st.Status {
+	case Done, Skipped:
+		return !r.opts.Force || during
+	case Failed:
+		return during
+	}
+	return false
+}
+
+// runCell claims c, runs it and writes its results. It writes nothing when
+// the cell's data cannot be read (st.Err), when another runner holds it
+// (elsewhere) or finished it meanwhile (cached), or when ctx is cancelled
+// before it finished (interrupted).
+func (r *Runner) runCell(ctx context.Context, st CellStatus, s *slot, prog *progress, begin time.Time) (prov *Provenance, out outcome) {
+	if ctx.Err() != nil {
+		return nil, interrupted
+	}
+	c := st.Cell
+	prov = &Provenance{
+		Experiment: c.Experiment.ID, File: c.Experiment.File, Profile: c.Experiment.Profile, Overrides: c.Experiment.Overrides,
+		Cell: c.ID, Method: c.Method.Name, Kind: c.Method.Kind, Dataset: c.Dataset, Split: c.Split, N: c.N,
+		Settings: c.Method.Settings,
+	}
+	if st.Err != nil {
+		prov.Status, prov.Error = Failed, st.Err.Error()
+		return prov, computed
+	}
+	csvPath, provPath := r.Paths(c)
+	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov, computed
+	}
+	endMarker, err := r.claim(c)
+	if errors.Is(err, errClaimed) {
+		return nil, elsewhere
+	}
+	if err != nil {
+		prov.Status, prov.Error = Failed, "running marker: "+err.Error()
+		return prov, computed
+	}
+	defer endMarker()
+	if err := recoverResult(csvPath, provPath); err != nil {
+		prov.Status, prov.Error = Failed, "results: "+err.Error()
+		return prov, computed
+	}
+	// Another runner may have finished the cell between the status read
+	// and the claim.
+	now, err := r.Status(c)
+	if err != nil {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov, computed
+	}
+	if r.finishedDuring(now, begin) {
+		return now.Prov, cached
+	}
+	st = now
+	if st.Err != nil {
+		prov.Status, prov.Error = Failed, st.Err.Error()
+		return prov, computed
+	}
+	threads := r.Threads()
+	prov.Key, prov.KeyDoc, prov.Data = st.Key, st.ck.Doc, st.ck.Data
+	prov.Code, prov.Host, prov.Jobs, prov.Threads, prov.Start = vcsInfo(), hostInfo(), r.opts.Jobs, threads, time.Now().UTC()
+	rec := newRecorder(ctx, c, nil)
+	bar := prog.cell(c)
+	s.bar = bar
+	rec.onStep = bar.step
+	waited0 := s.waited
+	cctx := context.WithValue(ctx, slotKey{}, s)
+	status, err := r.execute(cctx, c, st, threads, rec, prov)
+	if ctx.Err() != nil {
+		bar.abort()
+		return nil, interrupted
+	}
+	defer bar.done()
+	prov.Status = status
+	if err != nil {
+		prov.Error = err.Error()
+	}
+	prov.End = time.Now().UTC()
+	s.mu.Lock()
+	prov.WaitSeconds = roundSec((s.waited - waited0).Seconds())
+	s.mu.Unlock()
+	prov.Seconds, prov.Steps, prov.GradEvals = rec.last.Seconds, rec.last.Step, rec.last.GradEvals
+	if n := len(rec.rows); n > 0 && len(rec.metrics) > 0 {
+		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.rows[n-1].values[0]
+	}
+	csv := rec.csv()
+	sum := sha256.Sum256(csv)
+	prov.CSVSHA256 = hex.EncodeToString(sum[:])
+	b, err := json.MarshalIndent(prov, "", "  ")
+	if err != nil {
+		// Settings or summary that JSON cannot hold (NaN): keep the
+		// record, without them.
+		prov.Summary = nil
+		prov.Error = strings.TrimPrefix(prov.Error+"\n", "\n") + "provenance: " + err.Error()
+		b, err = json.MarshalIndent(prov, "", "  ")
+	}
+	if err == nil {
+		err = replaceResult(csvPath, provPath, csv, append(b, '\n'))
+	}
+	if err != nil {
+		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
+	}
+	return prov, computed
+}
+
+// newSuffix ends the name of a result written beside the one it replaces.
+const newSuffix = ".new"
+
+// replaceResult writes a cell's new CSV and provenance beside the old ones
+// (<prov>.new first, then the CSV by an atomic rename, then the
+// provenance by another), so that the old result stays whole until the
+// new one is complete. Only the runner holding the cell's marker calls
+// it; recoverResult completes a replacement a crash cut short.
+func replaceResult(csvPath, provPath string, csv, prov []byte) error {
+	if err := atomicfile.Write(provPath+newSuffix, prov, 0o644); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(csvPath, csv, 0o644); err != nil {
+		os.Remove(provPath + newSuffix)
+		return err
+	}
+	return os.Rename(provPath+newSuffix, provPath)
+}
+
+// recoverResult finishes or discards a replacement cut short between the
+// renames of replaceResult: a <prov>.new whose CSV checksum is the CSV's
+// replaces the provenance, any other is removed. The caller holds the
+// cell's marker.
+func recoverResult(csvPath, provPath string) error {
+	b, err := os.ReadFile(provPath + newSuffix)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var p struct {
+		CSV string `json:"csv_sha256"`
+	}
+	csv, cerr := os.ReadFile(csvPath)
+	sum := sha256.Sum256(csv)
+	if json.Unmarshal(b, &p) == nil && cerr == nil && p.CSV == hex.EncodeToString(sum[:]) {
+		return os.Rename(provPath+newSuffix, provPath)
+	}
+	return os.Remove(provPath + newSuffix)
+}
