@@ -144,22 +144,33 @@ const lockPoll = 20 * time.Millisecond
 // once a run has needed it. It fails when c's experiment has no reference or
 // when the checksums of c's data, which enter the key, cannot be read.
 func (r *Runner) ReferenceArtefact(c *Cell) (id, path string, err error) {
+	id, key, _, err := r.referenceKey(c)
+	if err != nil {
+		return "", "", err
+	}
+	return id, r.store.Path(key), nil
+}
+
+// referenceKey returns the id of the reference sample that cell c reads,
+// its artefact key (the id and a hash of the code and kind versions, the
+// reference settings, the dataset's split, its data checksums and the
+// experiment's seed), and the dataset it is drawn for.
+func (r *Runner) referenceKey(c *Cell) (id, key string, ds *Dataset, err error) {
 	e := c.Experiment
 	ref := e.Reference
 	if ref == nil {
-		return "", "", fmt.Errorf("experiment %s has no [reference]", e.ID)
+		return "", "", nil, fmt.Errorf("experiment %s has no [reference]", e.ID)
 	}
-	ds, ok := r.reg.dataset(c.Dataset)
+	ds, ok := r.datasetOf(c)
 	if !ok {
-		return "", "", unknownName("dataset", c.Dataset, r.reg)
+		return "", "", nil, unknownName("dataset", c.Dataset, r.reg)
 	}
 	var sums map[string]string
 	if ds.Checksums != nil {
 		if sums, err = ds.Checksums(c.Split); err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 	}
-	// The same key as Runner.reference computes.
 	kd, err := json.Marshal(struct {
 		Code, Module, Kind, Version string
 		Settings                    any
@@ -170,11 +181,11 @@ func (r *Runner) ReferenceArtefact(c *Cell) (id, path string, err error) {
 		Seed                        int64
 	}{CodeVersion, moduleVersion(), ref.Kind, ref.kind.version, ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	h := sha256.Sum256(kd)
 	id = fmt.Sprintf("reference/%s/%s/s%d", ref.Kind, c.Dataset, c.Split)
-	return id, r.store.Path(id + "/" + hex.EncodeToString(h[:8])), nil
+	return id, id + "/" + hex.EncodeToString(h[:8]), ds, nil
 }
 
 // ReadReference decodes a cached reference sample file: its draws (rows in

@@ -3,9 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/gob"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -295,32 +293,10 @@ type refFile struct {
 // reference computes or loads the reference sample of c's dataset split.
 func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads int) (particle.Set, []byte, error) {
 	ref := e.Reference
-	if ref == nil {
-		return particle.Set{}, nil, fmt.Errorf("experiment %s has no [reference]", e.ID)
-	}
-	ds, _ := r.datasetOf(c)
-	var sums map[string]string
-	if ds.Checksums != nil {
-		var err error
-		if sums, err = ds.Checksums(c.Split); err != nil {
-			return particle.Set{}, nil, err
-		}
-	}
-	kd, err := json.Marshal(struct {
-		Code, Module, Kind, Version string
-		Settings                    any
-		N                           int
-		Dataset                     string
-		Split                       int
-		Data                        map[string]string
-		Seed                        int64
-	}{CodeVersion, moduleVersion(), ref.Kind, ref.kind.version, ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
+	id, key, ds, err := r.referenceKey(c)
 	if err != nil {
 		return particle.Set{}, nil, err
 	}
-	h := sha256.Sum256(kd)
-	id := fmt.Sprintf("reference/%s/%s/s%d", ref.Kind, c.Dataset, c.Split)
-	key := id + "/" + hex.EncodeToString(h[:8])
 	b, err := r.store.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
 		env := &Env{Cell: c, Threads: threads, runner: r, exp: e}
 		p, err := ds.Load(ctx, c.Split, env)
