@@ -253,3 +253,47 @@ func BenchmarkBNNMinibatchBatch(b *testing.B) {
 	X, y := synthBNN(rng, 10741, 16)
 	benchMinibatchBatch(b, NewBNN(X, y, 50), rng, 20)
 }
+
+// BenchmarkBLRFullBatch compares, for 100 particles, one LogProbGradBatch
+// call ("batched") with 100 LogProbGrad calls ("single") on the first rows
+// of the Covertype-sized design: 464,810 rows (the paper's training split)
+// and 16,000. GFLOP/s counts the 4·rows·55·100 flops of the logits and the
+// gradient terms; GB/s is X's bytes over the time of one call, so that the
+// batched form reads X once.
+func BenchmarkBLRFullBatch(b *testing.B) {
+	X, y := covLike()
+	for _, rows := range []int{464810, 16000} {
+		Xr := mat.NewDense(rows, covCols, X.RawMatrix().Data[:rows*covCols])
+		m := NewLogistic(Xr, y[:rows])
+		rng := rand.New(rand.NewPCG(9, 3))
+		P := mat.NewDense(nPartLR, m.Dim(), nil)
+		for i := range nPartLR {
+			P.SetRow(i, randVec(rng, m.Dim(), 0.3))
+		}
+		G := mat.NewDense(nPartLR, m.Dim(), nil)
+		lp := make([]float64, nPartLR)
+		report := func(b *testing.B) {
+			s := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(4.0*float64(rows)*covCols*nPartLR/s/1e9, "GFLOP/s")
+			b.ReportMetric(float64(rows)*covCols*8/s/1e9, "GB/s")
+			b.ReportMetric(s*1e9/float64(rows*nPartLR), "ns/particle-row")
+		}
+		b.Run("rows="+itoa(rows)+"/batched", func(b *testing.B) {
+			m.LogProbGradBatch(P, G, lp)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.LogProbGradBatch(P, G, lp)
+			}
+			report(b)
+		})
+		b.Run("rows="+itoa(rows)+"/single", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range nPartLR {
+					lp[i] = m.LogProbGrad(P.RawRowView(i), G.RawRowView(i))
+				}
+			}
+			report(b)
+		})
+	}
+}

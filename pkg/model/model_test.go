@@ -740,3 +740,44 @@ func TestLog1p(t *testing.T) {
 		}
 	}
 }
+
+// TestLogisticBatchedBitIdentical checks that LogProbGradBatch gives every
+// particle exactly what LogProbGrad gives it, on the row kernels of this
+// build and, where AVX2/FMA are used, on the portable ones too, with one
+// and with two workers, on data whose rows end inside a tile and a chunk,
+// and that it allocates nothing once its scratch exists.
+func TestLogisticBatchedBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 7))
+	X, y := synthLogistic(rng, 3*lrMinRows+lrTile+3, 9)
+	lr := NewLogistic(X, y)
+	n := 11
+	xs := mat.NewDense(n, lr.Dim(), nil)
+	for i := 0; i < n; i++ {
+		xs.SetRow(i, randVec(rng, lr.Dim(), 0.5))
+	}
+	grads := mat.NewDense(n, lr.Dim(), nil)
+	lp := make([]float64, n)
+	g := make([]float64, lr.Dim())
+	defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+	for _, fma := range []bool{false, haveFMA} {
+		lrUseFMA = fma
+		for _, workers := range []int{1, 2} {
+			lr.Workers = workers
+			lr.LogProbGradBatch(xs, grads, lp)
+			for i := 0; i < n; i++ {
+				want := lr.LogProbGrad(xs.RawRowView(i), g)
+				if lp[i] != want {
+					t.Errorf("fma=%v workers=%d particle %d: batched log density %.17g, single %.17g", fma, workers, i, lp[i], want)
+				}
+				for j := range g {
+					if grads.At(i, j) != g[j] {
+						t.Errorf("fma=%v workers=%d particle %d coordinate %d: batched %.17g, single %.17g", fma, workers, i, j, grads.At(i, j), g[j])
+					}
+				}
+			}
+			if a := testing.AllocsPerRun(5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
+				t.Errorf("fma=%v workers=%d: %v allocations per call, want 0", fma, workers, a)
+			}
+		}
+	}
+}
