@@ -236,7 +236,10 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
-	harness.RegisterMethod(r, KindMMDFW, "3", runMMDFW)
+	// mmdfw 4: the Laplace fit's full-data gradients come from the
+	// logistic model's new LogProbGradBatch (equal to LogProbGrad bit for
+	// bit, no longer a gonum product), which moves its last bits.
+	harness.RegisterMethod(r, KindMMDFW, "4", runMMDFW)
 	harness.RegisterMethod(r, KindHMC, "1", runHMC)
 }
 
