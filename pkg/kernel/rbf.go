@@ -154,6 +154,12 @@ func MedianDistance(X mat.Matrix, maxRows int) float64 {
 // (as the SVGD reference code does) and over the n(n−1)/2 distinct pairs
 // otherwise. An even count gives the mean of the two middle values.
 // scratch must have length at least n² (includeDiag) or n(n−1)/2.
+//
+// With the diagonal included, the n² entries are the n zeros of the
+// diagonal and every distinct pair twice; when no pair is negative, the
+// sorted entries are n zeros followed by the sorted pairs each repeated,
+// so entry r ≥ n of that order is pair ⌊(r−n)/2⌋, and the median is taken
+// from the n(n−1)/2 pairs alone, with the same value as over all n².
 func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 	n, _ := sq.Dims()
 	var m int
@@ -169,13 +175,20 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 		panic("kernel: scratch too short")
 	}
 	s := scratch[:0]
+	neg := false
+	for i := 0; i < n; i++ {
+		for _, v := range sq.RawRowView(i)[i+1:] {
+			neg = neg || v < 0
+			s = append(s, v)
+		}
+	}
+	if includeDiag && !neg {
+		return medianWithDiagonal(s, n)
+	}
 	if includeDiag {
+		s = scratch[:0]
 		for i := 0; i < n; i++ {
 			s = append(s, sq.RawRowView(i)...)
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			s = append(s, sq.RawRowView(i)[i+1:]...)
 		}
 	}
 	hi := selectK(s, m/2)
@@ -187,6 +200,44 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 	for _, v := range s[1 : m/2] {
 		if v > lo {
 			lo = v
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// medianWithDiagonal returns the median of the n² entries made of n zeros
+// and each of the nonnegative values of pairs (n(n−1)/2 of them) twice.
+func medianWithDiagonal(pairs []float64, n int) float64 {
+	m := n * n
+	// rank maps a position of the n² sorted entries to a position in the
+	// sorted pairs, −1 for the zeros of the diagonal.
+	rank := func(r int) int {
+		if r < n {
+			return -1
+		}
+		return (r - n) / 2
+	}
+	hiIdx := rank(m / 2)
+	var hi float64
+	if hiIdx >= 0 {
+		hi = selectK(pairs, hiIdx)
+	}
+	if m%2 == 1 {
+		return hi
+	}
+	var lo float64
+	switch loIdx := rank(m/2 - 1); {
+	case loIdx < 0:
+		lo = 0
+	case loIdx == hiIdx:
+		lo = hi
+	default:
+		// loIdx = hiIdx − 1: the largest value left of hiIdx.
+		lo = pairs[0]
+		for _, v := range pairs[1:hiIdx] {
+			if v > lo {
+				lo = v
+			}
 		}
 	}
 	return (lo + hi) / 2

@@ -72,10 +72,33 @@ func TestSqDistsGramRepulsionAgainstDirectSums(t *testing.T) {
 
 func TestMedianSqMatchesSortedMedian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{2, 3, 4, 9, 20} {
+	for _, c := range []struct {
+		n    int
+		ties bool
+		neg  bool
+	}{{1, false, false}, {2, false, false}, {3, false, false}, {4, false, false}, {5, true, false},
+		{9, false, false}, {20, false, false}, {20, true, false}, {100, false, false}, {101, true, false},
+		{7, false, true}, {8, false, true}} {
+		n := c.n
 		X := testutil.RandDense(rng, n, 3)
+		if c.ties {
+			// Coincident and repeated rows: zero and tied distances.
+			for i := 1; i < n; i += 2 {
+				X.SetRow(i, X.RawRowView(i/3))
+			}
+		}
 		sq := mat.NewDense(n, n, nil)
 		SqDists(sq, X, make([]float64, n))
+		if c.neg {
+			// Not squared distances: the general path is taken.
+			for i := 0; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					v := rng.NormFloat64()
+					sq.Set(i, j, v)
+					sq.Set(j, i, v)
+				}
+			}
+		}
 		for _, diag := range []bool{true, false} {
 			var all []float64
 			for i := 0; i < n; i++ {
@@ -87,6 +110,12 @@ func TestMedianSqMatchesSortedMedian(t *testing.T) {
 			}
 			sort.Float64s(all)
 			m := len(all)
+			if m == 0 {
+				if got := MedianSq(sq, diag, nil); got != 0 {
+					t.Errorf("n=%d diag=%v: median %v of no pairs, want 0", n, diag, got)
+				}
+				continue
+			}
 			want := all[m/2]
 			if m%2 == 0 {
 				want = (all[m/2-1] + all[m/2]) / 2
