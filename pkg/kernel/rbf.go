@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/gemm"
 )
 
 // RBF is the Gaussian kernel k(x, y) = exp(−‖x − y‖² / (2H²)).
@@ -65,7 +67,8 @@ func (k RBF) Gram(dst, sq *mat.Dense) {
 
 // Repulsion writes rᵢ = Σⱼ ∇_{xⱼ} k(xⱼ, xᵢ) = Σⱼ (xᵢ − xⱼ) K_ij / h² into
 // row i of dst (n×d), given the Gram matrix K (n×n) of the rows of X (n×d).
-// It costs one n×n×d matrix product.
+// It costs one n×n×d matrix product on the calling goroutine and allocates
+// nothing.
 func (k RBF) Repulsion(dst, K, X *mat.Dense) {
 	n, d := X.Dims()
 	if r, c := K.Dims(); r != n || c != n {
@@ -76,7 +79,8 @@ func (k RBF) Repulsion(dst, K, X *mat.Dense) {
 	}
 	// dst = −K X / h², then add (Σⱼ K_ij) xᵢ / h².
 	inv := 1 / (k.H * k.H)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -inv, K.RawMatrix(), X.RawMatrix(), 0, dst.RawMatrix())
+	kr, xr, dr := K.RawMatrix(), X.RawMatrix(), dst.RawMatrix()
+	gemm.MulNN(n, d, n, -inv, kr.Data, kr.Stride, xr.Data, xr.Stride, dr.Data, dr.Stride)
 	for i := 0; i < n; i++ {
 		var s float64
 		for _, v := range K.RawRowView(i) {
