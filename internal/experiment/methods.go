@@ -233,7 +233,11 @@ func Register(r *harness.Registry) {
 	}
 	registerData(r)
 	registerMetrics(r)
-	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
+	// svgd 2: the direction's products, distances and Gram exponentials and
+	// the logistic minibatch scores come from internal/dense's kernels
+	// (fused multiply-adds, a vectorised exponential), which move the last
+	// bits of every iteration.
+	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/gemm"
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // RBF is the Gaussian kernel k(x, y) = exp(−‖x − y‖² / (2H²)).
@@ -80,7 +80,7 @@ func (k RBF) Repulsion(dst, K, X *mat.Dense) {
 	// dst = −K X / h², then add (Σⱼ K_ij) xᵢ / h².
 	inv := 1 / (k.H * k.H)
 	kr, xr, dr := K.RawMatrix(), X.RawMatrix(), dst.RawMatrix()
-	gemm.MulNN(n, d, n, -inv, kr.Data, kr.Stride, xr.Data, xr.Stride, dr.Data, dr.Stride)
+	dense.MulNN(n, d, n, -inv, kr.Data, kr.Stride, xr.Data, xr.Stride, dr.Data, dr.Stride)
 	for i := 0; i < n; i++ {
 		var s float64
 		for _, v := range K.RawRowView(i) {

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // lrMinRows is the smallest row block worth a goroutine of its own, and the
@@ -302,6 +304,7 @@ const lrBatchChunk = 8
 type lrBatchScratch struct {
 	m       *Logistic
 	xb      []float64 // |B|×p gathered rows
+	xbt     []float64 // their transpose, p×|B|
 	yb      []float64
 	z       []float64 // per worker |B|·lrBatchChunk plus padding
 	xs, gs  blas64.General
@@ -329,7 +332,7 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 	nk := hi - lo
 	zk := s.z[k*(nb*lrBatchChunk+8):]
 	if lrUseFMA && p > 0 {
-		s.blockFMA(zk[:nb], lo, hi)
+		s.blockFMA(zk, lo, hi)
 		return
 	}
 	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
@@ -361,38 +364,42 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 	}
 }
 
-// blockFMA is block with the AVX2/FMA kernels of the full-data pass, one
-// particle at a time: its logits Xb·wᵢ into z (length |B|), its weights and
-// log-likelihood in groups of 32 rows, and its gradient Xbᵀaᵢ, all on the
-// gathered block, which stays in the L1 or L2 cache.
+// blockFMA is block with AVX2/FMA kernels: the logits of particles
+// [lo, hi) on the batch, Z = W·Xbᵀ, and their gradients, G = (N/|B|)·A·Xb,
+// are products of internal/dense on the gathered block (in the L1 or L2
+// cache), and the weights A and log-likelihoods come from the vectorised
+// sigmoid in groups of lrTile rows. z holds (hi−lo)·|B| logits.
 func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	m := s.m
 	p, nb := m.p, s.nb
+	nk := hi - lo
 	c := float64(m.n) / float64(nb)
-	for i := lo; i < hi; i++ {
-		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
-		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
-		dotRowsFMA(&s.xb[0], p, nb, p, &x[0], &z[0])
+	z = z[:nk*nb]
+	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, nb, z, nb)
+	for k := 0; k < nk; k++ {
+		zk := z[k*nb : k*nb+nb]
 		var ll float64
 		for t0 := 0; t0 < nb; t0 += lrTile {
 			t1 := min(t0+lrTile, nb)
 			n4 := (t1 - t0) &^ 3
 			if n4 > 0 {
-				lmin, prod := sigmoidFMA(&z[t0], &s.yb[t0], n4)
+				lmin, prod := sigmoidFMA(&zk[t0], &s.yb[t0], n4)
 				ll += lmin - math.Log(prod)
 			}
 			for r := t0 + n4; r < t1; r++ {
-				ls, sn := logSigmoidPair(s.yb[r] * z[r])
+				ls, sn := logSigmoidPair(s.yb[r] * zk[r])
 				ll += ls
-				z[r] = s.yb[r] * sn
+				zk[r] = s.yb[r] * sn
 			}
 		}
-		for j := range g {
-			g[j] = 0
-		}
-		axpyRowsFMA(&s.xb[0], p, nb, p, &z[0], &g[0])
-		floats.Scale(c, g[:p])
-		s.lp[i] = c*ll + m.logPrior(x, g)
+		s.lp[lo+k] = ll
+	}
+	dense.MulNN(nk, p, nb, c, z, nb, s.xb, p, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+	for i := lo; i < hi; i++ {
+		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
+		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
+		g[p] = 0
+		s.lp[i] = c*s.lp[i] + m.logPrior(x, g)
 	}
 }
 
@@ -401,8 +408,8 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
 // logits Xb·Wᵀ and the likelihood gradients Aᵀ·Xb, Aᵦᵢ = y_b σ(−y_b z_bi),
 // are matrix products over chunks of particles taken in turn by Workers
-// goroutines (with AVX2/FMA, the kernels of LogProbGrad applied to each
-// particle). It allocates nothing in steady state.
+// goroutines (with AVX2/FMA, internal/dense's products and the vectorised
+// sigmoid of LogProbGrad). It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.p+1 {
@@ -422,14 +429,20 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	if cap(s.xb) < nb*p {
 		s.xb = make([]float64, nb*p)
+		s.xbt = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
 	if need := workers * (nb*lrBatchChunk + 8); cap(s.z) < need {
 		s.z = make([]float64, need)
 	}
 	s.z = s.z[:cap(s.z)]
-	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
+	for r := 0; r < nb; r++ {
+		for j, v := range s.xb[r*p : r*p+p] {
+			s.xbt[j*nb+r] = v
+		}
+	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)

@@ -1,4 +1,4 @@
-package gemm
+package dense
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ func naive(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb in
 func TestMulNN(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	defer func(v bool) { useFMA = v }(useFMA)
-	for _, sh := range [][3]int{{1, 1, 1}, {4, 8, 1}, {4, 8, 7}, {5, 9, 3}, {100, 56, 100}, {13, 953, 20}, {3, 5, 0}, {8, 16, 33}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 8, 1}, {4, 8, 7}, {5, 9, 3}, {100, 56, 100}, {13, 953, 20}, {3, 5, 0}, {8, 16, 33}, {8, 12, 5}, {100, 100, 56}, {7, 14, 9}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		lda, ldb, ldc := k+3, n+1, n+2
 		a := randSlice(rng, m*lda)

@@ -1,6 +1,6 @@
 //go:build amd64 && !noasm
 
-package gemm
+package dense
 
 import "golang.org/x/sys/cpu"
 
@@ -17,3 +17,19 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func mul4x8(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// mul4x4 is mul4x8 for a 4×4 block.
+//
+//go:noescape
+func mul4x4(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// expNegFMA sets x[i] = exp(−nc·x[i]) for i < n, n a multiple of 4, with
+// the operations of expNeg.
+//
+//go:noescape
+func expNegFMA(x *float64, n int, nc float64)
+
+// mul4xr is mul4x4 for the first r columns, 1 ≤ r ≤ 3, through lane masks.
+//
+//go:noescape
+func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, r int)
