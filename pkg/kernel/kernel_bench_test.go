@@ -27,11 +27,13 @@ func BenchmarkRBFGramRepulsion(b *testing.B) {
 			norms := make([]float64, n)
 			k := kernel.RBF{H: 3}
 			b.ReportAllocs()
+			cpu := testutil.StartCPU()
 			for b.Loop() {
 				kernel.SqDists(sq, X, norms)
 				k.Gram(K, sq)
 				k.Repulsion(rep, K, X)
 			}
+			cpu.Report(b)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/particle")
 			b.ReportMetric(3*float64(n*n*d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

@@ -191,3 +191,60 @@ func TestSVGDBandwidthMatchesReferenceFormula(t *testing.T) {
 		t.Fatal("zero median must give h = 1")
 	}
 }
+
+// TestSelectK checks the k-th smallest value and the partial order around
+// it against sorting, on random data with and without many ties.
+func TestSelectK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 2, 3, 10, 101, 4950} {
+		for _, levels := range []int{0, 1, 3} {
+			s := make([]float64, n)
+			for i := range s {
+				if levels == 0 {
+					s[i] = rng.Float64()
+				} else {
+					s[i] = float64(rng.IntN(levels))
+				}
+			}
+			sorted := append([]float64(nil), s...)
+			sort.Float64s(sorted)
+			for _, k := range []int{0, n / 2, n - 1} {
+				w := append([]float64(nil), s...)
+				got := selectK(w, k)
+				if got != sorted[k] {
+					t.Fatalf("n=%d levels=%d k=%d: %v, want %v", n, levels, k, got, sorted[k])
+				}
+				for i, v := range w {
+					if (i < k && v > got) || (i > k && v < got) {
+						t.Fatalf("n=%d levels=%d k=%d: s[%d] = %v on the wrong side of %v", n, levels, k, i, v, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMedianSq is the median heuristic of SVGD on 100 particles, with
+// the diagonal (the reference convention) and without, on distances that
+// change from call to call as they do between iterations.
+func BenchmarkMedianSq(b *testing.B) {
+	n := 100
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sqs []*mat.Dense
+	for range 16 {
+		sq := mat.NewDense(n, n, nil)
+		SqDists(sq, testutil.RandDense(rng, n, 56), make([]float64, n))
+		sqs = append(sqs, sq)
+	}
+	scratch := make([]float64, n*n)
+	for _, diag := range []bool{true, false} {
+		b.Run(fmt.Sprintf("diag=%v", diag), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				MedianSq(sqs[i%len(sqs)], diag, scratch)
+				i++
+			}
+		})
+	}
+}

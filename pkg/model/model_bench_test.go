@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -214,9 +215,12 @@ func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Ra
 	b.Run("batched", func(b *testing.B) {
 		tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) // scratch
 		b.ReportAllocs()
+		cpu := testutil.StartCPU()
 		for b.Loop() {
 			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
 		}
+		cpu.Report(b)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*len(batch)), "ns/particle-term")
 	})
 	if _, ok := tg.(*Logistic); ok && haveFMA {
 		b.Run("batched-portable", func(b *testing.B) {
@@ -281,18 +285,22 @@ func BenchmarkBLRFullBatch(b *testing.B) {
 		b.Run("rows="+itoa(rows)+"/batched", func(b *testing.B) {
 			m.LogProbGradBatch(P, G, lp)
 			b.ReportAllocs()
+			cpu := testutil.StartCPU()
 			for b.Loop() {
 				m.LogProbGradBatch(P, G, lp)
 			}
+			cpu.Report(b)
 			report(b)
 		})
 		b.Run("rows="+itoa(rows)+"/single", func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := testutil.StartCPU()
 			for b.Loop() {
 				for i := range nPartLR {
 					lp[i] = m.LogProbGrad(P.RawRowView(i), G.RawRowView(i))
 				}
 			}
+			cpu.Report(b)
 			report(b)
 		})
 	}

@@ -102,9 +102,10 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 }
 
 // sqDists writes the squared distances ‖xᵢ − xⱼ‖² = ‖xᵢ‖² + ‖xⱼ‖² − 2 xᵢ·xⱼ
-// of the rows of X into ws.k from the product G = X Xᵀ (exactly symmetric:
-// G_ij and G_ji are the same fused sums), with round-off negatives clamped
-// to zero and an exact zero diagonal.
+// of the rows of X into ws.k from the upper triangle of the product G = X Xᵀ
+// (each G_ij the fused sum of internal/dense, whichever of G_ij and G_ji is
+// formed), with round-off negatives clamped to zero and an exact zero
+// diagonal.
 func sqDists(ws *Workspace, X *mat.Dense) {
 	n, d := ws.n, ws.d
 	xr := X.RawMatrix()
@@ -114,7 +115,12 @@ func sqDists(ws *Workspace, X *mat.Dense) {
 		}
 	}
 	raw := ws.k.RawMatrix()
-	dense.MulNN(n, n, d, 1, xr.Data, xr.Stride, ws.xt, n, raw.Data, raw.Stride)
+	// Only the blocks on and above the diagonal: strips of four rows from
+	// the first column of their 8-column block on.
+	for i0 := 0; i0 < n; i0 += 4 {
+		rows, j0 := min(4, n-i0), i0&^7
+		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
+	}
 	for i := 0; i < n; i++ {
 		ws.norms[i] = raw.Data[i*raw.Stride+i]
 	}

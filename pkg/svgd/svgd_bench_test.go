@@ -39,10 +39,12 @@ func BenchmarkIteration(b *testing.B) {
 			defer st.close()
 			b.ReportAllocs()
 			it := 0
+			cpu := testutil.StartCPU()
 			for b.Loop() {
 				st.step(it)
 				it++
 			}
+			cpu.Report(b)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(it*100), "ns/particle")
 		})
 	}
@@ -55,9 +57,13 @@ func BenchmarkDirection(b *testing.B) {
 	defer st.close()
 	st.computeScores()
 	b.ReportAllocs()
+	cpu := testutil.StartCPU()
 	for b.Loop() {
 		Direction(st.phi, st.x, st.scores, st.kern, false, st.ws)
 	}
+	cpu.Report(b)
+	// X Xᵀ (upper part, counted whole), K·T: 2·2n²d flops.
+	b.ReportMetric(4*100*100*56*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func TestIterationAllocatesNothing(t *testing.T) {
