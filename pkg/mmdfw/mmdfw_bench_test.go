@@ -86,3 +86,20 @@ func BenchmarkRunLogistic(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRunRFF is a whole run of N = 100 particles with random features
+// (D = 500 and 2000) on the synthetic logistic regression of
+// BenchmarkRunLogistic: the Gram rows of the weights come from the cached
+// features, O(N·D) per new particle.
+func BenchmarkRunRFF(b *testing.B) {
+	t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
+	for _, D := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RunResult(context.Background(), t, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D}, rand.NewPCG(1, 1), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
