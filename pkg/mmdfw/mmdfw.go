@@ -556,7 +556,7 @@ func (r *run) rffDirection(x, w []float64, a, b float64) {
 		r.field.Direction(g, x)
 	case Self:
 		r.field.Direction(g, x)
-		kxx := r.rff.Eval(x, x)
+		kxx := r.field.SelfKernel() // k_D(x, x) from the features just computed
 		r.score(x, r.sx)
 		for j := range g {
 			g[j] = a*g[j] + b*kxx*r.sx[j]

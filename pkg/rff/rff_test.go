@@ -159,6 +159,9 @@ func TestSteinFieldAgainstDirectSum(t *testing.T) {
 			t.Errorf("direction[%d] = %v, want %v", c, got[c], want[c])
 		}
 	}
+	if kxx, want := field.SelfKernel(), f.Eval(x, x); math.Abs(kxx-want) > 1e-12 {
+		t.Errorf("SelfKernel = %v, want k_D(x, x) = %v", kxx, want)
+	}
 	if a := testing.AllocsPerRun(10, func() { field.Direction(got, x) }); a != 0 {
 		t.Errorf("Direction allocates %v times", a)
 	}
