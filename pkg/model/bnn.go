@@ -83,20 +83,32 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 	for j, xj := range xr {
 		floats.AddScaled(a, xj, th[j*h:j*h+h])
 	}
-	f := th[p*h+2*h]
-	for k, v := range a {
-		if v > 0 {
-			f += w2[k] * v
-		} else {
-			a[k] = 0
-		}
-	}
+	f := reluDot(a, w2, th[p*h+2*h])
 	r := yi - f
 	m.backprop(g, a, w2, r)
 	for j, xj := range xr {
 		floats.AddScaled(g[j*h:j*h+h], xj, a)
 	}
 	return r
+}
+
+// reluDot applies the ReLU to the pre-activations a in place and returns
+// f + Σₖ w2ₖ·aₖ, without a branch per unit: the sign bit of each value
+// selects it or +0 (a mask on its bits), and inactive units add w2ₖ·(+0) =
+// ±0, which leaves f unchanged, except that an f of −0 becomes +0, which no
+// caller can tell apart (f enters only y − f and sums). Signs of the hidden
+// units are close to random, so a branch would be mispredicted about half of
+// the time; the results are those of the branching loop for finite weights.
+func reluDot(a, w2 []float64, f float64) float64 {
+	w2 = w2[:len(a)]
+	for k, v := range a {
+		b := math.Float64bits(v)
+		b &^= uint64(int64(b) >> 63) // +0 where the sign bit is set
+		v = math.Float64frombits(b)
+		a[k] = v
+		f += w2[k] * v
+	}
+	return f
 }
 
 // backprop adds one row's derivatives of −r²/2 with respect to w2, b2 and
@@ -107,11 +119,16 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 func (m *BNN) backprop(g, a, w2 []float64, r float64) {
 	p, h := m.p, m.h
 	gw2 := g[p*h+h : p*h+2*h]
+	w2 = w2[:len(a)]
+	gw2 = gw2[:len(a)]
 	for k, v := range a {
-		if v > 0 {
-			gw2[k] += r * v
-			a[k] = r * w2[k]
-		}
+		// v ≥ 0: an inactive unit adds r·(+0) = ±0, which leaves the sum as
+		// it is, and gets a zero derivative through a mask (no branch on
+		// the sign, which is unpredictable).
+		gw2[k] += r * v
+		b := math.Float64bits(v)
+		mask := -((b | -b) >> 63) // all ones where v ≠ 0
+		a[k] = math.Float64frombits(math.Float64bits(r*w2[k]) & mask)
 	}
 	g[p*h+2*h] += r
 	floats.Add(g[p*h:p*h+h], a)
@@ -124,14 +141,7 @@ func (m *BNN) forward(xr, th, a []float64) float64 {
 	for j, xj := range xr {
 		floats.AddScaled(a, xj, th[j*h:j*h+h])
 	}
-	f := th[p*h+2*h]
-	w2 := th[p*h+h : p*h+2*h]
-	for k, v := range a {
-		if v > 0 {
-			f += w2[k] * v
-		}
-	}
-	return f
+	return reluDot(a, th[p*h+h:p*h+2*h], th[p*h+2*h])
 }
 
 // finish turns the accumulated likelihood sums into log p and ∇log p:
@@ -339,14 +349,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 			t, g := th(i), gr(i)
 			w2 := t[p*h+h : p*h+2*h]
 			a := ar[i*h : i*h+h]
-			f := t[p*h+2*h]
-			for kk, v := range a {
-				if v > 0 {
-					f += w2[kk] * v
-				} else {
-					a[kk] = 0
-				}
-			}
+			f := reluDot(a, w2, t[p*h+2*h])
 			res := yi - f
 			sse[i] += res * res
 			m.backprop(g, a, w2, res)
@@ -546,16 +549,10 @@ func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 				b1 := th[p*h : p*h+h]
 				w2 := th[p*h+h : p*h+2*h]
 				a := ar[i*h : i*h+h]
-				f := th[p*h+2*h]
-				for k, v := range a {
-					v += b1[k]
-					if v > 0 {
-						f += w2[k] * v
-						a[k] = v
-					} else {
-						a[k] = 0
-					}
+				for k := range a {
+					a[k] += b1[k]
 				}
+				f := reluDot(a, w2, th[p*h+2*h])
 				res := yi - f
 				sse[i] += res * res
 				m.backprop(gi, a, w2, res)
@@ -607,9 +604,9 @@ func (s *bnnPredict) run(k int) {
 				w2 := th[p*h+h : p*h+2*h]
 				f := th[p*h+2*h]
 				for kk, v := range ar[i*h : i*h+h] {
-					if v += b1[kk]; v > 0 {
-						f += w2[kk] * v
-					}
+					b := math.Float64bits(v + b1[kk])
+					b &^= uint64(int64(b) >> 63) // ReLU as in reluDot
+					f += w2[kk] * math.Float64frombits(b)
 				}
 				fbuf[r*n+i] = f
 			}
