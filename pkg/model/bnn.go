@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // bnnMinRows is the smallest row block worth a goroutine of its own.
@@ -285,6 +287,7 @@ const bnnBatchWork = 1 << 15
 type bnnBatchScratch struct {
 	m       *BNN
 	xb      []float64 // |B|×p gathered rows
+	xbt     []float64 // their transpose, p×|B|
 	yb      []float64
 	chunk   int       // particles per chunk
 	w, gw   []float64 // per worker p×(chunk·H) plus padding
@@ -333,15 +336,18 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		}
 		sse[i] = 0
 	}
-	// Each hidden pre-activation starts from b1 and gets the products added
-	// in the order of rowGrad, so that the results match it.
+	// The pre-activations Xb·W (internal/dense's product on this goroutine)
+	// plus b1.
+	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
 	for r := 0; r < nb; r++ {
 		ar := A.Data[r*nh : r*nh+nh]
 		for i := 0; i < nk; i++ {
-			copy(ar[i*h:i*h+h], th(i)[p*h:p*h+h])
+			a, b1 := ar[i*h:i*h+h], th(i)[p*h:p*h+h]
+			for kk := range a {
+				a[kk] += b1[kk]
+			}
 		}
 	}
-	gemmSerial(blas.NoTrans, blas.NoTrans, 1, Xb, W, 1, A)
 	for r := 0; r < nb; r++ {
 		yi := s.yb[r]
 		ar := A.Data[r*nh : r*nh+nh]
@@ -355,7 +361,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 			m.backprop(g, a, w2, res)
 		}
 	}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, Xb, A, 0, GW)
+	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
 	d := m.Dim()
 	for i := 0; i < nk; i++ {
@@ -394,6 +400,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	ch := chunk * h
 	if cap(s.xb) < nb*p {
 		s.xb = make([]float64, nb*p)
+		s.xbt = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
 	if need := workers * (p*ch + 8); cap(s.w) < need {
@@ -406,9 +413,14 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	if need := workers * (chunk + 8); cap(s.sse) < need {
 		s.sse = make([]float64, need)
 	}
-	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
+	for r := 0; r < nb; r++ {
+		for j, v := range s.xb[r*p : r*p+p] {
+			s.xbt[j*nb+r] = v
+		}
+	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)
