@@ -81,6 +81,7 @@ func BenchmarkSteinGram(b *testing.B) {
 			for b.Loop() {
 				kernel.SteinGram(K0, kernel.IMQ{}, X, S, work)
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*n), "ns/pair")
 		})
 	}
 }

@@ -70,6 +70,7 @@ func BenchmarkLMOStep(b *testing.B) {
 func BenchmarkRunLogistic(b *testing.B) {
 	t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
 	b.Run("mmdfw/N=100", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			res, err := RunResult(context.Background(), t, Settings{N: 100, Batch: 100}, rand.NewPCG(1, 1), nil)
 			if err != nil {
@@ -79,6 +80,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 		}
 	})
 	b.Run("svgd/N=100/6000it", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := svgd.Run(context.Background(), t, svgd.Settings{Particles: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil); err != nil {
 				b.Fatal(err)
@@ -95,6 +97,7 @@ func BenchmarkRunRFF(b *testing.B) {
 	t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
 	for _, D := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := RunResult(context.Background(), t, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D}, rand.NewPCG(1, 1), nil); err != nil {
 					b.Fatal(err)

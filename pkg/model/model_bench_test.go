@@ -115,6 +115,7 @@ func BenchmarkBLRMinibatchGrad(b *testing.B) {
 	for b.Loop() {
 		m.MinibatchLogProbGrad(x, grad, batch)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
 }
 
 // BenchmarkBNNMinibatchGrad is one minibatch gradient (batch 100) of the
@@ -134,6 +135,7 @@ func BenchmarkBNNMinibatchGrad(b *testing.B) {
 			for b.Loop() {
 				m.MinibatchLogProbGrad(x, grad, batch)
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
 		})
 	}
 }
@@ -148,10 +150,14 @@ func BenchmarkBNNFullGrad(b *testing.B) {
 	m.Init(rng, x)
 	grad := make([]float64, m.Dim())
 	m.LogProbGrad(x, grad)
+	b.SetBytes(10741 * 16 * 8) // X once
 	b.ReportAllocs()
 	for b.Loop() {
 		m.LogProbGrad(x, grad)
 	}
+	// Per row: the hidden layer and the first-layer gradient, 2·p·H
+	// multiply-adds each.
+	b.ReportMetric(4*10741*16*50*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkBLRMetrics evaluates the weighted predictive of 100 particles on
