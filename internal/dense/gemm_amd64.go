@@ -33,3 +33,9 @@ func expNegFMA(x *float64, n int, nc float64)
 //
 //go:noescape
 func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, r int)
+
+// adagradAVX is AdaGrad on n = 4m coordinates; first is 1 on the first
+// step.
+//
+//go:noescape
+func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int)

@@ -307,3 +307,62 @@ loopr:
 	VMASKMOVPD Y6, Y14, (DX)(R10*1)
 	VZEROUPPER
 	RET
+
+// func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int)
+//
+// The operations of AdaGrad's loop, four lanes at a time: Y15 = ε,
+// Y14 = α, Y13 = 1−α, Y12 = f.
+TEXT ·adagradAVX(SB), NOSPLIT, $0-72
+	MOVQ xp+0(FP), DI
+	MOVQ gp+8(FP), SI
+	MOVQ hp+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JZ   agdone
+	VBROADCASTSD eps+32(FP), Y15
+	VBROADCASTSD alpha+40(FP), Y14
+	VBROADCASTSD oma+48(FP), Y13
+	VBROADCASTSD fudge+56(FP), Y12
+	MOVQ first+64(FP), AX
+	TESTQ AX, AX
+	JZ   agloop
+
+agfirst:
+	VMOVUPD (SI), Y0
+	VMULPD  Y0, Y0, Y1
+	VMOVUPD Y1, (DX)
+	VSQRTPD Y1, Y3
+	VADDPD  Y12, Y3, Y3
+	VMULPD  Y0, Y15, Y4
+	VDIVPD  Y3, Y4, Y4
+	VADDPD  (DI), Y4, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     agfirst
+	JMP     agdone
+
+agloop:
+	VMOVUPD (SI), Y0
+	VMULPD  (DX), Y14, Y1
+	VMULPD  Y0, Y13, Y2
+	VMULPD  Y0, Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPD Y1, (DX)
+	VSQRTPD Y1, Y3
+	VADDPD  Y12, Y3, Y3
+	VMULPD  Y0, Y15, Y4
+	VDIVPD  Y3, Y4, Y4
+	VADDPD  (DI), Y4, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     agloop
+
+agdone:
+	VZEROUPPER
+	RET

@@ -22,3 +22,7 @@ func expNegFMA(x *float64, n int, nc float64) {
 func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, r int) {
 	panic("dense: no FMA kernel")
 }
+
+func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int) {
+	panic("dense: no AVX2 kernel")
+}
