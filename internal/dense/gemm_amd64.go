@@ -39,3 +39,14 @@ func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *f
 //
 //go:noescape
 func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int)
+
+// sqDistAVX adds the squared differences of a and b (n = 16m) to the 16
+// chains of s, chain l taking the indices ≡ l mod 16.
+//
+//go:noescape
+func sqDistAVX(ap, bp *float64, n int, s *[16]float64)
+
+// steinAxpyAVX is SteinAxpy on n = 4m coordinates.
+//
+//go:noescape
+func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64)

@@ -366,3 +366,74 @@ agloop:
 agdone:
 	VZEROUPPER
 	RET
+
+// func sqDistAVX(a, b *float64, n int, s *[16]float64)
+TEXT ·sqDistAVX(SB), NOSPLIT, $0-32
+	MOVQ ap+0(FP), SI
+	MOVQ bp+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ s+24(FP), DX
+	SHRQ $4, CX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+
+sdloop:
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VMOVUPD 64(SI), Y6
+	VMOVUPD 96(SI), Y7
+	VSUBPD  (DI), Y4, Y4
+	VSUBPD  32(DI), Y5, Y5
+	VSUBPD  64(DI), Y6, Y6
+	VSUBPD  96(DI), Y7, Y7
+	VMULPD  Y4, Y4, Y4
+	VMULPD  Y5, Y5, Y5
+	VMULPD  Y6, Y6, Y6
+	VMULPD  Y7, Y7, Y7
+	VADDPD  Y4, Y0, Y0
+	VADDPD  Y5, Y1, Y1
+	VADDPD  Y6, Y2, Y2
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	DECQ    CX
+	JNZ     sdloop
+
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET
+
+// func steinAxpyAVX(dst, x, y, s *float64, n int, w, c float64)
+//
+// dst_j ← dst_j + (w·s_j + c·(x_j − y_j)), four at a time.
+TEXT ·steinAxpyAVX(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DX
+	MOVQ xp+8(FP), SI
+	MOVQ yp+16(FP), DI
+	MOVQ sp+24(FP), R8
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	VBROADCASTSD w+40(FP), Y15
+	VBROADCASTSD c+48(FP), Y14
+
+saloop:
+	VMOVUPD (SI), Y0
+	VSUBPD  (DI), Y0, Y0
+	VMULPD  Y0, Y14, Y0
+	VMULPD  (R8), Y15, Y1
+	VADDPD  Y0, Y1, Y1
+	VADDPD  (DX), Y1, Y1
+	VMOVUPD Y1, (DX)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, DX
+	DECQ    CX
+	JNZ     saloop
+	VZEROUPPER
+	RET

@@ -26,3 +26,11 @@ func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *f
 func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int) {
 	panic("dense: no AVX2 kernel")
 }
+
+func sqDistAVX(ap, bp *float64, n int, s *[16]float64) {
+	panic("dense: no AVX2 kernel")
+}
+
+func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64) {
+	panic("dense: no AVX2 kernel")
+}
