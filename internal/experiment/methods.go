@@ -242,7 +242,9 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the
 	// logistic model's new LogProbGradBatch (equal to LogProbGrad bit for
-	// bit, no longer a gonum product), which moves its last bits.
+	// bit, no longer a gonum product), the LMO's RBF distances are summed
+	// in 16 chains, and RFF Gram rows and directions come from cached
+	// features and one product: each moves the last bits.
 	harness.RegisterMethod(r, KindMMDFW, "4", runMMDFW)
 	harness.RegisterMethod(r, KindHMC, "1", runHMC)
 }
