@@ -113,6 +113,19 @@ func reluDot(a, w2 []float64, f float64) float64 {
 	return f
 }
 
+// reluDotBias is reluDot on a + b1: aₖ ← ReLU(aₖ + b1ₖ).
+func reluDotBias(a, b1, w2 []float64, f float64) float64 {
+	b1, w2 = b1[:len(a)], w2[:len(a)]
+	for k, v := range a {
+		b := math.Float64bits(v + b1[k])
+		b &^= uint64(int64(b) >> 63)
+		v = math.Float64frombits(b)
+		a[k] = v
+		f += w2[k] * v
+	}
+	return f
+}
+
 // backprop adds one row's derivatives of −r²/2 with respect to w2, b2 and
 // b1 to the particle's gradient g, given the row's ReLU activations a (zero
 // where inactive) and its residual r, and overwrites a with r·w2 ⊙ 1[a > 0],
@@ -123,6 +136,7 @@ func (m *BNN) backprop(g, a, w2 []float64, r float64) {
 	gw2 := g[p*h+h : p*h+2*h]
 	w2 = w2[:len(a)]
 	gw2 = gw2[:len(a)]
+	gb1 := g[p*h : p*h+len(a)]
 	for k, v := range a {
 		// v ≥ 0: an inactive unit adds r·(+0) = ±0, which leaves the sum as
 		// it is, and gets a zero derivative through a mask (no branch on
@@ -130,10 +144,11 @@ func (m *BNN) backprop(g, a, w2 []float64, r float64) {
 		gw2[k] += r * v
 		b := math.Float64bits(v)
 		mask := -((b | -b) >> 63) // all ones where v ≠ 0
-		a[k] = math.Float64frombits(math.Float64bits(r*w2[k]) & mask)
+		d := math.Float64frombits(math.Float64bits(r*w2[k]) & mask)
+		a[k] = d
+		gb1[k] += d
 	}
 	g[p*h+2*h] += r
-	floats.Add(g[p*h:p*h+h], a)
 }
 
 // forward returns f(x) for one row; a is scratch of length H.
@@ -340,22 +355,13 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	// plus b1.
 	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
 	for r := 0; r < nb; r++ {
-		ar := A.Data[r*nh : r*nh+nh]
-		for i := 0; i < nk; i++ {
-			a, b1 := ar[i*h:i*h+h], th(i)[p*h:p*h+h]
-			for kk := range a {
-				a[kk] += b1[kk]
-			}
-		}
-	}
-	for r := 0; r < nb; r++ {
 		yi := s.yb[r]
 		ar := A.Data[r*nh : r*nh+nh]
 		for i := 0; i < nk; i++ {
 			t, g := th(i), gr(i)
 			w2 := t[p*h+h : p*h+2*h]
 			a := ar[i*h : i*h+h]
-			f := reluDot(a, w2, t[p*h+2*h])
+			f := reluDotBias(a, t[p*h:p*h+h], w2, t[p*h+2*h])
 			res := yi - f
 			sse[i] += res * res
 			m.backprop(g, a, w2, res)
