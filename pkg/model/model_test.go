@@ -355,7 +355,8 @@ func checkMinibatchBatched(t *testing.T, name string, tg target.StochasticBatche
 }
 
 // TestMinibatchBatchedMatchesSingle: the batched minibatch estimate equals the
-// per-particle one, on one and two workers, with several chunks of
+// per-particle one, on one and two workers (a long batch for the logistic
+// model's threshold), with several chunks of
 // particles (the last one partial), batches longer than one serial product
 // block (64 rows) and a batch with repeated indices; the logistic model with
 // both its AVX2/FMA and its portable (gemm) kernels.
@@ -373,7 +374,9 @@ func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		xb.SetRow(i, randVec(rng, bnn.Dim(), 0.7))
 	}
-	for _, nb := range []int{150, 3} {
+	// 200 particles × 2000 rows × 7 features is past lrBatchWork, so that
+	// the logistic model's second worker runs too.
+	for _, nb := range []int{150, 3, 2000} {
 		batch := make([]int, nb)
 		for k := range batch {
 			batch[k] = rng.IntN(700)
