@@ -374,9 +374,9 @@ func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		xb.SetRow(i, randVec(rng, bnn.Dim(), 0.7))
 	}
-	// 200 particles × 2000 rows × 7 features is past lrBatchWork, so that
+	// 200 particles × 3200 rows × 7 features is twice lrBatchWork, so that
 	// the logistic model's second worker runs too.
-	for _, nb := range []int{150, 3, 2000} {
+	for _, nb := range []int{150, 3, 3200} {
 		batch := make([]int, nb)
 		for k := range batch {
 			batch[k] = rng.IntN(700)
