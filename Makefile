@@ -13,10 +13,11 @@ build:
 	$(GO) build -o $(REPRO) ./cmd/repro
 
 # The test command of README.md and .ci/run.
-# The model package has amd64 assembly; its portable Go path is tested too.
+# The model and dense packages have amd64 assembly; their portable Go paths
+# are tested too.
 test: lint
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags noasm ./pkg/model
+	$(GO) test -count=1 -tags noasm ./pkg/model ./internal/dense
 
 lint:
 	$(GO) vet ./...

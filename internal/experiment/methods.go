@@ -191,10 +191,19 @@ func Register(r *harness.Registry) {
 	}
 	registerData(r)
 	registerMetrics(r)
-	harness.RegisterMethod(r, KindSVGD, "1", runSVGD)
+	// svgd 2: the direction's products, distances and Gram exponentials and
+	// the logistic minibatch scores come from internal/dense's kernels
+	// (fused multiply-adds, a vectorised exponential), which move the last
+	// bits of every iteration.
+	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
-	harness.RegisterMethod(r, KindMMDFW, "3", runMMDFW)
+	// mmdfw 4: the Laplace fit's full-data gradients come from the
+	// logistic model's new LogProbGradBatch (equal to LogProbGrad bit for
+	// bit, no longer a gonum product), the LMO's RBF distances are summed
+	// in 16 chains, and RFF Gram rows and directions come from cached
+	// features and one product: each moves the last bits.
+	harness.RegisterMethod(r, KindMMDFW, "4", runMMDFW)
 	// hmc 2: the dense metric carries M⁻¹p along the trajectory (one d×d
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)

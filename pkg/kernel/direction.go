@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // SteinDirection writes the weighted Stein direction
@@ -15,7 +17,8 @@ import (
 // Σᵢ wᵢ k(xᵢ, x). With wᵢ = 1/n it is the SVGD update; for MMD-FW it is the
 // estimate of −∇F(x) of the linear minimisation oracle, F(x) =
 // Σᵢ wᵢ k(x, xᵢ) − μ_p(x), and the returned sum is the first term of F.
-// It costs O(n·d) and allocates nothing. X and S may be views of larger
+// It costs O(n·d) (for the RBF kernel through internal/dense's distance
+// and update kernels) and allocates nothing. X and S may be views of larger
 // matrices.
 func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) float64 {
 	n := checkDirection(dst, x, X, S, w)
@@ -28,12 +31,7 @@ func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) floa
 	for i := 0; i < n; i++ {
 		xi := X.RawRowView(i)
 		xi = xi[:len(x)]
-		var r2 float64
-		for j, v := range x {
-			u := xi[j] - v
-			r2 += u * u
-		}
-		kv := math.Exp(-a * r2)
+		kv := math.Exp(-a * dense.SqDist(xi, x))
 		wk := w[i] * kv
 		sum += wk
 		if wk == 0 {
@@ -42,10 +40,7 @@ func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) floa
 		// ∇_{xᵢ}k(xᵢ, x) = −(xᵢ − x) k / h².
 		si := S.RawRowView(i)
 		si = si[:len(x)]
-		c := wk * inv
-		for j, v := range x {
-			dst[j] += wk*si[j] + c*(v-xi[j])
-		}
+		dense.SteinAxpy(dst, x, xi, si, wk, wk*inv)
 	}
 	return sum
 }

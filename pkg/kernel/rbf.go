@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // RBF is the Gaussian kernel k(x, y) = exp(−‖x − y‖² / (2H²)).
@@ -65,7 +67,8 @@ func (k RBF) Gram(dst, sq *mat.Dense) {
 
 // Repulsion writes rᵢ = Σⱼ ∇_{xⱼ} k(xⱼ, xᵢ) = Σⱼ (xᵢ − xⱼ) K_ij / h² into
 // row i of dst (n×d), given the Gram matrix K (n×n) of the rows of X (n×d).
-// It costs one n×n×d matrix product.
+// It costs one n×n×d matrix product on the calling goroutine and allocates
+// nothing.
 func (k RBF) Repulsion(dst, K, X *mat.Dense) {
 	n, d := X.Dims()
 	if r, c := K.Dims(); r != n || c != n {
@@ -76,7 +79,8 @@ func (k RBF) Repulsion(dst, K, X *mat.Dense) {
 	}
 	// dst = −K X / h², then add (Σⱼ K_ij) xᵢ / h².
 	inv := 1 / (k.H * k.H)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -inv, K.RawMatrix(), X.RawMatrix(), 0, dst.RawMatrix())
+	kr, xr, dr := K.RawMatrix(), X.RawMatrix(), dst.RawMatrix()
+	dense.MulNN(n, d, n, -inv, kr.Data, kr.Stride, xr.Data, xr.Stride, dr.Data, dr.Stride)
 	for i := 0; i < n; i++ {
 		var s float64
 		for _, v := range K.RawRowView(i) {
@@ -154,6 +158,12 @@ func MedianDistance(X mat.Matrix, maxRows int) float64 {
 // (as the SVGD reference code does) and over the n(n−1)/2 distinct pairs
 // otherwise. An even count gives the mean of the two middle values.
 // scratch must have length at least n² (includeDiag) or n(n−1)/2.
+//
+// With the diagonal included, the n² entries are the n zeros of the
+// diagonal and every distinct pair twice; when no pair is negative, the
+// sorted entries are n zeros followed by the sorted pairs each repeated,
+// so entry r ≥ n of that order is pair ⌊(r−n)/2⌋, and the median is taken
+// from the n(n−1)/2 pairs alone, with the same value as over all n².
 func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 	n, _ := sq.Dims()
 	var m int
@@ -169,13 +179,20 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 		panic("kernel: scratch too short")
 	}
 	s := scratch[:0]
+	neg := false
+	for i := 0; i < n; i++ {
+		for _, v := range sq.RawRowView(i)[i+1:] {
+			neg = neg || v < 0
+			s = append(s, v)
+		}
+	}
+	if includeDiag && !neg {
+		return medianWithDiagonal(s, n)
+	}
 	if includeDiag {
+		s = scratch[:0]
 		for i := 0; i < n; i++ {
 			s = append(s, sq.RawRowView(i)...)
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			s = append(s, sq.RawRowView(i)[i+1:]...)
 		}
 	}
 	hi := selectK(s, m/2)
@@ -187,6 +204,44 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 	for _, v := range s[1 : m/2] {
 		if v > lo {
 			lo = v
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// medianWithDiagonal returns the median of the n² entries made of n zeros
+// and each of the nonnegative values of pairs (n(n−1)/2 of them) twice.
+func medianWithDiagonal(pairs []float64, n int) float64 {
+	m := n * n
+	// rank maps a position of the n² sorted entries to a position in the
+	// sorted pairs, −1 for the zeros of the diagonal.
+	rank := func(r int) int {
+		if r < n {
+			return -1
+		}
+		return (r - n) / 2
+	}
+	hiIdx := rank(m / 2)
+	var hi float64
+	if hiIdx >= 0 {
+		hi = selectK(pairs, hiIdx)
+	}
+	if m%2 == 1 {
+		return hi
+	}
+	var lo float64
+	switch loIdx := rank(m/2 - 1); {
+	case loIdx < 0:
+		lo = 0
+	case loIdx == hiIdx:
+		lo = hi
+	default:
+		// loIdx = hiIdx − 1: the largest value left of hiIdx.
+		lo = pairs[0]
+		for _, v := range pairs[1:hiIdx] {
+			if v > lo {
+				lo = v
+			}
 		}
 	}
 	return (lo + hi) / 2
@@ -204,43 +259,61 @@ func SVGDBandwidth(medSq float64, n int) float64 {
 
 // selectK partially orders s so that s[k] is the k-th smallest value (0
 // based), every value left of k is ≤ s[k] and every value right is ≥ s[k],
-// and returns s[k]. Hoare-style quickselect with a median-of-three pivot.
+// and returns s[k]. Quickselect with the median of three values as pivot
+// and a three-way split in two branch-free Lomuto passes (values below the
+// pivot, then values equal to it): the comparisons of distances are
+// unpredictable, and a mispredicted branch per comparison cost more than the
+// passes themselves. Ties cost nothing extra; a NaN pivot is returned.
 func selectK(s []float64, k int) float64 {
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
+	lo, hi := 0, len(s) // the range [lo, hi) holds position k
+	for hi-lo > 1 {
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		p := max(min(a, b), min(max(a, b), c))
+		i := partitionBelow(s[lo:hi], p) + lo
+		if k < i {
+			hi = i
+			continue
 		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
+		i2 := partitionAtMost(s[i:hi], p) + i
+		if i2 == i {
+			return p // no value equals the pivot: it is NaN
 		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
+		if k < i2 {
+			return s[k] // = p
 		}
-		p := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < p {
-				i++
-			}
-			for s[j] > p {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
+		lo = i2
 	}
 	return s[k]
+}
+
+// partitionBelow moves the values of s below p to its front, keeping the
+// others behind them, and returns their count.
+func partitionBelow(s []float64, p float64) int {
+	i := 0
+	for j, v := range s {
+		s[j] = s[i]
+		s[i] = v
+		var inc int
+		if v < p {
+			inc = 1
+		}
+		i += inc
+	}
+	return i
+}
+
+// partitionAtMost moves the values of s at most p to its front and returns
+// their count.
+func partitionAtMost(s []float64, p float64) int {
+	i := 0
+	for j, v := range s {
+		s[j] = s[i]
+		s[i] = v
+		var inc int
+		if v <= p {
+			inc = 1
+		}
+		i += inc
+	}
+	return i
 }

@@ -72,10 +72,33 @@ func TestSqDistsGramRepulsionAgainstDirectSums(t *testing.T) {
 
 func TestMedianSqMatchesSortedMedian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{2, 3, 4, 9, 20} {
+	for _, c := range []struct {
+		n    int
+		ties bool
+		neg  bool
+	}{{1, false, false}, {2, false, false}, {3, false, false}, {4, false, false}, {5, true, false},
+		{9, false, false}, {20, false, false}, {20, true, false}, {100, false, false}, {101, true, false},
+		{7, false, true}, {8, false, true}} {
+		n := c.n
 		X := testutil.RandDense(rng, n, 3)
+		if c.ties {
+			// Coincident and repeated rows: zero and tied distances.
+			for i := 1; i < n; i += 2 {
+				X.SetRow(i, X.RawRowView(i/3))
+			}
+		}
 		sq := mat.NewDense(n, n, nil)
 		SqDists(sq, X, make([]float64, n))
+		if c.neg {
+			// Not squared distances: the general path is taken.
+			for i := 0; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					v := rng.NormFloat64()
+					sq.Set(i, j, v)
+					sq.Set(j, i, v)
+				}
+			}
+		}
 		for _, diag := range []bool{true, false} {
 			var all []float64
 			for i := 0; i < n; i++ {
@@ -87,6 +110,12 @@ func TestMedianSqMatchesSortedMedian(t *testing.T) {
 			}
 			sort.Float64s(all)
 			m := len(all)
+			if m == 0 {
+				if got := MedianSq(sq, diag, nil); got != 0 {
+					t.Errorf("n=%d diag=%v: median %v of no pairs, want 0", n, diag, got)
+				}
+				continue
+			}
 			want := all[m/2]
 			if m%2 == 0 {
 				want = (all[m/2-1] + all[m/2]) / 2
@@ -160,5 +189,62 @@ func TestSVGDBandwidthMatchesReferenceFormula(t *testing.T) {
 	}
 	if SVGDBandwidth(0, 5) != 1 {
 		t.Fatal("zero median must give h = 1")
+	}
+}
+
+// TestSelectK checks the k-th smallest value and the partial order around
+// it against sorting, on random data with and without many ties.
+func TestSelectK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 2, 3, 10, 101, 4950} {
+		for _, levels := range []int{0, 1, 3} {
+			s := make([]float64, n)
+			for i := range s {
+				if levels == 0 {
+					s[i] = rng.Float64()
+				} else {
+					s[i] = float64(rng.IntN(levels))
+				}
+			}
+			sorted := append([]float64(nil), s...)
+			sort.Float64s(sorted)
+			for _, k := range []int{0, n / 2, n - 1} {
+				w := append([]float64(nil), s...)
+				got := selectK(w, k)
+				if got != sorted[k] {
+					t.Fatalf("n=%d levels=%d k=%d: %v, want %v", n, levels, k, got, sorted[k])
+				}
+				for i, v := range w {
+					if (i < k && v > got) || (i > k && v < got) {
+						t.Fatalf("n=%d levels=%d k=%d: s[%d] = %v on the wrong side of %v", n, levels, k, i, v, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMedianSq is the median heuristic of SVGD on 100 particles, with
+// the diagonal (the reference convention) and without, on distances that
+// change from call to call as they do between iterations.
+func BenchmarkMedianSq(b *testing.B) {
+	n := 100
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sqs []*mat.Dense
+	for range 16 {
+		sq := mat.NewDense(n, n, nil)
+		SqDists(sq, testutil.RandDense(rng, n, 56), make([]float64, n))
+		sqs = append(sqs, sq)
+	}
+	scratch := make([]float64, n*n)
+	for _, diag := range []bool{true, false} {
+		b.Run(fmt.Sprintf("diag=%v", diag), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				MedianSq(sqs[i%len(sqs)], diag, scratch)
+				i++
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
@@ -372,10 +373,19 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if err := particle.CheckFinite("mmdfw: score", step, sc); err != nil {
 		return false, err
 	}
-	for i := 0; i < n; i++ {
-		r.krow[i] = r.k.Eval(x, r.X.RawRowView(i))
+	if r.rff != nil {
+		// k_D(x, xᵢ) = φ(x)ᵀφ(xᵢ) from the cached features: O(n·D) for the
+		// new row instead of recomputing the 2D features of every pair.
+		px := r.phi.RawRowView(n)
+		for i := 0; i <= n; i++ {
+			r.krow[i] = floats.Dot(px, r.phi.RawRowView(i))
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			r.krow[i] = r.k.Eval(x, r.X.RawRowView(i))
+		}
+		r.krow[n] = r.k.Eval(x, x)
 	}
-	r.krow[n] = r.k.Eval(x, x)
 	var z float64
 	if r.emb != nil {
 		z = r.emb.Embedding(x)
@@ -564,7 +574,7 @@ func (r *run) rffDirection(x, w []float64, a, b float64) {
 		r.field.Direction(g, x)
 	case Self:
 		r.field.Direction(g, x)
-		kxx := r.rff.Eval(x, x)
+		kxx := r.field.SelfKernel() // k_D(x, x) from the features just computed
 		r.score(x, r.sx)
 		for j := range g {
 			g[j] = a*g[j] + b*kxx*r.sx[j]

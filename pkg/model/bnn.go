@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // bnnMinRows is the smallest row block worth a goroutine of its own.
@@ -83,20 +85,45 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 	for j, xj := range xr {
 		floats.AddScaled(a, xj, th[j*h:j*h+h])
 	}
-	f := th[p*h+2*h]
-	for k, v := range a {
-		if v > 0 {
-			f += w2[k] * v
-		} else {
-			a[k] = 0
-		}
-	}
+	f := reluDot(a, w2, th[p*h+2*h])
 	r := yi - f
 	m.backprop(g, a, w2, r)
 	for j, xj := range xr {
 		floats.AddScaled(g[j*h:j*h+h], xj, a)
 	}
 	return r
+}
+
+// reluDot applies the ReLU to the pre-activations a in place and returns
+// f + Σₖ w2ₖ·aₖ, without a branch per unit: the sign bit of each value
+// selects it or +0 (a mask on its bits), and inactive units add w2ₖ·(+0) =
+// ±0, which leaves f unchanged, except that an f of −0 becomes +0, which no
+// caller can tell apart (f enters only y − f and sums). Signs of the hidden
+// units are close to random, so a branch would be mispredicted about half of
+// the time; the results are those of the branching loop for finite weights.
+func reluDot(a, w2 []float64, f float64) float64 {
+	w2 = w2[:len(a)]
+	for k, v := range a {
+		b := math.Float64bits(v)
+		b &^= uint64(int64(b) >> 63) // +0 where the sign bit is set
+		v = math.Float64frombits(b)
+		a[k] = v
+		f += w2[k] * v
+	}
+	return f
+}
+
+// reluDotBias is reluDot on a + b1: aₖ ← ReLU(aₖ + b1ₖ).
+func reluDotBias(a, b1, w2 []float64, f float64) float64 {
+	b1, w2 = b1[:len(a)], w2[:len(a)]
+	for k, v := range a {
+		b := math.Float64bits(v + b1[k])
+		b &^= uint64(int64(b) >> 63)
+		v = math.Float64frombits(b)
+		a[k] = v
+		f += w2[k] * v
+	}
+	return f
 }
 
 // backprop adds one row's derivatives of −r²/2 with respect to w2, b2 and
@@ -107,14 +134,21 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 func (m *BNN) backprop(g, a, w2 []float64, r float64) {
 	p, h := m.p, m.h
 	gw2 := g[p*h+h : p*h+2*h]
+	w2 = w2[:len(a)]
+	gw2 = gw2[:len(a)]
+	gb1 := g[p*h : p*h+len(a)]
 	for k, v := range a {
-		if v > 0 {
-			gw2[k] += r * v
-			a[k] = r * w2[k]
-		}
+		// v ≥ 0: an inactive unit adds r·(+0) = ±0, which leaves the sum as
+		// it is, and gets a zero derivative through a mask (no branch on
+		// the sign, which is unpredictable).
+		gw2[k] += r * v
+		b := math.Float64bits(v)
+		mask := -((b | -b) >> 63) // all ones where v ≠ 0
+		d := math.Float64frombits(math.Float64bits(r*w2[k]) & mask)
+		a[k] = d
+		gb1[k] += d
 	}
 	g[p*h+2*h] += r
-	floats.Add(g[p*h:p*h+h], a)
 }
 
 // forward returns f(x) for one row; a is scratch of length H.
@@ -124,14 +158,7 @@ func (m *BNN) forward(xr, th, a []float64) float64 {
 	for j, xj := range xr {
 		floats.AddScaled(a, xj, th[j*h:j*h+h])
 	}
-	f := th[p*h+2*h]
-	w2 := th[p*h+h : p*h+2*h]
-	for k, v := range a {
-		if v > 0 {
-			f += w2[k] * v
-		}
-	}
-	return f
+	return reluDot(a, th[p*h+h:p*h+2*h], th[p*h+2*h])
 }
 
 // finish turns the accumulated likelihood sums into log p and ∇log p:
@@ -275,6 +302,7 @@ const bnnBatchWork = 1 << 15
 type bnnBatchScratch struct {
 	m       *BNN
 	xb      []float64 // |B|×p gathered rows
+	xbt     []float64 // their transpose, p×|B|
 	yb      []float64
 	chunk   int       // particles per chunk
 	w, gw   []float64 // per worker p×(chunk·H) plus padding
@@ -323,15 +351,9 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		}
 		sse[i] = 0
 	}
-	// Each hidden pre-activation starts from b1 and gets the products added
-	// in the order of rowGrad, so that the results match it.
-	for r := 0; r < nb; r++ {
-		ar := A.Data[r*nh : r*nh+nh]
-		for i := 0; i < nk; i++ {
-			copy(ar[i*h:i*h+h], th(i)[p*h:p*h+h])
-		}
-	}
-	gemmSerial(blas.NoTrans, blas.NoTrans, 1, Xb, W, 1, A)
+	// The pre-activations Xb·W (internal/dense's product on this goroutine)
+	// plus b1.
+	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
 	for r := 0; r < nb; r++ {
 		yi := s.yb[r]
 		ar := A.Data[r*nh : r*nh+nh]
@@ -339,20 +361,13 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 			t, g := th(i), gr(i)
 			w2 := t[p*h+h : p*h+2*h]
 			a := ar[i*h : i*h+h]
-			f := t[p*h+2*h]
-			for kk, v := range a {
-				if v > 0 {
-					f += w2[kk] * v
-				} else {
-					a[kk] = 0
-				}
-			}
+			f := reluDotBias(a, t[p*h:p*h+h], w2, t[p*h+2*h])
 			res := yi - f
 			sse[i] += res * res
 			m.backprop(g, a, w2, res)
 		}
 	}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, Xb, A, 0, GW)
+	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
 	d := m.Dim()
 	for i := 0; i < nk; i++ {
@@ -391,6 +406,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	ch := chunk * h
 	if cap(s.xb) < nb*p {
 		s.xb = make([]float64, nb*p)
+		s.xbt = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
 	if need := workers * (p*ch + 8); cap(s.w) < need {
@@ -403,9 +419,14 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	if need := workers * (chunk + 8); cap(s.sse) < need {
 		s.sse = make([]float64, need)
 	}
-	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
+	for r := 0; r < nb; r++ {
+		for j, v := range s.xb[r*p : r*p+p] {
+			s.xbt[j*nb+r] = v
+		}
+	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)
@@ -546,16 +567,10 @@ func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 				b1 := th[p*h : p*h+h]
 				w2 := th[p*h+h : p*h+2*h]
 				a := ar[i*h : i*h+h]
-				f := th[p*h+2*h]
-				for k, v := range a {
-					v += b1[k]
-					if v > 0 {
-						f += w2[k] * v
-						a[k] = v
-					} else {
-						a[k] = 0
-					}
+				for k := range a {
+					a[k] += b1[k]
 				}
+				f := reluDot(a, w2, th[p*h+2*h])
 				res := yi - f
 				sse[i] += res * res
 				m.backprop(gi, a, w2, res)
@@ -607,9 +622,9 @@ func (s *bnnPredict) run(k int) {
 				w2 := th[p*h+h : p*h+2*h]
 				f := th[p*h+2*h]
 				for kk, v := range ar[i*h : i*h+h] {
-					if v += b1[kk]; v > 0 {
-						f += w2[kk] * v
-					}
+					b := math.Float64bits(v + b1[kk])
+					b &^= uint64(int64(b) >> 63) // ReLU as in reluDot
+					f += w2[kk] * math.Float64frombits(b)
 				}
 				fbuf[r*n+i] = f
 			}

@@ -70,18 +70,22 @@
 // partition of the data both equal the full-data values. It allocates
 // nothing.
 //
-// LogProbGradBatch evaluates n particles at once with matrix products over
-// blocks of rows: the logits X·Wᵀ (logistic) or the hidden layers
-// X·[W1₁ … W1ₙ] (network), and the gradients Tᵀ·X or Xᵀ·[Δ₁ … Δₙ]. The
-// predictive metrics use the same products, in parallel over blocks of test
-// rows, so memory stays bounded however many test rows there are.
+// LogProbGradBatch evaluates n particles at once. The logistic model reads
+// X once for all of them: the workers take chunks of rows in turn and apply
+// the row kernels of LogProbGrad to every particle while a tile of rows is
+// in the L1 cache, so each particle gets LogProbGrad's result bit for bit.
+// The network uses matrix products over blocks of rows, the hidden layers
+// X·[W1₁ … W1ₙ] and the gradients Xᵀ·[Δ₁ … Δₙ]. The predictive metrics use
+// products too, in parallel over blocks of test rows, so memory stays
+// bounded however many test rows there are.
 //
 // MinibatchLogProbGradBatch (target.StochasticBatched) is the minibatch
 // estimate for n particles on one batch, as SVGD needs it every iteration:
 // the batch rows are gathered once into a |B|×p block Xb, and the logits
 // Xb·Wᵀ or hidden layers Xb·[W1₁ …], and the gradients, are matrix products
-// over chunks of particles that the workers take in turn. It allocates
-// nothing in steady state and agrees with MinibatchLogProbGrad to rounding.
+// over chunks of particles that the workers take in turn (with AVX2/FMA,
+// the single-goroutine products of internal/dense). It allocates nothing in
+// steady state and agrees with MinibatchLogProbGrad to rounding.
 //
 // # Predictive metrics
 //

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // lrMinRows is the smallest row block worth a goroutine of its own, and the
@@ -34,8 +36,9 @@ type Logistic struct {
 	y    []float64
 	n, p int
 
-	scratch   sync.Pool                      // *lrScratch
-	mbScratch atomic.Pointer[lrBatchScratch] // kept across garbage collections
+	scratch     sync.Pool                      // *lrScratch
+	mbScratch   atomic.Pointer[lrBatchScratch] // kept across garbage collections
+	fullScratch atomic.Pointer[lrFullScratch]
 }
 
 // NewLogistic returns the posterior for features X (N×p; a bias column of
@@ -91,35 +94,42 @@ const lrTile = 32
 // tile are summed as the log of the product Π(1+eᵢ) ∈ [1, 2³²], one
 // logarithm per tile, with absolute error of a few ulps of 1 per row.
 func lrRows(x blas64.General, y, w, g []float64, lo, hi int) float64 {
-	p := len(w)
 	var ll float64
 	var c [lrTile]float64
 	for t0 := lo; t0 < hi; t0 += lrTile {
-		t1 := min(t0+lrTile, hi)
-		cs := c[:t1-t0]
-		for k := range cs {
-			i := t0 + k
-			cs[k] = y[i] * floats.Dot(x.Data[i*x.Stride:i*x.Stride+p], w)
+		ll = lrTileRows(x, y, w, g, t0, min(t0+lrTile, hi), c[:], ll)
+	}
+	return ll
+}
+
+// lrTileRows is one tile [t0, t1) of lrRows (t1−t0 ≤ lrTile) on the buffer
+// c: it adds the tile's gradient terms to g and returns ll plus the tile's
+// log-likelihood.
+func lrTileRows(x blas64.General, y, w, g []float64, t0, t1 int, c []float64, ll float64) float64 {
+	p := len(w)
+	cs := c[:t1-t0]
+	for k := range cs {
+		i := t0 + k
+		cs[k] = y[i] * floats.Dot(x.Data[i*x.Stride:i*x.Stride+p], w)
+	}
+	prod := 1.0
+	for k, u := range cs {
+		yi := y[t0+k]
+		if u >= 0 {
+			e := math.Exp(-u)
+			prod *= 1 + e
+			cs[k] = yi * e / (1 + e)
+		} else {
+			e := math.Exp(u)
+			prod *= 1 + e
+			ll += u
+			cs[k] = yi / (1 + e)
 		}
-		prod := 1.0
-		for k, u := range cs {
-			yi := y[t0+k]
-			if u >= 0 {
-				e := math.Exp(-u)
-				prod *= 1 + e
-				cs[k] = yi * e / (1 + e)
-			} else {
-				e := math.Exp(u)
-				prod *= 1 + e
-				ll += u
-				cs[k] = yi / (1 + e)
-			}
-		}
-		ll -= math.Log(prod)
-		for k, ck := range cs {
-			i := t0 + k
-			floats.AddScaled(g, ck, x.Data[i*x.Stride:i*x.Stride+p])
-		}
+	}
+	ll -= math.Log(prod)
+	for k, ck := range cs {
+		i := t0 + k
+		floats.AddScaled(g, ck, x.Data[i*x.Stride:i*x.Stride+p])
 	}
 	return ll
 }
@@ -145,22 +155,33 @@ func lrRowsFMA(x blas64.General, y, w, g []float64, lo, hi int) float64 {
 	var ll float64
 	var c [lrTile]float64
 	for t0 := lo; t0 < hi; t0 += lrTile {
-		t1 := min(t0+lrTile, hi)
-		cs := c[:t1-t0]
-		dotRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &w[0], &cs[0])
-		n4 := len(cs) &^ 3
-		if n4 > 0 {
-			lmin, prod := sigmoidFMA(&cs[0], &y[t0], n4)
-			ll += lmin - math.Log(prod)
-		}
-		for k := n4; k < len(cs); k++ {
-			yi := y[t0+k]
-			ls, sn := logSigmoidPair(yi * cs[k])
-			ll += ls
-			cs[k] = yi * sn
-		}
-		axpyRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &cs[0], &g[0])
+		ll = lrTileFMA(x, y, w, g, t0, min(t0+lrTile, hi), c[:], ll)
 	}
+	return ll
+}
+
+// lrTileFMA is one tile [t0, t1) of lrRowsFMA (t1−t0 ≤ lrTile, p ≥ 1, the
+// bounds checked by the caller) on the buffer c: it adds the tile's
+// gradient terms to g and returns ll plus the tile's log-likelihood.
+func lrTileFMA(x blas64.General, y, w, g []float64, t0, t1 int, c []float64, ll float64) float64 {
+	p := len(w)
+	cs := c[:t1-t0]
+	_ = x.Data[(t1-1)*x.Stride+p-1]
+	_ = y[t1-1]
+	_ = g[p-1]
+	dotRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &w[0], &cs[0])
+	n4 := len(cs) &^ 3
+	if n4 > 0 {
+		lmin, prod := sigmoidFMA(&cs[0], &y[t0], n4)
+		ll += lmin - math.Log(prod)
+	}
+	for k := n4; k < len(cs); k++ {
+		yi := y[t0+k]
+		ls, sn := logSigmoidPair(yi * cs[k])
+		ll += ls
+		cs[k] = yi * sn
+	}
+	axpyRowsFMA(&x.Data[t0*x.Stride], x.Stride, len(cs), p, &cs[0], &g[0])
 	return ll
 }
 
@@ -267,8 +288,12 @@ func (m *Logistic) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 
 }
 
 // lrBatchWork is the smallest |B|·n·p (multiply-adds of one product) of a
-// batched minibatch evaluation worth a second goroutine.
-const lrBatchWork = 1 << 15
+// batched minibatch evaluation worth a second goroutine. SVGD's shape
+// (|B| = 100, 100 particles, p = 55: 5.5·10⁵) stays on one: with the
+// products of internal/dense a call takes ≈ 0.13 ms, and a second worker
+// made it slower on the shared two-core machine (125–195 µs wall at
+// GOMAXPROCS=1 against 175–210 µs at 2, interleaved, load ≈ 4).
+const lrBatchWork = 1 << 21
 
 // lrBatchChunk is the number of particles the workers of a batched
 // minibatch evaluation take at a time.
@@ -283,6 +308,7 @@ const lrBatchChunk = 8
 type lrBatchScratch struct {
 	m       *Logistic
 	xb      []float64 // |B|×p gathered rows
+	xbt     []float64 // their transpose, p×|B|
 	yb      []float64
 	z       []float64 // per worker |B|·lrBatchChunk plus padding
 	xs, gs  blas64.General
@@ -310,7 +336,7 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 	nk := hi - lo
 	zk := s.z[k*(nb*lrBatchChunk+8):]
 	if lrUseFMA && p > 0 {
-		s.blockFMA(zk[:nb], lo, hi)
+		s.blockFMA(zk, lo, hi)
 		return
 	}
 	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
@@ -342,38 +368,42 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 	}
 }
 
-// blockFMA is block with the AVX2/FMA kernels of the full-data pass, one
-// particle at a time: its logits Xb·wᵢ into z (length |B|), its weights and
-// log-likelihood in groups of 32 rows, and its gradient Xbᵀaᵢ, all on the
-// gathered block, which stays in the L1 or L2 cache.
+// blockFMA is block with AVX2/FMA kernels: the logits of particles
+// [lo, hi) on the batch, Z = W·Xbᵀ, and their gradients, G = (N/|B|)·A·Xb,
+// are products of internal/dense on the gathered block (in the L1 or L2
+// cache), and the weights A and log-likelihoods come from the vectorised
+// sigmoid in groups of lrTile rows. z holds (hi−lo)·|B| logits.
 func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	m := s.m
 	p, nb := m.p, s.nb
+	nk := hi - lo
 	c := float64(m.n) / float64(nb)
-	for i := lo; i < hi; i++ {
-		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
-		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
-		dotRowsFMA(&s.xb[0], p, nb, p, &x[0], &z[0])
+	z = z[:nk*nb]
+	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, nb, z, nb)
+	for k := 0; k < nk; k++ {
+		zk := z[k*nb : k*nb+nb]
 		var ll float64
 		for t0 := 0; t0 < nb; t0 += lrTile {
 			t1 := min(t0+lrTile, nb)
 			n4 := (t1 - t0) &^ 3
 			if n4 > 0 {
-				lmin, prod := sigmoidFMA(&z[t0], &s.yb[t0], n4)
+				lmin, prod := sigmoidFMA(&zk[t0], &s.yb[t0], n4)
 				ll += lmin - math.Log(prod)
 			}
 			for r := t0 + n4; r < t1; r++ {
-				ls, sn := logSigmoidPair(s.yb[r] * z[r])
+				ls, sn := logSigmoidPair(s.yb[r] * zk[r])
 				ll += ls
-				z[r] = s.yb[r] * sn
+				zk[r] = s.yb[r] * sn
 			}
 		}
-		for j := range g {
-			g[j] = 0
-		}
-		axpyRowsFMA(&s.xb[0], p, nb, p, &z[0], &g[0])
-		floats.Scale(c, g[:p])
-		s.lp[i] = c*ll + m.logPrior(x, g)
+		s.lp[lo+k] = ll
+	}
+	dense.MulNN(nk, p, nb, c, z, nb, s.xb, p, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+	for i := lo; i < hi; i++ {
+		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
+		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
+		g[p] = 0
+		s.lp[i] = c*s.lp[i] + m.logPrior(x, g)
 	}
 }
 
@@ -382,8 +412,8 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
 // logits Xb·Wᵀ and the likelihood gradients Aᵀ·Xb, Aᵦᵢ = y_b σ(−y_b z_bi),
 // are matrix products over chunks of particles taken in turn by Workers
-// goroutines (with AVX2/FMA, the kernels of LogProbGrad applied to each
-// particle). It allocates nothing in steady state.
+// goroutines (with AVX2/FMA, internal/dense's products and the vectorised
+// sigmoid of LogProbGrad). It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.p+1 {
@@ -403,14 +433,20 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	if cap(s.xb) < nb*p {
 		s.xb = make([]float64, nb*p)
+		s.xbt = make([]float64, nb*p)
 		s.yb = make([]float64, nb)
 	}
 	if need := workers * (nb*lrBatchChunk + 8); cap(s.z) < need {
 		s.z = make([]float64, need)
 	}
 	s.z = s.z[:cap(s.z)]
-	s.xb, s.yb = s.xb[:nb*p], s.yb[:nb]
+	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
+	for r := 0; r < nb; r++ {
+		for j, v := range s.xb[r*p : r*p+p] {
+			s.xbt[j*nb+r] = v
+		}
+	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.next.Store(0)
@@ -451,9 +487,62 @@ func colsView(a blas64.General, c int) blas64.General {
 	return blas64.General{Rows: a.Rows, Cols: c, Stride: a.Stride, Data: a.Data}
 }
 
-// LogProbGradBatch evaluates every particle (row of xs, n×(p+1)) at once:
-// the logits X·Wᵀ and the gradients Tᵀ·X, Tᵢₖ = yᵢ σ(−yᵢ zᵢₖ), are matrix
-// products over blocks of rows. It allocates its block buffers.
+// lrFullScratch is the state of one LogProbGradBatch call. The rows are cut
+// into the chunks of LogProbGrad, taken in turn by the workers from a shared
+// counter; a worker passes over its chunk one tile of lrTile rows at a time
+// and, while the tile is in the L1 cache, applies the row kernels of
+// LogProbGrad to every particle, so that X is read from memory once for all
+// particles. Each chunk keeps a partial gradient and log-likelihood per
+// particle, and the partials are added in chunk order: every particle's
+// result is bit for bit that of LogProbGrad, whatever Workers and the timing.
+type lrFullScratch struct {
+	m       *Logistic
+	xs      blas64.General
+	n       int // particles
+	next    atomic.Int64
+	nchunks int
+	stride  int       // per particle: p gradient terms, the log-likelihood, padding to a cache line
+	block   int       // per chunk: n·stride plus a cache line
+	parts   []float64 // nchunks × block
+	wg      sync.WaitGroup
+}
+
+func (s *lrFullScratch) run(int) {
+	m := s.m
+	p := m.p
+	fma := lrUseFMA && p > 0
+	var c [lrTile]float64
+	for {
+		ch := int(s.next.Add(1)) - 1
+		if ch >= s.nchunks {
+			return
+		}
+		parts := s.parts[ch*s.block : ch*s.block+s.n*s.stride]
+		for i := range parts {
+			parts[i] = 0
+		}
+		lo, hi := ch*lrMinRows, min((ch+1)*lrMinRows, m.n)
+		for t0 := lo; t0 < hi; t0 += lrTile {
+			t1 := min(t0+lrTile, hi)
+			for k := 0; k < s.n; k++ {
+				part := parts[k*s.stride : k*s.stride+p+1]
+				w := s.xs.Data[k*s.xs.Stride : k*s.xs.Stride+p]
+				if fma {
+					part[p] = lrTileFMA(m.x, m.y, w, part[:p], t0, t1, c[:], part[p])
+				} else {
+					part[p] = lrTileRows(m.x, m.y, w, part[:p], t0, t1, c[:], part[p])
+				}
+			}
+		}
+	}
+}
+
+// LogProbGradBatch writes into lp[i] and row i of grads what LogProbGrad
+// gives for row i of xs (n×(p+1)), bit for bit, reading X from memory once
+// for all particles: the workers take chunks of rows in turn and apply the
+// row kernels to every particle tile by tile (see lrFullScratch). It
+// allocates nothing in steady state; its scratch holds a partial gradient
+// per particle and chunk of lrMinRows rows.
 func (m *Logistic) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	n, d := xs.Dims()
 	if d != m.p+1 {
@@ -462,36 +551,36 @@ func (m *Logistic) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
 		panic("model: dimension mismatch")
 	}
-	W := colsView(xs.RawMatrix(), m.p)
-	G := colsView(grads.RawMatrix(), m.p)
+	p := m.p
+	s := m.fullScratch.Swap(nil) // concurrent callers get their own
+	if s == nil {
+		s = &lrFullScratch{m: m}
+	}
+	s.nchunks = max(1, (m.n+lrMinRows-1)/lrMinRows)
+	s.stride = (p + 1 + 7) / 8 * 8
+	s.block = n*s.stride + 8
+	if need := s.nchunks * s.block; cap(s.parts) < need {
+		s.parts = make([]float64, need)
+	}
+	s.parts = s.parts[:cap(s.parts)]
+	s.xs, s.n = xs.RawMatrix(), n
+	s.next.Store(0)
+	parallel(min(workerCount(m.Workers, m.n, lrMinRows), s.nchunks), s, &s.wg)
 	for i := 0; i < n; i++ {
-		row := grads.RawRowView(i)
-		for j := range row {
-			row[j] = 0
+		grad := grads.RawRowView(i)
+		for j := range grad {
+			grad[j] = 0
 		}
-		lp[i] = 0
-	}
-	B := lrBlockRows(n, m.n)
-	zbuf := make([]float64, B*n)
-	for lo := 0; lo < m.n; lo += B {
-		hi := min(lo+B, m.n)
-		Xb := rowsView(m.x, lo, hi)
-		Z := blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: zbuf}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, Xb, W, 0, Z)
-		for r := 0; r < hi-lo; r++ {
-			yi := m.y[lo+r]
-			zr := zbuf[r*n : r*n+n]
-			for k, z := range zr {
-				ls, sn := logSigmoidPair(yi * z)
-				lp[k] += ls
-				zr[k] = yi * sn
-			}
+		var ll float64
+		for c := 0; c < s.nchunks; c++ {
+			part := s.parts[c*s.block+i*s.stride : c*s.block+i*s.stride+p+1]
+			floats.Add(grad[:p], part[:p])
+			ll += part[p]
 		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Z, Xb, 1, G)
+		lp[i] = ll + m.logPrior(xs.RawRowView(i), grad)
 	}
-	for i := 0; i < n; i++ {
-		lp[i] += m.logPrior(xs.RawRowView(i), grads.RawRowView(i))
-	}
+	s.xs = blas64.General{}
+	m.fullScratch.Store(s)
 }
 
 // lrPredict calls f(lo, Z) for consecutive row blocks of test features X,

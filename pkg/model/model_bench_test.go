@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -114,6 +115,7 @@ func BenchmarkBLRMinibatchGrad(b *testing.B) {
 	for b.Loop() {
 		m.MinibatchLogProbGrad(x, grad, batch)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
 }
 
 // BenchmarkBNNMinibatchGrad is one minibatch gradient (batch 100) of the
@@ -133,6 +135,7 @@ func BenchmarkBNNMinibatchGrad(b *testing.B) {
 			for b.Loop() {
 				m.MinibatchLogProbGrad(x, grad, batch)
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
 		})
 	}
 }
@@ -147,10 +150,14 @@ func BenchmarkBNNFullGrad(b *testing.B) {
 	m.Init(rng, x)
 	grad := make([]float64, m.Dim())
 	m.LogProbGrad(x, grad)
+	b.SetBytes(10741 * 16 * 8) // X once
 	b.ReportAllocs()
 	for b.Loop() {
 		m.LogProbGrad(x, grad)
 	}
+	// Per row: the hidden layer and the first-layer gradient, 2·p·H
+	// multiply-adds each.
+	b.ReportMetric(4*10741*16*50*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkBLRMetrics evaluates the weighted predictive of 100 particles on
@@ -214,9 +221,12 @@ func benchMinibatchBatch(b *testing.B, tg target.StochasticBatched, rng *rand.Ra
 	b.Run("batched", func(b *testing.B) {
 		tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) // scratch
 		b.ReportAllocs()
+		cpu := testutil.StartCPU()
 		for b.Loop() {
 			tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
 		}
+		cpu.Report(b)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*len(batch)), "ns/particle-term")
 	})
 	if _, ok := tg.(*Logistic); ok && haveFMA {
 		b.Run("batched-portable", func(b *testing.B) {
@@ -252,4 +262,52 @@ func BenchmarkBNNMinibatchBatch(b *testing.B) {
 	rng := rand.New(rand.NewPCG(10, 2))
 	X, y := synthBNN(rng, 10741, 16)
 	benchMinibatchBatch(b, NewBNN(X, y, 50), rng, 20)
+}
+
+// BenchmarkBLRFullBatch compares, for 100 particles, one LogProbGradBatch
+// call ("batched") with 100 LogProbGrad calls ("single") on the first rows
+// of the Covertype-sized design: 464,810 rows (the paper's training split)
+// and 16,000. GFLOP/s counts the 4·rows·55·100 flops of the logits and the
+// gradient terms; GB/s is X's bytes over the time of one call, so that the
+// batched form reads X once.
+func BenchmarkBLRFullBatch(b *testing.B) {
+	X, y := covLike()
+	for _, rows := range []int{464810, 16000} {
+		Xr := mat.NewDense(rows, covCols, X.RawMatrix().Data[:rows*covCols])
+		m := NewLogistic(Xr, y[:rows])
+		rng := rand.New(rand.NewPCG(9, 3))
+		P := mat.NewDense(nPartLR, m.Dim(), nil)
+		for i := range nPartLR {
+			P.SetRow(i, randVec(rng, m.Dim(), 0.3))
+		}
+		G := mat.NewDense(nPartLR, m.Dim(), nil)
+		lp := make([]float64, nPartLR)
+		report := func(b *testing.B) {
+			s := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(4.0*float64(rows)*covCols*nPartLR/s/1e9, "GFLOP/s")
+			b.ReportMetric(float64(rows)*covCols*8/s/1e9, "GB/s")
+			b.ReportMetric(s*1e9/float64(rows*nPartLR), "ns/particle-row")
+		}
+		b.Run("rows="+itoa(rows)+"/batched", func(b *testing.B) {
+			m.LogProbGradBatch(P, G, lp)
+			b.ReportAllocs()
+			cpu := testutil.StartCPU()
+			for b.Loop() {
+				m.LogProbGradBatch(P, G, lp)
+			}
+			cpu.Report(b)
+			report(b)
+		})
+		b.Run("rows="+itoa(rows)+"/single", func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := testutil.StartCPU()
+			for b.Loop() {
+				for i := range nPartLR {
+					lp[i] = m.LogProbGrad(P.RawRowView(i), G.RawRowView(i))
+				}
+			}
+			cpu.Report(b)
+			report(b)
+		})
+	}
 }

@@ -355,7 +355,8 @@ func checkMinibatchBatched(t *testing.T, name string, tg target.StochasticBatche
 }
 
 // TestMinibatchBatchedMatchesSingle: the batched minibatch estimate equals the
-// per-particle one, on one and two workers, with several chunks of
+// per-particle one, on one and two workers (a long batch for the logistic
+// model's threshold), with several chunks of
 // particles (the last one partial), batches longer than one serial product
 // block (64 rows) and a batch with repeated indices; the logistic model with
 // both its AVX2/FMA and its portable (gemm) kernels.
@@ -373,7 +374,9 @@ func TestMinibatchBatchedMatchesSingle(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		xb.SetRow(i, randVec(rng, bnn.Dim(), 0.7))
 	}
-	for _, nb := range []int{150, 3} {
+	// 200 particles × 3200 rows × 7 features is twice lrBatchWork, so that
+	// the logistic model's second worker runs too.
+	for _, nb := range []int{150, 3, 3200} {
 		batch := make([]int, nb)
 		for k := range batch {
 			batch[k] = rng.IntN(700)
@@ -737,6 +740,47 @@ func TestLog1p(t *testing.T) {
 		wantSN := 1 / (1 + math.Exp(u))
 		if math.Abs(ls-wantLS) > 1e-15*math.Max(1, math.Abs(wantLS)) || math.Abs(sn-wantSN) > 1e-15*wantSN {
 			t.Errorf("logSigmoidPair(%g) = (%g, %g), want (%g, %g)", u, ls, sn, wantLS, wantSN)
+		}
+	}
+}
+
+// TestLogisticBatchedBitIdentical checks that LogProbGradBatch gives every
+// particle exactly what LogProbGrad gives it, on the row kernels of this
+// build and, where AVX2/FMA are used, on the portable ones too, with one
+// and with two workers, on data whose rows end inside a tile and a chunk,
+// and that it allocates nothing once its scratch exists.
+func TestLogisticBatchedBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 7))
+	X, y := synthLogistic(rng, 3*lrMinRows+lrTile+3, 9)
+	lr := NewLogistic(X, y)
+	n := 11
+	xs := mat.NewDense(n, lr.Dim(), nil)
+	for i := 0; i < n; i++ {
+		xs.SetRow(i, randVec(rng, lr.Dim(), 0.5))
+	}
+	grads := mat.NewDense(n, lr.Dim(), nil)
+	lp := make([]float64, n)
+	g := make([]float64, lr.Dim())
+	defer func(v bool) { lrUseFMA = v }(lrUseFMA)
+	for _, fma := range []bool{false, haveFMA} {
+		lrUseFMA = fma
+		for _, workers := range []int{1, 2} {
+			lr.Workers = workers
+			lr.LogProbGradBatch(xs, grads, lp)
+			for i := 0; i < n; i++ {
+				want := lr.LogProbGrad(xs.RawRowView(i), g)
+				if lp[i] != want {
+					t.Errorf("fma=%v workers=%d particle %d: batched log density %.17g, single %.17g", fma, workers, i, lp[i], want)
+				}
+				for j := range g {
+					if grads.At(i, j) != g[j] {
+						t.Errorf("fma=%v workers=%d particle %d coordinate %d: batched %.17g, single %.17g", fma, workers, i, j, grads.At(i, j), g[j])
+					}
+				}
+			}
+			if a := testing.AllocsPerRun(5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
+				t.Errorf("fma=%v workers=%d: %v allocations per call, want 0", fma, workers, a)
+			}
 		}
 	}
 }

@@ -159,6 +159,9 @@ func TestSteinFieldAgainstDirectSum(t *testing.T) {
 			t.Errorf("direction[%d] = %v, want %v", c, got[c], want[c])
 		}
 	}
+	if kxx, want := field.SelfKernel(), f.Eval(x, x); math.Abs(kxx-want) > 1e-12 {
+		t.Errorf("SelfKernel = %v, want k_D(x, x) = %v", kxx, want)
+	}
 	if a := testing.AllocsPerRun(10, func() { field.Direction(got, x) }); a != 0 {
 		t.Errorf("Direction allocates %v times", a)
 	}
@@ -176,4 +179,20 @@ func ExampleFeatures() {
 	x, y := []float64{0, 0}, []float64{1, 0}
 	fmt.Printf("k_D = %.2f, k = %.2f\n", f.Eval(x, y), math.Exp(-0.5))
 	// Output: k_D = 0.61, k = 0.61
+}
+
+// The LMO of MMD-FW reads k_D(x, x) from the features that the direction
+// at x has just computed.
+func ExampleSteinField_SelfKernel() {
+	rng := rand.New(rand.NewPCG(2, 3))
+	f := rff.New(rng, 2, 5000, 1)
+	X := mat.NewDense(1, 2, []float64{0, 0})
+	S := mat.NewDense(1, 2, []float64{0, 0})
+	field := rff.NewSteinField(f)
+	field.Reset(X, S, []float64{1})
+	x := []float64{0.5, -0.5}
+	dir := make([]float64, 2)
+	field.Direction(dir, x)
+	fmt.Printf("k_D(x, x) = %.2f (Eval %.2f; the exact RBF kernel gives 1)\n", field.SelfKernel(), f.Eval(x, x))
+	// Output: k_D(x, x) = 0.99 (Eval 0.99; the exact RBF kernel gives 1)
 }

@@ -24,6 +24,7 @@ type SteinField struct {
 	phi  []float64 // D scratch
 	prod []float64 // D scratch
 	z    []float64 // n×D scratch of Reset
+	self float64   // ‖φ(x)‖² of the last Direction
 }
 
 // NewSteinField returns an empty field (every direction zero) for f.
@@ -79,22 +80,33 @@ func (s *SteinField) Reset(X, S *mat.Dense, w []float64) {
 
 // Direction writes the weighted Stein direction at x into dst (length d)
 // and returns Σᵢ wᵢ k_D(xᵢ, x), the particle term of MMD-FW's LMO
-// objective. It costs O(D·d) and allocates nothing.
+// objective. It costs O(D·d) and allocates nothing. It also keeps
+// k_D(x, x) = ‖φ(x)‖² for SelfKernel.
 func (s *SteinField) Direction(dst, x []float64) float64 {
 	D, d := s.f.omega.Dims()
 	if len(x) != d || len(dst) != d {
 		panic("rff: dimension mismatch")
 	}
-	var val float64
+	// The arguments ωⱼᵀx of all features at once (a vectorised product),
+	// then φⱼ(x) = scale·cos(ωⱼᵀx + bⱼ).
+	blas64.Gemv(blas.NoTrans, 1, s.f.omega.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x},
+		0, blas64.Vector{N: D, Inc: 1, Data: s.phi})
+	var val, self float64
 	for j := 0; j < D; j++ {
-		p := s.f.scale * math.Cos(s.f.arg(j, x))
+		p := s.f.scale * math.Cos(s.phi[j]+s.f.b[j])
 		s.phi[j] = p
 		s.prod[j] = -s.f.scale * p * s.sig[j]
 		val += s.mean[j] * p
+		self += p * p
 	}
+	s.self = self
 	out := blas64.Vector{N: d, Inc: 1, Data: dst}
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: d, Cols: D, Stride: D, Data: s.m},
 		blas64.Vector{N: D, Inc: 1, Data: s.phi}, 0, out)
 	blas64.Gemv(blas.Trans, 1, s.f.omega.RawMatrix(), blas64.Vector{N: D, Inc: 1, Data: s.prod}, 1, out)
 	return val
 }
+
+// SelfKernel returns k_D(x, x) = ‖φ(x)‖² for the x of the last Direction
+// call, from the features Direction computed (0 before any call).
+func (s *SteinField) SelfKernel() float64 { return s.self }

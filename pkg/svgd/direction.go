@@ -1,13 +1,11 @@
 package svgd
 
 import (
-	"math"
-
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/dense"
 )
 
 // Workspace holds the scratch of the SVGD direction of n particles in
@@ -17,13 +15,14 @@ type Workspace struct {
 	// k holds the squared distances, then the Gram matrix in place.
 	k      *mat.Dense
 	t      *mat.Dense // S − X/h²
+	xt     []float64  // Xᵀ, d×n
 	norms  []float64
 	rowSum []float64
 	median []float64
 }
 
 // NewWorkspace returns the scratch for n particles in dimension d: two n×n
-// buffers, one n×d and a few of length n.
+// buffers, two n×d and a few of length n.
 func NewWorkspace(n, d int) *Workspace {
 	if n < 1 || d < 1 {
 		panic("svgd: workspace needs n ≥ 1 particles and d ≥ 1")
@@ -32,6 +31,7 @@ func NewWorkspace(n, d int) *Workspace {
 		n: n, d: d,
 		k:      mat.NewDense(n, n, nil),
 		t:      mat.NewDense(n, d, nil),
+		xt:     make([]float64, d*n),
 		norms:  make([]float64, n),
 		rowSum: make([]float64, n),
 		median: make([]float64, n*n),
@@ -43,9 +43,11 @@ func NewWorkspace(n, d int) *Workspace {
 //	φ(xᵢ) = (1/n) Σⱼ [k(xⱼ, xᵢ) ∇log p(xⱼ) + ∇_{xⱼ} k(xⱼ, xᵢ)],
 //
 // given the particles X (n×d, one per row) and their scores (n×d, row j is
-// ∇log p(xⱼ) or its minibatch estimate). It allocates nothing and costs
-// O(n²d): one symmetric rank-k update for the distances, n(n−1)/2
-// exponentials, and one matrix product, since with ∇_{xⱼ}k(xⱼ, xᵢ) =
+// ∇log p(xⱼ) or its minibatch estimate). It allocates nothing, runs on the
+// calling goroutine and costs O(n²d): one product X Xᵀ for the distances,
+// n(n−1)/2 exponentials, and one product K T, both with internal/gemm's
+// kernel (fused multiply-adds in the order of the inner index, the same
+// bits on every path), since with ∇_{xⱼ}k(xⱼ, xᵢ) =
 // (xᵢ − xⱼ) K_ij / h² the two sums share the Gram matrix K:
 //
 //	φ(xᵢ) = (1/n) [Σⱼ K_ij (sⱼ − xⱼ/h²) + (Σⱼ K_ij) xᵢ/h²].
@@ -72,7 +74,7 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 	if !(k.H >= 0) {
 		panic("svgd: negative bandwidth")
 	}
-	kernel.SqDists(ws.k, X, ws.norms)
+	sqDists(ws, X)
 	if k.H == 0 {
 		k.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !excludeDiag, ws.median), n)
 	}
@@ -87,7 +89,8 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 		}
 	}
 	invN := 1 / float64(n)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, invN, ws.k.RawMatrix(), ws.t.RawMatrix(), 0, dst.RawMatrix())
+	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), dst.RawMatrix()
+	dense.MulNN(n, d, n, invN, kr.Data, kr.Stride, tr.Data, tr.Stride, dr.Data, dr.Stride)
 	for i := 0; i < n; i++ {
 		c := ws.rowSum[i] * inv2 * invN
 		out := dst.RawRowView(i)
@@ -98,9 +101,46 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 	return k
 }
 
+// sqDists writes the squared distances ‖xᵢ − xⱼ‖² = ‖xᵢ‖² + ‖xⱼ‖² − 2 xᵢ·xⱼ
+// of the rows of X into ws.k from the upper triangle of the product G = X Xᵀ
+// (each G_ij the fused sum of internal/dense, whichever of G_ij and G_ji is
+// formed), with round-off negatives clamped to zero and an exact zero
+// diagonal.
+func sqDists(ws *Workspace, X *mat.Dense) {
+	n, d := ws.n, ws.d
+	xr := X.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
+			ws.xt[j*n+i] = v
+		}
+	}
+	raw := ws.k.RawMatrix()
+	// Only the blocks on and above the diagonal: strips of four rows from
+	// the first column of their 8-column block on.
+	for i0 := 0; i0 < n; i0 += 4 {
+		rows, j0 := min(4, n-i0), i0&^7
+		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
+	}
+	for i := 0; i < n; i++ {
+		ws.norms[i] = raw.Data[i*raw.Stride+i]
+	}
+	for i := 0; i < n; i++ {
+		raw.Data[i*raw.Stride+i] = 0
+		for j := i + 1; j < n; j++ {
+			v := ws.norms[i] + ws.norms[j] - 2*raw.Data[i*raw.Stride+j]
+			if v < 0 {
+				v = 0
+			}
+			raw.Data[i*raw.Stride+j] = v
+			raw.Data[j*raw.Stride+i] = v
+		}
+	}
+}
+
 // symGram turns the symmetric squared distances sq (zero diagonal) into
-// K_ij = exp(c r²_ij) in place, evaluating each pair once, and writes the
-// row sums of K into rowSum.
+// K_ij = exp(c r²_ij) in place, evaluating each pair once (the upper
+// triangle's rows with internal/dense's vectorised exponential, within
+// 2 ulps of math.Exp), and writes the row sums of K into rowSum.
 func symGram(sq *mat.Dense, rowSum []float64, c float64) {
 	raw := sq.RawMatrix()
 	n := raw.Rows
@@ -109,9 +149,10 @@ func symGram(sq *mat.Dense, rowSum []float64, c float64) {
 	}
 	for i := 0; i < n; i++ {
 		raw.Data[i*raw.Stride+i] = 1
-		for j := i + 1; j < n; j++ {
-			v := math.Exp(c * raw.Data[i*raw.Stride+j])
-			raw.Data[i*raw.Stride+j] = v
+		row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
+		dense.ExpScaled(row, c)
+		for k, v := range row {
+			j := i + 1 + k
 			raw.Data[j*raw.Stride+i] = v
 			rowSum[i] += v
 			rowSum[j] += v

@@ -47,6 +47,6 @@ func ExampleRun() {
 	fmt.Printf("%d particles, mean (%.2f, %.2f), spread %.1f\n", set.Len(), m[0], m[1], v)
 	fmt.Printf("%d iterations, %d gradient evaluations\n", last.Step, last.GradEvals)
 	// Output:
-	// 50 particles, mean (1.00, -2.00), spread 1.8
+	// 50 particles, mean (1.01, -2.00), spread 1.7
 	// 2000 iterations, 100000 gradient evaluations
 }

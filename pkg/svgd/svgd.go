@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/mmdfw/mmdfw/internal/dense"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
@@ -380,14 +381,7 @@ func (st *state) step(it int) {
 		xr := x.Data[i*x.Stride : i*x.Stride+d]
 		gr := phi.Data[i*phi.Stride : i*phi.Stride+d]
 		hr := hist.Data[i*hist.Stride : i*hist.Stride+d]
-		for j, g := range gr {
-			if it == 0 {
-				hr[j] = g * g
-			} else {
-				hr[j] = a*hr[j] + (1-a)*g*g
-			}
-			xr[j] += eps * g / (fudge + math.Sqrt(hr[j]))
-		}
+		dense.AdaGrad(xr, gr, hr, eps, a, fudge, it == 0)
 	}
 }
 

@@ -1,0 +1,52 @@
+//go:build amd64 && !noasm
+
+package dense
+
+import "golang.org/x/sys/cpu"
+
+// useFMA selects the AVX2/FMA micro-kernel; tests switch it off to compare
+// the portable loop.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// haveFMA reports whether the micro-kernel can run here.
+var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// mul4x8 sets the 4×8 block of C at c (row stride ldc) to α times the
+// product of the 4×k block of A at a (row stride lda) and the k×8 block of B
+// at b (row stride ldb), k ≥ 1.
+//
+//go:noescape
+func mul4x8(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// mul4x4 is mul4x8 for a 4×4 block.
+//
+//go:noescape
+func mul4x4(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// expNegFMA sets x[i] = exp(−nc·x[i]) for i < n, n a multiple of 4, with
+// the operations of expNeg.
+//
+//go:noescape
+func expNegFMA(x *float64, n int, nc float64)
+
+// mul4xr is mul4x4 for the first r columns, 1 ≤ r ≤ 3, through lane masks.
+//
+//go:noescape
+func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, r int)
+
+// adagradAVX is AdaGrad on n = 4m coordinates; first is 1 on the first
+// step.
+//
+//go:noescape
+func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int)
+
+// sqDistAVX adds the squared differences of a and b (n = 16m) to the 16
+// chains of s, chain l taking the indices ≡ l mod 16.
+//
+//go:noescape
+func sqDistAVX(ap, bp *float64, n int, s *[16]float64)
+
+// steinAxpyAVX is SteinAxpy on n = 4m coordinates.
+//
+//go:noescape
+func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64)

@@ -1,0 +1,36 @@
+//go:build !amd64 || noasm
+
+package dense
+
+// useFMA is false: the portable loop is used.
+var useFMA = false
+
+const haveFMA = false
+
+func mul4x8(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
+	panic("dense: no FMA kernel")
+}
+
+func mul4x4(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
+	panic("dense: no FMA kernel")
+}
+
+func expNegFMA(x *float64, n int, nc float64) {
+	panic("dense: no FMA kernel")
+}
+
+func mul4xr(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, r int) {
+	panic("dense: no FMA kernel")
+}
+
+func adagradAVX(xp, gp, hp *float64, n int, eps, alpha, oma, fudge float64, first int) {
+	panic("dense: no AVX2 kernel")
+}
+
+func sqDistAVX(ap, bp *float64, n int, s *[16]float64) {
+	panic("dense: no AVX2 kernel")
+}
+
+func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64) {
+	panic("dense: no AVX2 kernel")
+}
