@@ -39,6 +39,7 @@ type ChainMonitor struct {
 	last  []ChainStatus
 	first []int // Done at the first update of each chain, −1 before it
 	seen  []bool
+	bars  []*chainBar // one per chain on a terminal, else nil
 	stop  chan struct{}
 	wg    sync.WaitGroup
 }
@@ -49,9 +50,16 @@ const ChainMonitorInterval = 5 * time.Second
 
 // ChainMonitor starts a monitor of chains chains named name (an artefact
 // key, say) that logs to the run's logger every ChainMonitorInterval until
-// Close.
+// Close and, when the run draws bars on a terminal, shows a bar per chain.
 func (e *Env) ChainMonitor(name string, chains int) *ChainMonitor {
-	return NewChainMonitor(name, chains, e.Log(), ChainMonitorInterval)
+	m := NewChainMonitor(name, chains, e.Log(), ChainMonitorInterval)
+	if e != nil && e.runner != nil && e.runner.prog != nil {
+		m.bars = make([]*chainBar, chains)
+		for i := range m.bars {
+			m.bars[i] = e.runner.prog.chain(name, i)
+		}
+	}
+	return m
 }
 
 // Log returns the logger of the run the environment belongs to.
@@ -98,12 +106,18 @@ func (m *ChainMonitor) Update(s ChainStatus) {
 	}
 	m.last[s.Chain] = s
 	m.mu.Unlock()
+	if m.bars != nil {
+		m.bars[s.Chain].update(s)
+	}
 }
 
 // Close stops the monitor.
 func (m *ChainMonitor) Close() {
 	close(m.stop)
 	m.wg.Wait()
+	for _, b := range m.bars {
+		b.end()
+	}
 }
 
 // report logs one line per chain that has started.

@@ -428,3 +428,45 @@ func TestOtherRunnersFailureNotRetried(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal, a chain monitor draws a bar per chain beside the cells'
+// bars, with the chain's phase and acceptance.
+func TestChainBars(t *testing.T) {
+	var out lockedBuffer
+	r := &Runner{prog: newProgress(&out, 1, 0)}
+	env := &Env{runner: r}
+	m := env.ChainMonitor("reference/hmc/gauss/s0", 2)
+	for i := 1; i <= 5; i++ {
+		for c := range 2 {
+			m.Update(ChainStatus{Chain: c, Phase: "sampling", Iteration: i, Total: 10, StepSize: 0.25, AcceptRate: 0.875, Done: 10 + i, Remaining: 10 - i})
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "chain 1") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.prog.mu.Lock()
+	note := m.bars[1].note
+	r.prog.mu.Unlock()
+	if note != " sampling 5/10 step 0.25 accept 0.88" {
+		t.Errorf("chain 1's note %q", note)
+	}
+	m.Close()
+	r.prog.total.Increment()
+	r.prog.wait()
+	s := out.String()
+	// 15 of 20 iterations done; the phase and acceptance follow the
+	// percentage, as far as the line's width allows (a buffer has no
+	// terminal width, so they are cut here).
+	for _, want := range []string{"reference/hmc/gauss/s0 chain 0  75 %", "reference/hmc/gauss/s0 chain 1  75 %"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in the bars:\n%q", want, s)
+		}
+	}
+	// Without bars (not a terminal) the monitor draws none.
+	plain := (&Env{runner: &Runner{}}).ChainMonitor("x", 2)
+	if plain.bars != nil {
+		t.Error("bars without a terminal")
+	}
+	plain.Close()
+}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -137,6 +138,53 @@ func (cb *cellBar) done() {
 
 // abort removes the bar of an interrupted cell without counting it.
 func (cb *cellBar) abort() {
+	if cb == nil {
+		return
+	}
+	cb.b.Abort(true)
+}
+
+// chainBar follows one Markov chain of a long computation: iterations done
+// against all of the chain's iterations, with its phase, step size and
+// acceptance.
+type chainBar struct {
+	pr   *progress
+	b    *mpb.Bar
+	note string
+}
+
+// chain adds a bar for chain i of the computation name.
+func (p *progress) chain(name string, i int) *chainBar {
+	if p == nil {
+		return nil
+	}
+	cb := &chainBar{pr: p}
+	cb.b = p.p.AddBar(0,
+		mpb.BarRemoveOnComplete(),
+		mpb.PrependDecorators(decor.Name(name+" chain "+strconv.Itoa(i), decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Any(func(decor.Statistics) string {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return cb.note
+		})),
+	)
+	return cb
+}
+
+// update shows s on the chain's bar.
+func (cb *chainBar) update(s ChainStatus) {
+	if cb == nil {
+		return
+	}
+	cb.pr.mu.Lock()
+	cb.note = fmt.Sprintf(" %s %d/%d step %.3g accept %.2f", s.Phase, s.Iteration, s.Total, s.StepSize, s.AcceptRate)
+	cb.pr.mu.Unlock()
+	cb.b.SetTotal(int64(s.Done+s.Remaining), false)
+	cb.b.SetCurrent(int64(s.Done))
+}
+
+// end removes the chain's bar.
+func (cb *chainBar) end() {
 	if cb == nil {
 		return
 	}

@@ -249,9 +249,9 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
 		}
 	}
-	r.log = log
+	r.log, r.prog = log, prog
 	r.refTimes = map[string]time.Duration{}
-	defer func() { r.log = nil }()
+	defer func() { r.log, r.prog = nil, nil }()
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)

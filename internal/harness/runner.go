@@ -52,6 +52,7 @@ type Runner struct {
 	opts  Options
 	store *Store
 	log   *slog.Logger // set by Run; see logger
+	prog  *progress    // set by Run: the bars on a terminal, or nil
 
 	refMu    sync.Mutex
 	refTimes map[string]time.Duration // references computed by Run, set by Run
