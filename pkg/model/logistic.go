@@ -34,8 +34,9 @@ type Logistic struct {
 	y    []float64
 	n, p int
 
-	scratch   sync.Pool                      // *lrScratch
-	mbScratch atomic.Pointer[lrBatchScratch] // kept across garbage collections
+	scratch     sync.Pool                      // *lrScratch
+	hessScratch sync.Pool                      // *lrHessScratch
+	mbScratch   atomic.Pointer[lrBatchScratch] // kept across garbage collections
 }
 
 // NewLogistic returns the posterior for features X (N×p; a bias column of
