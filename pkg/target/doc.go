@@ -13,7 +13,8 @@
 //
 // Optional interfaces add what some methods can use: Stochastic (an unbiased
 // minibatch score, for SVGD and SGLD on large data), Batched (many particles
-// at once, for evaluation) and PriorSampler (initialisation from the prior).
+// at once, for evaluation), PriorSampler (initialisation from the prior) and
+// Hessian (exact second derivatives, for a Laplace approximation).
 //
 // Gaussian is an exact N(m, Σ) target whose RBF and random-Fourier-feature
 // kernel mean embeddings are known in closed form, so that MMD², the

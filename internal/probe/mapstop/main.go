@@ -21,6 +21,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -32,6 +33,17 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
+
+func medianSeconds(n int, f func()) float64 {
+	t := make([]float64, n)
+	for i := range t {
+		t0 := time.Now()
+		f()
+		t[i] = time.Since(t0).Seconds()
+	}
+	slices.Sort(t)
+	return t[n/2]
+}
 
 func main() {
 	dir := flag.String("data", "data", "data folder")
@@ -84,6 +96,24 @@ func main() {
 	lap.SampleRows(rand.New(rand.NewPCG(*seed, 99)), draws)
 	h := kernel.MedianDistance(draws, 1000)
 	emb := lap.RBFEmbedding(h)
+
+	// The cost of the Laplace precision at the MAP: the exact Hessian
+	// against the finite-difference fit of pkg/mmdfw (2d gradients), the
+	// median of 5 timings each.
+	var Ht mat.SymDense
+	th := medianSeconds(5, func() { m.LogProbHessian(&Ht, ref.X) })
+	var lapEvals int64
+	tf := medianSeconds(5, func() {
+		l, err := mmdfw.FitLaplace(ctx, m, ref.X, mmdfw.LaplaceSettings{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mapstop:", err)
+			os.Exit(1)
+		}
+		lapEvals = l.GradEvals
+	})
+	tg := medianSeconds(21, func() { m.LogProbGrad(ref.X, make([]float64, d)) })
+	fmt.Printf("Laplace precision at the MAP: exact Hessian %.4f s (%.0f gradient times), finite differences %.4f s (%d gradient evaluations, %.0f gradient times); one gradient %.5f s\n",
+		th, th/tg, tf, lapEvals, tf/tg, tg)
 
 	fmt.Printf("covertype %s, seed %d: %d training rows, %d held-out rows, d = %d, workers %d\n",
 		c.Label, *seed, m.NData(), c.XTest.RawMatrix().Rows, d, *workers)
