@@ -202,3 +202,39 @@ func stdev(v []float64) float64 {
 	}
 	return math.Sqrt(s / float64(len(v)))
 }
+
+// The steps allocate nothing: a run of 2,000 steps allocates what a run of
+// 10 does (the result and the buffers).
+func TestTrainAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	X, y := synthBNN(rng, 300, 4)
+	m := model.NewBNN(X, y, 10)
+	x0 := make([]float64, m.Dim())
+	m.Init(rng, x0)
+	count := func(steps int) float64 {
+		return testing.AllocsPerRun(3, func() {
+			if _, err := Train(context.Background(), m, x0, Settings{Steps: steps, Batch: 50}, rand.New(rand.NewPCG(1, 1))); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := count(10), count(2000); b > a {
+		t.Errorf("2,000 steps allocate %v times, 10 steps %v", b, a)
+	}
+}
+
+// BenchmarkTrainStep is one Adam step on the 50-unit network of a
+// Boston-sized set (batch 100).
+func BenchmarkTrainStep(b *testing.B) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	X, y := synthBNN(rng, 455, 13)
+	m := model.NewBNN(X, y, 50)
+	x0 := make([]float64, m.Dim())
+	m.Init(rng, x0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	_, err := Train(context.Background(), m, x0, Settings{Steps: b.N, Batch: 100}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+}
