@@ -33,7 +33,7 @@ func ExampleTrain() {
 			rmse, _ := train.Metrics(Xva, yva, mat.NewDense(1, len(x), x), []float64{1}, 0, 1)
 			return -rmse
 		},
-	}, rng)
+	}, rand.NewPCG(3, 4))
 	if err != nil {
 		fmt.Println(err)
 		return

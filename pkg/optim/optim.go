@@ -74,17 +74,18 @@ type Result struct {
 }
 
 // Train runs a minibatch Adam or AdaGrad ascent of log p from x0 (not
-// modified) and returns the point and its scales. rng draws the batches.
+// modified) and returns the point and its scales. src draws the batches.
 // Only a cancelled ctx or a non-finite score is an error; the result then
 // holds the best point so far and the evaluations spent.
-func Train(ctx context.Context, t target.Stochastic, x0 []float64, s Settings, rng *rand.Rand) (Result, error) {
+func Train(ctx context.Context, t target.Stochastic, x0 []float64, s Settings, src rand.Source) (Result, error) {
 	d := t.Dim()
 	if len(x0) != d {
 		panic("optim: starting point length differs from the target dimension")
 	}
-	if rng == nil {
+	if src == nil {
 		panic("optim: Train needs a random source")
 	}
+	rng := rand.New(src)
 	n := t.NData()
 	if n <= 0 {
 		panic("optim: target has no data")

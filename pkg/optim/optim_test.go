@@ -74,7 +74,7 @@ func TestTrainMode(t *testing.T) {
 		{"adagrad-full", Settings{Rule: AdaGrad, Batch: 1000, Steps: 3000, Step: 0.5}, 1e-3},
 		{"adam-batch20", Settings{Batch: 20, Steps: 3000, Step: 0.01}, 0.05},
 	} {
-		r, err := Train(context.Background(), tg, x0, tc.s, rand.New(rand.NewPCG(3, 4)))
+		r, err := Train(context.Background(), tg, x0, tc.s, rand.NewPCG(3, 4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestTrainScale(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n, b = 2000, 20
 	tg, _ := newMeanTarget(rng, n, 3)
-	r, err := Train(context.Background(), tg, make([]float64, 3), Settings{Batch: b, Steps: 6000, Step: 0.005}, rand.New(rand.NewPCG(7, 8)))
+	r, err := Train(context.Background(), tg, make([]float64, 3), Settings{Batch: b, Steps: 6000, Step: 0.005}, rand.NewPCG(7, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestTrainBNNNoCollapse(t *testing.T) {
 	x0 := make([]float64, d)
 	m.Init(rand.New(rand.NewPCG(11, 12)), x0)
 	r, err := Train(context.Background(), m, x0, Settings{Batch: 20, Steps: 5000, Step: 0.005,
-		Validate: func(x []float64) float64 { return -rmse(x) }}, rand.New(rand.NewPCG(13, 14)))
+		Validate: func(x []float64) float64 { return -rmse(x) }}, rand.NewPCG(13, 14))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestTrainAllocs(t *testing.T) {
 	m.Init(rng, x0)
 	count := func(steps int) float64 {
 		return testing.AllocsPerRun(3, func() {
-			if _, err := Train(context.Background(), m, x0, Settings{Steps: steps, Batch: 50}, rand.New(rand.NewPCG(1, 1))); err != nil {
+			if _, err := Train(context.Background(), m, x0, Settings{Steps: steps, Batch: 50}, rand.NewPCG(1, 1)); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -233,8 +233,23 @@ func BenchmarkTrainStep(b *testing.B) {
 	m.Init(rng, x0)
 	b.ReportAllocs()
 	b.ResetTimer()
-	_, err := Train(context.Background(), m, x0, Settings{Steps: b.N, Batch: 100}, rand.New(rand.NewPCG(1, 1)))
+	_, err := Train(context.Background(), m, x0, Settings{Steps: b.N, Batch: 100}, rand.NewPCG(1, 1))
 	if err != nil {
 		b.Fatal(err)
+	}
+}
+
+// A cancelled context ends training with its error, the point so far and
+// the evaluations spent.
+func TestTrainCancel(t *testing.T) {
+	tg, _ := newMeanTarget(rand.New(rand.NewPCG(19, 20)), 100, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Train(ctx, tg, []float64{1, 2}, Settings{Batch: 10}, rand.NewPCG(1, 1))
+	if err != context.Canceled {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if r.Steps != 0 || r.GradEvals != 0 || r.X[0] != 1 || r.X[1] != 2 {
+		t.Errorf("cancelled before the first step: %+v", r)
 	}
 }

@@ -132,7 +132,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 				}
 			}
 			return 0
-		}}, rand.New(rand.NewPCG(seed, 2)))
+		}}, rand.NewPCG(seed, 2))
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	// The early-stopped point: validation RMSE every 100 steps, patience 5.
 	t0 := time.Now()
 	tr, err := optim.Train(context.Background(), m, x0, optim.Settings{Steps: steps, Batch: 100,
-		Validate: func(x []float64) float64 { r, _ := s.one(x); return -r }}, rand.New(rand.NewPCG(seed, 2)))
+		Validate: func(x []float64) float64 { r, _ := s.one(x); return -r }}, rand.NewPCG(seed, 2))
 	if err != nil {
 		return err
 	}
@@ -234,12 +234,22 @@ func fw(s *split, t interface {
 	MinibatchLogProbGrad(x, g []float64, b []int) float64
 }, st mmdfw.Settings, left, charged int64, name string, seed uint64, back func(*mat.Dense) *mat.Dense) error {
 	var last particle.Snapshot
+	var trail string
 	t0 := time.Now()
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		if sn.GradEvals > left {
 			return particle.ErrStop
 		}
 		last = particle.Snapshot{Step: sn.Step, X: mat.DenseCopyOf(sn.X), W: append([]float64(nil), sn.W...), GradEvals: sn.GradEvals}
+		switch sn.Step {
+		case 1, 10, 50, 100:
+			X := last.X
+			if back != nil {
+				X = back(X)
+			}
+			r, l := s.metrics(X, last.W)
+			trail += fmt.Sprintf(" n=%d %.4f/%.4f", sn.Step, r, l)
+		}
 		return nil
 	})
 	_, err := mmdfw.Run(context.Background(), t, st, rand.NewPCG(seed, 6), rec)
@@ -255,7 +265,7 @@ func fw(s *split, t interface {
 		X = back(X)
 	}
 	r, l := s.metrics(X, last.W)
-	fmt.Printf("%-13s  %11d  %8.4f  %7.4f  %10d  %7.2f\n", name, last.Step, r, l, last.GradEvals+charged, time.Since(t0).Seconds())
+	fmt.Printf("%-13s  %11d  %8.4f  %7.4f  %10d  %7.2f  (val RMSE/LL at%s)\n", name, last.Step, r, l, last.GradEvals+charged, time.Since(t0).Seconds(), trail)
 	return nil
 }
 
