@@ -113,8 +113,8 @@ func null(dir string, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("HMC: 4 chains × 500 draws after 500 warm-up, max R̂ %.3f, min ESS %.0f, flagged %v, %.1f s\n",
-		ref.MaxRhat, ref.MinESS, ref.Flagged, time.Since(t0).Seconds())
+	fmt.Printf("HMC: 4 chains × 500 draws after 500 warm-up, max R̂ %.4f, min ESS %.0f, flagged %v %q, %.1f s\n",
+		ref.MaxRhat, ref.MinESS, ref.Flagged, ref.Reasons, time.Since(t0).Seconds())
 	t0 = time.Now()
 	sv2, err := svgd.Run(ctx, m, svgd.Settings{Particles: 100, Iterations: 6000, Step: 0.05, BatchSize: 100, Workers: 1},
 		rand.NewPCG(seed, 12), particle.Discard)
