@@ -37,6 +37,11 @@
 // the pass near the speed of a plain sum over X; elsewhere, or with the
 // build tag noasm, portable Go is used.
 //
+// LogProbHessian (target.Hessian) gives the exact second derivatives, with
+// dₙ = σ(uₙ)σ(−uₙ), uₙ = wᵀxₙ:
+//
+//	∇²_w log p = −XᵀDX − eˢ I,   ∂²log p/∂w∂s = −eˢ w,   ∂²log p/∂s² = −eˢ (‖w‖²/2 + b₀)
+//
 // # Neural network
 //
 // Standardised inputs xₙ ∈ ℝᵖ and responses yₙ, H hidden ReLU units,

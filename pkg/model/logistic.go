@@ -37,6 +37,7 @@ type Logistic struct {
 	n, p int
 
 	scratch     sync.Pool                      // *lrScratch
+	hessScratch sync.Pool                      // *lrHessScratch
 	mbScratch   atomic.Pointer[lrBatchScratch] // kept across garbage collections
 	fullScratch atomic.Pointer[lrFullScratch]
 }

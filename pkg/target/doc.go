@@ -13,7 +13,8 @@
 //
 // Optional interfaces add what some methods can use: Stochastic (an unbiased
 // minibatch score, for SVGD and SGLD on large data), Batched (many particles
-// at once, for evaluation) and PriorSampler (initialisation from the prior).
+// at once, for evaluation), PriorSampler (initialisation from the prior) and
+// Hessian (exact second derivatives, for a Laplace approximation).
 //
 // A posterior over data rows, log p(θ) = log p₀(θ) + Σᵢ log L(dᵢ | θ), need
 // not implement them by hand: NewPosterior builds all of them from a
