@@ -19,6 +19,13 @@ datasets = ["gauss2d"]
 splits = [1]
 [eval]
 metrics = ["mmd2"]
+[[figures]]
+id = "rff"
+x = "particles"
+y = "mmd2_exact"
+fallback = "mmd2"
+fit = "rate"
+own_kernel = true
 [methods.mmdfw-rbf]
 kind = "mmdfw"
 particles = [8]

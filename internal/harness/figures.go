@@ -1,0 +1,255 @@
+package harness
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Figure is one figure an experiment file declares in a [[figures]] table:
+// what the report draws from the experiment's results. Figures are
+// presentation: they enter no cache key, and changing one never makes a
+// result stale.
+type Figure struct {
+	// ID names the figure and the base of its files (with the dataset
+	// appended when the experiment has several, and the metric when Y has
+	// several); claims of the report name the figures they rest on by it.
+	ID string `toml:"id" json:"id"`
+	// Title is the first part of every panel's title; the report adds the
+	// dataset and what is drawn against what. Default: the experiment id.
+	Title string `toml:"title" json:"title,omitempty"`
+	// X is the abscissa: XSeconds (compute time), XGradients (gradient
+	// evaluations) or XParticles (the number of particles). Default:
+	// XSeconds for a timed experiment, else XParticles.
+	X string `toml:"x" json:"x"`
+	// Y are the metrics drawn, each a registered metric or a method's
+	// statistic (StatPrefix + name); one file per metric when there are
+	// several. A single metric may be written as a string.
+	Y Metrics `toml:"y" json:"y"`
+	// Fallback, when set, is the metric drawn on a dataset whose cells
+	// do not record the single metric of Y (mmd2_exact where the target
+	// has a closed form, else mmd2).
+	Fallback string `toml:"fallback" json:"fallback,omitempty"`
+	// YLabel replaces the metric's axis label.
+	YLabel string `toml:"y_label" json:"y_label,omitempty"`
+	// Methods, when not empty, are the method names drawn (in the legend
+	// order of the report); default every method of the experiment.
+	Methods []string `toml:"methods" json:"methods,omitempty"`
+	// LogX and LogY choose log axes. Unset, the time and gradient axes
+	// are logarithmic when the evaluation grid spans more than two
+	// decades, the particle axis is linear, and the y axis is
+	// logarithmic for MMD² metrics (names starting "mmd2" or
+	// StatPrefix+"mmd2"). On a log y axis the curves are geometric means
+	// over splits with a band exp(mean ± sd) of the log values; on a
+	// linear one, means with a band mean ± sd.
+	LogX *bool `toml:"log_x" json:"log_x,omitempty"`
+	LogY *bool `toml:"log_y" json:"log_y,omitempty"`
+	// Band is BandSD (default: ± one sample sd over splits) or BandNone.
+	Band string `toml:"band" json:"band,omitempty"`
+	// Fit is empty or FitRate: fit log y = a − r·x to each series (x the
+	// number of particles) and draw the fitted line, with the rate and R²
+	// in the legend.
+	Fit string `toml:"fit" json:"fit,omitempty"`
+	// OwnKernel draws a random-feature MMD-FW series in the MMD² of its
+	// own kernel (StatPrefix+"mmd2_kernel") where its cells record it,
+	// next to a second panel with every series in the metric of Y.
+	OwnKernel bool `toml:"own_kernel" json:"own_kernel,omitempty"`
+	// Panels, when not empty, draw one panel per entry, side by side with
+	// one legend, each with the methods it names: the groups of an
+	// ablation.
+	Panels []Panel `toml:"panels" json:"panels,omitempty"`
+}
+
+// Panel is one panel of a figure: a title and the methods it draws.
+type Panel struct {
+	Title   string   `toml:"title" json:"title"`
+	Methods []string `toml:"methods" json:"methods"`
+}
+
+// Metrics is a list of metric names that decodes from a TOML string (one
+// metric) or array of strings.
+type Metrics []string
+
+// UnmarshalTOML decodes a string or an array of strings.
+func (m *Metrics) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*m = Metrics{v}
+		return nil
+	case []any:
+		out := make(Metrics, 0, len(v))
+		for _, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return fmt.Errorf("metric %v is not a string", x)
+			}
+			out = append(out, s)
+		}
+		*m = out
+		return nil
+	}
+	return fmt.Errorf("y must be a metric name or a list of metric names, not %T", v)
+}
+
+// Figure abscissae, bands and fits.
+const (
+	XSeconds   = "seconds"
+	XGradients = "gradients"
+	XParticles = "particles"
+	BandSD     = "sd"
+	BandNone   = "none"
+	FitRate    = "rate"
+)
+
+var figureIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// checkFigures validates the figures of the file against the experiment e
+// resolved under one profile and returns them with their defaults set. A
+// figure naming a method the experiment does not define, or a metric that
+// is not registered, is a *ConfigError naming the figure and its key.
+func (d *decoder) checkFigures(figs []Figure, e *Experiment) ([]Figure, error) {
+	methods := map[string]bool{}
+	var names []string
+	for _, m := range e.Methods {
+		methods[m.Name] = true
+		names = append(names, m.Name)
+	}
+	seen := map[string]bool{}
+	out := make([]Figure, 0, len(figs))
+	for i, f := range figs {
+		errAt := func(key, format string, args ...any) error {
+			return &ConfigError{File: d.file, Line: figureLine(d.src, i, key), Key: fmt.Sprintf("figures[%d].%s", i, key),
+				Msg: fmt.Sprintf("figure %q: ", f.ID) + fmt.Sprintf(format, args...)}
+		}
+		if f.ID == "" {
+			return nil, errAt("id", "required key is missing")
+		}
+		if !figureIDRE.MatchString(f.ID) {
+			return nil, errAt("id", "%q is not a valid figure id (lower-case letters, digits, '.', '_' and '-')", f.ID)
+		}
+		if seen[f.ID] {
+			return nil, errAt("id", "figure id %q is declared twice", f.ID)
+		}
+		seen[f.ID] = true
+		if f.Title == "" {
+			f.Title = e.ID
+		}
+		switch f.X {
+		case "":
+			f.X = XParticles
+			if e.Timed {
+				f.X = XSeconds
+			}
+		case XSeconds, XGradients, XParticles:
+		default:
+			return nil, errAt("x", "unknown axis %q (axes: %s, %s, %s)", f.X, XSeconds, XGradients, XParticles)
+		}
+		if len(f.Y) == 0 {
+			return nil, errAt("y", "at least one metric is needed")
+		}
+		ys := map[string]bool{}
+		for _, m := range f.Y {
+			if err := d.figureMetric(m); err != nil {
+				return nil, errAt("y", "%v", err)
+			}
+			if ys[m] {
+				return nil, errAt("y", "metric %q is listed twice", m)
+			}
+			ys[m] = true
+		}
+		if f.Fallback != "" {
+			if len(f.Y) != 1 {
+				return nil, errAt("fallback", "a fallback needs a single metric in y")
+			}
+			if err := d.figureMetric(f.Fallback); err != nil {
+				return nil, errAt("fallback", "%v", err)
+			}
+		}
+		for _, m := range f.Methods {
+			if !methods[m] {
+				return nil, errAt("methods", "unknown method %q (the experiment's methods: %s)", m, strings.Join(names, ", "))
+			}
+		}
+		switch f.Band {
+		case "":
+			f.Band = BandSD
+		case BandSD, BandNone:
+		default:
+			return nil, errAt("band", "unknown band %q (bands: %s, %s)", f.Band, BandSD, BandNone)
+		}
+		switch f.Fit {
+		case "":
+		case FitRate:
+			if f.X != XParticles {
+				return nil, errAt("fit", "a rate is fitted against particles, not %s", f.X)
+			}
+		default:
+			return nil, errAt("fit", "unknown fit %q (fits: %s)", f.Fit, FitRate)
+		}
+		if len(f.Panels) > 0 && (f.Fit != "" || f.OwnKernel) {
+			return nil, errAt("panels", "panels cannot be combined with fit or own_kernel")
+		}
+		for j, p := range f.Panels {
+			if p.Title == "" {
+				return nil, errAt(fmt.Sprintf("panels[%d].title", j), "required key is missing")
+			}
+			if len(p.Methods) == 0 {
+				return nil, errAt(fmt.Sprintf("panels[%d].methods", j), "at least one method is needed")
+			}
+			for _, m := range p.Methods {
+				if !methods[m] {
+					return nil, errAt(fmt.Sprintf("panels[%d].methods", j), "unknown method %q (the experiment's methods: %s)", m, strings.Join(names, ", "))
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// figureMetric checks that m is a registered metric or a method's
+// statistic.
+func (d *decoder) figureMetric(m string) error {
+	if strings.HasPrefix(m, StatPrefix) && len(m) > len(StatPrefix) {
+		return nil
+	}
+	if _, ok := d.reg.metric(m); !ok {
+		return unknownName("metric", m, d.reg)
+	}
+	return nil
+}
+
+// figureLine returns the line of key (its first dotted part) in the i-th
+// [[figures]] table of src, the table's header line when the key is not
+// written there, or 0 when the figures are not written as [[figures]]
+// tables.
+func figureLine(src []byte, i int, key string) int {
+	key, _, _ = strings.Cut(key, ".")
+	key, _, _ = strings.Cut(key, "[")
+	n, header := -1, 0
+	for ln, line := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			if t == "[[figures]]" {
+				n++
+				if n == i {
+					header = ln + 1
+				} else if n > i {
+					break
+				}
+				continue
+			}
+			if n == i && !strings.HasPrefix(t, "[[figures.") {
+				break
+			}
+			continue
+		}
+		if n != i {
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
+			return ln + 1
+		}
+	}
+	return header
+}
