@@ -215,7 +215,11 @@ func (d *decoder) errAt(key []string, format string, args ...any) *ConfigError {
 		}
 		return &ConfigError{File: d.file, Key: toml.Key(k).String(), Msg: msg}
 	}
-	return &ConfigError{File: d.file, Line: keyLine(d.src, key), Key: toml.Key(key).String(), Msg: fmt.Sprintf(format, args...)}
+	line := keyLine(d.src, key)
+	if line == 0 && len(key) > 1 && key[0] == "figures" {
+		line = figureKeyLine(d.src, key)
+	}
+	return &ConfigError{File: d.file, Line: line, Key: toml.Key(key).String(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // missing reports a required key at the line of its table.

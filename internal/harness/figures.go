@@ -219,32 +219,41 @@ func (d *decoder) figureMetric(m string) error {
 	return nil
 }
 
-// figureLine returns the line of key (its first dotted part) in the i-th
-// [[figures]] table of src, the table's header line when the key is not
-// written there, or 0 when the figures are not written as [[figures]]
-// tables.
+// figureLine returns the line of key in the i-th [[figures]] table of
+// src ("panels[j].k" in its j-th [[figures.panels]] table), the line of
+// the table's header when the key is not written there, or 0 when the
+// figures are not written as [[figures]] tables.
 func figureLine(src []byte, i int, key string) int {
-	key, _, _ = strings.Cut(key, ".")
+	panel := -1
+	if rest, ok := strings.CutPrefix(key, "panels["); ok {
+		n, k, _ := strings.Cut(rest, "].")
+		if _, err := fmt.Sscanf(n, "%d", &panel); err != nil {
+			panel = -1
+		}
+		key = k
+	}
 	key, _, _ = strings.Cut(key, "[")
-	n, header := -1, 0
+	fig, pan, header := -1, -1, 0
+	in := false // inside the table the key is looked for
 	for ln, line := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "[") {
-			if t == "[[figures]]" {
-				n++
-				if n == i {
-					header = ln + 1
-				} else if n > i {
-					break
-				}
-				continue
+			switch {
+			case t == "[[figures]]":
+				fig, pan = fig+1, -1
+				in = fig == i && panel < 0
+			case t == "[[figures.panels]]":
+				pan++
+				in = fig == i && pan == panel
+			default:
+				in = false
 			}
-			if n == i && !strings.HasPrefix(t, "[[figures.") {
-				break
+			if in {
+				header = ln + 1
 			}
 			continue
 		}
-		if n != i {
+		if !in {
 			continue
 		}
 		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
@@ -252,4 +261,28 @@ func figureLine(src []byte, i int, key string) int {
 		}
 	}
 	return header
+}
+
+// figureKeyLine returns the line of the first [[figures]] (or, for a key
+// under panels, [[figures.panels]]) table of src that writes the last part
+// of key, or 0: the toml package does not report lines inside arrays of
+// tables.
+func figureKeyLine(src []byte, key []string) int {
+	want := "[[figures]]"
+	if len(key) > 2 && key[1] == "panels" {
+		want = "[[figures.panels]]"
+	}
+	last := key[len(key)-1]
+	in := false
+	for ln, line := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			in = t == want
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); in && ok && strings.TrimSpace(k) == last {
+			return ln + 1
+		}
+	}
+	return 0
 }

@@ -475,3 +475,16 @@ func (st *style) pairExact(cells []*Cell, exact map[string]bool) {
 		next = st.index[m] + 1
 	}
 }
+
+// FigureNames returns the base names of the files the figures of
+// experiment id are drawn to, for every dataset its finished cells cover.
+func FigureNames(res *Results, id string) []string {
+	cells := res.Experiment(id)
+	var out []string
+	for _, f := range FiguresOf(res, id) {
+		for _, ds := range Datasets(Done(cells)) {
+			out = append(out, f.FileNames(cells, ds)...)
+		}
+	}
+	return out
+}
