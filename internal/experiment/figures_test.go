@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
@@ -49,6 +51,31 @@ func TestPaperFigures(t *testing.T) {
 			if !declared[id] {
 				t.Errorf("claim %d rests on figure %q, which no experiment file declares (declared: %v)", c.Number, id, slices.Sorted(maps.Keys(declared)))
 			}
+		}
+	}
+}
+
+// A figure's selector decodes through MMD-FW's typed settings: the text
+// form of an enum, and the default (RBF) of a method that leaves the
+// kernel unset.
+func TestFigureSelectorTyped(t *testing.T) {
+	src, err := os.ReadFile("../../experiments/rff.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ sel, want string }{
+		{`where = { kernel = "rbf" }`, "mmdfw-rbf lr-mmdfw-rbf mmdfw-exact-rbf"},
+		{`where = { kernel = "rff", features = 50, direction = "exact" }`, "mmdfw-exact-rff-d50"},
+		{`where = { start = "map", features = 1000 }`, "mmdfw-rff-d1000 lr-mmdfw-rff-d1000 mmdfw-exact-rff-d1000"},
+	} {
+		s := strings.Replace(string(src), "[[figures]]", "[[figures]]\nid = \"sel\"\nx = \"particles\"\ny = \"mmd2\"\n"+c.sel+"\n\n[[figures]]", 1)
+		e, err := harness.Load(harness.Default, "rff.toml", []byte(s), "full")
+		if err != nil {
+			t.Errorf("%s: %v", c.sel, err)
+			continue
+		}
+		if got := strings.Join(e.Figures[0].Methods, " "); got != c.want {
+			t.Errorf("%s: methods %q, want %q", c.sel, got, c.want)
 		}
 	}
 }

@@ -96,6 +96,10 @@
 //	fallback = "mmd2"          # metric drawn where the cells lack y's
 //	y_label = ""               # default: the metric's label
 //	methods = ["mmdfw-rbf"]    # default: every method of the file
+//	kinds = ["mmdfw"]          # or select methods by kind and typed settings:
+//	where = { kernel = "rff" } # each key decoded into the kind's Settings
+//	                           # and compared with the resolved value (an
+//	                           # unset setting is its zero value)
 //	log_x = true               # default: time and gradient axes log when
 //	log_y = true               # the grid spans > 2 decades, particles
 //	                           # linear; y log for metrics named mmd2…
@@ -107,7 +111,9 @@
 //	methods = ["start-map", "start-prior"]
 //
 // A method or metric that is not the experiment's or registered, an
-// unknown axis, band or fit, a repeated id, or figures in a profile is a
+// unknown axis, band or fit, a selection that matches no method under some
+// profile or names a setting no selected kind has, a repeated id, or
+// figures in a profile is a
 // *ConfigError naming the figure id, its key (figures[i].y) and line.
 // Figures are presentation: they enter no cache key, so declaring or
 // changing one never makes a result stale. A file without a figures key

@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"encoding"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -35,6 +39,16 @@ type Figure struct {
 	// Methods, when not empty, are the method names drawn (in the legend
 	// order of the report); default every method of the experiment.
 	Methods []string `toml:"methods" json:"methods,omitempty"`
+	// Kinds and Where select the methods drawn by their typed settings
+	// (intersected with Methods when both are given): a method is drawn
+	// when its kind is among Kinds (any, when empty) and each key of
+	// Where, a settings key of its kind, decodes to the value its resolved
+	// settings hold (an unset setting holds its zero value: where = {
+	// kernel = "rbf" } selects the MMD-FW methods that keep the default
+	// kernel). A selection that matches no method, or a key no selected
+	// kind has, is an error.
+	Kinds []string       `toml:"kinds" json:"kinds,omitempty"`
+	Where map[string]any `toml:"where" json:"where,omitempty"`
 	// LogX and LogY choose log axes. Unset, the time and gradient axes
 	// are logarithmic when the evaluation grid spans more than two
 	// decades, the particle axis is linear, and the y axis is
@@ -170,6 +184,18 @@ func (d *decoder) checkFigures(figs []Figure, e *Experiment) ([]Figure, error) {
 				return nil, errAt("methods", "unknown method %q (the experiment's methods: %s)", m, strings.Join(names, ", "))
 			}
 		}
+		for _, k := range f.Kinds {
+			if _, ok := d.reg.method(k); !ok {
+				return nil, errAt("kinds", "%v", unknownName("method", k, d.reg))
+			}
+		}
+		if len(f.Kinds) > 0 || len(f.Where) > 0 {
+			sel, key, err := selectMethods(e, f)
+			if err != nil {
+				return nil, errAt(key, "%v", err)
+			}
+			f.Methods = sel
+		}
 		switch f.Band {
 		case "":
 			f.Band = BandSD
@@ -232,6 +258,7 @@ func figureLine(src []byte, i int, key string) int {
 		}
 		key = k
 	}
+	key, _, _ = strings.Cut(key, ".")
 	key, _, _ = strings.Cut(key, "[")
 	fig, pan, header := -1, -1, 0
 	in := false // inside the table the key is looked for
@@ -285,4 +312,113 @@ func figureKeyLine(src []byte, key []string) int {
 		}
 	}
 	return 0
+}
+
+// selectMethods returns the names of the methods of e that figure f's
+// Kinds and Where select (among f.Methods when it names some), in file
+// order, or an error and the key at fault.
+func selectMethods(e *Experiment, f Figure) ([]string, string, error) {
+	keys := make([]string, 0, len(f.Where))
+	for k := range f.Where {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	known := map[string]bool{}
+	var out []string
+	for _, m := range e.Methods {
+		if len(f.Methods) > 0 && !slices.Contains(f.Methods, m.Name) {
+			continue
+		}
+		if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, m.Kind) {
+			continue
+		}
+		match := true
+		for _, k := range keys {
+			got, ok := settingField(m.Settings, k)
+			if !ok {
+				match = false
+				continue
+			}
+			known[k] = true
+			want := reflect.New(got.Type())
+			if err := setFromTOML(want, f.Where[k]); err != nil {
+				return nil, "where." + k, fmt.Errorf("%v for the settings of kind %s", err, m.Kind)
+			}
+			if !reflect.DeepEqual(want.Elem().Interface(), got.Interface()) {
+				match = false
+			}
+		}
+		if match {
+			out = append(out, m.Name)
+		}
+	}
+	for _, k := range keys {
+		if !known[k] {
+			return nil, "where." + k, fmt.Errorf("no selected method kind has a setting %q", k)
+		}
+	}
+	if len(out) == 0 {
+		key := "where"
+		if len(keys) == 0 {
+			key = "kinds"
+		}
+		return nil, key, fmt.Errorf("the selection matches no method")
+	}
+	return out, "", nil
+}
+
+// settingField returns the field of the settings value s (a struct) whose
+// TOML name is key, promoted fields of embedded structs included.
+func settingField(s any, key string) (reflect.Value, bool) {
+	v := reflect.ValueOf(s)
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return reflect.Value{}, false
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	for _, sf := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if name == key && sf.IsExported() {
+			fv, err := v.FieldByIndexErr(sf.Index)
+			if err != nil {
+				return reflect.Value{}, false
+			}
+			return fv, true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// setFromTOML stores the decoded TOML value x (string, int64, float64,
+// bool) into *dst, through the type's text form when it has one.
+func setFromTOML(dst reflect.Value, x any) error {
+	if u, ok := dst.Interface().(encoding.TextUnmarshaler); ok {
+		s, ok := x.(string)
+		if !ok {
+			return fmt.Errorf("%v is not a string", x)
+		}
+		return u.UnmarshalText([]byte(s))
+	}
+	el := dst.Elem()
+	xv := reflect.ValueOf(x)
+	switch {
+	case el.Kind() == reflect.Bool && xv.Kind() == reflect.Bool,
+		el.Kind() == reflect.String && xv.Kind() == reflect.String:
+		el.Set(xv.Convert(el.Type()))
+	case el.CanInt() && xv.CanInt():
+		el.SetInt(xv.Int())
+	case el.CanUint() && xv.CanInt() && xv.Int() >= 0:
+		el.SetUint(uint64(xv.Int()))
+	case el.CanFloat() && xv.CanFloat():
+		el.SetFloat(xv.Float())
+	case el.CanFloat() && xv.CanInt():
+		el.SetFloat(float64(xv.Int()))
+	default:
+		return fmt.Errorf("%v (%T) cannot be compared with a setting of type %s", x, x, el.Type())
+	}
+	return nil
 }

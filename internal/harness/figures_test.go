@@ -136,3 +136,45 @@ func TestFiguresOutsideCacheKey(t *testing.T) {
 		t.Errorf("cache keys with figures %v, without %v", b, a)
 	}
 }
+
+// A figure may select its methods by kind and typed settings, resolved
+// under each profile; an unset setting holds its zero value.
+func TestFiguresSelect(t *testing.T) {
+	ty := newToy()
+	for _, c := range []struct {
+		sel, want string
+	}{
+		{`where = { steps = 12 }`, "walk-a"},
+		{`where = { steps = 0 }`, "walk-b"},
+		{`kinds = ["walk"]`, "walk-a walk-b"},
+		{"kinds = [\"walk\"]\nwhere = { steps = 12 }\nmethods = [\"walk-a\", \"walk-b\"]", "walk-a"},
+	} {
+		src := withFigures("[[figures]]\nid = \"f\"\ny = \"sq\"\n" + c.sel + "\n")
+		e, err := Load(ty.reg, "toy.toml", []byte(src), "quick")
+		if err != nil {
+			t.Errorf("%s: %v", c.sel, err)
+			continue
+		}
+		if got := strings.Join(e.Figures[0].Methods, " "); got != c.want {
+			t.Errorf("%s: methods %q, want %q", c.sel, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		sel, key, msg string
+	}{
+		{`where = { steps = 7 }`, "figures[0].where", "the selection matches no method"},
+		{`where = { nope = 1 }`, "figures[0].where.nope", `no selected method kind has a setting "nope"`},
+		{`where = { steps = "x" }`, "figures[0].where.steps", "cannot be compared"},
+		{`kinds = ["hmc"]`, "figures[0].kinds", `unknown method "hmc"`},
+		// Under the quick profile walk-a's scale is 2: the selection of
+		// the base protocol matches nothing there.
+		{`where = { scale = 0.5 }`, "figures[0].where", "matches no method"},
+	} {
+		src := withFigures("[[figures]]\nid = \"f\"\ny = \"sq\"\n" + c.sel + "\n")
+		_, err := Load(ty.reg, "toy.toml", []byte(src), "")
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Key != c.key || !strings.Contains(ce.Msg, c.msg) || ce.Line != 30 {
+			t.Errorf("%s: %v, want line 30, key %s, %q", c.sel, err, c.key, c.msg)
+		}
+	}
+}
