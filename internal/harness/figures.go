@@ -52,8 +52,9 @@ type Figure struct {
 	// LogX and LogY choose log axes. Unset, the time and gradient axes
 	// are logarithmic when the evaluation grid spans more than two
 	// decades, the particle axis is linear, and the y axis is
-	// logarithmic for MMD² metrics (names starting "mmd2" or
-	// StatPrefix+"mmd2"). On a log y axis the curves are geometric means
+	// logarithmic for the harness's MMD² metrics (names starting "mmd2";
+	// a method's statistic such as StatPrefix+"mmd2_kernel_pool" stays
+	// linear unless log_y says otherwise). On a log y axis the curves are geometric means
 	// over splits with a band exp(mean ± sd) of the log values; on a
 	// linear one, means with a band mean ± sd.
 	LogX *bool `toml:"log_x" json:"log_x,omitempty"`
