@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/report"
@@ -105,6 +106,12 @@ func plotCmd(args []string) error {
 	files, err := report.Plot(res, *c.figures)
 	for _, f := range files {
 		fmt.Fprintln(os.Stdout, f)
+	}
+	// An experiment without [[figures]] is drawn with the defaults, and
+	// said so: never silently skipped.
+	for _, id := range report.Undeclared(res) {
+		fmt.Fprintf(os.Stderr, "experiment %s declares no [[figures]]: drew the default figures (each recorded metric against compute time): %s\n",
+			id, strings.Join(report.FigureNames(res, id), ", "))
 	}
 	return err
 }

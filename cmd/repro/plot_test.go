@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,13 @@ datasets = ["gauss2d"]
 splits = [1]
 [eval]
 metrics = ["mmd2"]
+[[figures]]
+id = "rff"
+x = "particles"
+y = "mmd2_exact"
+fallback = "mmd2"
+fit = "rate"
+own_kernel = true
 [methods.mmdfw-rbf]
 kind = "mmdfw"
 particles = [8]
@@ -111,5 +119,46 @@ func TestExperimentFiles(t *testing.T) {
 	files, err := experimentFiles(nil, filepath.Join("..", "..", defaultExperiments))
 	if err != nil || !slices.Contains(files, filepath.Join("..", "..", "experiments", "rff.toml")) {
 		t.Errorf("default experiments: %v, %v", files, err)
+	}
+}
+
+// An experiment whose file declares no figures is drawn with the default
+// figures, and repro plot says so, naming them.
+func TestPlotListsUndeclared(t *testing.T) {
+	t.Setenv(experiment.DataEnv, "")
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "rff.toml")
+	results := filepath.Join(tmp, "results")
+	src := tinyRFF[:strings.Index(tinyRFF, "[[figures]]")] + tinyRFF[strings.Index(tinyRFF, "[methods.mmdfw-rbf]"):]
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCmd([]string{file, "--results", results, "-j", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	figures := filepath.Join(tmp, "figures")
+	perr := plotCmd([]string{file, "--results", results, "--figures", figures})
+	w.Close()
+	os.Stderr = old
+	msg := <-done
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if !strings.Contains(msg, "experiment rff declares no [[figures]]") || !strings.Contains(msg, "rff-mmd2") {
+		t.Errorf("repro plot does not list the undeclared experiment:\n%s", msg)
+	}
+	if _, err := os.Stat(filepath.Join(figures, "rff-mmd2.png")); err != nil {
+		t.Error(err)
 	}
 }

@@ -81,6 +81,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	res.Declare(e)
 	figs := filepath.Join(dir, "fig")
 	files, err := report.Plot(res, figs)
 	if err != nil {

@@ -81,6 +81,13 @@ type Experiment struct {
 	// Overrides are the KEY=VALUE overrides applied after the profile
 	// (LoadFileSet), in the order they apply; the provenance records them.
 	Overrides []string
+	// Figures are the figures the file declares in [[figures]] tables,
+	// with their defaults set; they enter no cache key.
+	Figures []Figure
+	// FiguresDeclared is set when the file has a figures key, also an
+	// empty one (figures = [] for an experiment whose output is a table):
+	// the report draws default figures for an experiment without it.
+	FiguresDeclared bool
 }
 
 // Budget stops a method through its recorder: once Steps snapshots steps are
@@ -173,6 +180,8 @@ type expDoc struct {
 type fileDoc struct {
 	expDoc
 	Profiles map[string]toml.Primitive `toml:"profiles"`
+	// Figures are declared in the base of the file only (figures.go).
+	Figures []Figure `toml:"figures"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
@@ -206,7 +215,11 @@ func (d *decoder) errAt(key []string, format string, args ...any) *ConfigError {
 		}
 		return &ConfigError{File: d.file, Key: toml.Key(k).String(), Msg: msg}
 	}
-	return &ConfigError{File: d.file, Line: keyLine(d.src, key), Key: toml.Key(key).String(), Msg: fmt.Sprintf(format, args...)}
+	line := keyLine(d.src, key)
+	if line == 0 && len(key) > 1 && key[0] == "figures" {
+		line = figureKeyLine(d.src, key)
+	}
+	return &ConfigError{File: d.file, Line: line, Key: toml.Key(key).String(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // missing reports a required key at the line of its table.
@@ -378,7 +391,15 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 			return nil, err
 		}
 	}
-	return d.check(&base, p, prefix, settings, refSettings)
+	e, err := d.check(&base, p, prefix, settings, refSettings)
+	if err != nil {
+		return nil, err
+	}
+	if e.Figures, err = d.checkFigures(doc.Figures, e); err != nil {
+		return nil, err
+	}
+	e.FiguresDeclared = d.md.IsDefined("figures")
+	return e, nil
 }
 
 // overlay copies into dst every field of src that the document of md

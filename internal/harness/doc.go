@@ -44,6 +44,10 @@
 //	[data.own]                        # optional: a dataset of the file's own
 //	file = "own.csv"                  # (see below); named in datasets = ["own"]
 //
+//	[[figures]]                       # optional: what the report draws (below)
+//	id = "fig1b"
+//	y = "mmd2"
+//
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.
@@ -75,6 +79,48 @@
 // or a bad cell is an error of the load, naming the CSV file, line and
 // column; its Checksums (the CSV's sha256, its split files', the
 // declaration's) enter the cache keys like a registered dataset's.
+//
+// # Figures
+//
+// The report (repro plot, repro report) draws the figures an experiment
+// file declares in [[figures]] tables, decoded strictly into Figure and
+// checked against the experiment:
+//
+//	[[figures]]
+//	id = "fig1b"               # required; file base name (+ dataset, + metric)
+//	title = "Fig. 1(b)"        # default: the experiment id
+//	x = "particles"            # seconds | gradients | particles
+//	                           # (default: seconds when timed, else particles)
+//	y = "mmd2"                 # required; a metric or a list (one file each);
+//	                           # registered metrics or "method:<statistic>"
+//	fallback = "mmd2"          # metric drawn where the cells lack y's
+//	y_label = ""               # default: the metric's label
+//	methods = ["mmdfw-rbf"]    # default: every method of the file
+//	kinds = ["mmdfw"]          # or select methods by kind and typed settings:
+//	where = { kernel = "rff" } # each key decoded into the kind's Settings
+//	                           # and compared with the resolved value (an
+//	                           # unset setting is its zero value)
+//	log_x = true               # default: time and gradient axes log when
+//	log_y = true               # the grid spans > 2 decades, particles
+//	                           # linear; y log for metrics named mmd2…
+//	band = "sd"                # sd (± one sd over splits) | none
+//	fit = "rate"               # least-squares line of log y against N
+//	own_kernel = false         # RFF series in their own kernel's MMD²
+//	[[figures.panels]]         # optional: panels side by side, one legend
+//	title = "Ablation: start"
+//	methods = ["start-map", "start-prior"]
+//
+// A method or metric that is not the experiment's or registered, an
+// unknown axis, band or fit, a selection that matches no method under some
+// profile or names a setting no selected kind has, a repeated id, or
+// figures in a profile is a
+// *ConfigError naming the figure id, its key (figures[i].y) and line.
+// Figures are presentation: they enter no cache key, so declaring or
+// changing one never makes a result stale. A file without a figures key
+// gets the report's default figures (each recorded metric against compute
+// time), which repro plot says it drew; figures = [] declares none (an
+// experiment whose output is a table, such as table1). The claims of the
+// report name the figure ids they rest on.
 //
 // # Overrides
 //

@@ -46,7 +46,9 @@ type Claim struct {
 	Verdict Verdict
 	// Why is one sentence on how the verdict follows from the evidence.
 	Why string
-	// Figures are the figures (experiment ids) the claim rests on.
+	// Figures are the ids of the figures the claim rests on, as the
+	// experiment files declare them ([[figures]] id), and "table1" for
+	// Table 1.
 	Figures []string
 	// Header and Rows are the evidence table (Markdown cells).
 	Header []string

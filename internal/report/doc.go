@@ -17,6 +17,25 @@
 // and repro run decide what is cached. The others are Ignored, stale or
 // orphaned, and the report lists them among its deviations.
 //
+// # Declared figures
+//
+// Each experiment file declares its figures in [[figures]] tables
+// (harness.Figure; the schema is in the harness's documentation): the x
+// axis (compute seconds, gradient evaluations or particles), the metrics,
+// the methods, log axes, bands, a rate fit and panels. LoadCurrent records
+// them in Results.Figures (Results.Declare does so for a tree read with
+// Load) and Plot draws them for every dataset of the experiment; an
+// experiment that declares none gets DefaultFigures, every recorded metric
+// against compute time, and Undeclared lists it so that repro plot says
+// so. Nothing is drawn, grouped or paired by a method's name: the panels
+// of the ablations are the declared ones, and the approximate twin of an
+// exact-direction series (ExactTwins) is the series of the same kernel on
+// a shared dataset, read from the recorded MMD-FW settings. The claims
+// name the figure ids they rest on (Claim.Figures). The code is split into
+// draw.go (plot primitives, styles, layout, file formats), analysis.go
+// (the series analysis the claims use too) and figures.go (the declared
+// figures).
+//
 // # Curves over splits
 //
 // A timed experiment (fig1a, fig2a, table1) records each split's metric at
@@ -44,7 +63,7 @@
 // cells record it, since in the RBF kernel it flattens at the random-feature
 // approximation error; every other series by the RBF MMD². In the rff
 // figure a series whose LMO follows the exact direction is drawn dashed in
-// the colour of its twin of the paper's direction.
+// the colour of its twin of the paper's direction (ExactTwins).
 //
 // # Verdicts
 //

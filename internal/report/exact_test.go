@@ -38,6 +38,13 @@ kind = "mmdfw"
 particles = [30]
 datasets = ["gauss"]
 settings = { direction = "exact", kernel = "rff", features = 50 }
+[[figures]]
+id = "rff"
+title = "Linear convergence check"
+x = "particles"
+y = "mmd2"
+fit = "rate"
+own_kernel = true
 `
 
 // exactCurves makes the series of one LMO direction linear in N (log MMD²

@@ -36,3 +36,19 @@ func ExampleMakeTable() {
 	// |---|---|---|---|---|---|
 	// | boston | 3.20 ± 0.28 | 3.00 ± 0.14 | -2.50 ± 0.14 | -2.5 ± 0 | 2 |
 }
+
+func ExampleFiguresOf() {
+	cell := func(split int) *report.Cell {
+		p := &harness.Provenance{Experiment: "mine", Method: "svgd", Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done}
+		return &report.Cell{Prov: p, Rows: []report.Row{{Seconds: 1, Metric: "accuracy", Value: 0.8}, {Seconds: 1, Metric: "test_ll", Value: -0.4}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{cell(0), cell(1)}}
+	// Without a declaration: the default figures, one per metric.
+	fmt.Println(report.Undeclared(res), report.FigureNames(res, "mine"))
+	// With one (as LoadCurrent records from the file's [[figures]]).
+	res.Figures = map[string][]harness.Figure{"mine": {{ID: "mine-accuracy", X: harness.XSeconds, Y: harness.Metrics{"accuracy"}}}}
+	fmt.Println(report.Undeclared(res), report.FigureNames(res, "mine"))
+	// Output:
+	// [mine] [mine-accuracy mine-test_ll]
+	// [] [mine-accuracy]
+}

@@ -56,6 +56,21 @@ type Results struct {
 	// profile they were run under departs from the paper (key deviation),
 	// by experiment id and then profile.
 	Deviations map[string]map[string]string
+	// Figures are the figures the experiment files declare, by experiment
+	// id (Declare); an experiment absent from it gets DefaultFigures.
+	Figures map[string][]harness.Figure
+}
+
+// Declare records the figures experiment e declares, when its file has a
+// figures key: Plot draws them, and no default, for e's results.
+func (r *Results) Declare(e *harness.Experiment) {
+	if !e.FiguresDeclared {
+		return
+	}
+	if r.Figures == nil {
+		r.Figures = map[string][]harness.Figure{}
+	}
+	r.Figures[e.ID] = e.Figures
 }
 
 // Ignored is a result file that is not a current result of the experiment
@@ -144,6 +159,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	type cellProfile struct{ id, profile string }
 	planned := map[cellProfile]*harness.Cell{}
 	deviations := map[string]map[string]string{}
+	var declared []*harness.Experiment
 	for _, f := range p.Files {
 		for _, pr := range plan {
 			e, err := harness.LoadFile(p.Registry, f, pr)
@@ -153,6 +169,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 			if p.Profile == "" && !recorded[expProfile{e.ID, pr}] {
 				continue
 			}
+			declared = append(declared, e)
 			if e.Deviation != "" {
 				if deviations[e.ID] == nil {
 					deviations[e.ID] = map[string]string{}
@@ -167,6 +184,9 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir, RecordedData: true})
 	var revRunner *harness.Runner
 	res := &Results{Dir: dir, Deviations: deviations}
+	for _, e := range declared {
+		res.Declare(e)
+	}
 	for _, c := range cells {
 		pr := p.Profile
 		if pr == "" {

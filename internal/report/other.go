@@ -3,17 +3,14 @@ package report
 import (
 	"fmt"
 	"math"
-	"os"
-	"path"
 	"sort"
 	"strings"
-
-	"gonum.org/v1/plot"
 )
 
-// paperExperiments are the experiment ids the paper's figures, Table 1 and
-// claims read; every other experiment in a results tree (a dataset of
-// one's own, say) gets the generic figures and section of this file.
+// paperExperiments are the experiment ids the paper's Table 1 and claims
+// read; every other experiment in a results tree (a dataset of one's own,
+// say) gets the generic section of this file, with the figures its file
+// declares (or DefaultFigures).
 var paperExperiments = map[string]bool{
 	"fig1a": true, "fig1b": true, "fig2a": true, "fig2b": true, "table1": true, "rff": true, "ablations": true,
 }
@@ -49,48 +46,6 @@ func recordedMetrics(cells []*Cell) []string {
 		}
 	}
 	return out
-}
-
-// otherFigures draws, for one dataset of an experiment that is not the
-// paper's, each recorded metric against compute time: mean ± sd over
-// splits per method and particle count. The figure of metric m is named
-// figName(id, cells, ds, m).
-func (st *style) otherFigures(dir, id string, cells []*Cell, ds string) ([]string, error) {
-	var files []string
-	for _, m := range recordedMetrics(Done(cells)) {
-		spec := figSpec{id: id, title: id, metric: m, ylabel: metricLabel(m)}
-		series := TimeSeries(cells, ds, m)
-		if len(series) == 0 {
-			continue
-		}
-		logX := false
-		for _, s := range series {
-			logX = logX || s.LogX
-		}
-		xl := "compute time (s, metric evaluation excluded)"
-		if logX {
-			xl = "compute time (s, log scale, metric evaluation excluded)"
-		}
-		p := newFig(fmt.Sprintf("%s · %s\n%s against compute time, mean ± sd over splits", spec.title, DatasetLabel(cells, ds), spec.ylabel),
-			xl, spec.ylabel, logX, false)
-		l := &layout{plots: []*plot.Plot{p.Plot}, w: figWidth, h: figHeight}
-		l.entries = st.linearSeries(p, series, false)
-		f, err := l.save(dir, otherFigName(id, cells, ds, m))
-		if err != nil {
-			return files, err
-		}
-		files = append(files, f...)
-	}
-	return files, nil
-}
-
-// otherFigName names the figure of metric m of dataset ds.
-func otherFigName(id string, cells []*Cell, ds, m string) string {
-	parts := []string{id}
-	if len(Datasets(Done(cells))) > 1 {
-		parts = append(parts, ds)
-	}
-	return strings.ReplaceAll(strings.Join(append(parts, m), "-"), ":", "-")
 }
 
 // writeOther writes a section per experiment that is not the paper's: for
@@ -149,16 +104,8 @@ func writeOther(b *strings.Builder, res *Results, opts Options) {
 			}
 		}
 		b.WriteString("\n")
-		for _, ds := range Datasets(cells) {
-			for _, m := range metrics {
-				n := otherFigName(id, cells, ds, m)
-				if opts.FigureDir != "" {
-					if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
-						continue
-					}
-				}
-				fmt.Fprintf(b, "![%s](%s)\n", n, path.Join(opts.Figures, n+".png"))
-			}
+		for _, l := range experimentLinks(res, id, nil, opts) {
+			b.WriteString(l + "\n")
 		}
 		b.WriteString("\n")
 	}

@@ -168,6 +168,9 @@ func TestParticleSeries(t *testing.T) {
 // goodTree is written once per test binary.
 var goodTreeDir string
 
+// goodTreeFigures are the figures its experiment files declare.
+var goodTreeFigures map[string][]harness.Figure
+
 func goodTree(t *testing.T) *Results {
 	t.Helper()
 	if goodTreeDir == "" {
@@ -175,13 +178,14 @@ func goodTree(t *testing.T) *Results {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeTree(t, dir, goodCurves, allTOML...)
+		goodTreeFigures = writeTree(t, dir, goodCurves, allTOML...).Figures
 		goodTreeDir = dir
 	}
 	res, err := Load(goodTreeDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res.Figures = goodTreeFigures
 	return res
 }
 

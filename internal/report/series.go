@@ -208,6 +208,17 @@ const logGridRatio = 100
 // earliest last one. The grid is log-spaced when that span exceeds two
 // decades.
 func TimeSeries(cells []*Cell, dataset, metric string) []Series {
+	return axisSeries(cells, dataset, metric, func(r Row) float64 { return r.Seconds })
+}
+
+// GradSeries is TimeSeries against the gradient evaluations of each
+// snapshot (Row.GradEvals) instead of its compute seconds.
+func GradSeries(cells []*Cell, dataset, metric string) []Series {
+	return axisSeries(cells, dataset, metric, func(r Row) float64 { return float64(r.GradEvals) })
+}
+
+// axisSeries is TimeSeries against the abscissa x of each row.
+func axisSeries(cells []*Cell, dataset, metric string, x func(Row) float64) []Series {
 	names, kinds := methodOrder(cells)
 	groups := byMethod(cells, dataset)
 	var out []Series
@@ -222,7 +233,7 @@ func TimeSeries(cells []*Cell, dataset, metric string) []Series {
 		}
 		sort.Ints(ns)
 		for _, n := range ns {
-			s := timeSeries(byN[n], metric)
+			s := timeSeries(byN[n], metric, x)
 			if s == nil {
 				continue
 			}
@@ -236,7 +247,7 @@ func TimeSeries(cells []*Cell, dataset, metric string) []Series {
 	return out
 }
 
-func timeSeries(cells []*Cell, metric string) *Series {
+func timeSeries(cells []*Cell, metric string, x func(Row) float64) *Series {
 	type curve struct{ t, v []float64 }
 	var curves []curve
 	lo, hi, loPos := math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -245,14 +256,15 @@ func timeSeries(cells []*Cell, metric string) *Series {
 		if len(rows) == 0 {
 			continue
 		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Seconds < rows[j].Seconds })
+		sort.SliceStable(rows, func(i, j int) bool { return x(rows[i]) < x(rows[j]) })
 		var cv curve
 		first := math.NaN()
 		for _, r := range rows {
-			cv.t = append(cv.t, r.Seconds)
+			t := x(r)
+			cv.t = append(cv.t, t)
 			cv.v = append(cv.v, r.Value)
-			if r.Seconds > 0 && math.IsNaN(first) {
-				first = r.Seconds
+			if t > 0 && math.IsNaN(first) {
+				first = t
 			}
 		}
 		curves = append(curves, cv)

@@ -80,6 +80,9 @@ func writeTree(t testing.TB, dir string, f curveFunc, srcs ...string) *Results {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, e := range exps {
+		res.Declare(e)
+	}
 	return res
 }
 
@@ -182,6 +185,11 @@ particles = [100]
 [methods.sgld]
 kind = "sgld"
 particles = [100]
+[[figures]]
+id = "fig1a"
+title = "Fig. 1(a)"
+x = "seconds"
+y = "accuracy"
 `
 	fig1bTOML = `
 id = "fig1b"
@@ -202,6 +210,12 @@ particles = [10, 20, 50]
 [methods.sp]
 kind = "sp"
 particles = [50]
+[[figures]]
+id = "fig1b"
+title = "Fig. 1(b)"
+x = "particles"
+y = "mmd2"
+log_x = true
 `
 	fig2aTOML = `
 id = "fig2a"
@@ -216,6 +230,11 @@ particles = [50]
 [methods.svgd]
 kind = "svgd"
 particles = [20]
+[[figures]]
+id = "fig2a"
+title = "Fig. 2(a)"
+x = "seconds"
+y = "rmse"
 `
 	fig2bTOML = `
 id = "fig2b"
@@ -229,8 +248,15 @@ particles = [40]
 [methods.svgd]
 kind = "svgd"
 particles = [10, 20, 40]
+[[figures]]
+id = "fig2b"
+title = "Fig. 2(b)"
+x = "particles"
+y = "mmd2"
+log_x = true
 `
 	table1TOML = `
+figures = []
 id = "table1"
 timed = true
 datasets = ["boston", "concrete", "year"]
@@ -258,6 +284,13 @@ particles = [30]
 kind = "mmdfw"
 particles = [30]
 settings = { kernel = "rff", features = 50 }
+[[figures]]
+id = "rff"
+title = "Linear convergence check"
+x = "particles"
+y = "mmd2"
+fit = "rate"
+own_kernel = true
 `
 	ablationsTOML = `
 id = "ablations"
@@ -283,6 +316,19 @@ particles = [30]
 [methods.svgd-then-mmdfw]
 kind = "mmdfw"
 particles = [30]
+[[figures]]
+id = "ablations"
+x = "particles"
+y = ["accuracy", "mmd2"]
+[[figures.panels]]
+title = "Ablation: start"
+methods = ["start-map", "start-prior"]
+[[figures.panels]]
+title = "Ablation: svgd"
+methods = ["svgd-then-mmdfw", "start-map"]
+[[figures.panels]]
+title = "Ablation: weights"
+methods = ["weights-bq", "weights-equal", "weights-constant"]
 `
 )
 

@@ -180,22 +180,37 @@ func Write(w io.Writer, res *Results, opts Options) error {
 }
 
 // figureLinks returns Markdown image links to the PNGs of the given
-// experiments.
+// figure ids (the figures a claim rests on): a figure declared by any
+// experiment of res, drawn for every dataset of its experiment.
 func figureLinks(res *Results, ids []string, opts Options) []string {
 	var out []string
 	for _, id := range ids {
-		if id == "table1" {
+		for _, exp := range ExperimentIDs(res) {
+			out = append(out, experimentLinks(res, exp, []string{id}, opts)...)
+		}
+	}
+	return out
+}
+
+// experimentLinks returns the Markdown image links to the figures of
+// experiment exp (only those with the ids in only, when not nil) whose PNG
+// exists in opts.FigureDir (every one when it is empty).
+func experimentLinks(res *Results, exp string, only []string, opts Options) []string {
+	var out []string
+	cells := res.Experiment(exp)
+	for _, f := range FiguresOf(res, exp) {
+		if only != nil && !slices.Contains(only, f.ID) {
 			continue
 		}
-		cells := res.Experiment(id)
 		for _, ds := range Datasets(Done(cells)) {
-			n := figName(id, cells, ds)
-			if opts.FigureDir != "" {
-				if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
-					continue
+			for _, n := range f.FileNames(cells, ds) {
+				if opts.FigureDir != "" {
+					if _, err := os.Stat(path.Join(opts.FigureDir, n+".png")); err != nil {
+						continue
+					}
 				}
+				out = append(out, fmt.Sprintf("![%s](%s)", n, path.Join(opts.Figures, n+".png")))
 			}
-			out = append(out, fmt.Sprintf("![%s](%s)", n, path.Join(opts.Figures, n+".png")))
 		}
 	}
 	return out

@@ -1,0 +1,406 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
+)
+
+// Formats are the file formats every figure is written in.
+var Formats = []string{"png", "svg", "pdf"}
+
+// pngDPI is the resolution of the PNG figures.
+const pngDPI = 150
+
+// Figure sizes, without the legend column that is added on the right.
+const (
+	figWidth  = 6 * vg.Inch
+	figHeight = 4 * vg.Inch
+	panelSide = 3.6 * vg.Inch
+)
+
+// style gives every method of one experiment a colour, glyph and dash
+// pattern: the first MMD-FW, SVGD, SP and SGLD methods always get the
+// same colours, so the figures of different experiments read alike;
+// further methods take the remaining colours, then dashed lines.
+type style struct {
+	index map[string]int
+	// noBand leaves out the bands of the series.
+	noBand bool
+}
+
+// kindColour is the palette index of the first method of each kind rank.
+var kindColour = []int{0, 1, 2, 3}
+
+func newStyle(cells []*Cell) *style {
+	names, kinds := methodOrder(cells)
+	s := &style{index: map[string]int{}}
+	used := map[int]bool{}
+	next := len(kindColour)
+	for _, n := range names {
+		r := kindRank(kinds[n])
+		if r < len(kindColour) && !used[kindColour[r]] {
+			s.index[n] = kindColour[r]
+			used[kindColour[r]] = true
+			continue
+		}
+		s.index[n] = next
+		next++
+	}
+	return s
+}
+
+// palette is colour-blind friendly (Okabe & Ito).
+var palette = []color.NRGBA{
+	{0, 114, 178, 255},   // blue: MMD-FW
+	{213, 94, 0, 255},    // vermillion: SVGD
+	{0, 158, 115, 255},   // green: SP
+	{204, 121, 167, 255}, // purple: SGLD
+	{230, 159, 0, 255},   // orange
+	{86, 180, 233, 255},  // sky blue
+	{0, 0, 0, 255},       // black
+	{153, 153, 153, 255}, // grey
+}
+
+func (s *style) color(method string) color.NRGBA { return palette[s.index[method]%len(palette)] }
+
+func (s *style) glyph(method string) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: s.color(method), Radius: vg.Points(2.5), Shape: plotutil.Shape(s.index[method])}
+}
+
+func (s *style) dashes(method string) []vg.Length {
+	return plotutil.Dashes(s.index[method] / len(palette))
+}
+
+func fade(c color.NRGBA) color.NRGBA { c.A = 56; return c }
+
+// fig is a plot whose log axes are drawn in log10 coordinates on a linear
+// scale with power-of-ten labels: gonum/plot's LogScale places a centred
+// axis label at the data midpoint, which on a log axis makes it reserve
+// space beyond the data and squeeze the plot.
+type fig struct {
+	*plot.Plot
+	logX, logY bool
+}
+
+// newFig returns a plot with the project's fonts and grid.
+func newFig(title, xlabel, ylabel string, logX, logY bool) *fig {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	if logX {
+		p.X.Tick.Marker = logTicks{}
+	}
+	if logY {
+		p.Y.Tick.Marker = logTicks{}
+	}
+	return &fig{Plot: p, logX: logX, logY: logY}
+}
+
+// xy maps a data point to plot coordinates, false when it cannot be drawn
+// (not finite, or not positive on a log axis).
+func (f *fig) xy(x, y float64) (plotter.XY, bool) {
+	if !finite(x) || !finite(y) || (f.logX && x <= 0) || (f.logY && y <= 0) {
+		return plotter.XY{}, false
+	}
+	if f.logX {
+		x = math.Log10(x)
+	}
+	if f.logY {
+		y = math.Log10(y)
+	}
+	return plotter.XY{X: x, Y: y}, true
+}
+
+// logTicks labels the powers of ten within range, with minor ticks at
+// their multiples; when fewer than two powers fall in range it labels the
+// multiples 2 and 5 too, and every multiple when that still leaves fewer
+// than two labels (a range within one decade). Unlike plot.LogTicks it keeps every tick inside
+// [min, max], so that the plot does not shrink its data area to make room
+// for labels beyond the data.
+type logTicks struct{}
+
+func (logTicks) Ticks(lmin, lmax float64) []plot.Tick {
+	min, max := math.Pow(10, lmin), math.Pow(10, lmax)
+	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	in := func(v float64) bool { return v >= min*(1-1e-9) && v <= max*(1+1e-9) }
+	major := 0
+	for e := lo; e <= hi; e++ {
+		if in(math.Pow10(e)) {
+			major++
+		}
+	}
+	step := max1((hi - lo) / 6)
+	var ticks []plot.Tick
+	var xs []float64
+	for e := lo; e <= hi; e++ {
+		v := math.Pow10(e)
+		for i := 1; i < 10; i++ {
+			x := v * float64(i)
+			if e < 0 {
+				x = float64(i) / math.Pow10(-e) // 3/10 is 0.3; 3·0.1 is not
+			}
+			if !in(x) || (i > 1 && hi-lo > 6) {
+				continue
+			}
+			label := ""
+			if (i == 1 && (e-lo)%step == 0) || (major < 2 && (i == 2 || i == 5)) {
+				label = formatPow(x)
+			}
+			ticks = append(ticks, plot.Tick{Value: math.Log10(x), Label: label})
+			xs = append(xs, x)
+		}
+	}
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		for i := range ticks {
+			ticks[i].Label = formatPow(xs[i])
+		}
+	}
+	return ticks
+}
+
+func max1(a int) int { return max(a, 1) }
+
+func formatPow(v float64) string {
+	if v >= 1e-3 && v <= 1e4 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 1, 64)
+}
+
+// band adds a filled polygon between lo and hi, skipping non-finite points.
+func (f *fig) band(x, lo, hi []float64, c color.NRGBA) {
+	var top, bot plotter.XYs
+	for i := range x {
+		h, ok1 := f.xy(x[i], hi[i])
+		l, ok2 := f.xy(x[i], lo[i])
+		if ok1 && ok2 {
+			top = append(top, h)
+			bot = append(bot, l)
+		}
+	}
+	pts := top
+	for i := len(bot) - 1; i >= 0; i-- {
+		pts = append(pts, bot[i])
+	}
+	if len(pts) < 4 {
+		return
+	}
+	// NewPolygon fails only on non-finite points, excluded above.
+	poly, err := plotter.NewPolygon(pts)
+	if err != nil {
+		panic("report: " + err.Error())
+	}
+	poly.Color = fade(c)
+	poly.LineStyle.Width = 0
+	f.Add(poly)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// curve adds the line (and, with few points, the markers) of a series and
+// returns the thumbnails of its legend entry.
+func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plot.Thumbnailer {
+	var pts plotter.XYs
+	for i := range x {
+		if q, ok := p.xy(x[i], y[i]); ok {
+			pts = append(pts, q)
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	// NewLine and NewScatter fail only on non-finite points, excluded by xy.
+	var th []plot.Thumbnailer
+	if len(pts) > 1 {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			panic("report: " + err.Error())
+		}
+		l.Color = s.color(method)
+		l.Width = vg.Points(1.5)
+		l.Dashes = s.dashes(method)
+		p.Add(l)
+		th = append(th, l)
+	}
+	if markers || len(pts) == 1 {
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			panic("report: " + err.Error())
+		}
+		sc.GlyphStyle = s.glyph(method)
+		p.Add(sc)
+		th = append(th, sc)
+	}
+	return th
+}
+
+// entry is one legend line.
+type entry struct {
+	text   string
+	thumbs []plot.Thumbnailer
+}
+
+// layout draws plots side by side with one legend column on the right, so
+// the legend never covers data.
+type layout struct {
+	plots   []*plot.Plot
+	entries []entry
+	w, h    vg.Length // size of each panel
+}
+
+func (l *layout) legend() plot.Legend {
+	lg := plot.NewLegend()
+	lg.Top, lg.Left = true, true
+	lg.TextStyle.Font.Size = vg.Points(9)
+	for _, e := range l.entries {
+		lg.Add(e.text, e.thumbs...)
+	}
+	return lg
+}
+
+func (l *layout) size() (w, h vg.Length) {
+	lg := l.legend()
+	lw := vg.Length(0)
+	for _, e := range l.entries {
+		lw = max(lw, lg.ThumbnailWidth+lg.TextStyle.Width(" "+e.text))
+	}
+	if lw > 0 {
+		lw += 0.25 * vg.Inch
+	}
+	return l.w*vg.Length(len(l.plots)) + lw, l.h
+}
+
+func (l *layout) draw(dc draw.Canvas) {
+	w, _ := l.size()
+	plotsW := l.w * vg.Length(len(l.plots))
+	left := dc
+	left.Max.X = dc.Min.X + plotsW
+	tiles := draw.Tiles{Rows: 1, Cols: len(l.plots), PadX: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2)}
+	cv := plot.Align([][]*plot.Plot{l.plots}, tiles, left)
+	for i, p := range l.plots {
+		p.Draw(cv[0][i])
+	}
+	if len(l.entries) > 0 {
+		right := dc
+		right.Min.X = dc.Min.X + plotsW + 0.15*vg.Inch
+		right.Max.X = dc.Min.X + w
+		lg := l.legend()
+		lg.YOffs = -0.45 * vg.Inch // below the title
+		lg.Draw(right)
+	}
+}
+
+// save writes the layout as dir/name.<format> for every format.
+func (l *layout) save(dir, name string) ([]string, error) {
+	w, h := l.size()
+	var files []string
+	for _, f := range Formats {
+		var c interface {
+			vg.CanvasSizer
+			io.WriterTo
+		}
+		switch f {
+		case "png":
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+		case "svg":
+			c = vgsvg.New(w, h)
+		case "pdf":
+			c = newPDF(w, h)
+		default:
+			return files, fmt.Errorf("report: unknown figure format %q", f)
+		}
+		l.draw(draw.New(c))
+		path := filepath.Join(dir, name+"."+f)
+		if err := writeTo(path, c); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func writeTo(path string, w io.WriterTo) error {
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return atomicfile.Write(path, b.Bytes(), 0o644)
+}
+
+func splitsText(n int) string {
+	if n == 1 {
+		return "1 split"
+	}
+	return fmt.Sprintf("%d splits", n)
+}
+
+// linearSeries adds the mean ± sd band and mean line of each series and
+// returns their legend entries.
+func (st *style) linearSeries(p *fig, series []Series, markers bool) []entry {
+	var entries []entry
+	for _, s := range series {
+		mean, sd := s.MeanSD()
+		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
+		for i := range mean {
+			lo[i], hi[i] = mean[i]-sd[i], mean[i]+sd[i]
+		}
+		if !st.noBand {
+			p.band(s.X, lo, hi, st.color(s.Method))
+		}
+		if th := st.curve(p, s.Method, s.X, mean, markers && len(s.X) <= 12); th != nil {
+			entries = append(entries, entry{fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits)), th})
+		}
+	}
+	return entries
+}
+
+// logSeries adds series averaged on the log scale: the geometric mean over
+// splits with a band exp(mean ± sd) of the log values. note, when not nil,
+// adds text to each legend entry.
+func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string) []entry {
+	var entries []entry
+	for _, s := range series {
+		m, sd := s.LogMeanSD()
+		c, lo, hi := make([]float64, len(m)), make([]float64, len(m)), make([]float64, len(m))
+		for i := range m {
+			c[i], lo[i], hi[i] = math.Exp(m[i]), math.Exp(m[i]-sd[i]), math.Exp(m[i]+sd[i])
+		}
+		if !st.noBand {
+			p.band(s.X, lo, hi, st.color(s.Method))
+		}
+		th := st.curve(p, s.Method, s.X, c, len(s.X) <= 12)
+		if th == nil {
+			continue
+		}
+		text := fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits))
+		if note != nil {
+			text += note(&s)
+		}
+		entries = append(entries, entry{text, th})
+	}
+	return entries
+}
