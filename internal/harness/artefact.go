@@ -124,6 +124,7 @@ func (r *Runner) ReferenceArtefact(c *Cell) (id, path string, err error) {
 	if !ok {
 		return "", "", unknownName("dataset", c.Dataset, r.reg)
 	}
+	ds = withRows(ds, e)
 	var sums map[string]string
 	if ds.Checksums != nil {
 		if sums, err = ds.Checksums(c.Split); err != nil {
