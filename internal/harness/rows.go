@@ -148,6 +148,9 @@ func (d *decoder) checkRows(doc *expDoc, e *Experiment, w func(key ...string) []
 	default:
 		return d.errAt(w("eval", "rows"), "%q is not one of %q", ev.Rows, []string{RowsTest, RowsValidation, RowsDevelopment})
 	}
+	if err := d.checkRole(doc, e, w); err != nil {
+		return err
+	}
 	if ev.Rows != RowsValidation {
 		for _, k := range []string{"validation_fraction", "validation_seed"} {
 			if d.defined(w("eval", k)) {
@@ -155,6 +158,13 @@ func (d *decoder) checkRows(doc *expDoc, e *Experiment, w func(key ...string) []
 			}
 		}
 	}
+	return nil
+}
+
+// checkRole refuses a reserved split in a reported experiment and a
+// reported split's test rows in a tuning experiment.
+func (d *decoder) checkRole(doc *expDoc, e *Experiment, w func(key ...string) []string) error {
+	ev := &e.Eval
 	if doc.Role != RoleTuning {
 		for _, s := range doc.Splits {
 			if s >= TuningSplits {

@@ -112,3 +112,18 @@ func TestRowsAccepted(t *testing.T) {
 		t.Errorf("Env.Rows = %v", env.Rows())
 	}
 }
+
+// An override cannot turn a tuning experiment back to test rows: the
+// refusal names the override.
+func TestRowsOverrideRefused(t *testing.T) {
+	ty := newToy()
+	src := strings.Replace(strings.Replace(base, "seed = 7", "seed = 7\nrole = \"tuning\"", 1), "every = 2", "every = 2\nrows = \"validation\"", 1)
+	if _, err := LoadSet(ty.reg, "toy.toml", []byte(src), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadSet(ty.reg, "toy.toml", []byte(src), "", []string{`eval.rows="test"`})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "eval.rows" || !strings.Contains(ce.Msg, `--set eval.rows="test"`) || !strings.Contains(ce.Msg, "must not read a reported split") {
+		t.Errorf("override to test rows: %v", err)
+	}
+}
