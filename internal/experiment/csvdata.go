@@ -194,26 +194,34 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 		if err != nil {
 			return nil, err
 		}
-		m := model.NewLogistic(c.XTrain, c.YTrain)
+		cv, err := carve(env, d.name, s, files, c.XTrain, c.XTest, c.YTrain, c.YTest)
+		if err != nil {
+			return nil, err
+		}
+		m := model.NewLogistic(cv.XTrain, cv.YTrain)
 		m.Workers = env.Threads
 		return &harness.Problem{Target: m, Model: &Data{
-			Name: d.name, Label: label, Key: filesKey(files),
-			Logistic: m, XTest: c.XTest, LabelsTest: c.YTest,
+			Name: d.name, Label: label, Key: cv.Key,
+			Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
 		}}, nil
 	}
 	r, err := d.table.Regression(d.cols(), train, test)
 	if err != nil {
 		return nil, err
 	}
-	m := model.NewBNN(r.XTrain, r.YTrain, d.decl.Hidden)
+	cv, err := carve(env, d.name, s, files, r.XTrain, r.XTest, r.YTrain, r.YTest)
+	if err != nil {
+		return nil, err
+	}
+	m := model.NewBNN(cv.XTrain, cv.YTrain, d.decl.Hidden)
 	m.Workers = env.Threads
-	y := make([]float64, len(r.YTest))
-	for i, v := range r.YTest {
+	y := make([]float64, len(cv.YEval))
+	for i, v := range cv.YEval {
 		y[i] = r.Unscale(v)
 	}
 	return &harness.Problem{Target: m, Model: &Data{
-		Name: d.name, Label: label, Key: filesKey(files),
-		BNN: m, XTest: r.XTest, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
+		Name: d.name, Label: label, Key: cv.Key,
+		BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
 	}}, nil
 }
 

@@ -92,11 +92,15 @@ func classificationDataset(ds *data.Dataset) harness.Dataset {
 			if err != nil {
 				return nil, missing(err)
 			}
-			m := model.NewLogistic(c.XTrain, c.YTrain)
+			cv, err := carve(env, ds.Name, split, c.Files, c.XTrain, c.XTest, c.YTrain, c.YTest)
+			if err != nil {
+				return nil, err
+			}
+			m := model.NewLogistic(cv.XTrain, cv.YTrain)
 			m.Workers = env.Threads
 			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: filesKey(c.Files),
-				Logistic: m, XTest: c.XTest, LabelsTest: c.YTest,
+				Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key,
+				Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
 			}}, nil
 		},
 	}
@@ -110,10 +114,14 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 			if err != nil {
 				return nil, missing(err)
 			}
-			m := model.NewBNN(r.XTrain, r.YTrain, hiddenUnits(ds.Name))
+			cv, err := carve(env, ds.Name, split, r.Files, r.XTrain, r.XTest, r.YTrain, r.YTest)
+			if err != nil {
+				return nil, err
+			}
+			m := model.NewBNN(cv.XTrain, cv.YTrain, hiddenUnits(ds.Name))
 			m.Workers = env.Threads
-			y := make([]float64, len(r.YTest))
-			for i, v := range r.YTest {
+			y := make([]float64, len(cv.YEval))
+			for i, v := range cv.YEval {
 				y[i] = r.Unscale(v)
 			}
 			label := r.Label
@@ -121,8 +129,8 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 				label = ds.Name
 			}
 			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: label, Key: filesKey(r.Files),
-				BNN: m, XTest: r.XTest, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
+				Name: ds.Name, Label: label, Key: cv.Key,
+				BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
 			}}, nil
 		},
 	}

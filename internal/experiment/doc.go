@@ -44,9 +44,18 @@
 // evaluations on every snapshot, as if it had computed it itself. The
 // BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
-// MMD-FW alike.
+// MMD-FW alike. SVGD may also start from draws of the Laplace approximation
+// at the MAP (init = "laplace"; the MAP and the fit are charged).
+//
+// An experiment whose eval.rows is "validation" or "development" (see
+// harness) gets problems built by carve: ValidationRows names the held-out
+// training rows, the model gets the others, the metrics below evaluate the
+// held-out ones in place of the test rows, and the test rows are dropped.
 //
 // # Metrics
+//
+// The held-out metrics read the experiment's evaluation rows: the test rows
+// of the split, or the held-out training rows of eval.rows.
 //
 //	accuracy    test accuracy of the weighted predictive Σᵢ wᵢ σ(y θᵢᵀx)
 //	test_ll     mean test log-likelihood of the weighted predictive

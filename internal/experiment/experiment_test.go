@@ -107,6 +107,8 @@ var wantCells = map[string]map[string]int{
 	"rff": {"quick": 20, "full": 100},
 	// 12 variants × 5 splits; quick: 1 split.
 	"ablations": {"quick": 12, "full": 60},
+	// 3 step sizes × 2 batch sizes × 5 splits; quick: 1 split.
+	"tune-svgd": {"quick": 6, "full": 30},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both
@@ -133,6 +135,10 @@ func TestExperimentFiles(t *testing.T) {
 			want, ok := wantCells[e.ID][profile]
 			if got := len(harness.Cells(e)); !ok || got != want {
 				t.Errorf("%s --profile %s: %d cells, want %d", f, profile, got, want)
+			}
+			// Tuning files read validation rows only; no other file may.
+			if tune := strings.HasPrefix(e.ID, "tune-"); tune != (e.Role == harness.RoleTuning) || tune != e.Eval.RowsSpec().HeldOut() {
+				t.Errorf("%s: role %q on %s rows; tune-* files, and only they, are tuning experiments on held-out training rows", f, e.Role, e.Eval.RowsSpec())
 			}
 			timed := e.ID == "fig1a" || e.ID == "fig2a" || e.ID == "table1"
 			if e.Timed != timed {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
@@ -94,8 +96,10 @@ func startMAP(ctx context.Context, env *harness.Env, p *harness.Problem, rec par
 type SVGDConfig struct {
 	svgd.Settings
 	// InitFrom ("init") is "prior" (prior draws), "model" (model.BNN.Init,
-	// the SVGD reference code's start) or "" (model for a BNN, prior
-	// otherwise).
+	// the SVGD reference code's start), "laplace" (draws of the Laplace
+	// approximation N(x̂, (−∇²log p(x̂))⁻¹) at the cell's MAP x̂, whose
+	// fit and Hessian are charged to the run) or "" (model for a BNN,
+	// prior otherwise).
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
@@ -104,7 +108,29 @@ func (c SVGDConfig) Validate() error {
 	if err := c.Settings.Validate(); err != nil {
 		return err
 	}
-	return oneOf("init", c.InitFrom, "", "prior", "model")
+	return oneOf("init", c.InitFrom, "", "prior", "model", "laplace")
+}
+
+// laplaceStart draws n particles from the Laplace approximation at the
+// cell's MAP and wraps the recorder so that the MAP's and the fit's seconds
+// and gradient evaluations are charged to the method. The draws come from
+// a stream split off rng.
+func laplaceStart(ctx context.Context, in harness.Input[SVGDConfig], n int, rng *rand.Rand) (*mat.Dense, particle.Recorder, map[string]any, *MAP, error) {
+	m, rec, err := startMAP(ctx, in.Env, in.Problem, in.Recorder, false)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	start := time.Now()
+	l, err := laplace.Fit(ctx, in.Problem.Target, m.X, laplace.FitSettings{})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("Laplace fit at the MAP: %w", err)
+	}
+	sec := time.Since(start).Seconds()
+	rec = chargeRecorder{rec: rec, seconds: m.Seconds + sec, grads: m.GradEvals + l.GradEvals}
+	info := map[string]any{"laplace": map[string]any{
+		"seconds": sec, "grad_evals": l.GradEvals, "flipped": l.Flipped, "floored": l.Floored,
+	}}
+	return l.Sample(n, rand.NewPCG(rng.Uint64(), rng.Uint64())), rec, info, m, nil
 }
 
 // initParticles draws n starting particles: BNN.Init rows for "model" (or
@@ -133,11 +159,22 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	s := c.Settings
 	s.Particles, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
-	if s.Init, err = initParticles(d, c.InitFrom, n, in.Problem.Target.Dim(), rng); err != nil {
+	rec := in.Recorder
+	var info map[string]any
+	var m *MAP
+	if c.InitFrom == "laplace" {
+		if s.Init, rec, info, m, err = laplaceStart(ctx, in, n, rng); err != nil {
+			return harness.Output{}, err
+		}
+	} else if s.Init, err = initParticles(d, c.InitFrom, n, in.Problem.Target.Dim(), rng); err != nil {
 		return harness.Output{}, err
 	}
-	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
-	return harness.Output{Set: set, Summary: summary(d, nil, nil)}, err
+	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, rec)
+	var method any
+	if info != nil {
+		method = info
+	}
+	return harness.Output{Set: set, Summary: summary(d, method, m)}, err
 }
 
 // SGLDConfig is the settings table of an sgld method: sgld.Settings,

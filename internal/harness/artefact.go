@@ -165,6 +165,7 @@ func (r *Runner) referenceKey(c *Cell) (id, key string, ds *Dataset, err error) 
 	if !ok {
 		return "", "", nil, unknownName("dataset", c.Dataset, r.reg)
 	}
+	ds = withRows(ds, e)
 	var sums map[string]string
 	if ds.Checksums != nil {
 		if sums, err = ds.Checksums(c.Split); err != nil {

@@ -62,6 +62,9 @@ type Experiment struct {
 	Deviation string
 	// Seed enters every cell's random seed.
 	Seed int64
+	// Role is RoleTuning for an experiment that chooses settings (it may
+	// read no reported split: see Rows), "" or RoleReport otherwise.
+	Role string
 	// Timed marks experiments whose curves are plotted against wall-clock
 	// time: see the runner's documentation on -j.
 	Timed bool
@@ -111,6 +114,16 @@ type Schedule struct {
 	EverySeconds float64 `toml:"every_seconds" json:"every_seconds"`
 	// Log selects the steps 1, 2, 5, 10, 20, 50…
 	Log bool `toml:"log" json:"log"`
+	// Rows names the rows the metrics evaluate: RowsTest (the default),
+	// RowsValidation or RowsDevelopment (see Rows). The published split's
+	// keys omit it.
+	Rows string `toml:"rows" json:"rows,omitempty"`
+	// ValidationFraction is the share of the training rows that
+	// RowsValidation holds out; zero in a file means
+	// DefaultValidationFraction.
+	ValidationFraction float64 `toml:"validation_fraction" json:"validation_fraction,omitempty"`
+	// ValidationSeed selects the validation rows of RowsValidation.
+	ValidationSeed int64 `toml:"validation_seed" json:"validation_seed,omitempty"`
 }
 
 // Method is one method entry of an experiment.
@@ -165,6 +178,7 @@ type expDoc struct {
 	Description string               `toml:"description"`
 	Deviation   string               `toml:"deviation"`
 	Seed        int64                `toml:"seed"`
+	Role        string               `toml:"role"`
 	Timed       bool                 `toml:"timed"`
 	Datasets    []string             `toml:"datasets"`
 	Splits      []int                `toml:"splits"`
@@ -445,7 +459,7 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	w := func(key ...string) []string { return d.where(prefix, key...) }
 	e := &Experiment{
 		File: d.file, Profile: p, ID: doc.ID, Description: doc.Description, Deviation: doc.Deviation, Seed: doc.Seed,
-		Timed: doc.Timed, Datasets: doc.Datasets, Splits: doc.Splits, Budget: doc.Budget, Eval: doc.Eval,
+		Role: doc.Role, Timed: doc.Timed, Datasets: doc.Datasets, Splits: doc.Splits, Budget: doc.Budget, Eval: doc.Eval,
 	}
 	if !d.md.IsDefined("id") {
 		return nil, d.missing([]string{"id"})
@@ -518,6 +532,9 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	}
 	if doc.Eval.EverySeconds < 0 || doc.Eval.EverySeconds != doc.Eval.EverySeconds {
 		return nil, d.errAt(w("eval", "every_seconds"), "%v is out of range (≥ 0)", doc.Eval.EverySeconds)
+	}
+	if err := d.checkRows(doc, e, w); err != nil {
+		return nil, err
 	}
 	if d.md.IsDefined("reference") || (d.cur != nil && d.cur.md.IsDefined("reference")) {
 		r := doc.Reference

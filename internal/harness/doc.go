@@ -10,6 +10,7 @@
 //	description = "Covertype LR: MMD² against the number of particles"
 //	deviation = ""                    # how this protocol departs from the paper
 //	seed = 1                          # enters every cell's random seed
+//	role = "report"                   # or "tuning": see Tuning experiments
 //	timed = false                     # curves against wall-clock time?
 //	datasets = ["covertype"]          # required; registered datasets
 //	splits = [1, 2, 3, 4, 5]          # required; split indices or seeds
@@ -23,6 +24,9 @@
 //	every = 0                         # steps that are multiples of it
 //	every_seconds = 0                 # compute time since the last evaluation
 //	log = true                        # steps 1, 2, 5, 10, 20, 50…
+//	rows = "test"                     # or "validation", "development"
+//	validation_fraction = 0.2         # rows = "validation" only
+//	validation_seed = 0               # rows = "validation" only
 //
 //	[reference]                       # optional: the "true samples"
 //	kind = "hmc"
@@ -121,6 +125,34 @@
 // time), which repro plot says it drew; figures = [] declares none (an
 // experiment whose output is a table, such as table1). The claims of the
 // report name the figure ids they rest on.
+//
+// # Tuning experiments and held-out rows
+//
+// eval.rows says which rows the metrics evaluate, for any experiment. The
+// default, "test", is the published split: the method sees the training
+// rows and the metrics read the test rows. "validation" carves a fifth
+// (eval.validation_fraction, in (0, 1)) of each split's training rows,
+// chosen by a permutation seeded by eval.validation_seed, the dataset name
+// and the split only, so the same rows for any run order or -j;
+// "development" holds out the SVGD reference code's development rows, the
+// last round(0.1·n) of the n training rows, at most 500. With either, the
+// method sees the remaining training rows (in their order), the metrics
+// (rmse, test_ll, accuracy) evaluate the held-out ones, and the split's
+// test rows are dropped as it is loaded: nothing the method, the MAP, a
+// reference or a metric computes reads them. The features and y keep the
+// standardisation of the whole training split, as in the SVGD reference
+// code. The rows selection enters the cache keys of the cells, of their
+// references and of their MAP artefacts, and an experiment that does not
+// set it keeps the keys it had (Rows, Env.Rows).
+//
+// role = "tuning" declares an experiment that chooses settings. The
+// harness refuses, as a *ConfigError naming the file, line and key, a
+// tuning experiment (under any profile or override) whose metrics would
+// read a reported split's test rows: it must set eval.rows to
+// "validation" or "development", or name only splits ≥ TuningSplits
+// (1000), which a reported experiment may not name, so that a dataset
+// whose splits are seeds (Covertype) can give it test rows that no
+// reported number reads.
 //
 // # Overrides
 //

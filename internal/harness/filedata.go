@@ -118,10 +118,12 @@ func regexpName(name string) bool {
 }
 
 // datasetOf returns the dataset of cell c: the experiment file's own
-// declaration of its name, else the registry's.
+// declaration of its name, else the registry's, with the experiment's rows
+// selection (eval.rows) entered into its checksums.
 func (r *Runner) datasetOf(c *Cell) (*Dataset, bool) {
 	if ds, ok := c.Experiment.own[c.Dataset]; ok {
-		return ds, true
+		return withRows(ds, c.Experiment), true
 	}
-	return r.reg.dataset(c.Dataset)
+	ds, ok := r.reg.dataset(c.Dataset)
+	return withRows(ds, c.Experiment), ok
 }

@@ -36,3 +36,32 @@ func ExampleRun() {
 	// Output:
 	// 2000 particles, mean 2.0, sd 0.5
 }
+
+// A constant step size: the chain's stationary law is then N(2, 0.5²)
+// widened by the discretisation, here by a factor 1/√(1 − ε/(4·0.5²)) ≈ 1.03
+// at ε = 0.03.
+func ExampleRun_constantSchedule() {
+	const mu, sd = 2.0, 0.5
+	gauss := target.Func{D: 1, F: func(x, grad []float64) float64 {
+		r := (x[0] - mu) / sd
+		grad[0] = -r / sd
+		return -r * r / 2
+	}}
+	s := sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
+	set, err := sgld.Run(context.Background(), gauss, s, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var m, v float64
+	for i := range set.Len() {
+		m += set.W[i] * set.X.At(i, 0)
+	}
+	for i := range set.Len() {
+		r := set.X.At(i, 0) - m
+		v += set.W[i] * r * r
+	}
+	fmt.Printf("%d particles, mean %.1f, sd %.2f\n", set.Len(), m, math.Sqrt(v))
+	// Output:
+	// 8000 particles, mean 2.0, sd 0.51
+}

@@ -44,8 +44,14 @@ type Settings struct {
 	// has N ≤ Batch datapoints, gets the full-data gradient. Default 100.
 	Batch int `toml:"batch" json:"batch,omitempty"`
 
-	// A, B and Gamma set the step size ε_t = A·(B + t)^(−Gamma) of
-	// iteration t = 1, 2, …. The zero A means 1/N with N = target.NData(t)
+	// Schedule names the step-size schedule: SchedulePolynomial (the
+	// default, also "") or ScheduleConstant.
+	Schedule string `toml:"schedule" json:"schedule,omitempty"`
+
+	// A, B and Gamma set the polynomial step size ε_t = A·(B + t)^(−Gamma)
+	// of iteration t = 1, 2, … (Welling & Teh); the constant schedule has
+	// ε_t = A, which must then be given, and takes neither B nor Gamma.
+	// For the polynomial schedule the zero A means 1/N with N = target.NData(t)
 	// (1 for a target without data): the posterior of N datapoints has a
 	// curvature of order N, and ε·curvature ≪ 1 keeps the Langevin
 	// discretisation stable and its bias small.
@@ -71,6 +77,17 @@ type Settings struct {
 	// Default 100. The last iteration is always reported.
 	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
 }
+
+// Step-size schedules (Settings.Schedule).
+const (
+	// SchedulePolynomial is ε_t = A·(B + t)^(−Gamma), decaying so that
+	// Σε_t = ∞ and Σε_t² < ∞ when Gamma ∈ (0.5, 1].
+	SchedulePolynomial = "polynomial"
+	// ScheduleConstant is ε_t = A at every iteration: the chain then has a
+	// stationary law of its own, biased by O(A), and mixes at a constant
+	// rate.
+	ScheduleConstant = "constant"
+)
 
 // Default values of Settings.
 const (
@@ -101,6 +118,20 @@ func (s Settings) Validate() error {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
+	}
+	switch s.Schedule {
+	case "", SchedulePolynomial:
+	case ScheduleConstant:
+		switch {
+		case s.A == 0:
+			return setting.Errorf("a", s.A, "the constant schedule needs a positive step a")
+		case s.B != 0:
+			return setting.Errorf("b", s.B, "applies only to the polynomial schedule")
+		case s.Gamma != 0:
+			return setting.Errorf("gamma", s.Gamma, "applies only to the polynomial schedule")
+		}
+	default:
+		return setting.Errorf("schedule", s.Schedule, "is not one of %q", []string{SchedulePolynomial, ScheduleConstant})
 	}
 	if s.Gamma != 0 && (s.Gamma <= 0.5 || s.Gamma > 1) {
 		return setting.Errorf("gamma", s.Gamma, "is outside (0.5, 1]")
@@ -156,6 +187,14 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	return s, nil
 }
 
+// stepAt is the step size of iteration t under the resolved settings.
+func (s *Settings) stepAt(t int) float64 {
+	if s.Schedule == ScheduleConstant {
+		return s.A
+	}
+	return StepSize(s.A, s.B, s.Gamma, t)
+}
+
 // StepSize returns the step size ε_t = a·(b + t)^(−γ) of iteration t.
 func StepSize(a, b, gamma float64, t int) float64 {
 	return a * math.Pow(b+float64(t), -gamma)
@@ -185,7 +224,7 @@ type chain struct {
 // It reports false when θ is no longer finite.
 func (c *chain) step() bool {
 	t := c.it + 1
-	eps := StepSize(c.s.A, c.s.B, c.s.Gamma, t)
+	eps := c.s.stepAt(t)
 	c.est.eval(c.x, c.g)
 	h, sd := eps/2, math.Sqrt(eps)
 	x := c.x

@@ -350,12 +350,16 @@ func TestInvalidSettings(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		"negative batch":    {Settings{Batch: -1}, "batch"},
-		"negative chains":   {Settings{Chains: -4}, "chains"},
-		"gamma":             {Settings{Gamma: 0.4}, "gamma"},
-		"burn-in too long":  {Settings{Iterations: 100, BurnIn: 100}, "burn_in"},
-		"thinning too long": {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
-		"init dimension":    {Settings{Init: []float64{1, 2}}, ""},
+		"negative batch":      {Settings{Batch: -1}, "batch"},
+		"negative chains":     {Settings{Chains: -4}, "chains"},
+		"gamma":               {Settings{Gamma: 0.4}, "gamma"},
+		"burn-in too long":    {Settings{Iterations: 100, BurnIn: 100}, "burn_in"},
+		"thinning too long":   {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
+		"init dimension":      {Settings{Init: []float64{1, 2}}, ""},
+		"schedule":            {Settings{Schedule: "cosine"}, "schedule"},
+		"constant without a":  {Settings{Schedule: ScheduleConstant}, "a"},
+		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b"},
+		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma"},
 	} {
 		set, err := Run(context.Background(), m, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || set.Len() != 0 {

@@ -30,6 +30,12 @@ const (
 	DefaultInitScale  = 1.0
 )
 
+// FullBatch is the BatchSize that asks for full-data scores on every
+// target: each iteration then costs n·N per-datapoint gradients and the
+// updates are deterministic given the initial particles. A BatchSize of
+// at least N has the same effect.
+const FullBatch = -1
+
 // Settings configures Run. The zero value is usable: every field documents
 // its default, and the defaults are those of the reference code's update
 // function. Validate (called by Run) refuses negative and non-finite
@@ -65,8 +71,9 @@ type Settings struct {
 
 	// BatchSize is the minibatch size |B| of a target.Stochastic target,
 	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatchSize
-	// (100). A negative value, a batch at least as large as the data, or a
-	// target that is not Stochastic, uses the full-data LogProbGrad.
+	// (100). FullBatch (any negative value), a batch at least as large as
+	// the data, or a target that is not Stochastic, uses the full-data
+	// LogProbGrad.
 	BatchSize int `toml:"batch" json:"batch,omitempty"`
 
 	// Bandwidth fixes the RBF bandwidth h. Zero means the median heuristic
