@@ -32,14 +32,17 @@ import (
 //go:embed compare.toml
 var compareTOML []byte
 
-// register adds the method kind map-ensemble to reg: the cell's particle
-// count is the number of MAP points.
-func register(reg *repro.Registry) {
+// newRegistry returns the built-in kinds, datasets and metrics with the
+// method kind map-ensemble added: the cell's particle count is its number
+// of MAP points. README.md shows the body.
+func newRegistry() *repro.Registry {
+	reg := repro.NewRegistry() // mmdfw, svgd, sgld, sp, hmc; the datasets and metrics of experiments/
 	repro.RegisterSampler(reg, "map-ensemble", "1", func(in repro.Input[Ensemble]) sampler.Sampler {
-		e := in.Settings
-		e.N = in.N
+		e := in.Settings // the file's settings table, then the profile's, decoded strictly
+		e.N = in.N       // the cell's particle count
 		return e
 	})
+	return reg
 }
 
 // options are the program's flags.
@@ -83,8 +86,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err := repro.SetDataDir(o.dataDir); err != nil {
 		return err
 	}
-	reg := repro.NewRegistry()
-	register(reg)
+	reg := newRegistry()
 	files := []string{o.config}
 	cells, err := repro.Load(reg, files, o.profile)
 	if err != nil {
