@@ -148,8 +148,23 @@ func RegisterSampler[S any](r *Registry, name, version string, build func(in Inp
 			return Output{}, fmt.Errorf("repro: method %s built no sampler", name)
 		}
 		set, err := s.Run(ctx, in.Problem.Target, in.Src, in.Recorder)
-		return Output{Set: set}, err
+		return Output{Set: set, Summary: ProblemSummary(in.Problem)}, err
 	})
+}
+
+// ProblemSummary returns what the built-in kinds write into every
+// provenance summary about a built-in dataset's problem p: its label
+// ("dataset_label", which the figures and the report print) and whether it
+// is a prefix of the published data ("dataset_subset"). It is nil for a
+// problem of another dataset. A method registered with RegisterMethod may
+// return it, with entries of its own, as its Output.Summary;
+// RegisterSampler's kinds do.
+func ProblemSummary(p *Problem) map[string]any {
+	d, ok := p.Model.(*experiment.Data)
+	if !ok {
+		return nil
+	}
+	return map[string]any{"dataset_label": d.Label, "dataset_subset": d.Subset}
 }
 
 // SetDataDir makes dir the data folder of the built-in datasets, for the

@@ -2,6 +2,7 @@ package repro_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,6 +139,45 @@ settings = { iterations = 40, step = 0.1 }
 	}
 	if _, err := os.Stat(filepath.Join(figures, "g-mmd2_exact.png")); err != nil {
 		t.Error(err)
+	}
+}
+
+// A kind of RegisterSampler writes the dataset's label into its provenance
+// summary, as the built-in kinds do.
+func TestSamplerSummary(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "p.toml", `id = "p"
+seed = 3
+datasets = ["gauss2d"]
+splits = [0]
+eval = { metrics = ["mmd2_exact"] }
+[methods.draws]
+kind = "prior-draws"
+particles = [5]
+`)
+	reg := repro.NewRegistry()
+	repro.RegisterSampler(reg, "prior-draws", "1", func(in repro.Input[PriorDraws]) sampler.Sampler { return PriorDraws{N: in.N} })
+	cells, err := repro.Load(reg, []string{f}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := repro.NewRunner(reg, repro.Options{Results: filepath.Join(dir, "results"), Jobs: 1})
+	if sum, err := r.Run(context.Background(), cells); err != nil || sum.Err() != nil {
+		t.Fatal(err, sum.Err())
+	}
+	_, prov := r.Paths(cells[0])
+	b, err := os.ReadFile(prov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := doc.Summary["dataset_label"].(string); l == "" {
+		t.Errorf("provenance summary %v has no dataset_label", doc.Summary)
 	}
 }
 
