@@ -79,7 +79,12 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	if o.config == "" {
 		o.config = filepath.Join(o.out, "compare.toml")
-		if err := os.WriteFile(o.config, compareTOML, 0o644); err != nil {
+		// Written whole or not at all: a temporary file, then a rename.
+		tmp := o.config + ".tmp"
+		if err := os.WriteFile(tmp, compareTOML, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, o.config); err != nil {
 			return err
 		}
 	}
