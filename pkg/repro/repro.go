@@ -1,0 +1,276 @@
+// Package repro is the reproduction harness as a program of one's own sees
+// it: the registry of method kinds, datasets and metrics with the built-in
+// ones (mmdfw, svgd, sgld, sp, hmc; the UCI regression sets, covertype and
+// the other datasets of pkg/data; accuracy, test_ll, rmse, mmd2, …), the
+// registration of a new method kind, the loading and running of experiment
+// files into a results directory under a profile, and the figures and the
+// report drawn from those results.
+//
+// A method of one's own is a sampler.Sampler (its settings a struct with
+// TOML/JSON tags, whose zero value is its defaults, and a Validate method
+// returning a *setting.Error), checked by pkg/sampler/samplertest. One call
+// registers it next to the built-in kinds:
+//
+//	reg := repro.NewRegistry()
+//	repro.RegisterSampler(reg, "mine", "1", func(in repro.Input[mine.Settings]) sampler.Sampler {
+//		s := in.Settings
+//		s.N = in.N
+//		return s
+//	})
+//
+// after which an experiment file may name kind = "mine" with a settings
+// table decoded strictly into mine.Settings, as the built-in kinds' are:
+// unknown keys and values that Validate refuses are errors naming the file,
+// line and key. The cells run, are cached and are judged current or stale
+// exactly as those of the repro command; bump the version string whenever
+// the method's numbers change, and only its cells are recomputed.
+//
+// The types below are aliases of the harness's own, so that one concept
+// has one shape whether it is reached from here or from the repro command.
+package repro
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/internal/experiment"
+	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/internal/report"
+	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+)
+
+// Registry holds what experiment files may name: method kinds, datasets and
+// metrics.
+type Registry = harness.Registry
+
+// Problem is what a dataset hands to the methods and metrics of one cell:
+// the posterior (Target) and what the metrics need (Model).
+type Problem = harness.Problem
+
+// Dataset describes a dataset an experiment file may name: its loader and
+// the checksums of its files, which enter the cells' cache keys.
+type Dataset = harness.Dataset
+
+// Metric evaluates one snapshot of a method's particles.
+type Metric = harness.Metric
+
+// MetricFactory prepares a Metric for one cell.
+type MetricFactory = harness.MetricFactory
+
+// Env gives a dataset loader, metric factory or method the cell it serves,
+// its thread budget, the shared artefacts of the run and the experiment's
+// reference sample.
+type Env = harness.Env
+
+// Input is what a method receives for one cell: the cell, its problem, the
+// decoded settings S (the file's, then the profile's), the particle count
+// N (0 when the file gives none), the thread budget, the cell's
+// rand.Source (derived from its id) and the recorder of its snapshots.
+type Input[S any] = harness.Input[S]
+
+// Output is what a method returns: its final particle set and a summary
+// written into the cell's provenance file as JSON.
+type Output = harness.Output
+
+// FieldError names the settings key at fault, so that the decoder reports
+// its line.
+type FieldError = harness.FieldError
+
+// Experiment is one experiment file resolved under a profile.
+type Experiment = harness.Experiment
+
+// Cell is one unit of work and of caching: one method, dataset, split and
+// particle count of an experiment.
+type Cell = harness.Cell
+
+// Options configure a Runner: the results directory, the cells run at
+// once, forced recomputation, progress output.
+type Options = harness.Options
+
+// Runner runs cells, caches their results and shares artefacts (MAP
+// points, references) between them, also across processes.
+type Runner = harness.Runner
+
+// Summary counts the cells a Runner.Run computed, found cached, failed or
+// skipped, and where the time went.
+type Summary = harness.Summary
+
+// ErrDataMissing marks a dataset whose files are absent; its cells end as
+// skipped, not failed.
+var ErrDataMissing = harness.ErrDataMissing
+
+// Profiles are the profile names an experiment file may define.
+var Profiles = harness.Profiles
+
+// DataEnv is the environment variable the built-in datasets read their
+// folder from (see SetDataDir).
+const DataEnv = experiment.DataEnv
+
+// NewRegistry returns a new registry holding the built-in method kinds,
+// datasets and metrics, the same ones the repro command knows. Kinds
+// registered on it do not reach any other registry.
+func NewRegistry() *Registry {
+	r := harness.NewRegistry()
+	experiment.Register(r)
+	return r
+}
+
+// RegisterMethod adds the method kind name to r. S is its settings struct:
+// an experiment file's settings table of the method is decoded strictly
+// into a zero S (so the zero S is the method's defaults), after which S's
+// Validate method, when it has one, checks the ranges; a *setting.Error or
+// *FieldError it returns is reported at the line of its key. version
+// enters the cache key of the method's cells. A duplicate name, or an S
+// that is not a struct, panics.
+func RegisterMethod[S any](r *Registry, name, version string, run func(ctx context.Context, in Input[S]) (Output, error)) {
+	harness.RegisterMethod(r, name, version, run)
+}
+
+// RegisterSampler adds the method kind name to r whose cells run the
+// sampler that build makes from the cell's input on the cell's posterior,
+// with the cell's random source and recorder:
+//
+//	set, err := build(in).Run(ctx, in.Problem.Target, in.Src, in.Recorder)
+//
+// build sets what the cell decides (typically the particle count in.N and
+// the worker count in.Threads) on the decoded settings. The rest is as in
+// RegisterMethod.
+func RegisterSampler[S any](r *Registry, name, version string, build func(in Input[S]) sampler.Sampler) {
+	harness.RegisterMethod(r, name, version, func(ctx context.Context, in Input[S]) (Output, error) {
+		s := build(in)
+		if s == nil {
+			return Output{}, fmt.Errorf("repro: method %s built no sampler", name)
+		}
+		set, err := s.Run(ctx, in.Problem.Target, in.Src, in.Recorder)
+		return Output{Set: set, Summary: ProblemSummary(in.Problem)}, err
+	})
+}
+
+// ProblemSummary returns what the built-in kinds write into every
+// provenance summary about a built-in dataset's problem p: its label
+// ("dataset_label", which the figures and the report print) and whether it
+// is a prefix of the published data ("dataset_subset"). It is nil for a
+// problem of another dataset. A method registered with RegisterMethod may
+// return it, with entries of its own, as its Output.Summary;
+// RegisterSampler's kinds do.
+func ProblemSummary(p *Problem) map[string]any {
+	d, ok := p.Model.(*experiment.Data)
+	if !ok {
+		return nil
+	}
+	return map[string]any{"dataset_label": d.Label, "dataset_subset": d.Subset}
+}
+
+// SetDataDir makes dir the data folder of the built-in datasets, for the
+// whole process (it sets $MMDFW_DATA, which also reaches processes started
+// from this one). The default is "data", as `make data` creates it.
+func SetDataDir(dir string) error { return os.Setenv(DataEnv, dir) }
+
+// DataDir returns the data folder of the built-in datasets: $MMDFW_DATA,
+// or "data" when unset.
+func DataDir() string { return experiment.DataDir() }
+
+// Load reads the experiment files under profile ("" for their base
+// settings, or one of Profiles), applies the overrides sets (KEY=VALUE in
+// TOML, after the profile) and lists their cells, numbered in order. An
+// error names the file, line and key at fault; two files with the same
+// experiment id are an error naming both.
+func Load(r *Registry, files []string, profile string, sets ...string) ([]*Cell, error) {
+	var exps []*Experiment
+	for _, f := range files {
+		e, err := harness.LoadFileSet(r, f, profile, sets)
+		if err != nil {
+			return nil, err
+		}
+		exps = append(exps, e)
+	}
+	if err := harness.CheckDistinct(exps); err != nil {
+		return nil, err
+	}
+	return harness.Plan(exps), nil
+}
+
+// MissingData returns, sorted, the datasets of pkg/data that cells read
+// and that are missing or incomplete in the folder dir (empty when all are
+// present). Datasets that are not of pkg/data (those an experiment file
+// declares itself, the Gaussian targets) are not looked for.
+func MissingData(dir string, cells []*Cell) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cells {
+		d, ok := data.Lookup(c.Dataset)
+		if !ok || seen[c.Dataset] {
+			continue
+		}
+		seen[c.Dataset] = true
+		if st := d.Status(dir); st.State == data.StateMissing || st.State == data.StateCorrupt {
+			out = append(out, c.Dataset)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewRunner returns a runner of the cells of r's experiments over the
+// results directory opts.Results ("results" when empty). Its cells are
+// cached under <results>/<profile>/.
+func NewRunner(r *Registry, opts Options) *Runner { return harness.NewRunner(r, opts) }
+
+// Plot draws every figure the current results under the directory results
+// allow into the directory figures (PNG, SVG and PDF) and returns the files
+// written. Current results are those the experiment files plan now under
+// profile ("" takes the profile each result records) with their current
+// cache keys; the others are left out. It never computes a result.
+func Plot(r *Registry, files []string, profile, results, figures string) ([]string, error) {
+	res, err := current(r, files, profile, results)
+	if err != nil {
+		return nil, err
+	}
+	return report.Plot(res, figures)
+}
+
+// WriteReport draws the figures as Plot does and writes the Markdown report
+// of the current results (deviations, the paper's claims with their
+// verdicts, tables, reference diagnostics) to the file out, atomically,
+// its figure links relative to out's folder.
+func WriteReport(r *Registry, files []string, profile, results, figures, out string) error {
+	res, err := current(r, files, profile, results)
+	if err != nil {
+		return err
+	}
+	if _, err := report.Plot(res, figures); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(out), figures)
+	if err != nil {
+		if rel, err = filepath.Abs(figures); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures}); err != nil {
+		return err
+	}
+	return atomicfile.Write(out, b.Bytes(), 0o644)
+}
+
+// current loads the current results under results.
+func current(r *Registry, files []string, profile, results string) (*report.Results, error) {
+	if fi, err := os.Stat(results); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("repro: results directory %s does not exist or is not a directory", results)
+	}
+	res, err := report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Cells) == 0 {
+		return nil, fmt.Errorf("repro: no current results under %s for %v (profile %q): run them first", results, files, profile)
+	}
+	return res, nil
+}
