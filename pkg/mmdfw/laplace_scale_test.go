@@ -33,9 +33,15 @@ func TestRunLaplaceScale(t *testing.T) {
 	g := newGaussian(d, rng)
 	ct := &counting{Target: g.Gaussian}
 	var mmd []float64
+	var firstEvals []int64
 	s := Settings{N: 30, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace, Embed: g.embed, RawWeights: true}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-		mmd = append(mmd, sn.Stats[StatMMD2Kernel])
+		v, ok := sn.Stats[StatMMD2Kernel]
+		if !ok {
+			v = math.NaN()
+		}
+		mmd = append(mmd, v)
+		firstEvals = append(firstEvals, sn.GradEvals)
 		return nil
 	})
 	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
@@ -54,7 +60,16 @@ func TestRunLaplaceScale(t *testing.T) {
 	if math.Abs(res.Bandwidth-hTrue) > 0.1*hTrue {
 		t.Errorf("bandwidth %v, want the target's median distance %v within 10%%", res.Bandwidth, hTrue)
 	}
-	if !(mmd[len(mmd)-1] < 0.2*mmd[0]) {
-		t.Errorf("MMD² %v at n=%d, %v at n=1: want a fivefold drop", mmd[len(mmd)-1], len(mmd), mmd[0])
+	// The first snapshot comes before the kernel exists and carries no
+	// statistic; the run's own record has every n.
+	if len(mmd) != 30 || !math.IsNaN(mmd[0]) || len(res.MMD2) != 30 {
+		t.Fatalf("%d snapshots, first statistic %v, %d MMD² values", len(mmd), mmd[0], len(res.MMD2))
+	}
+	// Reported as soon as it exists: before the Laplace fit's gradients.
+	if firstEvals[0] != 0 || firstEvals[1] < 2*d {
+		t.Errorf("gradient evaluations at snapshots 1 and 2: %d, %d; want 0 and at least %d", firstEvals[0], firstEvals[1], 2*d)
+	}
+	if m := res.MMD2; !(m[len(m)-1] < 0.2*m[0]) {
+		t.Errorf("MMD² %v at n=%d, %v at n=1: want a fivefold drop", m[len(m)-1], len(m), m[0])
 	}
 }
