@@ -26,7 +26,8 @@ import (
 // target is the exact embedding.
 type MMDFWConfig struct {
 	// Start is the first particle: "map" (the cached MAP of the dataset
-	// split, its L-BFGS cost charged to the run), "prior" (a prior draw),
+	// split, its L-BFGS cost charged to the run; with map_newton_tol its
+	// own cached MAP, stopped at that Newton decrement), "prior" (a prior draw),
 	// "model" (a model.BNN.Init draw, the non-MAP start of the BNN),
 	// "trained" (a BNN trained from a model.BNN.Init draw by optim.Train,
 	// mmdfw.StartTrained: on the method's training rows less a seeded fifth,
@@ -153,7 +154,13 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	var m *MAP
 	switch start {
 	case "map":
-		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
+		if c.MAPNewtonTol > 0 {
+			// The cached MAP stopped by the Newton decrement, charged.
+			if m, err = mapOfNewton(ctx, in.Env, d, in.Problem.Target, c.MAPNewtonTol); err != nil {
+				return harness.Output{}, err
+			}
+			rec = chargeRecorder{rec: rec, seconds: m.Seconds, grads: m.GradEvals}
+		} else if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
