@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -71,5 +73,28 @@ func TestRunLaplaceScale(t *testing.T) {
 	}
 	if m := res.MMD2; !(m[len(m)-1] < 0.2*m[0]) {
 		t.Errorf("MMD² %v at n=%d, %v at n=1: want a fivefold drop", m[len(m)-1], len(m), m[0])
+	}
+}
+
+// TestRunStopAtFirst checks that a recorder stopping the run at the early
+// first snapshot (before the Laplace fit) still gets that particle back.
+func TestRunStopAtFirst(t *testing.T) {
+	const d = 3
+	g := newGaussian(d, rand.New(rand.NewPCG(8, 10)))
+	ct := &counting{Target: g.Gaussian}
+	s := Settings{N: 5, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace}
+	calls := 0
+	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })
+	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || res.Set.Len() != 1 || res.Set.W[0] != 1 || res.Laplace != nil || ct.n != 0 {
+		t.Fatalf("%d snapshots, %d particles, Laplace fitted %v, %d gradients", calls, res.Set.Len(), res.Laplace != nil, ct.n)
+	}
+	for j, v := range g.Mean() {
+		if res.Set.X.At(0, j) != v {
+			t.Fatalf("particle %v, want the given start %v", mat.Row(nil, 0, res.Set.X), g.Mean())
+		}
 	}
 }

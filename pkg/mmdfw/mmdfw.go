@@ -95,6 +95,10 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 		TrainGradEvals: r.trainEvals, Train: r.train, Scales: r.sig,
 		MMD2: r.mmd,
 	}
+	if r.n == 0 && r.x1 != nil {
+		// Stopped at the early snapshot of the first particle.
+		res.Set = particle.Set{X: mat.NewDense(1, r.d, append([]float64(nil), r.x1...)), W: []float64{1}}
+	}
 	if r.n > 0 {
 		res.Set = particle.Set{
 			X: mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d)),
@@ -121,6 +125,7 @@ type run struct {
 	// early records that the first particle's snapshot was reported as
 	// soon as it existed, before the scales and the bandwidth.
 	early bool
+	x1    []float64
 
 	// lap is the Laplace approximation of ScaleLaplace; eps the AdaGrad
 	// step of every coordinate.
@@ -563,9 +568,10 @@ func (r *run) candidate(x []float64) {
 // The snapshot carries no statistics.
 func (r *run) reportFirst(x []float64) (stop bool, err error) {
 	r.early = true
+	r.x1 = append([]float64(nil), x...)
 	return particle.Report(r.rec, &r.sw, particle.Snapshot{
 		Step:      1,
-		X:         mat.NewDense(1, r.d, append([]float64(nil), x...)),
+		X:         mat.NewDense(1, r.d, r.x1),
 		W:         []float64{1},
 		GradEvals: r.evals,
 	})
