@@ -110,7 +110,10 @@ func trainedStart(in harness.Input[MMDFWConfig], d *Data, s *mmdfw.Settings, rng
 		yva[i] = v*d.YSD + d.YMean
 	}
 	m := model.NewBNN(Xtr, ytr, d.BNN.Hidden())
-	m.A0, m.B0, m.Workers = d.BNN.A0, d.BNN.B0, in.Threads
+	// One goroutine: the validation RMSE that early-stops the training
+	// must not depend on the cell's thread budget (-j), or neither would
+	// the stopping step.
+	m.A0, m.B0, m.Workers = d.BNN.A0, d.BNN.B0, 1
 	one := []float64{1}
 	s.Start, s.TrainTarget = mmdfw.StartTrained, m
 	s.X0 = make([]float64, m.Dim())
