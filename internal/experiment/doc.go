@@ -45,7 +45,11 @@
 // BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
 // MMD-FW alike. SVGD may also start from draws of the Laplace approximation
-// at the MAP (init = "laplace"; the MAP and the fit are charged).
+// at the MAP (init = "laplace"; the MAP and the fit are charged). MMD-FW's
+// start = "trained" trains one model.BNN.Init draw by optim.Train on the
+// training rows less a seeded fifth (TrainValidationFraction), early-stopped
+// on that fifth's RMSE, and charges the training; its per-coordinate scales
+// then set the candidates' noise and LMO steps.
 //
 // An experiment whose eval.rows is "validation" or "development" (see
 // harness) gets problems built by carve: ValidationRows names the held-out

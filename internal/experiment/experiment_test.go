@@ -97,7 +97,7 @@ var wantCells = map[string]map[string]int{
 	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
 	"fig1b": {"quick": 8, "full": 55},
 	// 2 MMD-FW weight rules + SVGD, × 5 splits; quick: 1 split.
-	"fig2a": {"quick": 3, "full": 15},
+	"fig2a": {"quick": 4, "full": 20},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
 	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.

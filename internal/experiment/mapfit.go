@@ -40,9 +40,14 @@ const (
 // 1e-6·max(1, |log p|), when −log p has not improved by 1e-12·|log p| in 10
 // iterations, when the line search fails near the optimum, or after
 // mapIterations.
-func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
+//
+// A positive newtonTol also stops it at a Newton decrement below newtonTol
+// posterior sd (laplace.MAPSettings.NewtonTol) on a target with an exact
+// Hessian.
+func fitMAP(ctx context.Context, t target.Target, newtonTol float64) (*MAP, error) {
 	start := time.Now()
-	r, err := laplace.FindMAP(ctx, t, make([]float64, t.Dim()), laplace.MAPSettings{Iterations: mapIterations, GradTol: mapGradTol})
+	r, err := laplace.FindMAP(ctx, t, make([]float64, t.Dim()),
+		laplace.MAPSettings{Iterations: mapIterations, GradTol: mapGradTol, NewtonTol: newtonTol})
 	if err != nil {
 		return nil, fmt.Errorf("MAP: %w", err)
 	}
@@ -56,10 +61,20 @@ func fitMAP(ctx context.Context, t target.Target) (*MAP, error) {
 // results directory. The seconds it charges are those of the cell that
 // computed it, under that cell's thread budget.
 func mapOf(ctx context.Context, env *harness.Env, d *Data, t target.Target) (*MAP, error) {
+	return mapOfNewton(ctx, env, d, t, 0)
+}
+
+// mapOfNewton is mapOf with the Newton-decrement stop of fitMAP; a
+// positive newtonTol is part of the artefact's key, so that the stopped
+// and the converged MAP are computed and cached apart.
+func mapOfNewton(ctx context.Context, env *harness.Env, d *Data, t target.Target, newtonTol float64) (*MAP, error) {
 	key := fmt.Sprintf("map/%s/s%d/%s-%s-v%s-it%d-tol%g", d.Name, env.Cell.Split, d.Key,
 		harness.CodeVersion, mapVersion, mapIterations, mapGradTol)
+	if newtonTol > 0 {
+		key += fmt.Sprintf("-newton%g", newtonTol)
+	}
 	b, err := env.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
-		m, err := fitMAP(ctx, t)
+		m, err := fitMAP(ctx, t, newtonTol)
 		if err != nil {
 			return nil, err
 		}

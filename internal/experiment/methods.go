@@ -240,7 +240,12 @@ func Register(r *harness.Registry) {
 	// bit, no longer a gonum product), the LMO's RBF distances are summed
 	// in 16 chains, and RFF Gram rows and directions come from cached
 	// features and one product: each moves the last bits.
-	harness.RegisterMethod(r, KindMMDFW, "4", runMMDFW)
+	// mmdfw 5: the Laplace fit of scale "laplace" uses the logistic
+	// model's exact Hessian (charged N·d/2 gradient evaluations instead
+	// of 2d·N) and the first particle's snapshot is reported before the
+	// fit: cells with that scale change their Laplace scales, times and
+	// gradient counts.
+	harness.RegisterMethod(r, KindMMDFW, "5", runMMDFW)
 	// hmc 2: the dense metric carries M⁻¹p along the trajectory (one d×d
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)

@@ -5,8 +5,12 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -22,11 +26,26 @@ import (
 // target is the exact embedding.
 type MMDFWConfig struct {
 	// Start is the first particle: "map" (the cached MAP of the dataset
-	// split, its L-BFGS cost charged to the run), "prior" (a prior draw),
-	// "model" (a model.BNN.Init draw, the non-MAP start of the BNN), "svgd"
-	// (the first particle of an SVGD run) or "" (model for a BNN, map
-	// otherwise). It shadows mmdfw.Settings.Start, which the wiring sets.
+	// split, its L-BFGS cost charged to the run; with map_newton_tol its
+	// own cached MAP, stopped at that Newton decrement), "prior" (a prior draw),
+	// "model" (a model.BNN.Init draw, the non-MAP start of the BNN),
+	// "trained" (a BNN trained from a model.BNN.Init draw by optim.Train,
+	// mmdfw.StartTrained: on the method's training rows less a seeded fifth,
+	// TrainValidationFraction, on which the validation RMSE early-stops
+	// it; its cost charged to the run and its scales the candidates'
+	// unless scale says otherwise), "svgd" (the first particle of an SVGD
+	// run) or "" (model for a BNN, map otherwise). It shadows
+	// mmdfw.Settings.Start, which the wiring sets.
 	Start string `toml:"start" json:"start,omitempty"`
+	// TrainSteps, TrainStep, TrainBatch, TrainEvalEvery and TrainPatience
+	// are the optim.Settings of the "trained" start (Adam; zero: optim's
+	// defaults, 2,000 steps of 0.01 on batches of 100, validation every
+	// 100 steps, patience 5).
+	TrainSteps     int     `toml:"train_steps" json:"train_steps,omitempty"`
+	TrainStep      float64 `toml:"train_step" json:"train_step,omitempty"`
+	TrainBatch     int     `toml:"train_batch" json:"train_batch,omitempty"`
+	TrainEvalEvery int     `toml:"train_eval_every" json:"train_eval_every,omitempty"`
+	TrainPatience  int     `toml:"train_patience" json:"train_patience,omitempty"`
 	mmdfw.Settings
 	// SVGDIterations and SVGDStep configure the SVGD run of the SVGD→MMD-FW
 	// combination (start or init "svgd"); SVGDParticleCount is its particle
@@ -42,10 +61,70 @@ func (c MMDFWConfig) Validate() error {
 		return err
 	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
-		"svgd_particles", c.SVGDParticleCount); err != nil {
+		"svgd_particles", c.SVGDParticleCount, "train_steps", c.TrainSteps, "train_step", c.TrainStep,
+		"train_batch", c.TrainBatch, "train_eval_every", c.TrainEvalEvery, "train_patience", c.TrainPatience); err != nil {
 		return err
 	}
-	return oneOf("start", c.Start, "", "map", "prior", "model", "svgd")
+	if c.Start != "trained" && (c.TrainSteps != 0 || c.TrainStep != 0 || c.TrainBatch != 0 || c.TrainEvalEvery != 0 || c.TrainPatience != 0) {
+		return fieldErr("start", `train_* settings need start = "trained"`)
+	}
+	if c.Start == "trained" && c.Scale == mmdfw.ScaleBandwidth {
+		return fieldErr("scale", `"bandwidth" contradicts start = "trained", whose scales are the training's`)
+	}
+	return oneOf("start", c.Start, "", "map", "prior", "model", "trained", "svgd")
+}
+
+// TrainValidationFraction is the share of the method's training rows that
+// the "trained" start of MMD-FW holds out to early-stop the training, and
+// trainRowsSeed selects them (with the dataset name and split).
+const (
+	TrainValidationFraction = 0.2
+	trainRowsSeed           = 1
+)
+
+// trainedStart sets s up for the "trained" start on a BNN: a model.BNN.Init
+// draw, trained on the method's training rows less a seeded fifth and
+// early-stopped by the RMSE on that fifth (original scale of y).
+func trainedStart(in harness.Input[MMDFWConfig], d *Data, s *mmdfw.Settings, rng *rand.Rand) error {
+	if d.BNN == nil || d.XTrain == nil {
+		return fieldErr("start", `"trained" needs a BNN dataset`)
+	}
+	c := in.Settings
+	n, _ := d.XTrain.Dims()
+	out, err := ValidationRows(harness.Rows{Kind: harness.RowsValidation, Fraction: TrainValidationFraction, Seed: trainRowsSeed},
+		d.Name, in.Env.Cell.Split, n)
+	if err != nil {
+		return err
+	}
+	keep := make([]int, 0, n-len(out))
+	for i, j := 0, 0; i < n; i++ {
+		if j < len(out) && out[j] == i {
+			j++
+			continue
+		}
+		keep = append(keep, i)
+	}
+	Xtr, ytr := pickRows(d.XTrain, d.YTrain, keep)
+	Xva, yva := pickRows(d.XTrain, d.YTrain, out)
+	for i, v := range yva {
+		yva[i] = v*d.YSD + d.YMean
+	}
+	m := model.NewBNN(Xtr, ytr, d.BNN.Hidden())
+	// One goroutine: the validation RMSE that early-stops the training
+	// must not depend on the cell's thread budget (-j), or neither would
+	// the stopping step.
+	m.A0, m.B0, m.Workers = d.BNN.A0, d.BNN.B0, 1
+	one := []float64{1}
+	s.Start, s.TrainTarget = mmdfw.StartTrained, m
+	s.X0 = make([]float64, m.Dim())
+	d.BNN.Init(rng, s.X0)
+	s.Train = &optim.Settings{Steps: c.TrainSteps, Step: c.TrainStep, Batch: c.TrainBatch,
+		EvalEvery: c.TrainEvalEvery, Patience: c.TrainPatience,
+		Validate: func(x []float64) float64 {
+			r, _ := m.Metrics(Xva, yva, mat.NewDense(1, len(x), x), one, d.YMean, d.YSD)
+			return -r
+		}}
+	return nil
 }
 
 func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Output, error) {
@@ -78,12 +157,22 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	var m *MAP
 	switch start {
 	case "map":
-		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
+		if c.MAPNewtonTol > 0 {
+			// The cached MAP stopped by the Newton decrement, charged.
+			if m, err = mapOfNewton(ctx, in.Env, d, in.Problem.Target, c.MAPNewtonTol); err != nil {
+				return harness.Output{}, err
+			}
+			rec = chargeRecorder{rec: rec, seconds: m.Seconds, grads: m.GradEvals}
+		} else if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
 	case "prior":
 		s.Start = mmdfw.StartPrior
+	case "trained":
+		if err := trainedStart(in, d, &s, rng); err != nil {
+			return harness.Output{}, err
+		}
 	case "model":
 		if d.BNN == nil {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
@@ -117,8 +206,11 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,
-		"laplace_grad_evals": res.LaplaceGradEvals,
-		"start":              start,
+		"laplace_grad_evals": res.LaplaceGradEvals, "train_grad_evals": res.TrainGradEvals,
+		"start": start,
+	}
+	if res.Train != nil {
+		ms["train_steps"], ms["train_best_step"], ms["train_validation_rmse"] = res.Train.Steps, res.Train.BestStep, finite(-res.Train.Score)
 	}
 	if len(res.MMD2) > 0 {
 		v := make([]any, len(res.MMD2))

@@ -56,6 +56,11 @@ type Data struct {
 	BNN        *model.BNN
 	YTestOrig  []float64
 	YMean, YSD float64
+	// XTrain and YTrain are the BNN's own training rows (standardised y),
+	// from which a method may carve rows of its own (MMD-FW's trained
+	// start); they never include the evaluation rows.
+	XTrain *mat.Dense
+	YTrain []float64
 	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
 	// exact MMD² (fixed per dataset, the same for every method).
 	Gauss *target.Gaussian

@@ -29,6 +29,9 @@ type FitSettings struct {
 	Floor float64
 	// Src draws the minibatch; it is needed only when Batch is used.
 	Src rand.Source
+	// FiniteDiff uses central differences even when the target offers its
+	// exact Hessian (target.Hessian). Default false.
+	FiniteDiff bool
 }
 
 // Approx is the Gaussian approximation N(X, Cov) of a target at a point,
@@ -46,14 +49,30 @@ type Approx struct {
 	// point is not a maximum) and were replaced by their absolute value;
 	// Floored those raised to the floor.
 	Flipped, Floored int
-	// GradEvals counts the per-datapoint gradient evaluations spent: 2d
-	// gradients on the batch.
+	// Exact reports that the precision is the target's exact Hessian
+	// (target.Hessian) rather than finite differences.
+	Exact bool
+	// GradEvals counts the per-datapoint gradient evaluations spent, or
+	// their equivalent: 2d gradients on the batch for finite differences;
+	// ⌈N·d/2⌉ for an exact Hessian (HessianGradEvals).
 	GradEvals int64
 }
 
-// Fit approximates the target near x by N(x, (−∇²log p(x))⁻¹). The
-// Hessian comes from central differences of the gradient, column by column
-// (2d gradient evaluations), symmetrised; its eigenvalues are made positive
+// HessianGradEvals is the cost charged for one exact Hessian of a target
+// of dimension d over n datapoints, in per-datapoint gradient
+// evaluations: ⌈n·d/2⌉. The Hessian of a generalised linear model is
+// XᵀDX, d multiply-adds per entry of the N×d design, against two per
+// entry for a gradient, so one Hessian costs about d/2 full gradients.
+func HessianGradEvals(n, d int) int64 {
+	return (int64(n)*int64(d) + 1) / 2
+}
+
+// Fit approximates the target near x by N(x, (−∇²log p(x))⁻¹). When the
+// target implements target.Hessian, FitSettings.Batch is 0 and
+// FitSettings.FiniteDiff is false, P = −∇²log p(x) is the target's exact
+// Hessian, charged HessianGradEvals(N, d) in Approx.GradEvals. Otherwise
+// the Hessian comes from central differences of the gradient, column by
+// column (2d gradient evaluations), symmetrised. Either way its eigenvalues are made positive
 // (absolute values, then a floor) so that the covariance exists away from
 // a maximum as well. At the MAP point it is the classical Laplace
 // approximation, whose scales are the posterior's own, not the prior's.
@@ -69,6 +88,25 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 		s.Floor = 1e-6
 	}
 	res := &Approx{X: append([]float64(nil), x...)}
+	if ht, ok := t.(target.Hessian); ok && s.Batch == 0 && !s.FiniteDiff {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		P := mat.NewSymDense(d, nil)
+		ht.LogProbHessian(P, x)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				v := -P.At(i, j)
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("laplace: Laplace: Hessian entry (%d, %d) is %v", i, j, v)
+				}
+				P.SetSym(i, j, v)
+			}
+		}
+		res.Exact = true
+		res.GradEvals = HessianGradEvals(target.NData(t), d)
+		return res, finish(res, P, s.Floor)
+	}
 	st, stoch := t.(target.Stochastic)
 	var batch []int
 	per := int64(target.NData(t))
@@ -134,9 +172,17 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 			P.SetSym(i, j, v)
 		}
 	}
+	return res, finish(res, P, s.Floor)
+}
+
+// finish turns the precision P into res's covariance, scales and Cholesky
+// factor: eigenvalues made positive (absolute values, then the floor
+// relative to the largest) and inverted.
+func finish(res *Approx, P *mat.SymDense, relFloor float64) error {
+	d := P.SymmetricDim()
 	var eig mat.EigenSym
 	if !eig.Factorize(P, true) {
-		return nil, errors.New("laplace: Laplace: eigendecomposition of the Hessian failed")
+		return errors.New("laplace: Laplace: eigendecomposition of the Hessian failed")
 	}
 	lam := eig.Values(nil)
 	var Q mat.Dense
@@ -146,9 +192,9 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 		top = math.Max(top, math.Abs(v))
 	}
 	if !(top > 0) {
-		return nil, errors.New("laplace: Laplace: the Hessian is zero")
+		return errors.New("laplace: Laplace: the Hessian is zero")
 	}
-	floor := s.Floor * top
+	floor := relFloor * top
 	for i, v := range lam {
 		if v < 0 {
 			res.Flipped++
@@ -180,11 +226,11 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(cov) {
-		return nil, errors.New("laplace: Laplace: covariance is not positive definite")
+		return errors.New("laplace: Laplace: covariance is not positive definite")
 	}
 	res.Chol = mat.NewTriDense(d, mat.Lower, nil)
 	ch.LTo(res.Chol)
-	return res, nil
+	return nil
 }
 
 // Noise writes c·Lz into dst, a draw of N(0, c²Cov) when z holds d

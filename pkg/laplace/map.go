@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -30,6 +31,15 @@ type MAPSettings struct {
 	Batch int
 	// Src draws the minibatches; it is needed only when Batch is used.
 	Src rand.Source
+	// NewtonTol, when positive and the target implements target.Hessian
+	// (with full-data gradients), also stops the search when the Newton
+	// decrement √(gᵀ(−H)⁻¹g), g = ∇log p and H = ∇²log p at the current
+	// point, is below NewtonTol: the predicted distance to the mode in the
+	// norm of the Laplace precision, i.e. in posterior standard deviations.
+	// It is checked every 10 iterations once ‖g‖∞ has fallen below 1 % of
+	// its value at the start, and each check is charged
+	// HessianGradEvals(N, d). 0 (the default) never checks it.
+	NewtonTol float64
 }
 
 // MAP search statuses (MAPResult.Status).
@@ -38,6 +48,7 @@ const (
 	MAPFuncTol    = "function tolerance"
 	MAPIterLimit  = "iteration limit"
 	MAPLineSearch = "line search failed"
+	MAPNewton     = "Newton decrement"
 )
 
 // MAPResult is the outcome of FindMAP.
@@ -52,8 +63,13 @@ type MAPResult struct {
 	// GradEvals counts the per-datapoint gradient evaluations spent (see
 	// target.NData): the cost to charge to a method that starts from X.
 	GradEvals int64
-	// Status says why the search stopped: MAPGradTol, MAPFuncTol,
-	// MAPIterLimit, MAPLineSearch (round-off or minibatch noise near the
+	// Newton is the Newton decrement at the last check of
+	// MAPSettings.NewtonTol (NaN when none was made) and NewtonChecks the
+	// number of checks.
+	Newton       float64
+	NewtonChecks int
+	// Status says why the search stopped: MAPGradTol, MAPNewton,
+	// MAPFuncTol, MAPIterLimit, MAPLineSearch (round-off or minibatch noise near the
 	// optimum; X is still the best point found) or gonum's status name.
 	Status string
 }
@@ -75,7 +91,7 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 	if s.GradTol <= 0 {
 		s.GradTol = 1e-6
 	}
-	var res MAPResult
+	res := MAPResult{Newton: math.NaN()}
 	st, stoch := t.(target.Stochastic)
 	var batch []int
 	var rng *rand.Rand
@@ -121,9 +137,14 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 			copy(grad, lastG)
 		},
 	}
+	conv := &mapConverge{tol: s.GradTol, f: optimize.FunctionConverge{Relative: 1e-12, Iterations: 10}}
+	if ht, ok := t.(target.Hessian); ok && s.NewtonTol > 0 && batch == nil {
+		conv.newton = &newtonCheck{t: ht, tol: s.NewtonTol, res: &res, g0: math.NaN(),
+			H: mat.NewSymDense(d, nil), g: make([]float64, d), cost: HessianGradEvals(target.NData(t), d)}
+	}
 	set := &optimize.Settings{
 		MajorIterations: s.Iterations,
-		Converger:       &mapConverge{tol: s.GradTol, f: optimize.FunctionConverge{Relative: 1e-12, Iterations: 10}},
+		Converger:       conv,
 		Recorder:        ctxRecorder{ctx},
 	}
 	r, err := optimize.Minimize(p, x0, set, &optimize.LBFGS{})
@@ -153,6 +174,8 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 		// A line-search failure near the optimum still leaves the best
 		// point found, which is all a starting point needs.
 		res.Status = MAPLineSearch
+	case r.Status == optimize.GradientThreshold && conv.byNewton:
+		res.Status = MAPNewton
 	case r.Status == optimize.GradientThreshold:
 		res.Status = MAPGradTol
 	case r.Status == optimize.FunctionConvergence:
@@ -168,8 +191,11 @@ func FindMAP(ctx context.Context, t target.Target, x0 []float64, s MAPSettings) 
 // mapConverge stops at the relative gradient tolerance of MAPSettings, then
 // defers to function convergence.
 type mapConverge struct {
-	tol float64
-	f   optimize.FunctionConverge
+	tol    float64
+	f      optimize.FunctionConverge
+	newton *newtonCheck
+	// byNewton records that the Newton decrement stopped the search.
+	byNewton bool
 }
 
 func (c *mapConverge) Init(dim int) { c.f.Init(dim) }
@@ -178,7 +204,59 @@ func (c *mapConverge) Converged(l *optimize.Location) optimize.Status {
 	if l.Gradient != nil && floats.Norm(l.Gradient, math.Inf(1)) < c.tol*math.Max(1, math.Abs(l.F)) {
 		return optimize.GradientThreshold
 	}
+	if c.newton != nil && l.Gradient != nil && c.newton.done(l) {
+		c.byNewton = true
+		return optimize.GradientThreshold
+	}
 	return c.f.Converged(l)
+}
+
+// newtonCheck is the Newton-decrement stop of MAPSettings.NewtonTol.
+type newtonCheck struct {
+	t    target.Hessian
+	tol  float64
+	res  *MAPResult
+	cost int64
+	// g0 is ‖∇‖∞ at the first location seen; iter counts the locations.
+	g0   float64
+	iter int
+	H    *mat.SymDense
+	g    []float64
+	chol mat.Cholesky
+}
+
+// done reports whether the Newton decrement at l is below the tolerance,
+// checking every 10 locations once ‖∇‖∞ < 0.01·g0.
+func (n *newtonCheck) done(l *optimize.Location) bool {
+	gn := floats.Norm(l.Gradient, math.Inf(1))
+	if math.IsNaN(n.g0) {
+		n.g0 = gn
+	}
+	n.iter++
+	if n.iter%10 != 0 || !(gn < 0.01*n.g0) {
+		return false
+	}
+	// The location's gradient is that of −log p, and (−H)⁻¹ is even in
+	// its sign.
+	n.t.LogProbHessian(n.H, l.X)
+	n.res.GradEvals += n.cost
+	n.res.NewtonChecks++
+	d := n.H.SymmetricDim()
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			n.H.SetSym(i, j, -n.H.At(i, j))
+		}
+	}
+	if !n.chol.Factorize(n.H) {
+		return false // not yet in a concave region
+	}
+	v := mat.NewVecDense(d, n.g)
+	if err := n.chol.SolveVecTo(v, mat.NewVecDense(d, l.Gradient)); err != nil {
+		return false
+	}
+	dec := math.Sqrt(math.Max(0, floats.Dot(l.Gradient, n.g)))
+	n.res.Newton = dec
+	return dec < n.tol
 }
 
 // ctxRecorder stops L-BFGS when the context is done.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -114,4 +116,57 @@ func TestFindMAPMinibatch(t *testing.T) {
 	if a, b := lr.LogProbGrad(x0, g), lr.LogProbGrad(res.X, g); !(b > a+0.1*math.Abs(a)) {
 		t.Errorf("full-data log p %v at the start, %v at the minibatch MAP: no progress", a, b)
 	}
+}
+
+// TestFindMAPNewton checks the Newton-decrement stop on model.Logistic:
+// with a gradient tolerance too strict to stop first, the search stops by
+// the decrement, earlier than the converged search, at a point whose
+// distance to the converged mode in the Laplace precision's norm is below
+// the tolerance (the decrement predicts it to second order; 0.5 sd
+// against a tolerance of 0.5 allows for that error), with every check's
+// Hessian charged; the zero value never checks.
+func TestFindMAPNewton(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	lr := syntheticLR(4000, 20, rng)
+	x0 := make([]float64, lr.Dim())
+	ctx := context.Background()
+	full, err := FindMAP(ctx, lr, x0, MAPSettings{GradTol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.NewtonChecks != 0 || !math.IsNaN(full.Newton) {
+		t.Errorf("zero NewtonTol: %d checks, decrement %v", full.NewtonChecks, full.Newton)
+	}
+	const tol = 0.5
+	nw, err := FindMAP(ctx, lr, x0, MAPSettings{GradTol: 1e-14, NewtonTol: tol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nw.Status != MAPNewton || !(nw.Newton < tol) || nw.NewtonChecks < 1 {
+		t.Fatalf("status %q, decrement %v after %d checks", nw.Status, nw.Newton, nw.NewtonChecks)
+	}
+	if nw.Iterations >= full.Iterations || nw.Iterations%10 != 0 {
+		t.Errorf("stopped after %d iterations (converged search: %d); checks come every 10", nw.Iterations, full.Iterations)
+	}
+	// Distance to the converged mode in the norm of −∇²log p there.
+	var prec mat.SymDense
+	prec.ReuseAsSym(lr.Dim())
+	lr.LogProbHessian(&prec, full.X)
+	diff := make([]float64, lr.Dim())
+	for j := range diff {
+		diff[j] = nw.X[j] - full.X[j]
+	}
+	dv := mat.NewVecDense(len(diff), diff)
+	dist := math.Sqrt(-mat.Inner(dv, &prec, dv))
+	if !(dist < tol) {
+		t.Errorf("stopped %v posterior sd from the mode (decrement %v)", dist, nw.Newton)
+	}
+	// The cost: gradients plus one Hessian per check, so it exceeds the
+	// gradients alone by exactly the checks' charge.
+	n, d := lr.NData(), lr.Dim()
+	if extra := nw.GradEvals % int64(n); extra != (int64(nw.NewtonChecks)*HessianGradEvals(n, d))%int64(n) {
+		t.Errorf("GradEvals %d does not include %d Hessian checks of %d", nw.GradEvals, nw.NewtonChecks, HessianGradEvals(n, d))
+	}
+	t.Logf("Newton stop after %d iterations (decrement %.3f, distance %.3f sd, %d checks); converged search %d iterations",
+		nw.Iterations, nw.Newton, dist, nw.NewtonChecks, full.Iterations)
 }

@@ -50,14 +50,19 @@
 //
 // Candidates start from an existing particle plus Gaussian noise, and the
 // AdaGrad steps of the LMO have a length per coordinate: both in units of h
-// (ScaleBandwidth), or of the Laplace approximation N(x₁, Σ), Σ =
-// (−∇²log p(x₁))⁻¹, at the first particle (ScaleLaplace, laplace.Fit: 2d
-// gradients by central differences), whose draws then also set the median
+// (ScaleBandwidth), of the Laplace approximation N(x₁, Σ), Σ =
+// (−∇²log p(x₁))⁻¹, at the first particle (ScaleLaplace, laplace.Fit: the
+// target's exact Hessian when it has one, else 2d gradients by central
+// differences), or of given per-coordinate scales σ, N(x₁, diag σ²)
+// (ScaleGiven, e.g. an optimiser's), whose draws then also set the median
 // heuristic. From a MAP start the Laplace scales are the posterior's own,
 // per coordinate and correlated, where the prior's heuristic knows neither.
 //
 // The first particle is a (near) MAP point found by L-BFGS, a prior draw,
-// a given point, or the first of a set of SVGD particles. The SVGD→MMD-FW
+// a given point, a point trained by minibatch Adam with early stopping
+// (StartTrained, package optim, whose scales then serve ScaleGiven: the
+// start for neural networks), or the first of a set of SVGD particles. It
+// is reported as soon as it exists, before any Laplace fit or bandwidth. The SVGD→MMD-FW
 // combination starts the n-th LMO from the n-th SVGD particle.
 // laplace.FindMAP is that L-BFGS search on its own, for callers that share
 // one MAP point between runs.

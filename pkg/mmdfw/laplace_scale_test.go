@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -33,9 +35,15 @@ func TestRunLaplaceScale(t *testing.T) {
 	g := newGaussian(d, rng)
 	ct := &counting{Target: g.Gaussian}
 	var mmd []float64
+	var firstEvals []int64
 	s := Settings{N: 30, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace, Embed: g.embed, RawWeights: true}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-		mmd = append(mmd, sn.Stats[StatMMD2Kernel])
+		v, ok := sn.Stats[StatMMD2Kernel]
+		if !ok {
+			v = math.NaN()
+		}
+		mmd = append(mmd, v)
+		firstEvals = append(firstEvals, sn.GradEvals)
 		return nil
 	})
 	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
@@ -54,7 +62,39 @@ func TestRunLaplaceScale(t *testing.T) {
 	if math.Abs(res.Bandwidth-hTrue) > 0.1*hTrue {
 		t.Errorf("bandwidth %v, want the target's median distance %v within 10%%", res.Bandwidth, hTrue)
 	}
-	if !(mmd[len(mmd)-1] < 0.2*mmd[0]) {
-		t.Errorf("MMD² %v at n=%d, %v at n=1: want a fivefold drop", mmd[len(mmd)-1], len(mmd), mmd[0])
+	// The first snapshot comes before the kernel exists and carries no
+	// statistic; the run's own record has every n.
+	if len(mmd) != 30 || !math.IsNaN(mmd[0]) || len(res.MMD2) != 30 {
+		t.Fatalf("%d snapshots, first statistic %v, %d MMD² values", len(mmd), mmd[0], len(res.MMD2))
+	}
+	// Reported as soon as it exists: before the Laplace fit's gradients.
+	if firstEvals[0] != 0 || firstEvals[1] < 2*d {
+		t.Errorf("gradient evaluations at snapshots 1 and 2: %d, %d; want 0 and at least %d", firstEvals[0], firstEvals[1], 2*d)
+	}
+	if m := res.MMD2; !(m[len(m)-1] < 0.2*m[0]) {
+		t.Errorf("MMD² %v at n=%d, %v at n=1: want a fivefold drop", m[len(m)-1], len(m), m[0])
+	}
+}
+
+// TestRunStopAtFirst checks that a recorder stopping the run at the early
+// first snapshot (before the Laplace fit) still gets that particle back.
+func TestRunStopAtFirst(t *testing.T) {
+	const d = 3
+	g := newGaussian(d, rand.New(rand.NewPCG(8, 10)))
+	ct := &counting{Target: g.Gaussian}
+	s := Settings{N: 5, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace}
+	calls := 0
+	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })
+	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || res.Set.Len() != 1 || res.Set.W[0] != 1 || res.Laplace != nil || ct.n != 0 {
+		t.Fatalf("%d snapshots, %d particles, Laplace fitted %v, %d gradients", calls, res.Set.Len(), res.Laplace != nil, ct.n)
+	}
+	for j, v := range g.Mean() {
+		if res.Set.X.At(0, j) != v {
+			t.Fatalf("particle %v, want the given start %v", mat.Row(nil, 0, res.Set.X), g.Mean())
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
@@ -38,6 +39,12 @@ type Result struct {
 	PoolGradEvals    int64
 	SVGDGradEvals    int64
 	LaplaceGradEvals int64
+	// TrainGradEvals is the part spent training the first particle
+	// (StartTrained) and Train the training's outcome (nil otherwise).
+	TrainGradEvals int64
+	Train          *optim.Result
+	// Scales are the per-coordinate scales of ScaleGiven (nil otherwise).
+	Scales []float64
 	// Laplace is the Laplace approximation of ScaleLaplace (nil
 	// otherwise).
 	Laplace *laplace.Approx
@@ -85,7 +92,12 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 		Seconds: r.sw.Seconds(), GradEvals: r.evals,
 		MAPGradEvals: r.mapEvals, PoolGradEvals: r.poolEvals, SVGDGradEvals: r.svgdEvals,
 		LaplaceGradEvals: r.lapEvals, Laplace: r.lap,
+		TrainGradEvals: r.trainEvals, Train: r.train, Scales: r.sig,
 		MMD2: r.mmd,
+	}
+	if r.n == 0 && r.x1 != nil {
+		// Stopped at the early snapshot of the first particle.
+		res.Set = particle.Set{X: mat.NewDense(1, r.d, append([]float64(nil), r.x1...)), W: []float64{1}}
 	}
 	if r.n > 0 {
 		res.Set = particle.Set{
@@ -105,7 +117,15 @@ type run struct {
 	d     int
 	ndata int64
 
-	evals, mapEvals, poolEvals, svgdEvals, lapEvals int64
+	evals, mapEvals, poolEvals, svgdEvals, lapEvals, trainEvals int64
+
+	// train is the outcome of StartTrained; sig the scales of ScaleGiven.
+	train *optim.Result
+	sig   []float64
+	// early records that the first particle's snapshot was reported as
+	// soon as it existed, before the scales and the bandwidth.
+	early bool
+	x1    []float64
 
 	// lap is the Laplace approximation of ScaleLaplace; eps the AdaGrad
 	// step of every coordinate.
@@ -153,6 +173,19 @@ func (r *run) run(ctx context.Context) error {
 	d := r.d
 	if s.Start == StartGiven && len(s.X0) != d {
 		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(s.X0))
+	}
+	if s.Scales != nil && len(s.Scales) != d {
+		return fmt.Errorf("mmdfw: Scales has length %d, target dimension is %d", len(s.Scales), d)
+	}
+	if s.Start == StartTrained && s.TrainTarget == nil {
+		st, ok := t.(target.Stochastic)
+		if !ok {
+			return errors.New("mmdfw: StartTrained needs a target.Stochastic or Settings.TrainTarget")
+		}
+		s.TrainTarget = st
+	}
+	if s.TrainTarget != nil && s.TrainTarget.Dim() != d {
+		return fmt.Errorf("mmdfw: TrainTarget has dimension %d, target dimension is %d", s.TrainTarget.Dim(), d)
 	}
 	if s.SVGDParticles != nil {
 		if _, c := s.SVGDParticles.Dims(); c != d {
@@ -208,15 +241,33 @@ func (r *run) run(ctx context.Context) error {
 		}
 	}
 
-	// The Laplace approximation at the first particle, which is then
-	// found before the bandwidth.
+	// The Laplace approximation or the given scales at the first
+	// particle, which is then found (and reported) before the bandwidth.
 	x := make([]float64, d)
 	firstDone := false
-	if s.Scale == ScaleLaplace {
+	if s.Scale == ScaleLaplace || s.Scale == ScaleGiven {
 		if err := r.first(ctx, x); err != nil {
 			return err
 		}
 		firstDone = true
+		if stop, err := r.reportFirst(x); stop || err != nil {
+			return err
+		}
+	}
+	if s.Scale == ScaleGiven {
+		switch {
+		case s.Scales != nil:
+			r.sig = append([]float64(nil), s.Scales...)
+		case r.train != nil:
+			r.sig = make([]float64, d)
+			for j, v := range r.train.Scale {
+				r.sig[j] = min(max(v, TrainedScaleMin), TrainedScaleMax)
+			}
+		default:
+			return errors.New("mmdfw: ScaleGiven needs Settings.Scales or StartTrained")
+		}
+	}
+	if s.Scale == ScaleLaplace {
 		l, err := laplace.Fit(ctx, t, x, laplace.FitSettings{Batch: s.LaplaceBatch, Src: r.rng})
 		if err != nil {
 			return err
@@ -237,6 +288,15 @@ func (r *run) run(ctx context.Context) error {
 			// With ScaleLaplace every scale of the run comes from the
 			// Laplace fit; a pool only estimates z.
 			init = r.lap.Sample(s.MedianDraws, r.rng)
+		case r.sig != nil:
+			// Draws of N(x₁, diag σ²).
+			init = mat.NewDense(s.MedianDraws, d, nil)
+			for i := 0; i < s.MedianDraws; i++ {
+				row := init.RawRowView(i)
+				for j, sj := range r.sig {
+					row[j] = x[j] + sj*r.rng.NormFloat64()
+				}
+			}
 		case pool != nil:
 			init = pool
 		case hasPrior:
@@ -251,6 +311,9 @@ func (r *run) run(ctx context.Context) error {
 					return err
 				}
 				firstDone = true
+				if stop, err := r.reportFirst(x); stop || err != nil {
+					return err
+				}
 			}
 			var err error
 			if init, err = r.localDraws(ctx, x); err != nil {
@@ -309,9 +372,12 @@ func (r *run) run(ctx context.Context) error {
 	r.wrep = make([]float64, N)
 	r.eps = make([]float64, d)
 	for j := range r.eps {
-		if r.lap != nil {
+		switch {
+		case r.lap != nil:
 			r.eps[j] = s.StepSize * r.lap.SD[j]
-		} else {
+		case r.sig != nil:
+			r.eps[j] = s.StepSize * r.sig[j]
+		default:
 			r.eps[j] = s.StepSize * r.h
 		}
 	}
@@ -406,6 +472,9 @@ func (r *run) add(x []float64) (stop bool, err error) {
 		r.mmd = append(r.mmd, r.wt.mmd2(r.self))
 	}
 	w := r.reported()
+	if r.n == 1 && r.early {
+		return false, nil // reported by reportFirst
+	}
 	if r.stats != nil {
 		r.stats[r.statKey] = r.kernelMMD2(w)
 	}
@@ -493,9 +562,31 @@ func (r *run) candidate(x []float64) {
 	}
 }
 
-// perturb adds the candidate noise to x: N(0, (Noise·h)² I), or N(0,
-// Noise²Σ) with the Laplace covariance Σ.
+// reportFirst reports the first particle, with weight one, as soon as it
+// exists: before the scales, the bandwidth and the weights are set up, so
+// that the time to the first snapshot is that of the first particle alone.
+// The snapshot carries no statistics.
+func (r *run) reportFirst(x []float64) (stop bool, err error) {
+	r.early = true
+	r.x1 = append([]float64(nil), x...)
+	return particle.Report(r.rec, &r.sw, particle.Snapshot{
+		Step:      1,
+		X:         mat.NewDense(1, r.d, r.x1),
+		W:         []float64{1},
+		GradEvals: r.evals,
+	})
+}
+
+// perturb adds the candidate noise to x: N(0, (Noise·h)² I), N(0,
+// Noise²Σ) with the Laplace covariance Σ, or N(0, Noise²·diag σ²) with
+// the given scales σ.
 func (r *run) perturb(x []float64) {
+	if r.sig != nil {
+		for j, sj := range r.sig {
+			x[j] += r.s.Noise * sj * r.rng.NormFloat64()
+		}
+		return
+	}
 	if r.lap != nil {
 		for j := range r.sx {
 			r.sx[j] = r.rng.NormFloat64()
@@ -665,7 +756,8 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
-		m, err := laplace.FindMAP(ctx, t, x, laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: r.rng})
+		m, err := laplace.FindMAP(ctx, t, x, laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol,
+			Batch: s.MAPBatch, Src: r.rng, NewtonTol: s.MAPNewtonTol})
 		r.mapEvals = m.GradEvals
 		r.evals += m.GradEvals
 		if err != nil {
@@ -676,6 +768,25 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		prior.SamplePrior(r.rng, x)
 	case StartGiven:
 		copy(x, s.X0)
+	case StartTrained:
+		switch {
+		case s.X0 != nil:
+			copy(x, s.X0)
+		case hasPrior:
+			prior.SamplePrior(r.rng, x)
+		}
+		var ts optim.Settings
+		if s.Train != nil {
+			ts = *s.Train
+		}
+		tr, err := optim.Train(ctx, s.TrainTarget, x, ts, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()))
+		r.trainEvals = tr.GradEvals
+		r.evals += tr.GradEvals
+		if err != nil {
+			return fmt.Errorf("mmdfw: training the first particle: %w", err)
+		}
+		r.train = &tr
+		copy(x, tr.X)
 	case startSVGD:
 		copy(x, s.SVGDParticles.RawRowView(0))
 	default:

@@ -106,3 +106,18 @@ func BenchmarkRunRFF(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPerturbGiven is the candidate noise of ScaleGiven,
+// x ← x + Noise·σ ⊙ z, for a BNN-sized point (d = 953): no allocation.
+func BenchmarkPerturbGiven(b *testing.B) {
+	const d = 953
+	r := &run{s: Settings{Noise: 1}, rng: rand.New(rand.NewPCG(1, 2)), sig: make([]float64, d)}
+	for j := range r.sig {
+		r.sig[j] = 0.01 * float64(1+j%7)
+	}
+	x := make([]float64, d)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.perturb(x)
+	}
+}

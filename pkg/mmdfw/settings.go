@@ -6,8 +6,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
+	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Start selects the first particle.
@@ -25,6 +27,14 @@ const (
 	StartPrior
 	// StartGiven starts at Settings.X0.
 	StartGiven
+	// StartTrained starts at one point trained by optim.Train (minibatch
+	// Adam or AdaGrad with early stopping by Settings.Train.Validate) from
+	// Settings.X0 (default a prior draw) on Settings.TrainTarget (default
+	// the run's target, which must then be a target.Stochastic). Its
+	// gradient evaluations and seconds are charged to the run, and its
+	// per-coordinate scales, clamped to [TrainedScaleMin, TrainedScaleMax],
+	// become Settings.Scales under ScaleAuto (ScaleGiven).
+	StartTrained
 )
 
 // Init selects where the Approx-LMO of each new particle starts.
@@ -64,6 +74,20 @@ const (
 	// median heuristic, without SVGD particles or a pool, uses
 	// MedianDraws draws of N(x₁, Σ) instead of the prior.
 	ScaleLaplace
+	// ScaleGiven takes per-coordinate scales σ from Settings.Scales (or,
+	// with StartTrained, from the training): the noise of InitPerturb is
+	// N(0, Noise²·diag σ²), the first AdaGrad step of coordinate j is
+	// about StepSize·σⱼ, and the median heuristic, without SVGD
+	// particles, uses MedianDraws draws of N(x₁, diag σ²).
+	ScaleGiven
+)
+
+// The clamp of the trained start's scales: optim.Result.Scale is +Inf on a
+// coordinate whose score never moved and tiny on one the data pin hard,
+// and neither is a usable step.
+const (
+	TrainedScaleMin = 1e-4
+	TrainedScaleMax = 1.0
 )
 
 // Pick selects the existing particle that InitPerturb perturbs.
@@ -195,6 +219,24 @@ type Settings struct {
 	// target.Stochastic (a fixed batch per evaluated point); 0 or a size ≥
 	// NData uses full-data gradients. Default 0.
 	MAPBatch int `toml:"map_batch" json:"map_batch,omitempty"`
+	// MAPNewtonTol also stops L-BFGS when the Newton decrement
+	// √(gᵀ(−∇²log p)⁻¹g) falls below it (in posterior sd), on a target
+	// with an exact Hessian (laplace.MAPSettings.NewtonTol). Default 0:
+	// not checked.
+	MAPNewtonTol float64 `toml:"map_newton_tol" json:"map_newton_tol,omitempty"`
+
+	// Train configures the training of StartTrained (nil: optim.Train's
+	// defaults, without validation). It is data, not a setting of the
+	// file: Validate is a function.
+	Train *optim.Settings `toml:"-" json:"-"`
+	// TrainTarget is the target StartTrained trains on (default the run's
+	// target), e.g. the posterior on the training rows that are not held
+	// out for Train.Validate.
+	TrainTarget target.Stochastic `toml:"-" json:"-"`
+	// Scales are the per-coordinate scales σ of ScaleGiven (length Dim,
+	// finite and positive); with StartTrained they default to the
+	// training's.
+	Scales []float64 `toml:"-" json:"-"`
 
 	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
 	// median heuristic.
@@ -252,6 +294,24 @@ func (s Settings) Validate() error {
 	if s.Kernel != RFFKernel && s.Features != 0 {
 		return setting.Errorf("features", s.Features, `needs kernel = "rff"`)
 	}
+	if math.IsInf(s.MAPNewtonTol, 0) || math.IsNaN(s.MAPNewtonTol) || s.MAPNewtonTol < 0 {
+		return setting.Errorf("map_newton_tol", s.MAPNewtonTol, "must be finite and non-negative")
+	}
+	for j, v := range s.Scales {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return setting.Errorf("scales", v, "coordinate %d must be finite and positive", j)
+		}
+	}
+	switch {
+	case s.Scale == ScaleGiven && s.Scales == nil && s.Start != StartTrained:
+		return setting.Errorf("scale", s.Scale, `needs Scales or start "trained"`)
+	case s.Scales != nil && s.Scale != ScaleGiven && s.Scale != ScaleAuto:
+		return setting.Errorf("scale", s.Scale, `contradicts the given Scales (use "given")`)
+	case (s.Train != nil || s.TrainTarget != nil) && s.Start != StartTrained:
+		return setting.Errorf("start", s.Start, `a Train or TrainTarget needs start "trained"`)
+	case s.Scale == ScaleLaplace && s.Start == StartTrained && s.Scales != nil:
+		return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
+	}
 	return nil
 }
 
@@ -290,6 +350,9 @@ func (s *Settings) defaults() {
 	}
 	if s.Scale == ScaleAuto {
 		s.Scale = ScaleBandwidth
+		if s.Scales != nil || s.Start == StartTrained {
+			s.Scale = ScaleGiven
+		}
 	}
 	if s.Scale == ScaleLaplace {
 		deff(&s.Noise, DefaultLaplaceNoise)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -26,6 +27,13 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Features: 10}, "features"},
 		{Settings{Weights: Rule(99)}, "weights"},
 		{Settings{PoolIterations: -2}, "pool_iterations"},
+		{Settings{MAPNewtonTol: -0.5}, "map_newton_tol"},
+		{Settings{Scale: ScaleGiven}, "scale"},
+		{Settings{Scales: []float64{1}, Scale: ScaleLaplace}, "scale"},
+		{Settings{Scales: []float64{0}}, "scales"},
+		{Settings{Scales: []float64{math.Inf(1)}}, "scales"},
+		{Settings{Train: &optim.Settings{}}, "start"},
+		{Settings{Start: StartMAP, Train: &optim.Settings{}}, "start"},
 	} {
 		err := c.s.Validate()
 		e, ok := setting.As(err)
@@ -39,6 +47,17 @@ func TestSettingsValidate(t *testing.T) {
 	}
 	if err := (Settings{}).Validate(); err != nil {
 		t.Errorf("zero Settings: %v", err)
+	}
+	for _, ok := range []Settings{
+		{Start: StartTrained},
+		{Start: StartTrained, Scale: ScaleGiven, Train: &optim.Settings{Steps: 10}},
+		{Start: StartTrained, Scale: ScaleLaplace},
+		{Start: StartGiven, Scale: ScaleGiven, Scales: []float64{0.5}},
+		{Scales: []float64{0.5}},
+	} {
+		if err := ok.Validate(); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
 	}
 	if err := (Settings{Kernel: RFFKernel, Features: 10}).Validate(); err != nil {
 		t.Errorf("rff with features: %v", err)

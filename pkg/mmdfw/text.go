@@ -9,9 +9,9 @@ import (
 // settings spell them. The zero (automatic) value of each has the empty
 // text form, so that it is omitted from JSON and TOML.
 var (
-	startNames     = []string{StartAuto: "", StartMAP: "map", StartPrior: "prior", StartGiven: "given"}
+	startNames     = []string{StartAuto: "", StartMAP: "map", StartPrior: "prior", StartGiven: "given", StartTrained: "trained"}
 	initNames      = []string{InitAuto: "", InitPrior: "prior", InitSVGD: "svgd", InitPerturb: "perturb"}
-	scaleNames     = []string{ScaleAuto: "", ScaleBandwidth: "bandwidth", ScaleLaplace: "laplace"}
+	scaleNames     = []string{ScaleAuto: "", ScaleBandwidth: "bandwidth", ScaleLaplace: "laplace", ScaleGiven: "given"}
 	pickNames      = []string{PickUniform: "uniform", PickByWeight: "weight"}
 	directionNames = []string{DirectionAuto: "", Frozen: "frozen", Self: "self", Exact: "exact"}
 	ruleNames      = []string{RuleAuto: "", BQ: "bq", LineSearch: "line-search", Equal: "equal",
@@ -50,7 +50,7 @@ func unmarshalEnum(names []string, what string, b []byte) (int, error) {
 	return 0, fmt.Errorf("mmdfw: %s %q is not one of %q", what, s, allowed)
 }
 
-// MarshalText returns "", "map", "prior", "given" or "svgd".
+// MarshalText returns "", "map", "prior", "given", "trained" or "svgd".
 func (s Start) MarshalText() ([]byte, error) { return marshalEnum(startNames, "Start", int(s)) }
 
 // UnmarshalText parses the forms of MarshalText.
@@ -74,7 +74,7 @@ func (i *Init) UnmarshalText(b []byte) error {
 	return err
 }
 
-// MarshalText returns "", "bandwidth" or "laplace".
+// MarshalText returns "", "bandwidth", "laplace" or "given".
 func (s Scale) MarshalText() ([]byte, error) { return marshalEnum(scaleNames, "Scale", int(s)) }
 
 // UnmarshalText parses the forms of MarshalText.
