@@ -365,12 +365,12 @@ func TestClaim2NamesFlaggedReference(t *testing.T) {
 		switch r[0] {
 		case "fig2b":
 			fig2b++
-			if r[5] != "RBF kernel, to the reference (flagged in 2 of 2 splits)" {
+			if r[6] != "RBF kernel, to the reference (flagged in 2 of 2 splits)" || r[14] != "no (flagged reference)" {
 				t.Errorf("fig2b row: %q", r)
 			}
 		case "fig1b":
 			fig1b++
-			if strings.Contains(r[5], "flagged") {
+			if strings.Contains(r[6], "flagged") || r[14] != "yes" {
 				t.Errorf("fig1b row: %q", r)
 			}
 		}
@@ -378,7 +378,7 @@ func TestClaim2NamesFlaggedReference(t *testing.T) {
 	if fig2b != 1 || fig1b == 0 {
 		t.Fatalf("%d fig2b and %d fig1b rows\n%s", fig2b, fig1b, c.Markdown())
 	}
-	if !strings.Contains(c.Why, " 1 of those series is measured against a flagged HMC reference") {
+	if !strings.Contains(c.Why, " 1 measured against a flagged reference are listed, not counted") {
 		t.Errorf("reason: %s", c.Why)
 	}
 }
@@ -457,10 +457,10 @@ func TestClaim2OwnKernel(t *testing.T) {
 			t.Errorf("with statistic %v: %s, want %s\n%s", withStat, c.Verdict, want, c.Markdown())
 		}
 		md := c.Markdown()
-		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | approximate (self) | own RFF kernel (`method:mmd2_kernel`) |") {
+		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | stein | approximate (self) | own RFF kernel (`method:mmd2_kernel`) |") {
 			t.Errorf("with statistic %v: RFF row\n%s", withStat, md)
 		}
-		if !strings.Contains(md, "| mmdfw-rbf | RBF | approximate (self) | RBF kernel, exact |") {
+		if !strings.Contains(md, "| mmdfw-rbf | RBF | stein | approximate (self) | RBF kernel, exact |") {
 			t.Errorf("RBF row not in the RBF kernel:\n%s", md)
 		}
 		if !strings.Contains(c.Rule, "`method:mmd2_kernel`") {
@@ -602,7 +602,7 @@ func TestMajority(t *testing.T) {
 // A curve that is flat within noise fits a straight line of log MMD² with a
 // high R² and a rate near zero; claim 2 must not count it as convergence.
 func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
-	for _, rate := range []float64{1e-4, 0.05} {
+	for _, rate := range []float64{1e-4, 0.05, 0.2} {
 		curves := func(c *harness.Cell) ([]pt, error) {
 			pts, err := goodCurves(c)
 			if c.Experiment.ID != "rff" || !IsGreedy(c.Method.Kind) || c.Method.Name == "sp" {
@@ -620,8 +620,10 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 		}
 		res := writeTree(t, t.TempDir(), curves, rffTOML)
 		c := claim2(res)
+		// Over N = 1…30 the line falls 29·rate/ln 10 decades: 0.0013,
+		// 0.63 and 2.5; only the last is at least MinDecades.
 		want := Supported
-		if rate < 0.01 {
+		if rate < 0.1 {
 			want = NotSupported
 		}
 		if c.Verdict != want {
@@ -632,8 +634,8 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 
 // A series whose MMD² is no longer positive past some N is fitted to the N
 // before it, and its fall must be measured over those N only: over the
-// whole range of N the line e^{−0.1 N} falls 18-fold, over N = 1…5, the
-// points fitted, only e^{0.4} ≈ 1.49 < MinFall.
+// whole range of N the line e^{−0.1 N} falls 1.3 decades, over N = 1…5, the
+// points fitted, only 0.17 < MinDecades.
 func TestClaim2FallOverFittedRange(t *testing.T) {
 	const last = 5
 	for _, tail := range []float64{0, -1e-6} {
@@ -664,7 +666,7 @@ func TestClaim2FallOverFittedRange(t *testing.T) {
 			t.Fatalf("tail %g: no claim-2 rows", tail)
 		}
 		for _, r := range c.Rows {
-			if r[6] != "1–5" || r[9] != "no" {
+			if r[7] != "1–5" || r[13] != "no" {
 				t.Errorf("tail %g: row %q, want N range 1–5 and not linear", tail, r)
 			}
 		}
