@@ -323,13 +323,14 @@ func TestTable1Hand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1+2*2*2 {
-		t.Fatalf("CSV has %d records, want 9", len(recs))
+	// Two datasets × two methods, one "final" row each (a wall-clock run).
+	if len(recs) != 1+2*2 || strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") {
+		t.Fatalf("CSV has %d records (header %v), want 5", len(recs), recs[0])
 	}
 	for _, r := range recs[1:] {
-		if r[0] == "concrete" && r[2] == "mmdfw" && r[3] == "rmse" {
-			if r[4] != "5.5" || r[5] != "0.5" || r[6] != "3" || r[7] != "10" {
-				t.Errorf("concrete mmdfw rmse row %v; want mean 5.5, sd 0.5, 3 splits, budget 10", r)
+		if r[0] == "concrete" && r[1] == "mmdfw" {
+			if r[2] != "final" || r[3] != "" || r[4] != "5.5" || r[5] != "0.5" || r[8] != "3" {
+				t.Errorf("concrete mmdfw row %v; want final, rmse 5.5 ± 0.5 over 3 splits", r)
 			}
 		}
 	}
