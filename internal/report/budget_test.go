@@ -126,3 +126,36 @@ func TestClaim1Protocols(t *testing.T) {
 		}
 	}
 }
+
+// Claim 4 compares SP on KSD² as on MMD²: SP worse on MMD² but better on
+// KSD² is not "SP worse in every comparison".
+func TestClaim4KSD(t *testing.T) {
+	greedy := func(method, kind string, mmd, ksd float64) *Cell {
+		var rows []Row
+		for n := 1; n <= 3; n++ {
+			rows = append(rows, Row{Step: n, Metric: "mmd2", Value: mmd / float64(n)}, Row{Step: n, Metric: "ksd2", Value: ksd / float64(n)})
+		}
+		return memCell("fig1b", method, kind, "covertype", 1, 3, rows...)
+	}
+	sp := greedy("sp", "sp", 10, 1)
+	fw := greedy("mmdfw", "mmdfw", 1, 10)
+	c := claim4(&Results{Cells: []*Cell{sp, fw}})
+	var mmd, ksd int
+	for _, r := range c.Rows {
+		switch {
+		case strings.Contains(r[2], "MMD²"):
+			mmd++
+			if r[5] != "yes" {
+				t.Errorf("MMD² row %v: SP is worse", r)
+			}
+		case strings.Contains(r[2], "KSD²"):
+			ksd++
+			if r[5] != "no" {
+				t.Errorf("KSD² row %v: SP is better", r)
+			}
+		}
+	}
+	if mmd != 1 || ksd != 1 || c.Verdict != NotSupported || c.Paper != c.Verdict {
+		t.Errorf("%d MMD² and %d KSD² rows, verdict %s (paper %s)\n%s", mmd, ksd, c.Verdict, c.Paper, c.Markdown())
+	}
+}

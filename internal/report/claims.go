@@ -602,25 +602,23 @@ func claim4Particles(c *Claim, cells []*Cell, ds, metric string, pass, total int
 	if sp == nil {
 		return pass, total
 	}
-	{
-		n := sp.X[len(sp.X)-1]
-		spv := geoMean(sp.Last())
-		for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
-			o := pick(series, cells, is)
-			if o == nil {
-				continue
-			}
-			ov, ok := o.At(n)
-			if !ok || !finite(spv) || !finite(geoMean(ov)) {
-				continue
-			}
-			total++
-			worse := spv > geoMean(ov)
-			if worse {
-				pass++
-			}
-			c.Rows = append(c.Rows, []string{"fig1b", DatasetLabel(cells, ds), fmt.Sprintf("%s (%s at N=%g)", o.Name, label, n), fmt.Sprintf("%.4g", spv), fmt.Sprintf("%.4g", geoMean(ov)), yesNo(worse)})
+	n := sp.X[len(sp.X)-1]
+	spv := geoMean(sp.Last())
+	for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
+		o := pick(series, cells, is)
+		if o == nil {
+			continue
 		}
+		ov, ok := o.At(n)
+		if !ok || !finite(spv) || !finite(geoMean(ov)) {
+			continue
+		}
+		total++
+		worse := spv > geoMean(ov)
+		if worse {
+			pass++
+		}
+		c.Rows = append(c.Rows, []string{"fig1b", DatasetLabel(cells, ds), fmt.Sprintf("%s (%s at N=%g)", o.Name, label, n), fmt.Sprintf("%.4g", spv), fmt.Sprintf("%.4g", geoMean(ov)), yesNo(worse)})
 	}
 	return pass, total
 }
