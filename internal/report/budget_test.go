@@ -159,3 +159,38 @@ func TestClaim4KSD(t *testing.T) {
 		t.Errorf("%d MMD² and %d KSD² rows, verdict %s (paper %s)\n%s", mmd, ksd, c.Verdict, c.Paper, c.Markdown())
 	}
 }
+
+// Claim 3 under the fair protocol compares MMD-FW with every SVGD arm; the
+// paper's protocol with the first only.
+func TestClaim3Arms(t *testing.T) {
+	var cells []*Cell
+	var rows []Row
+	for n := 1; n <= 20; n++ {
+		rows = append(rows, Row{Step: n, Metric: "mmd2", Value: 1 / float64(n)})
+	}
+	cells = append(cells, memCell("fig1b", "mmdfw", "mmdfw", "covertype", 1, 20, rows...))
+	// The reference arm is worse than MMD-FW at N = 10 and 20; the tuned
+	// arm better at both.
+	for _, a := range []struct {
+		method string
+		v      float64
+	}{{"svgd", 0.5}, {"svgd-tuned", 0.01}} {
+		for _, n := range []int{10, 20} {
+			c := memCell("fig1b", a.method, "svgd", "covertype", 1, n, Row{Step: 100, Metric: "mmd2", Value: a.v})
+			c.Prov.Cell += "/n" + strings.Repeat("x", n)
+			cells = append(cells, c)
+		}
+	}
+	c := claim3(&Results{Cells: cells})
+	if c.Paper != NotSupported || c.Verdict != NotSupported || len(c.Rows) != 4 {
+		t.Errorf("paper %s, fair %s, %d rows; want not supported (0 of 2), not supported (2 of 4), 4 rows\n%s", c.Paper, c.Verdict, len(c.Rows), c.Markdown())
+	}
+	if !strings.Contains(c.Why, "2 of 4") || !strings.Contains(c.PaperWhy, "0 of 2") {
+		t.Errorf("why %q; paper %q", c.Why, c.PaperWhy)
+	}
+	// Without the reference arm the tuned arm alone decides both.
+	c = claim3(&Results{Cells: append(cells[:1:1], cells[3:]...)})
+	if c.Paper != Supported || c.Verdict != Supported {
+		t.Errorf("tuned arm only: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
+	}
+}
