@@ -203,6 +203,7 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 		return &harness.Problem{Target: m, Model: &Data{
 			Name: d.name, Label: label, Key: cv.Key,
 			Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
+			XDev: cv.XDev, YDev: cv.YDev,
 		}}, nil
 	}
 	r, err := d.table.Regression(d.cols(), train, test)
@@ -222,6 +223,7 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 	return &harness.Problem{Target: m, Model: &Data{
 		Name: d.name, Label: label, Key: cv.Key,
 		BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
+		XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
 	}}, nil
 }
 

@@ -101,6 +101,7 @@ func classificationDataset(ds *data.Dataset) harness.Dataset {
 			return &harness.Problem{Target: m, Model: &Data{
 				Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key,
 				Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
+				XDev: cv.XDev, YDev: cv.YDev,
 			}}, nil
 		},
 	}
@@ -132,6 +133,7 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 				Name: ds.Name, Label: label, Key: cv.Key,
 				BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
 				XTrain: cv.XTrain, YTrain: cv.YTrain,
+				XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
 			}}, nil
 		},
 	}

@@ -37,7 +37,73 @@ const (
 	// KSD2 is the weighted kernel Stein discrepancy with the IMQ kernel
 	// (c = 1, β = −1/2), from full-data scores.
 	KSD2 = "ksd2"
+	// DevAccuracy, DevTestLL and DevRMSE are Accuracy, TestLL and RMSE on
+	// the development rows of eval.rows = "development+test" (the last
+	// round(0.1·n) training rows, at most 500, which the method does not
+	// see), computed at the same snapshots as the test metrics: the report
+	// selects a snapshot by them and reports its test metrics.
+	DevAccuracy = "dev_accuracy"
+	DevTestLL   = "dev_test_ll"
+	DevRMSE     = "dev_rmse"
 )
+
+// unscaled returns y mapped by unscale (nil for nil).
+func unscaled(y []float64, unscale func(float64) float64) []float64 {
+	if y == nil {
+		return nil
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = unscale(v)
+	}
+	return out
+}
+
+// predictDev is predict on the development rows.
+func (d *Data) predictDev(s particle.Snapshot) (float64, float64) {
+	k := predKey{s.X, s.Step, s.GradEvals, s.Seconds}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.devCache.ok && d.devCache.key == k {
+		return d.devCache.a, d.devCache.b
+	}
+	var a, b float64
+	switch {
+	case d.Logistic != nil:
+		a, b = d.Logistic.Metrics(d.XDev, d.YDev, s.X, s.W)
+	case d.BNN != nil:
+		a, b = d.BNN.Metrics(d.XDev, d.YDev, s.X, s.W, d.YMean, d.YSD)
+	default:
+		return math.NaN(), math.NaN()
+	}
+	d.devCache = predCache{key: k, a: a, b: b, ok: true}
+	return a, b
+}
+
+// devMetric is the factory of a dev_ metric: which of predictDev's two
+// values (0 or 1) it returns, and whether it needs the BNN (rmse) or the
+// logistic model (accuracy); test_ll needs either.
+func devMetric(name string, which int, bnn, logistic bool) harness.MetricFactory {
+	return func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+		d, err := dataOf(p)
+		if err != nil {
+			return nil, err
+		}
+		if d.XDev == nil {
+			return nil, fmt.Errorf("%s needs eval.rows = %q (development rows beside the test rows)", name, harness.RowsDevelopmentTest)
+		}
+		if (bnn && d.BNN == nil) || (logistic && d.Logistic == nil) || (d.BNN == nil && d.Logistic == nil) {
+			return nil, fmt.Errorf("%s is not defined on %s", name, d.Name)
+		}
+		return func(s particle.Snapshot) float64 {
+			a, b := d.predictDev(s)
+			if which == 0 {
+				return a
+			}
+			return b
+		}, nil
+	}
+}
 
 // predKey identifies one snapshot, so that accuracy and test_ll (or rmse and
 // test_ll) of the same snapshot share one pass over the test set.
@@ -109,6 +175,9 @@ func registerMetrics(r *harness.Registry) {
 		}
 		return func(s particle.Snapshot) float64 { a, _ := d.predict(s); return a }, nil
 	})
+	r.RegisterMetric(DevAccuracy, devMetric(DevAccuracy, 0, false, true))
+	r.RegisterMetric(DevTestLL, devMetric(DevTestLL, 1, false, false))
+	r.RegisterMetric(DevRMSE, devMetric(DevRMSE, 0, true, false))
 	r.RegisterMetric(MMD2, mmd2Factory)
 	r.RegisterMetric(MMD2Exact, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		d, err := dataOf(p)

@@ -61,14 +61,21 @@ type Data struct {
 	// start); they never include the evaluation rows.
 	XTrain *mat.Dense
 	YTrain []float64
+	// XDev and YDev are the development rows of eval.rows =
+	// "development+test" (nil otherwise), which the dev_ metrics evaluate:
+	// the labels (logistic) or the responses on the original scale of y
+	// (BNN).
+	XDev *mat.Dense
+	YDev []float64
 	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
 	// exact MMD² (fixed per dataset, the same for every method).
 	Gauss *target.Gaussian
 	EvalH float64
 
-	mu    sync.Mutex
-	ref   *RefInfo
-	cache predCache
+	mu       sync.Mutex
+	ref      *RefInfo
+	cache    predCache
+	devCache predCache
 }
 
 // RefInfo describes the reference sample an mmd2 metric measured against; it

@@ -26,7 +26,8 @@ func DevelopmentRows(n int) int {
 // published split. RowsValidation holds out m = round(Fraction·n) rows,
 // clamped to [1, n−1], chosen by a permutation seeded by rows.Seed, the
 // dataset name and the split only: the same rows whatever the order of the
-// cells or -j. RowsDevelopment holds out the last DevelopmentRows(n) rows.
+// cells or -j. RowsDevelopment (and RowsDevelopmentTest) hold out the last
+// DevelopmentRows(n) rows.
 // It fails when n is too small to leave rows on both sides.
 func ValidationRows(rows harness.Rows, dataset string, split, n int) ([]int, error) {
 	switch rows.Kind {
@@ -47,7 +48,7 @@ func ValidationRows(rows harness.Rows, dataset string, split, n int) ([]int, err
 		idx := rng.Perm(n)[:m]
 		slices.Sort(idx)
 		return idx, nil
-	case harness.RowsDevelopment:
+	case harness.RowsDevelopment, harness.RowsDevelopmentTest:
 		m := DevelopmentRows(n)
 		if m < 1 || m >= n {
 			return nil, fmt.Errorf("%s split %d: %d training rows are too few for development rows", dataset, split, n)
@@ -66,6 +67,11 @@ func ValidationRows(rows harness.Rows, dataset string, split, n int) ([]int, err
 type carved struct {
 	XTrain, XEval *mat.Dense
 	YTrain, YEval []float64
+	// XDev and YDev are the development rows of RowsDevelopmentTest
+	// (nil otherwise), evaluated by the dev_ metrics while XEval holds
+	// the test rows.
+	XDev *mat.Dense
+	YDev []float64
 	// Key is the data key of the problem (filesKey of the files, and the
 	// rows selection when rows are carved), for the keys of artefacts
 	// such as the MAP.
@@ -76,10 +82,12 @@ type carved struct {
 // published split it returns the training and test rows as they are; else
 // the method's rows are the training rows that are not held out (in their
 // order), the evaluation rows are the held-out ones, and the test rows are
-// dropped: nothing built from them reaches the problem.
+// dropped: nothing built from them reaches the problem. RowsDevelopmentTest
+// carves the development rows as RowsDevelopment does into XDev and YDev and
+// keeps the test rows as the evaluation rows.
 func carve(env *harness.Env, dataset string, split int, files []data.FileSum, xtr, xte *mat.Dense, ytr, yte []float64) (carved, error) {
 	rows := env.Rows()
-	if !rows.HeldOut() {
+	if !rows.Carves() {
 		return carved{XTrain: xtr, XEval: xte, YTrain: ytr, YEval: yte, Key: filesKey(files)}, nil
 	}
 	n, _ := xtr.Dims()
@@ -99,6 +107,10 @@ func carve(env *harness.Env, dataset string, split int, files []data.FileSum, xt
 	c := carved{Key: filesKey(k)}
 	c.XTrain, c.YTrain = pickRows(xtr, ytr, in)
 	c.XEval, c.YEval = pickRows(xtr, ytr, out)
+	if rows.Kind == harness.RowsDevelopmentTest {
+		c.XDev, c.YDev = c.XEval, c.YEval
+		c.XEval, c.YEval = xte, yte
+	}
 	return c, nil
 }
 

@@ -94,10 +94,14 @@ type Experiment struct {
 }
 
 // Budget stops a method through its recorder: once Steps snapshots steps are
-// reached or Seconds of compute time are spent. Zero means no limit.
+// reached, Seconds of compute time are spent or GradEvals per-datapoint
+// gradient evaluations (particle.Snapshot.GradEvals, the machine-independent
+// cost) are charged. Zero means no limit; an unset GradEvals leaves the
+// cache keys as they were.
 type Budget struct {
-	Steps   int     `toml:"steps" json:"steps"`
-	Seconds float64 `toml:"seconds" json:"seconds"`
+	Steps     int     `toml:"steps" json:"steps"`
+	Seconds   float64 `toml:"seconds" json:"seconds"`
+	GradEvals int64   `toml:"grad_evals" json:"grad_evals,omitempty"`
 }
 
 // Schedule selects the snapshots at which metrics are evaluated. A snapshot
@@ -112,6 +116,9 @@ type Schedule struct {
 	// EverySeconds selects a snapshot once this much compute time has
 	// passed since the last evaluated one.
 	EverySeconds float64 `toml:"every_seconds" json:"every_seconds"`
+	// EveryGradEvals selects a snapshot once this many per-datapoint
+	// gradient evaluations have been charged since the last evaluated one.
+	EveryGradEvals int64 `toml:"every_grad_evals" json:"every_grad_evals,omitempty"`
 	// Log selects the steps 1, 2, 5, 10, 20, 50…
 	Log bool `toml:"log" json:"log"`
 	// Rows names the rows the metrics evaluate: RowsTest (the default),
@@ -511,6 +518,9 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	if doc.Budget.Seconds < 0 || doc.Budget.Seconds != doc.Budget.Seconds {
 		return nil, d.errAt(w("budget", "seconds"), "%v is out of range (≥ 0)", doc.Budget.Seconds)
 	}
+	if doc.Budget.GradEvals < 0 {
+		return nil, d.errAt(w("budget", "grad_evals"), "%d is out of range (≥ 0)", doc.Budget.GradEvals)
+	}
 	if len(doc.Eval.Metrics) == 0 {
 		if !d.md.IsDefined("eval", "metrics") {
 			return nil, d.missing([]string{"eval", "metrics"})
@@ -532,6 +542,9 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	}
 	if doc.Eval.EverySeconds < 0 || doc.Eval.EverySeconds != doc.Eval.EverySeconds {
 		return nil, d.errAt(w("eval", "every_seconds"), "%v is out of range (≥ 0)", doc.Eval.EverySeconds)
+	}
+	if doc.Eval.EveryGradEvals < 0 {
+		return nil, d.errAt(w("eval", "every_grad_evals"), "%d is out of range (≥ 0)", doc.Eval.EveryGradEvals)
 	}
 	if err := d.checkRows(doc, e, w); err != nil {
 		return nil, err

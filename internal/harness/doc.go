@@ -18,13 +18,17 @@
 //	[budget]                          # optional; 0 = no limit
 //	steps = 100                       # stop at this snapshot step
 //	seconds = 0                       # stop at this much compute time
+//	grad_evals = 0                    # stop at this many per-datapoint
+//	                                  # gradient evaluations
 //
 //	[eval]
 //	metrics = ["mmd2", "accuracy"]    # required; registered metrics
 //	every = 0                         # steps that are multiples of it
 //	every_seconds = 0                 # compute time since the last evaluation
+//	every_grad_evals = 0              # gradient evaluations since the last
 //	log = true                        # steps 1, 2, 5, 10, 20, 50…
-//	rows = "test"                     # or "validation", "development"
+//	rows = "test"                     # or "validation", "development",
+//	                                  # "development+test"
 //	validation_fraction = 0.2         # rows = "validation" only
 //	validation_seed = 0               # rows = "validation" only
 //
@@ -288,9 +292,13 @@
 // machine is never oversubscribed; the default -j is NumCPU, one cell per
 // core with one thread each. For experiments marked timed = true, curves
 // against seconds compare methods fairly only when all their cells ran
-// under the same -j; the provenance records jobs, threads and the host, and
-// the figures of the paper's timed experiments should be made with one
-// setting (the default) throughout.
+// under the same -j; the provenance records jobs, threads, the host and the
+// 1-minute load average at the cell's start and end (load_avg: a load well
+// above jobs × threads says the machine was not otherwise idle), and the
+// figures of the paper's timed experiments should be made with one
+// setting throughout, -j 1 on an otherwise idle machine for the timed
+// protocol. The figures the claims rest on are drawn against gradient
+// evaluations, which no load changes.
 //
 // # Shared artefacts
 //

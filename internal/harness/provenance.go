@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,11 @@ type Provenance struct {
 	Threads    int               `json:"threads"`
 	Start      time.Time         `json:"start"`
 	End        time.Time         `json:"end"`
+	// Load is the machine's 1-minute load average at Start and at End
+	// (/proc/loadavg; absent where the system has none): a timed result
+	// made on an otherwise idle machine shows a load near Jobs·Threads,
+	// one made beside other work a larger one. It enters no cache key.
+	Load *LoadAvg `json:"load_avg,omitempty"`
 	// Seconds is the method's own clock at its last snapshot (evaluation
 	// excluded); End − Start is the cell's wall time, which also holds
 	// the loading of its data, the preparation of its metrics and
@@ -64,6 +70,27 @@ type Provenance struct {
 
 	keyMetric string
 	keyValue  float64
+}
+
+// LoadAvg is the 1-minute load average at the start and end of a cell.
+type LoadAvg struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// loadAvg returns the 1-minute load average from /proc/loadavg, and false
+// where it cannot be read.
+func loadAvg() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil
 }
 
 // Code identifies the code that produced a result.

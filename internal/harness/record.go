@@ -52,11 +52,13 @@ type recorder struct {
 
 	rows        []row
 	lastEvalSec float64
-	nextLog     int
-	evaluated   bool // whether the last snapshot seen was evaluated
-	last        particle.Snapshot
-	lastStats   map[string]float64 // copy of last.Stats (the method may reuse its map)
-	seen        bool
+	// lastEvalGrads is the gradient count of the last evaluated snapshot.
+	lastEvalGrads int64
+	nextLog       int
+	evaluated     bool // whether the last snapshot seen was evaluated
+	last          particle.Snapshot
+	lastStats     map[string]float64 // copy of last.Stats (the method may reuse its map)
+	seen          bool
 
 	// onStep, when set, follows the method's progress (the progress bar).
 	onStep func(step int, seconds float64)
@@ -69,7 +71,10 @@ func newRecorder(ctx context.Context, c *Cell, metrics []namedMetric) *recorder 
 // due reports whether the schedule selects s.
 func (r *recorder) due(s particle.Snapshot) bool {
 	sc := r.sched
-	if sc.Every == 0 && sc.EverySeconds == 0 && !sc.Log {
+	if sc.Every == 0 && sc.EverySeconds == 0 && sc.EveryGradEvals == 0 && !sc.Log {
+		return true
+	}
+	if sc.EveryGradEvals > 0 && (len(r.rows) == 0 || s.GradEvals-r.lastEvalGrads >= sc.EveryGradEvals) {
 		return true
 	}
 	if sc.Every > 0 && s.Step%sc.Every == 0 {
@@ -110,6 +115,7 @@ func (r *recorder) eval(s particle.Snapshot) {
 	}
 	r.rows = append(r.rows, row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals, stats: stats(s.Stats)})
 	r.lastEvalSec = s.Seconds
+	r.lastEvalGrads = s.GradEvals
 }
 
 // stats returns the method's statistics sorted by key (nil when none), so
@@ -132,7 +138,8 @@ func (r *recorder) Record(s particle.Snapshot) error {
 		return err
 	}
 	stop := (r.budget.Steps > 0 && s.Step >= r.budget.Steps) ||
-		(r.budget.Seconds > 0 && s.Seconds >= r.budget.Seconds)
+		(r.budget.Seconds > 0 && s.Seconds >= r.budget.Seconds) ||
+		(r.budget.GradEvals > 0 && s.GradEvals >= r.budget.GradEvals)
 	r.evaluated = false
 	if stop || r.due(s) {
 		r.eval(s)

@@ -31,6 +31,14 @@ const (
 	// 500, in file order. The metrics evaluate them, the method sees the
 	// training rows before them, and the test rows are dropped.
 	RowsDevelopment = "development"
+	// RowsDevelopmentTest holds out the development rows of
+	// RowsDevelopment from the method and keeps the test rows: the test
+	// metrics (rmse, test_ll, accuracy) evaluate the test rows and their
+	// dev_ twins (dev_rmse, dev_test_ll, dev_accuracy) the development rows,
+	// at every snapshot. A report selects a snapshot by its development
+	// score and reports its test score, never selecting on test rows. It
+	// reads test rows, so a tuning experiment may not use it.
+	RowsDevelopmentTest = "development+test"
 )
 
 // DefaultValidationFraction is the share of the training rows that
@@ -65,14 +73,18 @@ type Rows struct {
 // rows (so that the test rows are never used).
 func (r Rows) HeldOut() bool { return r.Kind == RowsValidation || r.Kind == RowsDevelopment }
 
+// Carves reports whether r takes rows from the method's training rows:
+// HeldOut, or RowsDevelopmentTest.
+func (r Rows) Carves() bool { return r.HeldOut() || r.Kind == RowsDevelopmentTest }
+
 // String is a stable description of r, for keys and messages: "test",
 // "development", or "validation 0.2 seed 7".
 func (r Rows) String() string {
 	switch r.Kind {
 	case RowsValidation:
 		return "validation " + strconv.FormatFloat(r.Fraction, 'g', -1, 64) + " seed " + strconv.FormatInt(r.Seed, 10)
-	case RowsDevelopment:
-		return RowsDevelopment
+	case RowsDevelopment, RowsDevelopmentTest:
+		return r.Kind
 	}
 	return RowsTest
 }
@@ -102,7 +114,7 @@ func (e *Env) Rows() Rows {
 // of a carved split differ from those of the published split, and those of
 // the published split stay as they were.
 func withRows(ds *Dataset, e *Experiment) *Dataset {
-	if ds == nil || e == nil || !e.Eval.RowsSpec().HeldOut() || ds.Checksums == nil {
+	if ds == nil || e == nil || !e.Eval.RowsSpec().Carves() || ds.Checksums == nil {
 		return ds
 	}
 	rows := e.Eval.RowsSpec().String()
@@ -144,9 +156,9 @@ func (d *decoder) checkRows(doc *expDoc, e *Experiment, w func(key ...string) []
 		} else {
 			ev.ValidationFraction = DefaultValidationFraction
 		}
-	case RowsDevelopment:
+	case RowsDevelopment, RowsDevelopmentTest:
 	default:
-		return d.errAt(w("eval", "rows"), "%q is not one of %q", ev.Rows, []string{RowsTest, RowsValidation, RowsDevelopment})
+		return d.errAt(w("eval", "rows"), "%q is not one of %q", ev.Rows, []string{RowsTest, RowsValidation, RowsDevelopment, RowsDevelopmentTest})
 	}
 	if err := d.checkRole(doc, e, w); err != nil {
 		return err

@@ -471,6 +471,7 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, s *slot, prog *prog
 	threads := r.Threads()
 	prov.Key, prov.KeyDoc, prov.Data = st.Key, st.ck.Doc, st.ck.Data
 	prov.Code, prov.Host, prov.Jobs, prov.Threads, prov.Start = vcsInfo(), hostInfo(), r.opts.Jobs, threads, time.Now().UTC()
+	loadStart, haveLoad := loadAvg()
 	rec := newRecorder(ctx, c, nil)
 	bar := prog.cell(c)
 	s.bar = bar
@@ -488,6 +489,9 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, s *slot, prog *prog
 		prov.Error = err.Error()
 	}
 	prov.End = time.Now().UTC()
+	if loadEnd, ok := loadAvg(); ok && haveLoad {
+		prov.Load = &LoadAvg{Start: loadStart, End: loadEnd}
+	}
 	s.mu.Lock()
 	prov.WaitSeconds = roundSec((s.waited - waited0).Seconds())
 	s.mu.Unlock()

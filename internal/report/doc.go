@@ -70,24 +70,47 @@
 // Claims checks the five claims of the specification with fixed decision
 // rules (each Claim carries its rule in words). A rule that finds no
 // measurement gives NotMeasured; otherwise the verdict is Supported or
-// NotSupported as computed, never set by hand:
+// NotSupported as computed, never set by hand. Every claim has two
+// verdicts: Paper, under the paper's protocol as it states it (fixed
+// wall-clock budgets, final snapshots, the SVGD arm as the paper configures
+// it), and Verdict, under the fair protocol (per-datapoint
+// gradient-evaluation budgets, Table 1 snapshots chosen on development
+// rows, every SVGD arm including tuned ones); Difference says which choice
+// separates them when they differ. One level rule (Level) serves claims 1
+// and 5: SVGD's final mean m over splits relaxed by δ = max(1%·|m|, its sd
+// over splits).
 //
-//  1. time to SVGD's best mean value relaxed by 1%: MMD-FW first in more
-//     than half of the comparisons (fig1a, fig2a, each Table 1 dataset);
-//  2. every MMD-FW series (RBF and RFF) of the paper's approximate LMO
-//     direction with at least 3 particle counts has r > 0, R² ≥ 0.9 and a
-//     fitted line that falls by at least a factor 2 over the range of N it
-//     was fitted to (exp(r·(N_max − N_min)) ≥ 2, N_min and N_max from
-//     Fit.XMin and Fit.XMax: an N whose MMD² is not positive is not
-//     fitted); series with the exact direction
-//     (LMODirection "exact", Gaussian targets) are listed as the control
-//     that shows Frank-Wolfe's own rate, outside the verdict;
-//  3. SVGD's MMD² below MMD-FW's (RBF) at more than half of the common N;
+//  1. cost to SVGD's level: MMD-FW first in more than half of the
+//     comparisons (fig1a, fig2a, each Table 1 dataset); paper: compute
+//     seconds against the first SVGD arm; fair: gradient evaluations,
+//     won only against every SVGD arm;
+//  2. every counted MMD-FW series is linear (TestRate): over the N above
+//     its numerical floor (up to the first N below ZeroFloor of its
+//     largest), a geometric fit log MMD² = a + b·N has b < 0, a larger R²
+//     than the power law log MMD² = a + c·log N and falls at least
+//     MinDecades decades; series against a flagged reference are listed,
+//     not counted; exact-LMO series are the control; a table gives the
+//     verdict per weight rule and kernel;
+//  3. SVGD's MMD² below MMD-FW's (RBF) in more than half of the
+//     comparisons: paper, the first SVGD arm at each common N; fair,
+//     every SVGD arm;
 //  4. SP worse than MMD-FW and SVGD in every comparison: final accuracy
-//     lower by more than the pooled sd √((s₁²+s₂²)/2), MMD² at SP's largest
-//     N higher;
+//     lower by more than the pooled sd √((s₁²+s₂²)/2), MMD² and KSD² at
+//     SP's largest N higher;
 //  5. on more than half of the Table 1 datasets MMD-FW's RMSE and test LL
-//     are within one pooled sd of SVGD's, or better.
+//     reach SVGD's level: paper, at the final snapshot of a wall-clock
+//     Table 1; fair, at 1× the reference budget (Table.AtBudget) against
+//     every SVGD arm.
+//
+// # Table 1 under budgets
+//
+// A Table 1 cell run to budget.grad_evals is read at ¼×, 1× and 4× its
+// reference budget, budget.grad_evals / RunBudgetMultiple (BudgetLevels):
+// at each, the snapshot within the budget with the smallest dev_rmse, and
+// that snapshot's test RMSE and test LL (a cell without development
+// metrics, such as a baseline, reports its last snapshot within the
+// budget). table1.csv is tidy: one row per dataset × method × budget with
+// the columns CSVHeader.
 //
 // Where an experiment has several methods of one kind (fig2a's mmdfw and
 // mmdfw-stein), claims 1, 3, 4 and 5 use the first by name among those

@@ -54,6 +54,14 @@ type Table struct {
 	// BudgetSeconds lists the distinct wall-clock budgets of the cells
 	// (0 for none).
 	BudgetSeconds []float64
+	// RunGradEvals lists the distinct gradient-evaluation run budgets
+	// (budget.grad_evals) of the cells, nil when none has one.
+	RunGradEvals []int64
+	// AtBudget[level][dataset][method][metric] is the statistic over
+	// splits of the snapshot each cell reports at a BudgetLevels level
+	// (chosen on development rows, see pickAtBudget); nil without
+	// gradient-evaluation budgets.
+	AtBudget map[string]map[string]map[string]map[string]Stat
 }
 
 // Table1Metrics are the metrics of Table 1.
@@ -92,6 +100,7 @@ func MakeTable(res *Results, id string) *Table {
 			t.Missing[ds] = missingReason(cells, ds)
 		}
 	}
+	t.budgetStats(cells)
 	return t
 }
 
@@ -148,14 +157,39 @@ func (t *Table) BudgetText() string {
 var metricShort = map[string]string{"rmse": "RMSE", "test_ll": "test LL"}
 
 // Markdown renders the table: one row per dataset, one column per method
-// and metric.
+// and metric; with gradient-evaluation budgets, one such table per budget
+// level.
 func (t *Table) Markdown() string {
+	if t.AtBudget == nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Wall-clock budget per cell: %s. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n", t.BudgetText())
+		t.markdown(&b, t.Stats)
+		return b.String()
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Wall-clock budget per cell: %s. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n", t.BudgetText())
+	fmt.Fprintf(&b, "Budgets in per-datapoint gradient evaluations, as multiples of the SVGD reference protocol's (20 particles × 2,000 iterations × 100 rows); "+
+		"each cell reports, of its snapshots within the budget, the one with the best RMSE on the development rows, and that snapshot's test metrics. "+
+		"Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n")
+	for _, lv := range BudgetLevels {
+		fmt.Fprintf(&b, "**%s** (%s gradient evaluations)\n\n", lv.Label, gradText(t.BudgetGradEvals(lv)))
+		t.markdown(&b, t.AtBudget[lv.Label])
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func gradText(g int64) string {
+	if g == 0 {
+		return "various"
+	}
+	return strconv.FormatFloat(float64(g), 'g', 4, 64)
+}
+
+func (t *Table) markdown(b *strings.Builder, stats map[string]map[string]map[string]Stat) {
 	b.WriteString("| dataset |")
 	for _, metric := range t.Metrics {
 		for _, m := range t.Methods {
-			fmt.Fprintf(&b, " %s %s |", m, metricShort[metric])
+			fmt.Fprintf(b, " %s %s |", m, metricShort[metric])
 		}
 	}
 	b.WriteString(" splits |\n|---|")
@@ -166,46 +200,71 @@ func (t *Table) Markdown() string {
 	}
 	b.WriteString("---|\n")
 	for _, ds := range t.Datasets {
-		fmt.Fprintf(&b, "| %s |", t.Labels[ds])
+		fmt.Fprintf(b, "| %s |", t.Labels[ds])
 		if why, ok := t.Missing[ds]; ok {
 			for range len(t.Metrics) * len(t.Methods) {
 				b.WriteString(" – |")
 			}
-			fmt.Fprintf(&b, " 0 (%s) |\n", why)
+			fmt.Fprintf(b, " 0 (%s) |\n", why)
 			continue
 		}
 		splits := 0
 		for _, metric := range t.Metrics {
 			for _, m := range t.Methods {
-				s, ok := t.Stats[ds][m][metric]
+				s, ok := stats[ds][m][metric]
 				if !ok {
 					b.WriteString(" – |")
 					continue
 				}
 				splits = max(splits, len(s.Values))
-				fmt.Fprintf(&b, " %s |", FormatPM(s.Mean, s.SD))
+				fmt.Fprintf(b, " %s |", FormatPM(s.Mean, s.SD))
 			}
 		}
-		fmt.Fprintf(&b, " %d |\n", splits)
+		fmt.Fprintf(b, " %d |\n", splits)
 	}
-	return b.String()
 }
 
-// CSV renders the table in long form with full precision.
+// CSVHeader is the header of figures/table1.csv.
+var CSVHeader = []string{"dataset", "method", "budget", "budget_grad_evals", "rmse_mean", "rmse_sd", "test_ll_mean", "test_ll_sd", "splits"}
+
+// CSV renders the table in tidy form with full precision: one row per
+// dataset × method × budget, columns CSVHeader. budget is a BudgetLevels
+// label and budget_grad_evals its gradient evaluations; cells without a
+// gradient-evaluation budget (a wall-clock run) give one row per dataset ×
+// method with budget "final" and budget_grad_evals empty. A metric a row
+// lacks is empty; splits counts the splits with an RMSE.
 func (t *Table) CSV() []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"dataset", "label", "method", "metric", "mean", "sd", "n_splits", "budget_seconds"})
-	bt := strings.Trim(strings.ReplaceAll(fmt.Sprint(t.BudgetSeconds), " ", ";"), "[]")
+	w.Write(CSVHeader)
+	num := func(s Stat, ok bool) (string, string) {
+		if !ok {
+			return "", ""
+		}
+		return strconv.FormatFloat(s.Mean, 'g', -1, 64), strconv.FormatFloat(s.SD, 'g', -1, 64)
+	}
+	row := func(ds, m, budget, grads string, st map[string]Stat) {
+		r, rok := st["rmse"]
+		l, lok := st["test_ll"]
+		if !rok && !lok {
+			return
+		}
+		rm, rs := num(r, rok)
+		lm, ls := num(l, lok)
+		n := len(r.Values)
+		if !rok {
+			n = len(l.Values)
+		}
+		w.Write([]string{ds, m, budget, grads, rm, rs, lm, ls, strconv.Itoa(n)})
+	}
 	for _, ds := range t.Datasets {
 		for _, m := range t.Methods {
-			for _, metric := range t.Metrics {
-				s, ok := t.Stats[ds][m][metric]
-				if !ok {
-					continue
-				}
-				w.Write([]string{ds, t.Labels[ds], m, metric, strconv.FormatFloat(s.Mean, 'g', -1, 64),
-					strconv.FormatFloat(s.SD, 'g', -1, 64), strconv.Itoa(len(s.Values)), bt})
+			if t.AtBudget == nil {
+				row(ds, m, "final", "", t.Stats[ds][m])
+				continue
+			}
+			for _, lv := range BudgetLevels {
+				row(ds, m, lv.Label, fmtInt(t.BudgetGradEvals(lv)), t.AtBudget[lv.Label][ds][m])
 			}
 		}
 	}

@@ -342,7 +342,7 @@ var table1Final = map[string]map[string][3][2]float64{
 		"svgd":  {{3.1, -2.55}, {3.3, -2.45}, {3.2, -2.6}},
 	},
 	"concrete": {
-		"mmdfw": {{5.0, -3.0}, {5.5, -3.1}, {6.0, -3.2}},
+		"mmdfw": {{5.0, -3.0}, {5.2, -3.05}, {5.4, -3.1}},
 		"svgd":  {{5.2, -3.0}, {5.4, -3.1}, {5.3, -3.05}},
 	},
 }
@@ -373,7 +373,7 @@ func goodCurves(c *harness.Cell) ([]pt, error) {
 	case "fig1b", "fig2b", "rff", "ablations":
 		scale := 1 + 0.1*sp
 		if IsGreedy(c.Method.Kind) {
-			rate := 0.05
+			rate := 0.2
 			switch {
 			case name == "sp":
 				for n := 1; n <= c.N; n++ {
@@ -381,11 +381,11 @@ func goodCurves(c *harness.Cell) ([]pt, error) {
 				}
 				return pts, nil
 			case name == "mmdfw-rff-d100" || name == "mmdfw-rff-d50":
-				rate = 0.08
+				rate = 0.3
 			case name == "start-prior" || name == "weights-equal":
-				rate = 0.02
-			case name == "svgd-then-mmdfw":
 				rate = 0.1
+			case name == "svgd-then-mmdfw":
+				rate = 0.4
 			}
 			for n := 1; n <= c.N; n++ {
 				v := scale * 0.5 * math.Exp(-rate*float64(n))

@@ -1,0 +1,165 @@
+package report
+
+import (
+	"math"
+	"sort"
+	"strconv"
+)
+
+// RunBudgetMultiple is how many reference budgets a Table 1 cell's run
+// budget (budget.grad_evals) holds: the run goes to 4× the compute of the
+// SVGD reference protocol, 20 particles × 2,000 iterations × 100 rows =
+// 4·10⁶ per-datapoint gradient evaluations, and the table reads its
+// snapshots at ¼×, 1× and 4× that reference.
+const RunBudgetMultiple = 4
+
+// BudgetLevel is one budget of Table 1, a multiple of the reference budget.
+type BudgetLevel struct {
+	// Label is the level as the CSV writes it: "0.25x", "1x", "4x".
+	Label string
+	// Multiple of the reference budget.
+	Multiple float64
+}
+
+// BudgetLevels are the budgets of Table 1.
+var BudgetLevels = []BudgetLevel{{"0.25x", 0.25}, {"1x", 1}, {"4x", 4}}
+
+// selectionMetric is the development metric that chooses a Table 1
+// snapshot: the RMSE on the development rows.
+const selectionMetric = "dev_rmse"
+
+// budgetPick is the snapshot a cell reports at one budget.
+type budgetPick struct {
+	values map[string]float64 // metric → value at the snapshot
+	ok     bool
+}
+
+// pickAtBudget returns the metrics of the snapshot cell c reports at a
+// budget of b gradient evaluations: of the snapshots with GradEvals ≤ b,
+// the one with the smallest development RMSE (the earliest of equals), or,
+// when the cell records no development metric (a baseline with a single
+// snapshot), the last of them. No test metric takes part in the choice.
+func pickAtBudget(c *Cell, b float64) budgetPick {
+	type snap struct {
+		grads int64
+		step  int
+		secs  float64
+	}
+	vals := map[snap]map[string]float64{}
+	var order []snap
+	for _, r := range c.Rows {
+		if float64(r.GradEvals) > b {
+			continue
+		}
+		k := snap{r.GradEvals, r.Step, r.Seconds}
+		if vals[k] == nil {
+			vals[k] = map[string]float64{}
+			order = append(order, k)
+		}
+		vals[k][r.Metric] = r.Value
+	}
+	if len(order) == 0 {
+		return budgetPick{}
+	}
+	best := -1
+	bestV := math.Inf(1)
+	for i, k := range order {
+		v, ok := vals[k][selectionMetric]
+		if ok && finite(v) && v < bestV {
+			best, bestV = i, v
+		}
+	}
+	if best < 0 {
+		if HasMetric([]*Cell{c}, selectionMetric) {
+			// Development metrics recorded but none finite within the
+			// budget: nothing to select by.
+			return budgetPick{}
+		}
+		best = len(order) - 1
+	}
+	return budgetPick{values: vals[order[best]], ok: true}
+}
+
+// budgetStats fills the table's per-budget statistics from the cells
+// whose run had a gradient-evaluation budget.
+func (t *Table) budgetStats(cells []*Cell) {
+	for _, c := range cells {
+		if g := c.Prov.KeyDoc.Budget.GradEvals; g > 0 {
+			t.RunGradEvals = append(t.RunGradEvals, g)
+		}
+	}
+	if len(t.RunGradEvals) == 0 {
+		return
+	}
+	sort.Slice(t.RunGradEvals, func(i, j int) bool { return t.RunGradEvals[i] < t.RunGradEvals[j] })
+	t.RunGradEvals = compactInts(t.RunGradEvals)
+	t.AtBudget = map[string]map[string]map[string]map[string]Stat{}
+	for _, lv := range BudgetLevels {
+		t.AtBudget[lv.Label] = map[string]map[string]map[string]Stat{}
+		for _, ds := range t.Datasets {
+			g := byMethod(cells, ds)
+			m := map[string]map[string]Stat{}
+			for _, name := range t.Methods {
+				cs := Done(g[name])
+				sort.Slice(cs, func(i, j int) bool { return cs[i].Prov.Split < cs[j].Prov.Split })
+				for _, metric := range t.Metrics {
+					var s Stat
+					for _, c := range cs {
+						b := budgetOf(c, lv)
+						p := pickAtBudget(c, b)
+						if v, ok := p.values[metric]; p.ok && ok {
+							s.Values = append(s.Values, v)
+						}
+					}
+					if len(s.Values) == 0 {
+						continue
+					}
+					s.Mean, s.SD = MeanSD(s.Values)
+					if m[name] == nil {
+						m[name] = map[string]Stat{}
+					}
+					m[name][metric] = s
+				}
+			}
+			t.AtBudget[lv.Label][ds] = m
+		}
+	}
+}
+
+// budgetOf is the gradient-evaluation budget of level lv for cell c: the
+// multiple of its reference budget, its run budget / RunBudgetMultiple. A
+// cell without a gradient budget (a baseline kind, which spends none) has
+// every snapshot within every budget.
+func budgetOf(c *Cell, lv BudgetLevel) float64 {
+	g := c.Prov.KeyDoc.Budget.GradEvals
+	if g <= 0 {
+		return math.Inf(1)
+	}
+	return lv.Multiple * float64(g) / RunBudgetMultiple
+}
+
+// BudgetGradEvals is the gradient-evaluation budget of level lv of the
+// table (0 when its cells have no gradient budget, or several).
+func (t *Table) BudgetGradEvals(lv BudgetLevel) int64 {
+	if len(t.RunGradEvals) != 1 {
+		return 0
+	}
+	return int64(math.Round(lv.Multiple * float64(t.RunGradEvals[0]) / RunBudgetMultiple))
+}
+
+func compactInts(v []int64) []int64 {
+	out := v[:0]
+	for i, x := range v {
+		if i == 0 || x != v[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func fmtInt(v int64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
+}
