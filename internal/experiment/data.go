@@ -131,6 +131,7 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 			return &harness.Problem{Target: m, Model: &Data{
 				Name: ds.Name, Label: label, Key: cv.Key,
 				BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
+				XTrain: cv.XTrain, YTrain: cv.YTrain,
 			}}, nil
 		},
 	}

@@ -233,6 +233,7 @@ func Register(r *harness.Registry) {
 	// (fused multiply-adds, a vectorised exponential), which move the last
 	// bits of every iteration.
 	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
+	harness.RegisterMethod(r, KindSVGDAnchor, "1", runSVGDAnchor)
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the

@@ -56,6 +56,11 @@ type Data struct {
 	BNN        *model.BNN
 	YTestOrig  []float64
 	YMean, YSD float64
+	// XTrain and YTrain are the BNN's standardised training rows (the
+	// rows its likelihood holds), for the closed-form baselines and the
+	// SVGD anchor arm.
+	XTrain *mat.Dense
+	YTrain []float64
 	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
 	// exact MMD² (fixed per dataset, the same for every method).
 	Gauss *target.Gaussian
