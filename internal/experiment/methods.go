@@ -234,6 +234,8 @@ func Register(r *harness.Registry) {
 	// bits of every iteration.
 	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
 	harness.RegisterMethod(r, KindSVGDAnchor, "1", runSVGDAnchor)
+	harness.RegisterMethod(r, KindOLS, "1", runBaseline(KindOLS))
+	harness.RegisterMethod(r, KindConstant, "1", runBaseline(KindConstant))
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the
