@@ -45,7 +45,16 @@
 // BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
 // MMD-FW alike. SVGD may also start from draws of the Laplace approximation
-// at the MAP (init = "laplace"; the MAP and the fit are charged).
+// at the MAP (init = "laplace"; the MAP and the fit are charged). On the
+// logistic regression init = "reference" starts as the reference logistic
+// script does (InitReference).
+//
+// Kind svgd-anchor (SVGDAnchorConfig) runs the SVGD reference code's
+// network protocol exactly: development rows held out of the training rows,
+// the rest standardised again, sequential minibatches, log γ re-selected on
+// the development rows; its particles are mapped back into the cell's
+// standardisation. Kinds ols and constant (BaselineConfig) are closed-form
+// floors reported as one exact ReLU particle.
 //
 // An experiment whose eval.rows is "validation" or "development" (see
 // harness) gets problems built by carve: ValidationRows names the held-out
