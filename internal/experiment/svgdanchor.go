@@ -238,6 +238,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 		}
 		return out
 	}
+	buf := mat.NewDense(n, dim, nil)
 	rec := particle.RecorderFunc(func(snap particle.Snapshot) error {
 		if in.Recorder == nil {
 			return nil
@@ -245,12 +246,13 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 		if snap.Step == s.Iterations {
 			snap.X = final(snap.X)
 		} else {
-			out := mat.NewDense(n, dim, nil)
+			// One buffer for every intermediate snapshot: a recorder
+			// copies what it keeps, as it must for svgd's own particles.
 			for i := 0; i < n; i++ {
 				th := snap.X.RawRowView(i)
-				f.toCell(out.RawRowView(i), th, p, h, th[dim-2]+cellLG)
+				f.toCell(buf.RawRowView(i), th, p, h, th[dim-2]+cellLG)
 			}
-			snap.X = out
+			snap.X = buf
 		}
 		return in.Recorder.Record(snap)
 	})
