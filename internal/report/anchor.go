@@ -43,7 +43,7 @@ var PublishedSVGD = map[string]Published{
 	"concrete":                   {5.324, 0.104, -3.082, 0.018, 20, ""},
 	"energy":                     {1.374, 0.045, -1.767, 0.024, 20, ""},
 	"kin8nm":                     {0.090, 0.001, 0.984, 0.008, 20, ""},
-	"naval-propulsion-plant":     {0.004, 0.000, 4.089, 0.012, 20, "RMSE published to three decimals: its ± 0.000 is below 0.0005"},
+	"naval-propulsion-plant":     {0.004, 0.000, 4.089, 0.012, 20, "the published RMSE has three decimals, so its ± 0.000 means a standard error below 0.0005 (z takes it as 0)"},
 	"power-plant":                {4.033, 0.033, -2.815, 0.008, 20, ""},
 	"protein-tertiary-structure": {4.606, 0.013, -2.947, 0.003, 5, ""},
 	"wine-quality-red":           {0.609, 0.010, -0.925, 0.014, 20, ""},
@@ -198,6 +198,11 @@ func AnchorMarkdown(rows []AnchorRow) string {
 	}
 	fmt.Fprintf(&b, "\nWithin 2 combined standard errors of the published value: RMSE on %d of %d datasets, test LL on %d of %d.\n",
 		inR, known, inL, known)
+	for _, r := range rows {
+		if r.Paper.Note != "" {
+			fmt.Fprintf(&b, "\n%s: %s.\n", r.Label, r.Paper.Note)
+		}
+	}
 	return b.String()
 }
 
