@@ -223,6 +223,7 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 	return &harness.Problem{Target: m, Model: &Data{
 		Name: d.name, Label: label, Key: cv.Key,
 		BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
+		XTrain: cv.XTrain, YTrain: cv.YTrain,
 		XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
 	}}, nil
 }

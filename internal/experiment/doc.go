@@ -45,11 +45,20 @@
 // BNN's non-MAP start
 // is model.BNN.Init, the SVGD reference code's initialisation, for SVGD and
 // MMD-FW alike. SVGD may also start from draws of the Laplace approximation
-// at the MAP (init = "laplace"; the MAP and the fit are charged). MMD-FW's
+// at the MAP (init = "laplace"; the MAP and the fit are charged); on the
+// logistic regression init = "reference" starts as the reference logistic
+// script does (InitReference). MMD-FW's
 // start = "trained" trains one model.BNN.Init draw by optim.Train on the
 // training rows less a seeded fifth (TrainValidationFraction), early-stopped
 // on that fifth's RMSE, and charges the training; its per-coordinate scales
 // then set the candidates' noise and LMO steps.
+//
+// Kind svgd-anchor (SVGDAnchorConfig) runs the SVGD reference code's
+// network protocol exactly: development rows held out of the training rows,
+// the rest standardised again, sequential minibatches, log γ re-selected on
+// the development rows; its particles are mapped back into the cell's
+// standardisation. Kinds ols and constant (BaselineConfig) are closed-form
+// floors reported as one exact ReLU particle.
 //
 // An experiment whose eval.rows is "validation" or "development" (see
 // harness) gets problems built by carve: ValidationRows names the held-out

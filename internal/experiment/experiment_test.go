@@ -102,6 +102,9 @@ var wantCells = map[string]map[string]int{
 	"fig2b": {"quick": 4, "full": 35},
 	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.
 	"table1": {"quick": 12, "full": 150},
+	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
+	// 3 × 2 datasets × 1 split.
+	"svgd-anchor": {"quick": 6, "full": 150},
 	// (4 methods × 3 datasets + 4 exact-direction methods × 2 Gaussian
 	// datasets) × 5 splits; quick: 1 split.
 	"rff": {"quick": 20, "full": 100},

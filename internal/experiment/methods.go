@@ -3,7 +3,6 @@ package experiment
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -98,8 +97,9 @@ type SVGDConfig struct {
 	// InitFrom ("init") is "prior" (prior draws), "model" (model.BNN.Init,
 	// the SVGD reference code's start), "laplace" (draws of the Laplace
 	// approximation N(x̂, (−∇²log p(x̂))⁻¹) at the cell's MAP x̂, whose
-	// fit and Hessian are charged to the run) or "" (model for a BNN,
-	// prior otherwise).
+	// fit and Hessian are charged to the run), "reference" (the reference
+	// scripts' starts, InitReference) or "" (model for a BNN, prior
+	// otherwise).
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
@@ -108,7 +108,7 @@ func (c SVGDConfig) Validate() error {
 	if err := c.Settings.Validate(); err != nil {
 		return err
 	}
-	return oneOf("init", c.InitFrom, "", "prior", "model", "laplace")
+	return oneOf("init", c.InitFrom, "", "prior", "model", "laplace", InitReference)
 }
 
 // laplaceStart draws n particles from the Laplace approximation at the
@@ -134,13 +134,18 @@ func laplaceStart(ctx context.Context, in harness.Input[SVGDConfig], n int, rng 
 }
 
 // initParticles draws n starting particles: BNN.Init rows for "model" (or
-// "" on a BNN), nil (the method's prior draws) otherwise.
+// "" on a BNN) and for "reference" on a BNN, the reference logistic
+// script's start for "reference" on a logistic model, nil (the method's
+// prior draws) otherwise.
 func initParticles(d *Data, how string, n, dim int, rng *rand.Rand) (*mat.Dense, error) {
 	if how == "prior" || (how == "" && d.BNN == nil) {
 		return nil, nil
 	}
+	if how == InitReference && d.Logistic != nil {
+		return logisticReferenceInit(d.Logistic, n, rng), nil
+	}
 	if d.BNN == nil {
-		return nil, errors.New(`init = "model" needs a BNN dataset`)
+		return nil, fmt.Errorf("init = %q needs a BNN dataset (%q: a BNN or logistic one)", how, InitReference)
 	}
 	X := mat.NewDense(n, dim, nil)
 	for i := 0; i < n; i++ {
@@ -233,6 +238,9 @@ func Register(r *harness.Registry) {
 	// (fused multiply-adds, a vectorised exponential), which move the last
 	// bits of every iteration.
 	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
+	harness.RegisterMethod(r, KindSVGDAnchor, "1", runSVGDAnchor)
+	harness.RegisterMethod(r, KindOLS, "1", runBaseline(KindOLS))
+	harness.RegisterMethod(r, KindConstant, "1", runBaseline(KindConstant))
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the

@@ -56,9 +56,10 @@ type Data struct {
 	BNN        *model.BNN
 	YTestOrig  []float64
 	YMean, YSD float64
-	// XTrain and YTrain are the BNN's own training rows (standardised y),
-	// from which a method may carve rows of its own (MMD-FW's trained
-	// start); they never include the evaluation rows.
+	// XTrain and YTrain are the BNN's own training rows (standardised y,
+	// the rows its likelihood holds): MMD-FW's trained start carves rows of
+	// its own from them, the closed-form baselines and the SVGD anchor arm
+	// fit on them; they never include the evaluation rows.
 	XTrain *mat.Dense
 	YTrain []float64
 	// XDev and YDev are the development rows of eval.rows =

@@ -52,6 +52,14 @@ func Plot(res *Results, dir string) ([]string, error) {
 			errs = append(errs, err)
 		}
 	}
+	if rows := AnchorTable(res); len(rows) > 0 {
+		path := filepath.Join(dir, AnchorExperiment+".csv")
+		err := atomicfile.Write(path, AnchorCSV(rows), 0o644)
+		if err == nil {
+			files = append(files, path)
+		}
+		errs = append(errs, err)
+	}
 	return files, errors.Join(errs...)
 }
 

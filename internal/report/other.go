@@ -13,6 +13,7 @@ import (
 // declares (or DefaultFigures).
 var paperExperiments = map[string]bool{
 	"fig1a": true, "fig1b": true, "fig2a": true, "fig2b": true, "table1": true, "rff": true, "ablations": true,
+	AnchorExperiment: true,
 }
 
 // otherExperiments returns the ids of the experiments of res that are not

@@ -179,6 +179,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 		b.WriteString(MakeTable(res, "table1").Markdown())
 		b.WriteString("\n")
 	}
+	writeAnchor(&b, res)
 	writeOther(&b, res, opts)
 	writeRefDiags(&b, res)
 	_, err := io.WriteString(w, b.String())

@@ -76,6 +76,13 @@ type Settings struct {
 	// LogProbGrad.
 	BatchSize int `toml:"batch" json:"batch,omitempty"`
 
+	// Sequential walks the data in its stored order instead of a
+	// permutation: iteration t (0 based) uses the rows
+	// (t·|B| + k) mod N, k = 0 … |B|−1, as the reference neural-network
+	// code does. The default (false) walks one random permutation of the
+	// data in consecutive batches, wrapping around modulo N.
+	Sequential bool `toml:"sequential" json:"sequential,omitempty"`
+
 	// Bandwidth fixes the RBF bandwidth h. Zero means the median heuristic
 	// h = √(½ med / log(n+1)), recomputed from the particles at every
 	// iteration as the reference code does.
@@ -154,7 +161,8 @@ func (s Settings) resolved() (Settings, error) {
 // steps and returns them with equal weights 1/n.
 //
 // src seeds the prior draws of the initialisation and the permutation that
-// orders the minibatches. rec (nil records nothing) receives snapshots; its
+// orders the minibatches (none when s.Sequential). rec (nil records nothing)
+// receives snapshots; its
 // ErrStop ends the run with the current particles and a nil error. When ctx
 // is cancelled Run returns the current particles with ctx.Err(). A
 // non-finite particle ends the run with an error naming the iteration and
@@ -279,7 +287,14 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 	}
 	if sto, ok := t.(target.Stochastic); ok && s.BatchSize > 0 && s.BatchSize < sto.NData() {
 		st.st = sto
-		st.perm = rng.Perm(sto.NData())
+		if s.Sequential {
+			st.perm = make([]int, sto.NData())
+			for i := range st.perm {
+				st.perm[i] = i
+			}
+		} else {
+			st.perm = rng.Perm(sto.NData())
+		}
 		st.batch = make([]int, s.BatchSize)
 		st.cost = int64(n) * int64(s.BatchSize)
 		if sb, ok := t.(target.StochasticBatched); ok {
@@ -344,8 +359,8 @@ func (st *state) scoreBlock(lo, hi int) {
 // minibatch when the target is stochastic.
 func (st *state) computeScores() {
 	if st.st != nil {
-		// The reference draws one permutation of the data and walks it in
-		// consecutive batches, wrapping around modulo N.
+		// Consecutive batches of perm (the identity when Sequential),
+		// wrapping around modulo N.
 		nd := len(st.perm)
 		for k := range st.batch {
 			p := st.pos + k
