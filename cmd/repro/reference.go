@@ -16,9 +16,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 )
 

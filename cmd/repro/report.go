@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/report"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 func init() {

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/slurm"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 func init() {

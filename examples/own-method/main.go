@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/repro"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
@@ -79,12 +80,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	if o.config == "" {
 		o.config = filepath.Join(o.out, "compare.toml")
-		// Written whole or not at all: a temporary file, then a rename.
-		tmp := o.config + ".tmp"
-		if err := os.WriteFile(tmp, compareTOML, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, o.config); err != nil {
+		if err := atomicfile.Write(o.config, compareTOML, 0o644); err != nil {
 			return err
 		}
 	}

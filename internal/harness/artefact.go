@@ -19,7 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 // Summary counts the outcomes of a run.

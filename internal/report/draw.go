@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 // Formats are the file formats every figure is written in.

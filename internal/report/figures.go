@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 // Plot writes the figures of every experiment of res into dir, each in

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 // HashCacheFile is the file, directly under a data folder, in which Check
@@ -80,7 +82,7 @@ func Check(dir string) ([]DatasetStatus, error) {
 	}
 	b, err := json.MarshalIndent(c.entries, "", "  ")
 	if err == nil {
-		err = writeAtomic(cachePath, append(b, '\n'), 0o644)
+		err = atomicfile.Write(cachePath, append(b, '\n'), 0o644)
 	}
 	return out, err
 }

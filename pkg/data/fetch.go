@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 )
 
 // FetchOptions controls Fetch.
@@ -249,7 +251,7 @@ func fetchFile(ctx context.Context, folder string, d *Dataset, f File, opt *Fetc
 	}
 	opt.fetched++
 	if pin {
-		if err := writeAtomic(filepath.Join(folder, PinFile(f.Name)), []byte(got+"  "+f.Name+"\n"), 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(folder, PinFile(f.Name)), []byte(got+"  "+f.Name+"\n"), 0o644); err != nil {
 			return err
 		}
 	}

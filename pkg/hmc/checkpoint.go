@@ -16,7 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
