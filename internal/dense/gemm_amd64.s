@@ -437,3 +437,108 @@ saloop:
 	JNZ     saloop
 	VZEROUPPER
 	RET
+
+// func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64)
+//
+// Four rows at SI, R9, R10, R11; per step of four units: a ← a + b1, the
+// sign-bit blend to +0, the store, the products with w2; then a 4×4
+// transpose turns the products of unit k of the four rows into one vector,
+// added to the four sums in the order of k.
+TEXT ·reluRows4AVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ b1+16(FP), DX
+	MOVQ w2+24(FP), DI
+	MOVQ h4+32(FP), CX
+	MOVQ f+40(FP), AX
+	SHLQ $3, R8
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	SHRQ $2, CX
+	XORQ BX, BX
+	VXORPD  Y14, Y14, Y14
+	VMOVUPD (AX), Y12
+
+rfloop:
+	VMOVUPD    (DX)(BX*1), Y13
+	VMOVUPD    (DI)(BX*1), Y11
+	VADDPD     (SI)(BX*1), Y13, Y0
+	VADDPD     (R9)(BX*1), Y13, Y1
+	VADDPD     (R10)(BX*1), Y13, Y2
+	VADDPD     (R11)(BX*1), Y13, Y3
+	VBLENDVPD  Y0, Y14, Y0, Y0
+	VBLENDVPD  Y1, Y14, Y1, Y1
+	VBLENDVPD  Y2, Y14, Y2, Y2
+	VBLENDVPD  Y3, Y14, Y3, Y3
+	VMOVUPD    Y0, (SI)(BX*1)
+	VMOVUPD    Y1, (R9)(BX*1)
+	VMOVUPD    Y2, (R10)(BX*1)
+	VMOVUPD    Y3, (R11)(BX*1)
+	VMULPD     Y11, Y0, Y0
+	VMULPD     Y11, Y1, Y1
+	VMULPD     Y11, Y2, Y2
+	VMULPD     Y11, Y3, Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VADDPD     Y0, Y12, Y12
+	VADDPD     Y1, Y12, Y12
+	VADDPD     Y2, Y12, Y12
+	VADDPD     Y3, Y12, Y12
+	ADDQ       $32, BX
+	DECQ       CX
+	JNZ        rfloop
+
+	VMOVUPD Y12, (AX)
+	VZEROUPPER
+	RET
+
+// func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int)
+//
+// Row by row, four units at a time: gw2 += r·a; d = r·w2 and-not
+// (a's bits == 0); a ← d; gb1 += d.
+TEXT ·reluBackAVX(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ rows+16(FP), R12
+	MOVQ res+24(FP), AX
+	MOVQ w2+32(FP), DI
+	MOVQ gw2+40(FP), R9
+	MOVQ gb1+48(FP), R10
+	MOVQ h4+56(FP), R11
+	SHLQ $3, R8
+	SHRQ $2, R11
+	VXORPD Y14, Y14, Y14
+
+rbrow:
+	VBROADCASTSD (AX), Y15
+	MOVQ         R11, CX
+	XORQ         BX, BX
+
+rbloop:
+	VMOVUPD  (SI)(BX*1), Y0
+	VMULPD   Y0, Y15, Y1
+	VADDPD   (R9)(BX*1), Y1, Y1
+	VMOVUPD  Y1, (R9)(BX*1)
+	VMULPD   (DI)(BX*1), Y15, Y2
+	VPCMPEQQ Y14, Y0, Y3
+	VANDNPD  Y2, Y3, Y4
+	VMOVUPD  Y4, (SI)(BX*1)
+	VADDPD   (R10)(BX*1), Y4, Y4
+	VMOVUPD  Y4, (R10)(BX*1)
+	ADDQ     $32, BX
+	DECQ     CX
+	JNZ      rbloop
+
+	ADDQ $8, AX
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  rbrow
+	VZEROUPPER
+	RET

@@ -308,6 +308,7 @@ type bnnBatchScratch struct {
 	w, gw   []float64 // per worker p×(chunk·H) plus padding
 	a       []float64 // per worker |B|×(chunk·H) plus padding
 	sse     []float64 // per worker chunk plus padding
+	res     []float64 // per worker |B| outputs, then residuals, plus padding
 	xs, gs  blas64.General
 	lp      []float64
 	nb, n   int
@@ -354,18 +355,32 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	// The pre-activations Xb·W (internal/dense's product on this goroutine)
 	// plus b1.
 	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
-	for r := 0; r < nb; r++ {
-		yi := s.yb[r]
-		ar := A.Data[r*nh : r*nh+nh]
-		for i := 0; i < nk; i++ {
-			t, g := th(i), gr(i)
-			w2 := t[p*h+h : p*h+2*h]
-			a := ar[i*h : i*h+h]
-			f := reluDotBias(a, t[p*h:p*h+h], w2, t[p*h+2*h])
-			res := yi - f
-			sse[i] += res * res
-			m.backprop(g, a, w2, res)
+	// Per particle, the forward pass over all rows (internal/dense, four
+	// rows at a time), the residuals, then the backward pass (four units at
+	// a time). Every sum keeps the order of the row-by-row loop of
+	// MinibatchLogProbGrad: f over the units of a row, the gradient sums
+	// over the rows.
+	res := s.res[k*(nb+8) : k*(nb+8)+nb]
+	for i := 0; i < nk; i++ {
+		t, g := th(i), gr(i)
+		b1, w2 := t[p*h:p*h+h], t[p*h+h:p*h+2*h]
+		b2 := t[p*h+2*h]
+		for r := range res {
+			res[r] = b2
 		}
+		dense.ReLURows(A.Data[i*h:], nh, nb, h, b1, w2, res)
+		var e, gb2 float64
+		for r, f := range res {
+			v := s.yb[r] - f
+			res[r] = v
+			e += v * v
+		}
+		sse[i] = e
+		dense.ReLUBackRows(A.Data[i*h:], nh, nb, h, res, w2, g[p*h+h:p*h+2*h], g[p*h:p*h+h])
+		for _, v := range res {
+			gb2 += v
+		}
+		g[p*h+2*h] = gb2
 	}
 	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
@@ -419,8 +434,11 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	if need := workers * (chunk + 8); cap(s.sse) < need {
 		s.sse = make([]float64, need)
 	}
+	if need := workers * (nb + 8); cap(s.res) < need {
+		s.res = make([]float64, need)
+	}
 	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
-	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
+	s.w, s.gw, s.a, s.sse, s.res = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)], s.res[:cap(s.res)]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	for r := 0; r < nb; r++ {
 		for j, v := range s.xb[r*p : r*p+p] {
