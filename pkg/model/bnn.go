@@ -37,6 +37,8 @@ type BNN struct {
 	n, p, h int
 
 	scratch   sync.Pool                       // *bnnScratch
+	xtOnce    sync.Once
+	xt        []float64 // Xᵀ, p×N, for the full-data gradient
 	mbScratch atomic.Pointer[bnnBatchScratch] // kept across garbage collections
 }
 
@@ -188,57 +190,106 @@ func (m *BNN) finish(x, grad []float64, sse float64, count int, scale float64) f
 	return lp + lpG + lpL
 }
 
-// bnnScratch is the per-call state of a full-data gradient: one padded
-// partial gradient, hidden-layer buffer and residual sum per worker.
+// bnnChunkRows is the number of rows of one chunk of a full-data gradient:
+// its hidden layer (256×H) stays in the level-2 cache.
+const bnnChunkRows = 256
+
+// bnnScratch is the state of one full-data gradient: per worker a chunk's
+// hidden layer and outputs, per chunk of rows its partial sums (the
+// first-layer gradient p×H, then those of b1, w2 and b2, then Σr²), each
+// padded to whole cache lines. Workers take chunks from a shared counter;
+// the partials are added in chunk order, so the result does not depend on
+// the number of workers or on which worker took which chunk.
 type bnnScratch struct {
 	m       *BNN
 	th      []float64
-	workers int // parts of the current call
-	cap     int // parts the buffers hold
-	stride  int
-	parts   []float64
-	hidden  []float64
-	sses    []float64
+	workers int
+	nchunks int
+	stride  int       // of a chunk's partial
+	parts   []float64 // nchunks × stride
+	a       []float64 // per worker bnnChunkRows×H plus padding
+	f       []float64 // per worker bnnChunkRows plus padding
+	next    atomic.Int64
 	wg      sync.WaitGroup
 }
 
 func (s *bnnScratch) run(k int) {
 	m := s.m
-	nw := m.Dim() - 2
-	g := s.parts[k*s.stride : k*s.stride+nw]
-	for j := range g {
-		g[j] = 0
+	p, h := m.p, m.h
+	a := s.a[k*(bnnChunkRows*h+8):]
+	f := s.f[k*(bnnChunkRows+8) : k*(bnnChunkRows+8)+bnnChunkRows]
+	w1, b1, w2 := s.th[:p*h], s.th[p*h:p*h+h], s.th[p*h+h:p*h+2*h]
+	b2 := s.th[p*h+2*h]
+	xt := m.transposed()
+	for {
+		c := int(s.next.Add(1)) - 1
+		if c >= s.nchunks {
+			return
+		}
+		lo := c * bnnChunkRows
+		hi := min(lo+bnnChunkRows, m.n)
+		rows := hi - lo
+		g := s.parts[c*s.stride : c*s.stride+p*h+2*h+2]
+		clear(g[p*h:])
+		// Hidden layer X_c·W1 + b1, ReLU and outputs, residuals, the
+		// backward pass, then the first-layer gradient X_cᵀ·Δ.
+		dense.MulNN(rows, h, p, 1, m.x.Data[lo*m.x.Stride:], m.x.Stride, w1, h, a, h)
+		fr := f[:rows]
+		for r := range fr {
+			fr[r] = b2
+		}
+		dense.ReLURows(a, h, rows, h, b1, w2, fr)
+		var sse, gb2 float64
+		for r, v := range fr {
+			v = m.y[lo+r] - v
+			fr[r] = v
+			sse += v * v
+		}
+		dense.ReLUBackRows(a, h, rows, h, fr, w2, g[p*h+h:p*h+2*h], g[p*h:p*h+h])
+		for _, v := range fr {
+			gb2 += v
+		}
+		g[p*h+2*h] = gb2
+		g[p*h+2*h+1] = sse
+		dense.MulNN(p, h, rows, 1, xt[lo:], m.n, a, h, g[:p*h], h)
 	}
-	hs := (m.h+7)/8*8 + 8
-	a := s.hidden[k*hs : k*hs+m.h]
-	lo, hi := blockRange(k, s.workers, m.n)
-	var sse float64
-	for i := lo; i < hi; i++ {
-		r := m.rowGrad(m.x.Data[i*m.x.Stride:i*m.x.Stride+m.p], m.y[i], s.th, g, a)
-		sse += r * r
-	}
-	s.sses[k*8] = sse
+}
+
+// transposed returns Xᵀ (p×N, row-major), computed on first use.
+func (m *BNN) transposed() []float64 {
+	m.xtOnce.Do(func() {
+		xt := make([]float64, m.p*m.n)
+		for i := 0; i < m.n; i++ {
+			for j, v := range m.x.Data[i*m.x.Stride : i*m.x.Stride+m.p] {
+				xt[j*m.n+i] = v
+			}
+		}
+		m.xt = xt
+	})
+	return m.xt
 }
 
 func (m *BNN) getScratch(workers int) *bnnScratch {
 	s, _ := m.scratch.Get().(*bnnScratch)
 	if s == nil {
-		s = &bnnScratch{m: m}
+		nchunks := max(1, (m.n+bnnChunkRows-1)/bnnChunkRows)
+		stride := (m.p*m.h+2*m.h+2+7)/8*8 + 8
+		s = &bnnScratch{m: m, nchunks: nchunks, stride: stride, parts: make([]float64, nchunks*stride)}
 	}
-	if s.cap < workers {
-		s.stride = (m.Dim()+7)/8*8 + 8
-		s.parts = make([]float64, workers*s.stride)
-		s.hidden = make([]float64, workers*((m.h+7)/8*8+8))
-		s.sses = make([]float64, workers*8)
-		s.cap = workers
+	if s.workers < workers {
+		s.a = make([]float64, workers*(bnnChunkRows*m.h+8))
+		s.f = make([]float64, workers*(bnnChunkRows+8))
+		s.workers = workers
 	}
-	s.workers = workers
 	return s
 }
 
 // LogProbGrad returns log p(θ) (normalised prior plus log-likelihood) and
-// writes ∇log p(θ), by backpropagation, into grad. Rows are split into
-// blocks over Workers goroutines.
+// writes ∇log p(θ), by backpropagation, into grad. The rows are cut into
+// chunks of 256; per chunk the hidden layer is one product X_c·W1 and the
+// first-layer gradient one product X_cᵀ·Δ (internal/dense), the chunks
+// taken in turn by Workers goroutines and their sums added in chunk order,
+// so the result is the same whatever the number of workers.
 func (m *BNN) LogProbGrad(x, grad []float64) float64 {
 	d := m.Dim()
 	if len(x) != d || len(grad) != d {
@@ -247,15 +298,15 @@ func (m *BNN) LogProbGrad(x, grad []float64) float64 {
 	workers := workerCount(m.Workers, m.n, bnnMinRows)
 	s := m.getScratch(workers)
 	s.th = x
+	s.next.Store(0)
 	parallel(workers, s, &s.wg)
 	nw := d - 2
-	for j := range grad {
-		grad[j] = 0
-	}
-	var sse float64
-	for k := 0; k < workers; k++ {
-		floats.Add(grad[:nw], s.parts[k*s.stride:k*s.stride+nw])
-		sse += s.sses[k*8]
+	copy(grad[:nw], s.parts[:nw])
+	sse := s.parts[nw]
+	for c := 1; c < s.nchunks; c++ {
+		part := s.parts[c*s.stride : c*s.stride+nw+1]
+		floats.Add(grad[:nw], part[:nw])
+		sse += part[nw]
 	}
 	s.th = nil
 	m.scratch.Put(s)
@@ -274,7 +325,7 @@ func (m *BNN) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 {
 		panic("model: empty minibatch")
 	}
 	s := m.getScratch(1)
-	a := s.hidden[:m.h]
+	a := s.a[:m.h]
 	for j := range grad {
 		grad[j] = 0
 	}
