@@ -36,9 +36,9 @@ type BNN struct {
 	y       []float64
 	n, p, h int
 
-	scratch   sync.Pool                       // *bnnScratch
+	scratch   sync.Pool // *bnnScratch
 	xtOnce    sync.Once
-	xt        []float64 // Xᵀ, p×N, for the full-data gradient
+	xt        []float64                       // Xᵀ, p×N, for the full-data gradient
 	mbScratch atomic.Pointer[bnnBatchScratch] // kept across garbage collections
 }
 
@@ -597,10 +597,11 @@ func (m *BNN) packW1(xs *mat.Dense) blas64.General {
 	return W
 }
 
-// LogProbGradBatch evaluates every particle (row of xs, n×d) at once. The
-// hidden layers of all particles come from one matrix product X·[W1₁ … W1ₙ]
-// per block of rows, and the first-layer gradients from one product
-// Xᵀ·[Δ₁ … Δₙ]. It allocates its block buffers.
+// LogProbGradBatch writes into row i of grads and into lp[i] what
+// LogProbGrad gives for row i of xs (n×d), bit for bit: one chunked
+// full-data pass per particle, each already split over Workers goroutines
+// (X, N×p, stays in cache between particles). It allocates nothing in
+// steady state.
 func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	n, d := xs.Dims()
 	if d != m.Dim() {
@@ -609,50 +610,8 @@ func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
 		panic("model: dimension mismatch")
 	}
-	p, h := m.p, m.h
-	nh := n * h
-	W := m.packW1(xs)
-	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: make([]float64, p*nh)}
-	sse := make([]float64, n)
 	for i := 0; i < n; i++ {
-		row := grads.RawRowView(i)
-		for j := range row {
-			row[j] = 0
-		}
-	}
-	B := bnnBlockRows(nh, m.n)
-	abuf := make([]float64, B*nh)
-	for lo := 0; lo < m.n; lo += B {
-		hi := min(lo+B, m.n)
-		Xb := rowsView(m.x, lo, hi)
-		A := blas64.General{Rows: hi - lo, Cols: nh, Stride: nh, Data: abuf}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Xb, W, 0, A)
-		for r := 0; r < hi-lo; r++ {
-			yi := m.y[lo+r]
-			ar := abuf[r*nh : r*nh+nh]
-			for i := 0; i < n; i++ {
-				th := xs.RawRowView(i)
-				gi := grads.RawRowView(i)
-				b1 := th[p*h : p*h+h]
-				w2 := th[p*h+h : p*h+2*h]
-				a := ar[i*h : i*h+h]
-				for k := range a {
-					a[k] += b1[k]
-				}
-				f := reluDot(a, w2, th[p*h+2*h])
-				res := yi - f
-				sse[i] += res * res
-				m.backprop(gi, a, w2, res)
-			}
-		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Xb, A, 1, GW)
-	}
-	for i := 0; i < n; i++ {
-		gi := grads.RawRowView(i)
-		for j := 0; j < p; j++ {
-			copy(gi[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
-		}
-		lp[i] = m.finish(xs.RawRowView(i), gi, sse[i], m.n, 1)
+		lp[i] = m.LogProbGrad(xs.RawRowView(i), grads.RawRowView(i))
 	}
 }
 

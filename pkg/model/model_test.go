@@ -158,7 +158,8 @@ func TestBNNGradFDParallel(t *testing.T) {
 // TestBNNFullGradChunks: the chunked full-data gradient on several chunks
 // (the last one partial) and hidden widths on and off the four-lane blocks
 // gives the same bits on 1, 2 and 3 workers, matches the row-by-row
-// minibatch path run over every row; and finite differences on two chunks.
+// minibatch path run over every row, equals LogProbGradBatch's rows bit for
+// bit (which allocates nothing); and finite differences on two chunks.
 func TestBNNFullGradChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
 	for _, h := range []int{4, 10, 50} {
@@ -184,6 +185,26 @@ func TestBNNFullGradChunks(t *testing.T) {
 		all := make([]int, m.NData())
 		for i := range all {
 			all[i] = i
+		}
+		xs := mat.NewDense(3, d, nil)
+		for i := 0; i < 3; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.8))
+		}
+		grads := mat.NewDense(3, d, nil)
+		lps := make([]float64, 3)
+		m.LogProbGradBatch(xs, grads, lps)
+		for i := 0; i < 3; i++ {
+			if lp := m.LogProbGrad(xs.RawRowView(i), g); math.Float64bits(lp) != math.Float64bits(lps[i]) {
+				t.Errorf("H=%d particle %d: batched log density %v, single %v", h, i, lps[i], lp)
+			}
+			for j := range g {
+				if math.Float64bits(g[j]) != math.Float64bits(grads.At(i, j)) {
+					t.Fatalf("H=%d particle %d coordinate %d: batched %v, single %v", h, i, j, grads.At(i, j), g[j])
+				}
+			}
+		}
+		if a := testing.AllocsPerRun(5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
+			t.Errorf("H=%d: LogProbGradBatch makes %v allocations per call, want 0", h, a)
 		}
 		lpr := m.MinibatchLogProbGrad(x, g, all)
 		if math.Abs(lpr-lp1) > 1e-10*math.Max(1, math.Abs(lp1)) {
