@@ -463,7 +463,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 		panic("model: empty minibatch")
 	}
 	p, h, nb := m.p, m.h, len(batch)
-	chunk := max(1, gemmChunkCols/h)
+	chunk := bnnChunk(h)
 	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
@@ -758,4 +758,18 @@ func (m *BNN) Metrics(X *mat.Dense, yTest []float64, particles *mat.Dense, weigh
 		ll += lls[b]
 	}
 	return math.Sqrt(sse / float64(nt)), ll / float64(nt)
+}
+
+// bnnChunk returns the particles per chunk of a batched minibatch pass of
+// width h: the most whose hidden layers fit in 256 columns, preferring a
+// count whose columns are a multiple of 8 (whole 4×8 blocks of the product
+// kernel) when one exists with at least half the columns.
+func bnnChunk(h int) int {
+	c := max(1, 256/h)
+	for k := c; k >= 1 && 2*k >= c; k-- {
+		if k*h%8 == 0 {
+			return k
+		}
+	}
+	return c
 }
