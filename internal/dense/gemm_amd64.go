@@ -60,3 +60,9 @@ func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64)
 //
 //go:noescape
 func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int)
+
+// reluBack12AVX is ReLUBackRows on 12 units, its sums kept in registers
+// across the rows.
+//
+//go:noescape
+func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64)

@@ -542,3 +542,67 @@ rbloop:
 	JNZ  rbrow
 	VZEROUPPER
 	RET
+
+// func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64)
+//
+// reluBackAVX on 12 units with the sums of gw2 (Y0–Y2) and gb1 (Y3–Y5)
+// and w2 (Y6–Y8) in registers across the rows.
+TEXT ·reluBack12AVX(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ rows+16(FP), R12
+	MOVQ res+24(FP), AX
+	MOVQ w2+32(FP), DI
+	MOVQ gw2+40(FP), R9
+	MOVQ gb1+48(FP), R10
+	SHLQ $3, R8
+	VXORPD  Y14, Y14, Y14
+	VMOVUPD (R9), Y0
+	VMOVUPD 32(R9), Y1
+	VMOVUPD 64(R9), Y2
+	VMOVUPD (R10), Y3
+	VMOVUPD 32(R10), Y4
+	VMOVUPD 64(R10), Y5
+	VMOVUPD (DI), Y6
+	VMOVUPD 32(DI), Y7
+	VMOVUPD 64(DI), Y8
+
+r12row:
+	VBROADCASTSD (AX), Y15
+	VMOVUPD      (SI), Y9
+	VMOVUPD      32(SI), Y10
+	VMOVUPD      64(SI), Y11
+	VMULPD       Y9, Y15, Y12
+	VADDPD       Y12, Y0, Y0
+	VMULPD       Y10, Y15, Y12
+	VADDPD       Y12, Y1, Y1
+	VMULPD       Y11, Y15, Y12
+	VADDPD       Y12, Y2, Y2
+	VPCMPEQQ     Y14, Y9, Y9
+	VPCMPEQQ     Y14, Y10, Y10
+	VPCMPEQQ     Y14, Y11, Y11
+	VMULPD       Y6, Y15, Y12
+	VANDNPD      Y12, Y9, Y9
+	VMULPD       Y7, Y15, Y12
+	VANDNPD      Y12, Y10, Y10
+	VMULPD       Y8, Y15, Y12
+	VANDNPD      Y12, Y11, Y11
+	VMOVUPD      Y9, (SI)
+	VMOVUPD      Y10, 32(SI)
+	VMOVUPD      Y11, 64(SI)
+	VADDPD       Y9, Y3, Y3
+	VADDPD       Y10, Y4, Y4
+	VADDPD       Y11, Y5, Y5
+	ADDQ         $8, AX
+	ADDQ         R8, SI
+	DECQ         R12
+	JNZ          r12row
+
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VMOVUPD Y2, 64(R9)
+	VMOVUPD Y3, (R10)
+	VMOVUPD Y4, 32(R10)
+	VMOVUPD Y5, 64(R10)
+	VZEROUPPER
+	RET

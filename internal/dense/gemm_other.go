@@ -42,3 +42,7 @@ func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64) {
 func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int) {
 	panic("dense: no AVX2 kernel")
 }
+
+func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64) {
+	panic("dense: no AVX2 kernel")
+}

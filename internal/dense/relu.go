@@ -62,7 +62,8 @@ func reluDotRow(a, b1, w2 []float64, f float64) float64 {
 //
 // each product rounded before its sum. The mask replaces a branch on the
 // unit's activity. The AVX2 path takes four units at a time with the same
-// bits as the portable loop. It panics ("dense: ...") when a slice is too
+// bits as the portable loop, in panels of 12 units whose sums stay in
+// registers across the rows. It panics ("dense: ...") when a slice is too
 // short or lda < h.
 func ReLUBackRows(a []float64, lda, rows, h int, res, w2, gw2, gb1 []float64) {
 	if rows <= 0 || h <= 0 {
@@ -77,7 +78,13 @@ func ReLUBackRows(a []float64, lda, rows, h int, res, w2, gw2, gb1 []float64) {
 	h4 := 0
 	if useFMA && h >= 4 {
 		h4 = h &^ 3
-		reluBackAVX(&a[0], lda, rows, &res[0], &w2[0], &gw2[0], &gb1[0], h4)
+		k := 0
+		for ; k+12 <= h4; k += 12 {
+			reluBack12AVX(&a[k], lda, rows, &res[0], &w2[k], &gw2[k], &gb1[k])
+		}
+		if k < h4 {
+			reluBackAVX(&a[k], lda, rows, &res[0], &w2[k], &gw2[k], &gb1[k], h4-k)
+		}
 		if h4 == h {
 			return
 		}

@@ -62,11 +62,12 @@ func TestReLURows(t *testing.T) {
 }
 
 // TestReLUBackRows checks both paths against the loop written out, bit for
-// bit, with zeros of both signs among the activations.
+// bit, with zeros of both signs among the activations, on widths that
+// take the 12-unit panels, the 4-unit steps and the scalar tail.
 func TestReLUBackRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 17))
 	defer func(v bool) { useFMA = v }(useFMA)
-	for _, c := range []struct{ rows, h, pad int }{{1, 1, 0}, {3, 4, 0}, {4, 4, 1}, {9, 50, 3}, {100, 50, 950}, {7, 13, 0}, {8, 3, 2}} {
+	for _, c := range []struct{ rows, h, pad int }{{1, 1, 0}, {3, 4, 0}, {4, 4, 1}, {9, 50, 3}, {100, 50, 950}, {7, 13, 0}, {8, 3, 2}, {5, 20, 1}, {3, 28, 0}, {2, 24, 0}} {
 		lda := c.h + c.pad
 		a0 := reluInput(rng, c.rows*lda)
 		res, w2 := randSlice(rng, c.rows), randSlice(rng, c.h)
