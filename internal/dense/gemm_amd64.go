@@ -50,3 +50,19 @@ func sqDistAVX(ap, bp *float64, n int, s *[16]float64)
 //
 //go:noescape
 func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64)
+
+// reluRows4AVX is ReLURows on four rows and the first h4 = 4m units.
+//
+//go:noescape
+func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64)
+
+// reluBackAVX is ReLUBackRows on the first h4 = 4m units.
+//
+//go:noescape
+func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int)
+
+// reluBack12AVX is ReLUBackRows on 12 units, its sums kept in registers
+// across the rows.
+//
+//go:noescape
+func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64)

@@ -437,3 +437,172 @@ saloop:
 	JNZ     saloop
 	VZEROUPPER
 	RET
+
+// func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64)
+//
+// Four rows at SI, R9, R10, R11; per step of four units: a ← a + b1, the
+// sign-bit blend to +0, the store, the products with w2; then a 4×4
+// transpose turns the products of unit k of the four rows into one vector,
+// added to the four sums in the order of k.
+TEXT ·reluRows4AVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ b1+16(FP), DX
+	MOVQ w2+24(FP), DI
+	MOVQ h4+32(FP), CX
+	MOVQ f+40(FP), AX
+	SHLQ $3, R8
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	SHRQ $2, CX
+	XORQ BX, BX
+	VXORPD  Y14, Y14, Y14
+	VMOVUPD (AX), Y12
+
+rfloop:
+	VMOVUPD    (DX)(BX*1), Y13
+	VMOVUPD    (DI)(BX*1), Y11
+	VADDPD     (SI)(BX*1), Y13, Y0
+	VADDPD     (R9)(BX*1), Y13, Y1
+	VADDPD     (R10)(BX*1), Y13, Y2
+	VADDPD     (R11)(BX*1), Y13, Y3
+	VBLENDVPD  Y0, Y14, Y0, Y0
+	VBLENDVPD  Y1, Y14, Y1, Y1
+	VBLENDVPD  Y2, Y14, Y2, Y2
+	VBLENDVPD  Y3, Y14, Y3, Y3
+	VMOVUPD    Y0, (SI)(BX*1)
+	VMOVUPD    Y1, (R9)(BX*1)
+	VMOVUPD    Y2, (R10)(BX*1)
+	VMOVUPD    Y3, (R11)(BX*1)
+	VMULPD     Y11, Y0, Y0
+	VMULPD     Y11, Y1, Y1
+	VMULPD     Y11, Y2, Y2
+	VMULPD     Y11, Y3, Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VADDPD     Y0, Y12, Y12
+	VADDPD     Y1, Y12, Y12
+	VADDPD     Y2, Y12, Y12
+	VADDPD     Y3, Y12, Y12
+	ADDQ       $32, BX
+	DECQ       CX
+	JNZ        rfloop
+
+	VMOVUPD Y12, (AX)
+	VZEROUPPER
+	RET
+
+// func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int)
+//
+// Row by row, four units at a time: gw2 += r·a; d = r·w2 and-not
+// (a's bits == 0); a ← d; gb1 += d.
+TEXT ·reluBackAVX(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ rows+16(FP), R12
+	MOVQ res+24(FP), AX
+	MOVQ w2+32(FP), DI
+	MOVQ gw2+40(FP), R9
+	MOVQ gb1+48(FP), R10
+	MOVQ h4+56(FP), R11
+	SHLQ $3, R8
+	SHRQ $2, R11
+	VXORPD Y14, Y14, Y14
+
+rbrow:
+	VBROADCASTSD (AX), Y15
+	MOVQ         R11, CX
+	XORQ         BX, BX
+
+rbloop:
+	VMOVUPD  (SI)(BX*1), Y0
+	VMULPD   Y0, Y15, Y1
+	VADDPD   (R9)(BX*1), Y1, Y1
+	VMOVUPD  Y1, (R9)(BX*1)
+	VMULPD   (DI)(BX*1), Y15, Y2
+	VPCMPEQQ Y14, Y0, Y3
+	VANDNPD  Y2, Y3, Y4
+	VMOVUPD  Y4, (SI)(BX*1)
+	VADDPD   (R10)(BX*1), Y4, Y4
+	VMOVUPD  Y4, (R10)(BX*1)
+	ADDQ     $32, BX
+	DECQ     CX
+	JNZ      rbloop
+
+	ADDQ $8, AX
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  rbrow
+	VZEROUPPER
+	RET
+
+// func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64)
+//
+// reluBackAVX on 12 units with the sums of gw2 (Y0–Y2) and gb1 (Y3–Y5)
+// and w2 (Y6–Y8) in registers across the rows.
+TEXT ·reluBack12AVX(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ rows+16(FP), R12
+	MOVQ res+24(FP), AX
+	MOVQ w2+32(FP), DI
+	MOVQ gw2+40(FP), R9
+	MOVQ gb1+48(FP), R10
+	SHLQ $3, R8
+	VXORPD  Y14, Y14, Y14
+	VMOVUPD (R9), Y0
+	VMOVUPD 32(R9), Y1
+	VMOVUPD 64(R9), Y2
+	VMOVUPD (R10), Y3
+	VMOVUPD 32(R10), Y4
+	VMOVUPD 64(R10), Y5
+	VMOVUPD (DI), Y6
+	VMOVUPD 32(DI), Y7
+	VMOVUPD 64(DI), Y8
+
+r12row:
+	VBROADCASTSD (AX), Y15
+	VMOVUPD      (SI), Y9
+	VMOVUPD      32(SI), Y10
+	VMOVUPD      64(SI), Y11
+	VMULPD       Y9, Y15, Y12
+	VADDPD       Y12, Y0, Y0
+	VMULPD       Y10, Y15, Y12
+	VADDPD       Y12, Y1, Y1
+	VMULPD       Y11, Y15, Y12
+	VADDPD       Y12, Y2, Y2
+	VPCMPEQQ     Y14, Y9, Y9
+	VPCMPEQQ     Y14, Y10, Y10
+	VPCMPEQQ     Y14, Y11, Y11
+	VMULPD       Y6, Y15, Y12
+	VANDNPD      Y12, Y9, Y9
+	VMULPD       Y7, Y15, Y12
+	VANDNPD      Y12, Y10, Y10
+	VMULPD       Y8, Y15, Y12
+	VANDNPD      Y12, Y11, Y11
+	VMOVUPD      Y9, (SI)
+	VMOVUPD      Y10, 32(SI)
+	VMOVUPD      Y11, 64(SI)
+	VADDPD       Y9, Y3, Y3
+	VADDPD       Y10, Y4, Y4
+	VADDPD       Y11, Y5, Y5
+	ADDQ         $8, AX
+	ADDQ         R8, SI
+	DECQ         R12
+	JNZ          r12row
+
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VMOVUPD Y2, 64(R9)
+	VMOVUPD Y3, (R10)
+	VMOVUPD Y4, 32(R10)
+	VMOVUPD Y5, 64(R10)
+	VZEROUPPER
+	RET

@@ -34,3 +34,15 @@ func sqDistAVX(ap, bp *float64, n int, s *[16]float64) {
 func steinAxpyAVX(dst, xp, yp, sp *float64, n int, w, c float64) {
 	panic("dense: no AVX2 kernel")
 }
+
+func reluRows4AVX(a *float64, lda int, b1, w2 *float64, h4 int, f *float64) {
+	panic("dense: no AVX2 kernel")
+}
+
+func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int) {
+	panic("dense: no AVX2 kernel")
+}
+
+func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64) {
+	panic("dense: no AVX2 kernel")
+}

@@ -36,7 +36,9 @@ type BNN struct {
 	y       []float64
 	n, p, h int
 
-	scratch   sync.Pool                       // *bnnScratch
+	scratch   sync.Pool // *bnnScratch
+	xtOnce    sync.Once
+	xt        []float64                       // Xᵀ, p×N, for the full-data gradient
 	mbScratch atomic.Pointer[bnnBatchScratch] // kept across garbage collections
 }
 
@@ -188,57 +190,106 @@ func (m *BNN) finish(x, grad []float64, sse float64, count int, scale float64) f
 	return lp + lpG + lpL
 }
 
-// bnnScratch is the per-call state of a full-data gradient: one padded
-// partial gradient, hidden-layer buffer and residual sum per worker.
+// bnnChunkRows is the number of rows of one chunk of a full-data gradient:
+// its hidden layer (256×H) stays in the level-2 cache.
+const bnnChunkRows = 256
+
+// bnnScratch is the state of one full-data gradient: per worker a chunk's
+// hidden layer and outputs, per chunk of rows its partial sums (the
+// first-layer gradient p×H, then those of b1, w2 and b2, then Σr²), each
+// padded to whole cache lines. Workers take chunks from a shared counter;
+// the partials are added in chunk order, so the result does not depend on
+// the number of workers or on which worker took which chunk.
 type bnnScratch struct {
 	m       *BNN
 	th      []float64
-	workers int // parts of the current call
-	cap     int // parts the buffers hold
-	stride  int
-	parts   []float64
-	hidden  []float64
-	sses    []float64
+	workers int
+	nchunks int
+	stride  int       // of a chunk's partial
+	parts   []float64 // nchunks × stride
+	a       []float64 // per worker bnnChunkRows×H plus padding
+	f       []float64 // per worker bnnChunkRows plus padding
+	next    atomic.Int64
 	wg      sync.WaitGroup
 }
 
 func (s *bnnScratch) run(k int) {
 	m := s.m
-	nw := m.Dim() - 2
-	g := s.parts[k*s.stride : k*s.stride+nw]
-	for j := range g {
-		g[j] = 0
+	p, h := m.p, m.h
+	a := s.a[k*(bnnChunkRows*h+8):]
+	f := s.f[k*(bnnChunkRows+8) : k*(bnnChunkRows+8)+bnnChunkRows]
+	w1, b1, w2 := s.th[:p*h], s.th[p*h:p*h+h], s.th[p*h+h:p*h+2*h]
+	b2 := s.th[p*h+2*h]
+	xt := m.transposed()
+	for {
+		c := int(s.next.Add(1)) - 1
+		if c >= s.nchunks {
+			return
+		}
+		lo := c * bnnChunkRows
+		hi := min(lo+bnnChunkRows, m.n)
+		rows := hi - lo
+		g := s.parts[c*s.stride : c*s.stride+p*h+2*h+2]
+		clear(g[p*h:])
+		// Hidden layer X_c·W1 + b1, ReLU and outputs, residuals, the
+		// backward pass, then the first-layer gradient X_cᵀ·Δ.
+		dense.MulNN(rows, h, p, 1, m.x.Data[lo*m.x.Stride:], m.x.Stride, w1, h, a, h)
+		fr := f[:rows]
+		for r := range fr {
+			fr[r] = b2
+		}
+		dense.ReLURows(a, h, rows, h, b1, w2, fr)
+		var sse, gb2 float64
+		for r, v := range fr {
+			v = m.y[lo+r] - v
+			fr[r] = v
+			sse += v * v
+		}
+		dense.ReLUBackRows(a, h, rows, h, fr, w2, g[p*h+h:p*h+2*h], g[p*h:p*h+h])
+		for _, v := range fr {
+			gb2 += v
+		}
+		g[p*h+2*h] = gb2
+		g[p*h+2*h+1] = sse
+		dense.MulNN(p, h, rows, 1, xt[lo:], m.n, a, h, g[:p*h], h)
 	}
-	hs := (m.h+7)/8*8 + 8
-	a := s.hidden[k*hs : k*hs+m.h]
-	lo, hi := blockRange(k, s.workers, m.n)
-	var sse float64
-	for i := lo; i < hi; i++ {
-		r := m.rowGrad(m.x.Data[i*m.x.Stride:i*m.x.Stride+m.p], m.y[i], s.th, g, a)
-		sse += r * r
-	}
-	s.sses[k*8] = sse
+}
+
+// transposed returns Xᵀ (p×N, row-major), computed on first use.
+func (m *BNN) transposed() []float64 {
+	m.xtOnce.Do(func() {
+		xt := make([]float64, m.p*m.n)
+		for i := 0; i < m.n; i++ {
+			for j, v := range m.x.Data[i*m.x.Stride : i*m.x.Stride+m.p] {
+				xt[j*m.n+i] = v
+			}
+		}
+		m.xt = xt
+	})
+	return m.xt
 }
 
 func (m *BNN) getScratch(workers int) *bnnScratch {
 	s, _ := m.scratch.Get().(*bnnScratch)
 	if s == nil {
-		s = &bnnScratch{m: m}
+		nchunks := max(1, (m.n+bnnChunkRows-1)/bnnChunkRows)
+		stride := (m.p*m.h+2*m.h+2+7)/8*8 + 8
+		s = &bnnScratch{m: m, nchunks: nchunks, stride: stride, parts: make([]float64, nchunks*stride)}
 	}
-	if s.cap < workers {
-		s.stride = (m.Dim()+7)/8*8 + 8
-		s.parts = make([]float64, workers*s.stride)
-		s.hidden = make([]float64, workers*((m.h+7)/8*8+8))
-		s.sses = make([]float64, workers*8)
-		s.cap = workers
+	if s.workers < workers {
+		s.a = make([]float64, workers*(bnnChunkRows*m.h+8))
+		s.f = make([]float64, workers*(bnnChunkRows+8))
+		s.workers = workers
 	}
-	s.workers = workers
 	return s
 }
 
 // LogProbGrad returns log p(θ) (normalised prior plus log-likelihood) and
-// writes ∇log p(θ), by backpropagation, into grad. Rows are split into
-// blocks over Workers goroutines.
+// writes ∇log p(θ), by backpropagation, into grad. The rows are cut into
+// chunks of 256; per chunk the hidden layer is one product X_c·W1 and the
+// first-layer gradient one product X_cᵀ·Δ (internal/dense), the chunks
+// taken in turn by Workers goroutines and their sums added in chunk order,
+// so the result is the same whatever the number of workers.
 func (m *BNN) LogProbGrad(x, grad []float64) float64 {
 	d := m.Dim()
 	if len(x) != d || len(grad) != d {
@@ -247,15 +298,15 @@ func (m *BNN) LogProbGrad(x, grad []float64) float64 {
 	workers := workerCount(m.Workers, m.n, bnnMinRows)
 	s := m.getScratch(workers)
 	s.th = x
+	s.next.Store(0)
 	parallel(workers, s, &s.wg)
 	nw := d - 2
-	for j := range grad {
-		grad[j] = 0
-	}
-	var sse float64
-	for k := 0; k < workers; k++ {
-		floats.Add(grad[:nw], s.parts[k*s.stride:k*s.stride+nw])
-		sse += s.sses[k*8]
+	copy(grad[:nw], s.parts[:nw])
+	sse := s.parts[nw]
+	for c := 1; c < s.nchunks; c++ {
+		part := s.parts[c*s.stride : c*s.stride+nw+1]
+		floats.Add(grad[:nw], part[:nw])
+		sse += part[nw]
 	}
 	s.th = nil
 	m.scratch.Put(s)
@@ -274,7 +325,7 @@ func (m *BNN) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 {
 		panic("model: empty minibatch")
 	}
 	s := m.getScratch(1)
-	a := s.hidden[:m.h]
+	a := s.a[:m.h]
 	for j := range grad {
 		grad[j] = 0
 	}
@@ -308,6 +359,7 @@ type bnnBatchScratch struct {
 	w, gw   []float64 // per worker p×(chunk·H) plus padding
 	a       []float64 // per worker |B|×(chunk·H) plus padding
 	sse     []float64 // per worker chunk plus padding
+	res     []float64 // per worker |B| outputs, then residuals, plus padding
 	xs, gs  blas64.General
 	lp      []float64
 	nb, n   int
@@ -354,18 +406,32 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	// The pre-activations Xb·W (internal/dense's product on this goroutine)
 	// plus b1.
 	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
-	for r := 0; r < nb; r++ {
-		yi := s.yb[r]
-		ar := A.Data[r*nh : r*nh+nh]
-		for i := 0; i < nk; i++ {
-			t, g := th(i), gr(i)
-			w2 := t[p*h+h : p*h+2*h]
-			a := ar[i*h : i*h+h]
-			f := reluDotBias(a, t[p*h:p*h+h], w2, t[p*h+2*h])
-			res := yi - f
-			sse[i] += res * res
-			m.backprop(g, a, w2, res)
+	// Per particle, the forward pass over all rows (internal/dense, four
+	// rows at a time), the residuals, then the backward pass (four units at
+	// a time). Every sum keeps the order of the row-by-row loop of
+	// MinibatchLogProbGrad: f over the units of a row, the gradient sums
+	// over the rows.
+	res := s.res[k*(nb+8) : k*(nb+8)+nb]
+	for i := 0; i < nk; i++ {
+		t, g := th(i), gr(i)
+		b1, w2 := t[p*h:p*h+h], t[p*h+h:p*h+2*h]
+		b2 := t[p*h+2*h]
+		for r := range res {
+			res[r] = b2
 		}
+		dense.ReLURows(A.Data[i*h:], nh, nb, h, b1, w2, res)
+		var e, gb2 float64
+		for r, f := range res {
+			v := s.yb[r] - f
+			res[r] = v
+			e += v * v
+		}
+		sse[i] = e
+		dense.ReLUBackRows(A.Data[i*h:], nh, nb, h, res, w2, g[p*h+h:p*h+2*h], g[p*h:p*h+h])
+		for _, v := range res {
+			gb2 += v
+		}
+		g[p*h+2*h] = gb2
 	}
 	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
@@ -397,7 +463,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 		panic("model: empty minibatch")
 	}
 	p, h, nb := m.p, m.h, len(batch)
-	chunk := max(1, gemmChunkCols/h)
+	chunk := bnnChunk(h)
 	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
@@ -419,8 +485,11 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	if need := workers * (chunk + 8); cap(s.sse) < need {
 		s.sse = make([]float64, need)
 	}
+	if need := workers * (nb + 8); cap(s.res) < need {
+		s.res = make([]float64, need)
+	}
 	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
-	s.w, s.gw, s.a, s.sse = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)]
+	s.w, s.gw, s.a, s.sse, s.res = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)], s.res[:cap(s.res)]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	for r := 0; r < nb; r++ {
 		for j, v := range s.xb[r*p : r*p+p] {
@@ -528,10 +597,11 @@ func (m *BNN) packW1(xs *mat.Dense) blas64.General {
 	return W
 }
 
-// LogProbGradBatch evaluates every particle (row of xs, n×d) at once. The
-// hidden layers of all particles come from one matrix product X·[W1₁ … W1ₙ]
-// per block of rows, and the first-layer gradients from one product
-// Xᵀ·[Δ₁ … Δₙ]. It allocates its block buffers.
+// LogProbGradBatch writes into row i of grads and into lp[i] what
+// LogProbGrad gives for row i of xs (n×d), bit for bit: one chunked
+// full-data pass per particle, each already split over Workers goroutines
+// (X, N×p, stays in cache between particles). It allocates nothing in
+// steady state.
 func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	n, d := xs.Dims()
 	if d != m.Dim() {
@@ -540,50 +610,8 @@ func (m *BNN) LogProbGradBatch(xs, grads *mat.Dense, lp []float64) {
 	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
 		panic("model: dimension mismatch")
 	}
-	p, h := m.p, m.h
-	nh := n * h
-	W := m.packW1(xs)
-	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: make([]float64, p*nh)}
-	sse := make([]float64, n)
 	for i := 0; i < n; i++ {
-		row := grads.RawRowView(i)
-		for j := range row {
-			row[j] = 0
-		}
-	}
-	B := bnnBlockRows(nh, m.n)
-	abuf := make([]float64, B*nh)
-	for lo := 0; lo < m.n; lo += B {
-		hi := min(lo+B, m.n)
-		Xb := rowsView(m.x, lo, hi)
-		A := blas64.General{Rows: hi - lo, Cols: nh, Stride: nh, Data: abuf}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Xb, W, 0, A)
-		for r := 0; r < hi-lo; r++ {
-			yi := m.y[lo+r]
-			ar := abuf[r*nh : r*nh+nh]
-			for i := 0; i < n; i++ {
-				th := xs.RawRowView(i)
-				gi := grads.RawRowView(i)
-				b1 := th[p*h : p*h+h]
-				w2 := th[p*h+h : p*h+2*h]
-				a := ar[i*h : i*h+h]
-				for k := range a {
-					a[k] += b1[k]
-				}
-				f := reluDot(a, w2, th[p*h+2*h])
-				res := yi - f
-				sse[i] += res * res
-				m.backprop(gi, a, w2, res)
-			}
-		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Xb, A, 1, GW)
-	}
-	for i := 0; i < n; i++ {
-		gi := grads.RawRowView(i)
-		for j := 0; j < p; j++ {
-			copy(gi[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
-		}
-		lp[i] = m.finish(xs.RawRowView(i), gi, sse[i], m.n, 1)
+		lp[i] = m.LogProbGrad(xs.RawRowView(i), grads.RawRowView(i))
 	}
 }
 
@@ -730,4 +758,18 @@ func (m *BNN) Metrics(X *mat.Dense, yTest []float64, particles *mat.Dense, weigh
 		ll += lls[b]
 	}
 	return math.Sqrt(sse / float64(nt)), ll / float64(nt)
+}
+
+// bnnChunk returns the particles per chunk of a batched minibatch pass of
+// width h: the most whose hidden layers fit in 256 columns, preferring a
+// count whose columns are a multiple of 8 (whole 4×8 blocks of the product
+// kernel) when one exists with at least half the columns.
+func bnnChunk(h int) int {
+	c := max(1, 256/h)
+	for k := c; k >= 1 && 2*k >= c; k-- {
+		if k*h%8 == 0 {
+			return k
+		}
+	}
+	return c
 }

@@ -160,6 +160,28 @@ func BenchmarkBNNFullGrad(b *testing.B) {
 	b.ReportMetric(4*10741*16*50*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
+// BenchmarkBNNFullBatch is LogProbGradBatch for 20 particles of the
+// Naval-sized network (the KSD metric's and a full-batch method's call).
+func BenchmarkBNNFullBatch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	X, y := synthBNN(rng, 10741, 16)
+	m := NewBNN(X, y, 50)
+	xs := mat.NewDense(20, m.Dim(), nil)
+	for i := 0; i < 20; i++ {
+		m.Init(rng, xs.RawRowView(i))
+	}
+	grads := mat.NewDense(20, m.Dim(), nil)
+	lp := make([]float64, 20)
+	m.LogProbGradBatch(xs, grads, lp)
+	b.ReportAllocs()
+	cpu := testutil.StartCPU()
+	for b.Loop() {
+		m.LogProbGradBatch(xs, grads, lp)
+	}
+	cpu.Report(b)
+	b.ReportMetric(20*4*10741*16*50*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
 // BenchmarkBLRMetrics evaluates the weighted predictive of 100 particles on
 // Covertype's 116,203 test rows; GFLOP/s counts the 2·rows·55·100 flops of
 // the logits.

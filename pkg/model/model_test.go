@@ -155,6 +155,74 @@ func TestBNNGradFDParallel(t *testing.T) {
 	checkFD(t, "full, 3 workers", m.LogProbGrad, x, 1e-6)
 }
 
+// TestBNNFullGradChunks: the chunked full-data gradient on several chunks
+// (the last one partial) and hidden widths on and off the four-lane blocks
+// gives the same bits on 1, 2 and 3 workers, matches the row-by-row
+// minibatch path run over every row, equals LogProbGradBatch's rows bit for
+// bit (which allocates nothing); and finite differences on two chunks.
+func TestBNNFullGradChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	for _, h := range []int{4, 10, 50} {
+		X, y := synthBNN(rng, 3*bnnChunkRows+7, 5)
+		m := NewBNN(X, y, h)
+		x := randVec(rng, m.Dim(), 0.8)
+		d := m.Dim()
+		want := make([]float64, d)
+		m.Workers = 1
+		lp1 := m.LogProbGrad(x, want)
+		g := make([]float64, d)
+		for _, w := range []int{2, 3} {
+			m.Workers = w
+			if lp := m.LogProbGrad(x, g); math.Float64bits(lp) != math.Float64bits(lp1) {
+				t.Errorf("H=%d, %d workers: log density %v, 1 worker %v", h, w, lp, lp1)
+			}
+			for j := range g {
+				if math.Float64bits(g[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("H=%d, %d workers: coordinate %d: %v, 1 worker %v", h, w, j, g[j], want[j])
+				}
+			}
+		}
+		all := make([]int, m.NData())
+		for i := range all {
+			all[i] = i
+		}
+		xs := mat.NewDense(3, d, nil)
+		for i := 0; i < 3; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.8))
+		}
+		grads := mat.NewDense(3, d, nil)
+		lps := make([]float64, 3)
+		m.LogProbGradBatch(xs, grads, lps)
+		for i := 0; i < 3; i++ {
+			if lp := m.LogProbGrad(xs.RawRowView(i), g); math.Float64bits(lp) != math.Float64bits(lps[i]) {
+				t.Errorf("H=%d particle %d: batched log density %v, single %v", h, i, lps[i], lp)
+			}
+			for j := range g {
+				if math.Float64bits(g[j]) != math.Float64bits(grads.At(i, j)) {
+					t.Fatalf("H=%d particle %d coordinate %d: batched %v, single %v", h, i, j, grads.At(i, j), g[j])
+				}
+			}
+		}
+		if a := testing.AllocsPerRun(5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
+			t.Errorf("H=%d: LogProbGradBatch makes %v allocations per call, want 0", h, a)
+		}
+		lpr := m.MinibatchLogProbGrad(x, g, all)
+		if math.Abs(lpr-lp1) > 1e-10*math.Max(1, math.Abs(lp1)) {
+			t.Errorf("H=%d: log density %.15g, row by row %.15g", h, lp1, lpr)
+		}
+		for j := range g {
+			if math.Abs(g[j]-want[j]) > 1e-9*math.Max(1, math.Abs(want[j])) {
+				t.Errorf("H=%d coordinate %d: chunked %.15g, row by row %.15g", h, j, want[j], g[j])
+			}
+		}
+	}
+	// Two chunks and a width with a four-lane block and a tail.
+	X, y := synthBNN(rng, bnnChunkRows+44, 3)
+	m := NewBNN(X, y, 6)
+	m.Workers = 2
+	checkFD(t, "chunked full", m.LogProbGrad, awayFromKinks(rng, m, 1e-3), 1e-6)
+}
+
 // checkUnbiased splits a permutation of all rows into equal batches and
 // checks that the average of the minibatch estimates (log density and
 // gradient) equals the full-data value.
