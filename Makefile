@@ -17,7 +17,7 @@ build:
 # are tested too.
 test: lint
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags noasm ./pkg/model ./internal/dense
+	$(GO) test -count=1 -tags noasm ./pkg/model ./pkg/dense
 
 lint:
 	$(GO) vet ./...

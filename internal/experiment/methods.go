@@ -234,10 +234,12 @@ func Register(r *harness.Registry) {
 	registerData(r)
 	registerMetrics(r)
 	// svgd 2: the direction's products, distances and Gram exponentials and
-	// the logistic minibatch scores come from internal/dense's kernels
+	// the logistic minibatch scores come from pkg/dense's kernels
 	// (fused multiply-adds, a vectorised exponential), which move the last
-	// bits of every iteration.
-	harness.RegisterMethod(r, KindSVGD, "2", runSVGD)
+	// bits of every iteration. svgd 3: full-batch SVGD on a network reads
+	// the BNN's full-data gradient, now summed over 256-row chunks in order
+	// (the same bits for any worker count, other bits than before).
+	harness.RegisterMethod(r, KindSVGD, "3", runSVGD)
 	harness.RegisterMethod(r, KindSVGDAnchor, "1", runSVGDAnchor)
 	harness.RegisterMethod(r, KindOLS, "1", runBaseline(KindOLS))
 	harness.RegisterMethod(r, KindConstant, "1", runBaseline(KindConstant))

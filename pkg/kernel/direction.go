@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // SteinDirection writes the weighted Stein direction
@@ -17,7 +17,7 @@ import (
 // Σᵢ wᵢ k(xᵢ, x). With wᵢ = 1/n it is the SVGD update; for MMD-FW it is the
 // estimate of −∇F(x) of the linear minimisation oracle, F(x) =
 // Σᵢ wᵢ k(x, xᵢ) − μ_p(x), and the returned sum is the first term of F.
-// It costs O(n·d) (for the RBF kernel through internal/dense's distance
+// It costs O(n·d) (for the RBF kernel through pkg/dense's distance
 // and update kernels) and allocates nothing. X and S may be views of larger
 // matrices.
 func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) float64 {

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // RBF is the Gaussian kernel k(x, y) = exp(−‖x − y‖² / (2H²)).

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // bnnMinRows is the smallest row block worth a goroutine of its own.
@@ -287,7 +287,7 @@ func (m *BNN) getScratch(workers int) *bnnScratch {
 // LogProbGrad returns log p(θ) (normalised prior plus log-likelihood) and
 // writes ∇log p(θ), by backpropagation, into grad. The rows are cut into
 // chunks of 256; per chunk the hidden layer is one product X_c·W1 and the
-// first-layer gradient one product X_cᵀ·Δ (internal/dense), the chunks
+// first-layer gradient one product X_cᵀ·Δ (pkg/dense), the chunks
 // taken in turn by Workers goroutines and their sums added in chunk order,
 // so the result is the same whatever the number of workers.
 func (m *BNN) LogProbGrad(x, grad []float64) float64 {
@@ -403,10 +403,10 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		}
 		sse[i] = 0
 	}
-	// The pre-activations Xb·W (internal/dense's product on this goroutine)
+	// The pre-activations Xb·W (pkg/dense's product on this goroutine)
 	// plus b1.
 	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
-	// Per particle, the forward pass over all rows (internal/dense, four
+	// Per particle, the forward pass over all rows (pkg/dense, four
 	// rows at a time), the residuals, then the backward pass (four units at
 	// a time). Every sum keeps the order of the row-by-row loop of
 	// MinibatchLogProbGrad: f over the units of a row, the gradient sums

@@ -89,7 +89,7 @@
 // the batch rows are gathered once into a |B|×p block Xb, and the logits
 // Xb·Wᵀ or hidden layers Xb·[W1₁ …], and the gradients, are matrix products
 // over chunks of particles that the workers take in turn (with AVX2/FMA,
-// the single-goroutine products of internal/dense). It allocates nothing in
+// the single-goroutine products of pkg/dense). It allocates nothing in
 // steady state and agrees with MinibatchLogProbGrad to rounding.
 //
 // # Predictive metrics

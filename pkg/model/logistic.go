@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // lrMinRows is the smallest row block worth a goroutine of its own, and the
@@ -291,7 +291,7 @@ func (m *Logistic) MinibatchLogProbGrad(x, grad []float64, batch []int) float64 
 // lrBatchWork is the smallest |B|·n·p (multiply-adds of one product) of a
 // batched minibatch evaluation worth a second goroutine. SVGD's shape
 // (|B| = 100, 100 particles, p = 55: 5.5·10⁵) stays on one: with the
-// products of internal/dense a call takes ≈ 0.13 ms, and a second worker
+// products of pkg/dense a call takes ≈ 0.13 ms, and a second worker
 // made it slower on the shared two-core machine (125–195 µs wall at
 // GOMAXPROCS=1 against 175–210 µs at 2, interleaved, load ≈ 4).
 const lrBatchWork = 1 << 21
@@ -371,7 +371,7 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 
 // blockFMA is block with AVX2/FMA kernels: the logits of particles
 // [lo, hi) on the batch, Z = W·Xbᵀ, and their gradients, G = (N/|B|)·A·Xb,
-// are products of internal/dense on the gathered block (in the L1 or L2
+// are products of pkg/dense on the gathered block (in the L1 or L2
 // cache), and the weights A and log-likelihoods come from the vectorised
 // sigmoid in groups of lrTile rows. z holds (hi−lo)·|B| logits.
 func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
@@ -413,7 +413,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
 // logits Xb·Wᵀ and the likelihood gradients Aᵀ·Xb, Aᵦᵢ = y_b σ(−y_b z_bi),
 // are matrix products over chunks of particles taken in turn by Workers
-// goroutines (with AVX2/FMA, internal/dense's products and the vectorised
+// goroutines (with AVX2/FMA, pkg/dense's products and the vectorised
 // sigmoid of LogProbGrad). It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()

@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // Workspace holds the scratch of the SVGD direction of n particles in
@@ -103,7 +103,7 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 
 // sqDists writes the squared distances ‖xᵢ − xⱼ‖² = ‖xᵢ‖² + ‖xⱼ‖² − 2 xᵢ·xⱼ
 // of the rows of X into ws.k from the upper triangle of the product G = X Xᵀ
-// (each G_ij the fused sum of internal/dense, whichever of G_ij and G_ji is
+// (each G_ij the fused sum of pkg/dense, whichever of G_ij and G_ji is
 // formed), with round-off negatives clamped to zero and an exact zero
 // diagonal.
 func sqDists(ws *Workspace, X *mat.Dense) {
@@ -139,7 +139,7 @@ func sqDists(ws *Workspace, X *mat.Dense) {
 
 // symGram turns the symmetric squared distances sq (zero diagonal) into
 // K_ij = exp(c r²_ij) in place, evaluating each pair once (the upper
-// triangle's rows with internal/dense's vectorised exponential, within
+// triangle's rows with pkg/dense's vectorised exponential, within
 // 2 ulps of math.Exp), and writes the row sums of K into rowSum.
 func symGram(sq *mat.Dense, rowSum []float64, c float64) {
 	raw := sq.RawMatrix()

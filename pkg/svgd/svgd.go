@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/mmdfw/mmdfw/internal/dense"
+	"github.com/mmdfw/mmdfw/pkg/dense"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"

@@ -1,0 +1,37 @@
+package dense_test
+
+import (
+	"fmt"
+
+	"github.com/mmdfw/mmdfw/pkg/dense"
+)
+
+// C = A·B for a 2×3 matrix A and a 3×2 matrix B, all stored row-major, then
+// the squared distance between A's two rows.
+func ExampleMulNN() {
+	a := []float64{
+		1, 2, 3,
+		4, 5, 6,
+	}
+	b := []float64{
+		1, 0,
+		0, 1,
+		1, 1,
+	}
+	c := make([]float64, 4)
+	dense.MulNN(2, 2, 3, 1, a, 3, b, 2, c, 2)
+	fmt.Println(c)
+	fmt.Println(dense.SqDist(a[:3], a[3:]))
+	// Output:
+	// [4 5 10 11]
+	// 27
+}
+
+// exp(c·x) in place, as the RBF kernel's Gram entries exp(−r²/h²) are made.
+func ExampleExpScaled() {
+	x := []float64{0, 1, 2}
+	dense.ExpScaled(x, -0.5)
+	fmt.Printf("%.6f\n", x)
+	// Output:
+	// [1.000000 0.606531 0.367879]
+}
