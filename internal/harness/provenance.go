@@ -117,16 +117,22 @@ var (
 	vcsVal  Code
 )
 
+// outputPathspecs leave the reproduction's outputs out of the check for
+// uncommitted changes: a run writes result files into a checkout where they
+// are tracked (results/, figures/, REPORT.md), and those say nothing about
+// the code that made them.
+var outputPathspecs = []string{":(top,exclude)results", ":(top,exclude)figures", ":(top,exclude)REPORT.md", ":(top,exclude)quick"}
+
 // vcsInfo returns the code identity, asking git when it is available (it
-// knows about uncommitted changes in the working directory) and the build
-// information otherwise.
+// knows about uncommitted changes in the working directory, outputs aside:
+// outputPathspecs) and the build information otherwise.
 func vcsInfo() Code {
 	vcsOnce.Do(func() {
 		c := Code{Version: CodeVersion, Module: moduleVersion(), GoVersion: runtime.Version()}
 		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
 			c.Revision = strings.TrimSpace(string(out))
 			c.Source = "git"
-			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+			if st, err := exec.Command("git", append([]string{"status", "--porcelain", "--untracked-files=no", "--"}, outputPathspecs...)...).Output(); err == nil {
 				c.Modified = len(strings.TrimSpace(string(st))) > 0
 			}
 		} else if bi, ok := debug.ReadBuildInfo(); ok {
