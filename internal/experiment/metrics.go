@@ -59,25 +59,10 @@ func unscaled(y []float64, unscale func(float64) float64) []float64 {
 	return out
 }
 
-// predictDev is predict on the development rows.
+// predictDev is predict on the development rows (labels for the logistic
+// model, responses on the original scale for the BNN, both in YDev).
 func (d *Data) predictDev(s particle.Snapshot) (float64, float64) {
-	k := predKey{s.X, s.Step, s.GradEvals, s.Seconds}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.devCache.ok && d.devCache.key == k {
-		return d.devCache.a, d.devCache.b
-	}
-	var a, b float64
-	switch {
-	case d.Logistic != nil:
-		a, b = d.Logistic.Metrics(d.XDev, d.YDev, s.X, s.W)
-	case d.BNN != nil:
-		a, b = d.BNN.Metrics(d.XDev, d.YDev, s.X, s.W, d.YMean, d.YSD)
-	default:
-		return math.NaN(), math.NaN()
-	}
-	d.devCache = predCache{key: k, a: a, b: b, ok: true}
-	return a, b
+	return d.predictRows(s, d.XDev, d.YDev, d.YDev, &d.devCache)
 }
 
 // devMetric is the factory of a dev_ metric: which of predictDev's two
@@ -123,22 +108,29 @@ type predCache struct {
 // predict returns the two predictive metrics of the snapshot: (accuracy,
 // test_ll) for logistic regression, (rmse, test_ll) for the BNN.
 func (d *Data) predict(s particle.Snapshot) (float64, float64) {
+	return d.predictRows(s, d.XTest, d.LabelsTest, d.YTestOrig, &d.cache)
+}
+
+// predictRows evaluates the snapshot's two predictive metrics on the rows x
+// (labels for the logistic model, responses on the original scale for the
+// BNN), remembering the last snapshot's values in cache.
+func (d *Data) predictRows(s particle.Snapshot, x *mat.Dense, labels, y []float64, cache *predCache) (float64, float64) {
 	k := predKey{s.X, s.Step, s.GradEvals, s.Seconds}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.cache.ok && d.cache.key == k {
-		return d.cache.a, d.cache.b
+	if cache.ok && cache.key == k {
+		return cache.a, cache.b
 	}
 	var a, b float64
 	switch {
 	case d.Logistic != nil:
-		a, b = d.Logistic.Metrics(d.XTest, d.LabelsTest, s.X, s.W)
+		a, b = d.Logistic.Metrics(x, labels, s.X, s.W)
 	case d.BNN != nil:
-		a, b = d.BNN.Metrics(d.XTest, d.YTestOrig, s.X, s.W, d.YMean, d.YSD)
+		a, b = d.BNN.Metrics(x, y, s.X, s.W, d.YMean, d.YSD)
 	default:
 		return math.NaN(), math.NaN()
 	}
-	d.cache = predCache{key: k, a: a, b: b, ok: true}
+	*cache = predCache{key: k, a: a, b: b, ok: true}
 	return a, b
 }
 
