@@ -92,3 +92,26 @@ func ExampleLevel() {
 	// Output:
 	// 3.200 0.792
 }
+
+func ExampleTuningGrids() {
+	cell := func(method string, split int, step, rmse float64) *report.Cell {
+		p := &harness.Provenance{Experiment: "tune-mine", Method: method, Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done,
+			Settings: map[string]any{"step": step, "batch": 100.0}}
+		return &report.Cell{Prov: p, Rows: []report.Row{{Step: 2000, Metric: "rmse", Value: rmse}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{
+		cell("svgd-slow", 1000, 1e-3, 1.3), cell("svgd-slow", 1001, 1e-3, 1.5),
+		cell("svgd-fast", 1000, 5e-3, 1.1), cell("svgd-fast", 1001, 5e-3, 1.2),
+	}}
+	// As LoadCurrent records it from a file with role = "tuning".
+	res.Declared = map[string]report.Declaration{"tune-mine": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}
+	for _, g := range report.TuningGrids(res, "tune-mine") {
+		for i, c := range g.Configs {
+			s := c.Stats["rmse"]
+			fmt.Printf("%s %v rmse %s chosen %v\n", c.Method, c.Differs, report.FormatPM(s.Mean, s.SD), i == g.Chosen)
+		}
+	}
+	// Output:
+	// svgd-fast [step=0.005] rmse 1.150 ± 0.071 chosen true
+	// svgd-slow [step=0.001] rmse 1.40 ± 0.14 chosen false
+}

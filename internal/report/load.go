@@ -69,6 +69,8 @@ type Results struct {
 // Declaration is what an experiment file says about how its results are
 // read, besides its figures.
 type Declaration struct {
+	// Description is the experiment's description.
+	Description string
 	// Role is the experiment's role: harness.RoleTuning for a tuning
 	// experiment, whose cells enter no claim and are summarised in the
 	// report's Tuning section; "" or harness.RoleReport otherwise.
@@ -89,7 +91,7 @@ func (r *Results) Declare(e *harness.Experiment) {
 	if r.Declared == nil {
 		r.Declared = map[string]Declaration{}
 	}
-	d := Declaration{Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...)}
+	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...)}
 	for _, m := range e.Methods {
 		for _, p := range m.Protocols {
 			if d.Arms == nil {
