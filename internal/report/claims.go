@@ -175,10 +175,7 @@ func (r *Results) svgdArmNames(id, proto string, cells []*Cell) []string {
 	if len(out) > 0 {
 		return out
 	}
-	for _, s := range r.candidates(id, fair, cells, IsSVGD) {
-		out = append(out, s)
-	}
-	return out
+	return r.candidates(id, fair, cells, IsSVGD)
 }
 
 // named returns the first series of method name (nil when none).

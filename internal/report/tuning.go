@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -64,7 +65,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 	names, kinds := methodOrder(cells)
 	var kindOrder []string
 	for _, m := range names {
-		if !contains(kindOrder, kinds[m]) {
+		if !slices.Contains(kindOrder, kinds[m]) {
 			kindOrder = append(kindOrder, kinds[m])
 		}
 	}
@@ -116,15 +117,6 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 		}
 	}
 	return out
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // flatSettings flattens recorded settings (a JSON object) to dotted keys
@@ -256,7 +248,7 @@ func writeTuning(b *strings.Builder, res *Results, opts Options) {
 			b.WriteString(" chosen |\n|---|---|---|" + strings.Repeat("---|", len(metrics)) + "---|\n")
 			for i, c := range g.Configs {
 				name := c.Method
-				if contains(c.Differs, fmt.Sprintf("N=%d", c.N)) {
+				if slices.Contains(c.Differs, fmt.Sprintf("N=%d", c.N)) {
 					name += fmt.Sprintf(" (N=%d)", c.N)
 				}
 				d := strings.Join(c.Differs, ", ")
