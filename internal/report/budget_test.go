@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,8 +77,15 @@ func TestTableAtBudgets(t *testing.T) {
 	if len(recs) != 1+2*3 {
 		t.Errorf("%d CSV records, want 7", len(recs))
 	}
-	if md := tb.Markdown(); !strings.Contains(md, "**1x** (100 gradient evaluations)") {
-		t.Errorf("Markdown:\n%s", md)
+	md := tb.Markdown()
+	for _, want := range []string{"**1x** = 100",
+		// The floor is a row of its own, the same at every budget.
+		"| boston | ols | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 | -2.9 ± 0 | -2.9 ± 0 | -2.9 ± 0 | 1 |",
+		"| boston | svgd | 51.0 ± 1.4 | 31.0 ± 1.4 | 11.0 ± 1.4 |",
+		"- 1x: boston: svgd 31 (OLS 4.5)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
 	}
 }
 
@@ -100,7 +108,7 @@ func TestClaim5Protocols(t *testing.T) {
 	if c.Verdict != NotSupported {
 		t.Errorf("with the tuned arm: fair %s, want %s\n%s", c.Verdict, NotSupported, c.Markdown())
 	}
-	if !strings.Contains(c.Markdown(), "| fair | boston | svgd-tuned |") {
+	if !strings.Contains(c.Markdown(), "| fair | boston | mmdfw | svgd-tuned |") {
 		t.Errorf("no tuned-arm row:\n%s", c.Markdown())
 	}
 }
@@ -118,10 +126,10 @@ func TestClaim1Protocols(t *testing.T) {
 	}
 	// SVGD's final RMSE 1 relaxed by 1%: MMD-FW reaches 1.01 at 1.99 s, SVGD at 3.985 s.
 	for _, r := range c.Rows {
-		if r[0] == "paper" && (r[5] != "1.01" || r[9] != "yes") {
+		if r[0] == "paper" && (r[6] != "1.01" || r[10] != "yes") {
 			t.Errorf("paper row %v", r)
 		}
-		if r[0] == "fair" && r[9] != "no" {
+		if r[0] == "fair" && r[10] != "no" {
 			t.Errorf("fair row %v", r)
 		}
 	}
@@ -192,5 +200,59 @@ func TestClaim3Arms(t *testing.T) {
 	c = claim3(&Results{Cells: append(cells[:1:1], cells[3:]...)})
 	if c.Paper != Supported || c.Verdict != Supported {
 		t.Errorf("tuned arm only: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
+	}
+}
+
+// The floors of Table 1 (kinds ols and constant) are rows of the table and
+// the CSV at every budget, and the report lists, per budget and dataset,
+// the BNN methods not below OLS's RMSE: never a floor itself.
+func TestTableFloors(t *testing.T) {
+	grads := []int64{25, 50, 100, 200, 400}
+	same := []float64{5, 4, 3, 2, 1}
+	cells := []*Cell{
+		// svgd: 6 at ¼×, 4 at 1×, 2 at 4×; mmdfw: 4.5 at ¼× (equal to
+		// OLS: not below), 3 after.
+		budgetCell("svgd", "svgd", 0, grads, same, []float64{6, 5, 4, 3, 2}),
+		budgetCell("mmdfw", "mmdfw", 0, grads, []float64{5, 4, 3, 3, 3}, []float64{4.5, 4, 3, 3, 3}),
+		memCell("table1", "least-squares", "ols", "boston", 0, 1, Row{Metric: "rmse", Value: 4.5}, Row{Metric: "test_ll", Value: -2.9}),
+		memCell("table1", "mean", "constant", "boston", 0, 1, Row{Metric: "rmse", Value: 9}, Row{Metric: "test_ll", Value: -3.6}),
+	}
+	tb := MakeTable(&Results{Cells: cells}, "table1")
+	nb := tb.NotBelowOLS()
+	if got := fmt.Sprint(nb["0.25x"]["boston"], nb["1x"]["boston"], nb["4x"]["boston"]); got != "[mmdfw svgd] [] []" {
+		t.Errorf("not below OLS at ¼×, 1×, 4×: %s, want [mmdfw svgd] [] []", got)
+	}
+	md := tb.Markdown()
+	for _, want := range []string{
+		"| boston | least-squares | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 |",
+		"| boston | mean | 9 ± 0 | 9 ± 0 | 9 ± 0 | -3.6 ± 0 | -3.6 ± 0 | -3.6 ± 0 | 1 |",
+		"- 0.25x: boston: mmdfw 4.5, svgd 6 (OLS 4.5)",
+		"- 1x: none",
+		"- 4x: none",
+		"closed-form floors",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(tb.CSV())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	floors := map[string]int{}
+	for _, r := range recs[1:] {
+		if r[1] == "least-squares" || r[1] == "mean" {
+			floors[r[1]]++
+			if r[3] == "" || (r[1] == "mean" && (r[4] != "9" || r[6] != "-3.6")) {
+				t.Errorf("floor row %v", r)
+			}
+		}
+	}
+	if floors["least-squares"] != 3 || floors["mean"] != 3 || len(recs) != 1+4*3 {
+		t.Errorf("floor rows %v, %d records; want 3 each, 13\n%s", floors, len(recs), tb.CSV())
+	}
+	// Without an OLS row there is no list.
+	if tb := MakeTable(&Results{Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
+		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
 	}
 }

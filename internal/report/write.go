@@ -180,6 +180,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 		b.WriteString("\n")
 	}
 	writeAnchor(&b, res)
+	writeTuning(&b, res, opts)
 	writeOther(&b, res, opts)
 	writeRefDiags(&b, res)
 	_, err := io.WriteString(w, b.String())
