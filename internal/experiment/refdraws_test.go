@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/report"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/model"
@@ -268,4 +269,12 @@ func deref(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
+}
+
+// TestFunctionInputsReport: the report's rule text names the number of
+// inputs fmmd2 uses.
+func TestFunctionInputsReport(t *testing.T) {
+	if FunctionInputs != report.FunctionInputs {
+		t.Errorf("fmmd2 uses %d inputs, the report says %d", FunctionInputs, report.FunctionInputs)
+	}
 }
