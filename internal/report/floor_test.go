@@ -122,3 +122,20 @@ func TestRefDiagsPredictions(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestDeviationNamesPredictions: the deviation that lists a flagged
+// reference says how it fares on the predictions.
+func TestDeviationNamesPredictions(t *testing.T) {
+	for _, pf := range []bool{false, true} {
+		res := &Results{Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
+		var b strings.Builder
+		writeDeviations(&b, res)
+		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"
+		if pf {
+			want = "On the network's predictions at 100 test inputs (fmmd2) it is flagged too (max R̂ 1.004, min ESS 900)."
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("predictions flagged %v: deviations\n%s", pf, b.String())
+		}
+	}
+}

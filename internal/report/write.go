@@ -375,8 +375,17 @@ func writeDeviations(b *strings.Builder, res *Results) {
 	// Flagged references.
 	for _, d := range RefDiags(res) {
 		if d.Flagged {
-			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.",
-				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "))
+			pred := ""
+			if p := d.Pred; p != nil {
+				pred = fmt.Sprintf(" On the network's predictions at %d test inputs (fmmd2) it is ", p.Inputs)
+				if p.Flagged {
+					pred += fmt.Sprintf("flagged too (max R̂ %s, min ESS %s).", fmtG(p.MaxRhat), fmtG(p.MinESS))
+				} else {
+					pred += fmt.Sprintf("not flagged (max R̂ %s, min ESS %s): the MMD² in function space can be trusted where the one in parameter space cannot.", fmtG(p.MaxRhat), fmtG(p.MinESS))
+				}
+			}
+			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.%s",
+				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "), pred)
 		}
 	}
 	writeCellGroups(b, res, harness.Failed, "Failed", &n)
