@@ -113,7 +113,9 @@ func halves(Y mat.Matrix, chains int) (first, second *mat.Dense) {
 // told apart from the posterior below it with this reference; the halves
 // keep every chain on both sides, so a reference whose chains sit in
 // different modes does not inflate it, and its R̂ says that instead. NaN
-// when a chain has fewer than 2 draws.
+// when a chain has fewer than 2 draws; zero up to rounding (possibly a few
+// ulps below) when the halves coincide, as for chains that never moved:
+// the report draws a positive floor only.
 func referenceFloor(k kernel.Radial, Y mat.Matrix, chains int) float64 {
 	a, b := halves(Y, chains)
 	if a == nil {
