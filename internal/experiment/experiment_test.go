@@ -385,6 +385,52 @@ settings = { iterations = 50, step = 0.05 }
 	if diag["flagged"] != true {
 		t.Errorf("a 40-draw reference is not flagged: %v", diag)
 	}
+	// The chain count and the within-reference floor are recorded.
+	fl, _ := ref["floors"].(map[string]any)
+	if ref["chains"] != float64(4) || fl == nil || !(fl[MMD2].(float64) > 0) {
+		t.Errorf("reference %v: want 4 chains and a positive mmd2 floor", ref)
+	}
+}
+
+// TestFunctionSpaceEndToEnd evaluates fmmd2 beside mmd2 on a small BNN
+// against a short HMC reference: both positive, both floors and the
+// reference's diagnostics on the predictions recorded.
+func TestFunctionSpaceEndToEnd(t *testing.T) {
+	sharedData(t)
+	res := runExp(t, `
+id = "e2e"
+datasets = ["yacht"]
+splits = [0]
+[eval]
+metrics = ["mmd2", "fmmd2"]
+log = true
+[reference]
+kind = "hmc"
+particles = 80
+settings = { chains = 4, warmup = 50, max_steps = 16 }
+[methods.svgd]
+kind = "svgd"
+particles = [5]
+settings = { iterations = 50, step = 0.01, init = "model" }
+`)
+	r := res["svgd/yacht"]
+	finiteAll(t, "svgd/yacht", r)
+	if !(r.last[MMD2] > 0) || !(r.last[FMMD2] > 0) {
+		t.Errorf("mmd2 %v, fmmd2 %v: want both positive", r.last[MMD2], r.last[FMMD2])
+	}
+	ref, _ := summaryOf(t, r)["reference"].(map[string]any)
+	fl, _ := ref["floors"].(map[string]any)
+	if fl == nil || !(fl[MMD2].(float64) > 0) || !(fl[FMMD2].(float64) > 0) {
+		t.Errorf("floors %v: want positive mmd2 and fmmd2 floors", ref["floors"])
+	}
+	pr, _ := ref["predictions"].(map[string]any)
+	// yacht's split 0 has 31 test rows, fewer than FunctionInputs.
+	if pr == nil || pr["inputs"] != float64(min(31, FunctionInputs)) || pr["flagged"] != true || !(pr["bandwidth"].(float64) > 0) {
+		t.Errorf("predictions %v: want 31 inputs, flagged (20 draws per chain), a positive bandwidth", pr)
+	}
+	if _, ok := pr["max_rhat"].(float64); !ok {
+		t.Errorf("predictions %v: no max R̂", pr)
+	}
 }
 
 // TestGaussianEndToEnd runs MMD-FW with RBF and RFF kernels on the exact

@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -34,6 +35,11 @@ const (
 	// MMD2Exact is the exact squared MMD to a Gaussian target under the RBF
 	// kernel of the dataset's fixed bandwidth (closed-form embedding).
 	MMD2Exact = "mmd2_exact"
+	// FMMD2 is the squared MMD in function space: between the BNN's
+	// standardised outputs at the first FunctionInputs evaluation rows
+	// under the method's weighted particles and under the reference draws,
+	// RBF kernel with the median bandwidth of the reference's outputs.
+	FMMD2 = "fmmd2"
 	// KSD2 is the weighted kernel Stein discrepancy with the IMQ kernel
 	// (c = 1, β = −1/2), from full-data scores.
 	KSD2 = "ksd2"
@@ -170,7 +176,10 @@ func registerMetrics(r *harness.Registry) {
 	r.RegisterMetric(DevAccuracy, devMetric(DevAccuracy, 0, false, true))
 	r.RegisterMetric(DevTestLL, devMetric(DevTestLL, 1, false, false))
 	r.RegisterMetric(DevRMSE, devMetric(DevRMSE, 0, true, false))
-	r.RegisterMetric(MMD2, mmd2Factory)
+	// mmd2 version 2: the bandwidth's subsample of reference draws spans
+	// every chain (version 1 took every 4th pooled row, one chain of four).
+	r.RegisterVersionedMetric(MMD2, "2", mmd2Factory)
+	r.RegisterVersionedMetric(FMMD2, "1", fmmd2Factory)
 	r.RegisterMetric(MMD2Exact, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		d, err := dataOf(p)
 		if err != nil {
@@ -207,10 +216,12 @@ func scores(t target.Target, X, S *mat.Dense) {
 }
 
 // mmd2Factory prepares, once per cell, the MMD² against the experiment's
-// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact). The RBF bandwidth is the median heuristic of the
-// reference draws themselves, so it depends only on the dataset split and the
-// reference: every method of an experiment is measured with the same kernel.
-// The reference's diagnostics are kept for the cell's provenance summary.
+// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact). The
+// RBF bandwidth is the median heuristic of the reference draws themselves
+// (at most 1000 rows spread over every chain), so it depends only on the
+// dataset split and the reference: every method of an experiment is
+// measured with the same kernel. The reference's diagnostics and its
+// within-reference floor are kept for the cell's provenance summary.
 func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 	d, err := dataOf(p)
 	if err != nil {
@@ -222,15 +233,45 @@ func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (har
 		d.setRef(&RefInfo{Kind: "exact", Bandwidth: d.EvalH})
 		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
 	}
-	set, summary, err := env.Reference(ctx)
+	set, base, chains, err := loadReference(ctx, env)
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
+		return nil, err
 	}
 	// The reference is decoded afresh for each caller: the metric may keep
 	// its matrix without a copy.
 	Y := set.X
-	h := medianBandwidth(Y)
-	info := &RefInfo{Draws: set.Len(), Bandwidth: h}
+	h := chainBandwidth(Y, chains)
+	k := kernel.RBF{H: h}
+	floor := referenceFloor(k, Y, chains)
+	d.updateRef(base, func(r *RefInfo) {
+		r.Bandwidth = h
+		setFloor(r, MMD2, floor)
+	})
+	m := metric.NewMMD(k, Y)
+	return func(s particle.Snapshot) float64 { return m.MMD2(s.X, s.W) }, nil
+}
+
+// setFloor records a finite floor of metric name in r.
+func setFloor(r *RefInfo, name string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if r.Floors == nil {
+		r.Floors = map[string]float64{}
+	}
+	r.Floors[name] = v
+}
+
+// loadReference returns the experiment's reference draws, the description
+// of them every cell's summary carries (kind, draws, chains, the sampler's
+// diagnostics) and their chain count.
+func loadReference(ctx context.Context, env *harness.Env) (particle.Set, RefInfo, int, error) {
+	set, summary, err := env.Reference(ctx)
+	if err != nil {
+		return particle.Set{}, RefInfo{}, 0, fmt.Errorf("reference: %w", err)
+	}
+	chains := refChains(summary, set.Len())
+	info := RefInfo{Draws: set.Len(), Chains: chains}
 	if ref := env.Cell.Experiment.Reference; ref != nil {
 		info.Kind = ref.Kind
 	}
@@ -240,7 +281,75 @@ func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (har
 			info.Diagnostics = v
 		}
 	}
-	d.setRef(info)
-	m := metric.NewMMD(kernel.RBF{H: h}, Y)
-	return func(s particle.Snapshot) float64 { return m.MMD2(s.X, s.W) }, nil
+	return set, info, chains, nil
+}
+
+// FunctionInputs is the number of test inputs (the first rows of the
+// evaluation rows) at which fmmd2 compares the BNN's outputs.
+const FunctionInputs = 100
+
+// fmmd2Factory prepares, once per cell, the MMD² in function space: each
+// particle θ (the method's, with its weights, and the reference's, equally
+// weighted) is mapped to its vector of standardised outputs
+// (f_θ(x₁), …, f_θ(x_T)) at the first T = min(FunctionInputs, rows) test
+// inputs, and the squared MMD between the two weighted sets of vectors is
+// taken under an RBF kernel whose bandwidth is the median heuristic of the
+// reference's vectors. A network's outputs do not change when its hidden
+// units are permuted, so neither does fmmd2, unlike mmd2 in parameter
+// space. The reference's split-R̂ and bulk ESS on the outputs, per input,
+// and the within-reference floor go into the cell's summary.
+func fmmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+	d, err := dataOf(p)
+	if err != nil {
+		return nil, err
+	}
+	if d.BNN == nil || d.XTest == nil {
+		return nil, fmt.Errorf("%s needs a regression dataset (a BNN with evaluation rows), not %s", FMMD2, d.Name)
+	}
+	nt, dim := d.XTest.Dims()
+	if nt == 0 {
+		return nil, fmt.Errorf("%s: %s has no evaluation rows", FMMD2, d.Name)
+	}
+	X := d.XTest.Slice(0, min(FunctionInputs, nt), 0, dim).(*mat.Dense)
+	set, base, chains, err := loadReference(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	fm := newFunctionMMD(d.BNN, X, set.X, chains)
+	d.updateRef(base, func(r *RefInfo) {
+		diag := fm.diag
+		r.Predictions = &diag
+		setFloor(r, FMMD2, fm.floor)
+	})
+	return func(s particle.Snapshot) float64 { return fm.MMD2(s.X, s.W) }, nil
+}
+
+// functionMMD is the MMD² in function space against one reference: the
+// reference's output vectors at the inputs x with their kernel, floor and
+// convergence diagnostics.
+type functionMMD struct {
+	bnn   *model.BNN
+	x     *mat.Dense
+	m     *metric.MMD
+	h     float64
+	floor float64
+	diag  PredictionDiag
+}
+
+// newFunctionMMD maps the reference draws refX (iteration-major over
+// chains) to their outputs at the inputs x and prepares the kernel (median
+// bandwidth over every chain), the floor and the diagnostics.
+func newFunctionMMD(bnn *model.BNN, x, refX *mat.Dense, chains int) *functionMMD {
+	F := bnn.Outputs(nil, x, refX)
+	h := chainBandwidth(F, chains)
+	k := kernel.RBF{H: h}
+	f := &functionMMD{bnn: bnn, x: x, m: metric.NewMMD(k, F), h: h, floor: referenceFloor(k, F, chains), diag: predictionDiag(F, chains)}
+	f.diag.Bandwidth = h
+	return f
+}
+
+// MMD2 returns the MMD² between the outputs of the particles P under the
+// weights w (nil: equal) and the reference's.
+func (f *functionMMD) MMD2(P *mat.Dense, w []float64) float64 {
+	return f.m.MMD2(f.bnn.Outputs(nil, f.x, P), w)
 }

@@ -82,19 +82,43 @@ type Data struct {
 // RefInfo describes the reference sample an mmd2 metric measured against; it
 // goes into the provenance summary of the cell under "reference".
 type RefInfo struct {
-	Kind      string  `json:"kind"`
-	Draws     int     `json:"draws"`
+	Kind  string `json:"kind"`
+	Draws int    `json:"draws"`
+	// Chains is the reference's chain count (its draws are iteration-major).
+	Chains int `json:"chains,omitempty"`
+	// Bandwidth is the RBF bandwidth of mmd2.
 	Bandwidth float64 `json:"bandwidth"`
 	// Diagnostics is the reference method's own summary (for HMC: max R̂,
 	// min ESS, flagged, reasons, per-chain acceptance, divergences, step
 	// size).
 	Diagnostics any `json:"diagnostics,omitempty"`
+	// Floors holds, by metric name (mmd2, fmmd2), the within-reference
+	// MMD² under that metric's kernel: the first half of every chain's
+	// draws against the second half (referenceFloor). The figures draw it
+	// as the "reference floor"; an exact target has none.
+	Floors map[string]float64 `json:"floors,omitempty"`
+	// Predictions is the reference's convergence on the BNN's outputs at
+	// the fmmd2 inputs (only where fmmd2 is evaluated).
+	Predictions *PredictionDiag `json:"predictions,omitempty"`
 }
 
 func (d *Data) setRef(r *RefInfo) {
 	d.mu.Lock()
 	d.ref = r
 	d.mu.Unlock()
+}
+
+// updateRef applies f to the cell's reference description under the lock,
+// creating it from base when no metric has described it yet: mmd2 and
+// fmmd2 each add their part.
+func (d *Data) updateRef(base RefInfo, f func(r *RefInfo)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ref == nil {
+		r := base
+		d.ref = &r
+	}
+	f(d.ref)
 }
 
 func (d *Data) reference() *RefInfo {

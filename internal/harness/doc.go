@@ -122,6 +122,7 @@
 //	log_x = true               # default: time and gradient axes log when
 //	log_y = true               # the grid spans > 2 decades, particles
 //	                           # linear; y log for metrics named mmd2…
+//	                           # and fmmd2
 //	band = "sd"                # sd (± one sd over splits) | none
 //	fit = "rate"               # least-squares line of log y against N
 //	own_kernel = false         # RFF series in their own kernel's MMD²
@@ -209,7 +210,10 @@
 // the resolved settings, particle count, dataset, split, the sha256 of the
 // data files (from Dataset.Checksums, or the reason they are missing), the
 // budget, the evaluation schedule, the reference, CodeVersion, the module
-// version and the method kind's registered version. Results are written to
+// version, the method kind's registered version and the registered version
+// of every metric it evaluates that has one (RegisterVersionedMetric: a
+// bumped metric makes stale exactly the cells that evaluate it). Results
+// are written to
 // results/<profile>/<id>.csv and results/<profile>/<id>.json (<profile> is
 // quick, full, or base for a file's base settings), so that the cells of
 // two profiles of one experiment, which share their ids, never share a
