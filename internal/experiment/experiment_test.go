@@ -96,12 +96,13 @@ var wantCells = map[string]map[string]int{
 	"fig1a": {"quick": 4, "full": 20},
 	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
 	"fig1b": {"quick": 8, "full": 55},
-	// 2 MMD-FW weight rules + SVGD, × 5 splits; quick: 1 split.
-	"fig2a": {"quick": 4, "full": 20},
+	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
+	"fig2a": {"quick": 5, "full": 25},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
-	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.
-	"table1": {"quick": 12, "full": 150},
+	// 6 methods (2 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
+	// splits; quick: 6 × 4 × 1.
+	"table1": {"quick": 24, "full": 300},
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},
@@ -112,6 +113,9 @@ var wantCells = map[string]map[string]int{
 	"ablations": {"quick": 12, "full": 60},
 	// 3 step sizes × 2 batch sizes × 5 splits; quick: 1 split.
 	"tune-svgd": {"quick": 6, "full": 30},
+	// (6 SVGD + 6 MMD-FW configurations) × 9 datasets × split 0; quick:
+	// 12 × 2 datasets.
+	"tune-bnn": {"quick": 24, "full": 108},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both
