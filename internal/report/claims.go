@@ -778,8 +778,9 @@ func claim5(res *Results) Claim {
 		Text: "On the regression sets MMD-FW is about as accurate as SVGD at the same time budget (Table 1).",
 		Rule: fmt.Sprintf("For each Table 1 dataset with both methods, the one level rule of claims 1 and 5 on both metrics: MMD-FW is about as accurate when "+
 			"its mean over splits reaches the SVGD arm's level, the SVGD mean m relaxed by δ = max(%g%% of |m|, SVGD's sd over splits): RMSE ≤ m + δ, test LL ≥ m − δ. "+
-			"Paper's protocol: the final snapshot of a fixed wall-clock budget, the paper's MMD-FW arm against the paper's SVGD arm (not measured when Table 1 ran "+
-			"under gradient-evaluation budgets). Fair protocol: at 1× the SVGD reference budget of gradient evaluations, each method's snapshot chosen on "+
+			"Paper's protocol: the same fixed wall-clock budget for both and their final snapshots, the paper's MMD-FW arm against the paper's SVGD arm; "+
+			"from runs under gradient-evaluation budgets (WallClockStats) the budget on each split is the compute seconds the SVGD arm took for its reference "+
+			"protocol (its last snapshot within 1× the reference budget), and MMD-FW reports its last snapshot within those seconds. Fair protocol: at 1× the SVGD reference budget of gradient evaluations, each method's snapshot chosen on "+
 			"development RMSE, the fair MMD-FW arm against every SVGD arm of the fair protocol, reference and tuned (about as accurate when it holds against each). Supported when that holds on more than half of the "+
 			"measured datasets.", 100*LevelFraction) + oneMethod,
 		Figures: []string{"table1"},
@@ -826,6 +827,10 @@ func claim5(res *Results) Claim {
 		paperStats = t.Stats
 	} else {
 		fairStats = t.AtBudget["1x"]
+		fw := res.arm("table1", paper, cells, IsMMDFW)
+		if sv := res.svgdArmNames("table1", paper, cells); fw != "" && len(sv) > 0 {
+			paperStats = WallClockStats(cells, t.Datasets, []string{"rmse", "test_ll"}, fw, sv[0])
+		}
 	}
 	pp, pt := judge(paper, paperStats)
 	fp, ft := judge(fair, fairStats)
@@ -834,7 +839,11 @@ func claim5(res *Results) Claim {
 		c.Paper = NotMeasured
 		c.PaperWhy = "Table 1 has no fixed wall-clock run to judge: not measured under the paper's protocol."
 	} else {
-		c.PaperWhy = fmt.Sprintf("At the final snapshot of the wall-clock budget (%s), MMD-FW was about as accurate as SVGD on %d of %d datasets.", t.BudgetText(), pp, pt)
+		budget := t.BudgetText()
+		if t.AtBudget != nil {
+			budget = "the seconds SVGD took for its reference protocol, per split"
+		}
+		c.PaperWhy = fmt.Sprintf("At the final snapshot of the wall-clock budget (%s), MMD-FW was about as accurate as SVGD on %d of %d datasets.", budget, pp, pt)
 	}
 	c.Verdict = majority(fp, ft)
 	if ft == 0 {
