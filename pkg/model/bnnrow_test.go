@@ -18,49 +18,6 @@ func sameBits(a, b []float64) int {
 	return -1
 }
 
-// affine and outerAdd give the bits of the floats.AddScaled loops they
-// replace, for widths with and without a remainder of 4 and 16 columns.
-func TestAffineOuterAddBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, h := range []int{1, 3, 4, 5, 15, 16, 17, 20, 50, 100} {
-		for _, p := range []int{0, 1, 2, 13, 90} {
-			w := make([]float64, p*h)
-			b := make([]float64, h)
-			x := make([]float64, p)
-			d := make([]float64, h)
-			for _, s := range [][]float64{w, b, x, d} {
-				for i := range s {
-					s[i] = rng.NormFloat64()
-				}
-			}
-			if p > 1 {
-				x[1] = 0
-			}
-			want := append([]float64(nil), b...)
-			for j, xj := range x {
-				floats.AddScaled(want, xj, w[j*h:j*h+h])
-			}
-			got := make([]float64, h)
-			affine(got, b, w, x)
-			if i := sameBits(got, want); i >= 0 {
-				t.Fatalf("affine h=%d p=%d: a[%d] = %v, AddScaled %v", h, p, i, got[i], want[i])
-			}
-			g := make([]float64, p*h)
-			for i := range g {
-				g[i] = rng.NormFloat64()
-			}
-			wantG := append([]float64(nil), g...)
-			for j, xj := range x {
-				floats.AddScaled(wantG[j*h:j*h+h], xj, d)
-			}
-			outerAdd(g, x, d)
-			if i := sameBits(g, wantG); i >= 0 {
-				t.Fatalf("outerAdd h=%d p=%d: g[%d] = %v, AddScaled %v", h, p, i, g[i], wantG[i])
-			}
-		}
-	}
-}
-
 // rowGradAddScaled is rowGrad as written with floats.AddScaled.
 func (m *BNN) rowGradAddScaled(xr []float64, yi float64, th, g, a []float64) float64 {
 	p, h := m.p, m.h

@@ -35,9 +35,3 @@ var haveFMA = func() bool {
 
 //go:noescape
 func sigmoidFMA(z, y *float64, n int) (lmin, prod float64)
-
-//go:noescape
-func affineAVX(a, b, w *float64, ws int, x *float64, p, n int)
-
-//go:noescape
-func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int)

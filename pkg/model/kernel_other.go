@@ -16,11 +16,3 @@ func axpyRowsFMA(x *float64, stride, rows, cols int, a *float64, grad *float64) 
 func sigmoidFMA(z, y *float64, n int) (lmin, prod float64) {
 	panic("model: no FMA kernels")
 }
-
-func affineAVX(a, b, w *float64, ws int, x *float64, p, n int) {
-	panic("model: no AVX kernels")
-}
-
-func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int) {
-	panic("model: no AVX kernels")
-}
