@@ -83,16 +83,11 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 	p, h := m.p, m.h
 	b1 := th[p*h : p*h+h]
 	w2 := th[p*h+h : p*h+2*h]
-	copy(a, b1)
-	for j, xj := range xr {
-		floats.AddScaled(a, xj, th[j*h:j*h+h])
-	}
+	dense.AddMulTrans(a, b1, th[:p*h], h, xr)
 	f := reluDot(a, w2, th[p*h+2*h])
 	r := yi - f
 	m.backprop(g, a, w2, r)
-	for j, xj := range xr {
-		floats.AddScaled(g[j*h:j*h+h], xj, a)
-	}
+	dense.AddOuter(g[:p*h], h, xr, a)
 	return r
 }
 
