@@ -112,6 +112,9 @@ var wantCells = map[string]map[string]int{
 	"ablations": {"quick": 12, "full": 60},
 	// 3 step sizes × 2 batch sizes × 5 splits; quick: 1 split.
 	"tune-svgd": {"quick": 6, "full": 30},
+	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
+	// tuning split.
+	"tune-covertype": {"quick": 16, "full": 36},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both
