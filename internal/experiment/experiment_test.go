@@ -224,7 +224,7 @@ func TestTuneCovertype(t *testing.T) {
 	chosen := map[string]map[string]string{
 		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
 			"sp-tuned": "sp-map-nm200", "sgld-tuned": "sgld-const-2e-5"},
-		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-bq-pool": "mmdfw-n025-bq",
+		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
 			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
 	}
 	for id, arms := range chosen {
