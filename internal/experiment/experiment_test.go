@@ -92,10 +92,11 @@ func TestSettingsValidation(t *testing.T) {
 
 // wantCells is the number of cells of every experiment file per profile.
 var wantCells = map[string]map[string]int{
-	// 4 methods × 5 splits; quick: 1 split.
-	"fig1a": {"quick": 4, "full": 20},
-	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
-	"fig1b": {"quick": 8, "full": 55},
+	// (4 paper + 4 tuned methods) × 5 splits; quick: 1 split.
+	"fig1a": {"quick": 8, "full": 40},
+	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
+	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
+	"fig1b": {"quick": 14, "full": 100},
 	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
 	"fig2a": {"quick": 5, "full": 25},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
@@ -116,6 +117,9 @@ var wantCells = map[string]map[string]int{
 	// (6 SVGD + 6 MMD-FW configurations) × 9 datasets × split 0; quick:
 	// 12 × 2 datasets.
 	"tune-bnn": {"quick": 24, "full": 108},
+	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
+	// tuning split.
+	"tune-covertype": {"quick": 16, "full": 36},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both
@@ -176,6 +180,79 @@ func allGauss(ds []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTuneCovertype checks the tuning protocol of tune-covertype (the same
+// number of configurations per method kind, one gradient budget, splits
+// reserved for tuning, fig1b's reference) and that fig1a's and fig1b's
+// tuned arms run exactly the configurations it chose.
+func TestTuneCovertype(t *testing.T) {
+	tune, err := harness.LoadFile(harness.Default, "../../experiments/tune-covertype.toml", "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tune.Budget.GradEvals <= 0 || tune.Budget.Seconds != 0 || tune.Budget.Steps != 0 {
+		t.Errorf("budget %+v, want a gradient-evaluation budget only", tune.Budget)
+	}
+	for _, s := range tune.Splits {
+		if s < harness.TuningSplits {
+			t.Errorf("split %d is a reported split", s)
+		}
+	}
+	perKind := map[string]int{}
+	byName := map[string]*harness.Method{}
+	for _, m := range tune.Methods {
+		perKind[m.Kind]++
+		byName[m.Name] = m
+	}
+	for _, k := range []string{KindMMDFW, KindSVGD, KindSP, KindSGLD} {
+		if perKind[k] != 4 {
+			t.Errorf("%d %s configurations, want 4 (%v)", perKind[k], k, perKind)
+		}
+	}
+	fig1b, err := harness.LoadFile(harness.Default, "../../experiments/fig1b.toml", "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(r *harness.Reference) string {
+		b, _ := json.Marshal(struct {
+			K string
+			N int
+			S any
+		}{r.Kind, r.Particles, r.Settings})
+		return string(b)
+	}
+	if ref(tune.Reference) != ref(fig1b.Reference) {
+		t.Errorf("reference %s, want fig1b's %s", ref(tune.Reference), ref(fig1b.Reference))
+	}
+	chosen := map[string]map[string]string{
+		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
+			"sp-tuned": "sp-map-nm200", "sgld-tuned": "sgld-const-2e-5"},
+		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
+			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
+	}
+	for id, arms := range chosen {
+		e, err := harness.LoadFile(harness.Default, "../../experiments/"+id+".toml", "full")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range e.Methods {
+			name, ok := arms[m.Name]
+			if !ok {
+				continue
+			}
+			delete(arms, m.Name)
+			c := byName[name]
+			got, _ := json.Marshal(m.Settings)
+			want, _ := json.Marshal(c.Settings)
+			if m.Kind != c.Kind || string(got) != string(want) {
+				t.Errorf("%s %s: %s %s, want %s's %s %s", id, m.Name, m.Kind, got, name, c.Kind, want)
+			}
+		}
+		for arm := range arms {
+			t.Errorf("%s has no method %s", id, arm)
+		}
+	}
 }
 
 // TestSharedReference checks that the experiments measuring MMD² on
