@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -178,6 +179,15 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 	if len(scratch) < m {
 		panic("kernel: scratch too short")
 	}
+	// The order statistics through a sampled bracket: the same values as
+	// quickselect's below (an order statistic is unique), when it holds.
+	kHi, kLo := m/2, m/2-1
+	if includeDiag {
+		kHi, kLo = diagRank(m/2, n), diagRank(m/2-1, n)
+	}
+	if v, ok := medianBracketed(sq, scratch, kHi, kLo, m%2 == 0); ok {
+		return v
+	}
 	s := scratch[:0]
 	neg := false
 	for i := 0; i < n; i++ {
@@ -207,6 +217,110 @@ func MedianSq(sq *mat.Dense, includeDiag bool, scratch []float64) float64 {
 		}
 	}
 	return (lo + hi) / 2
+}
+
+// diagRank maps position r of the sorted n² entries (n zeros of the
+// diagonal, every pair twice) to the position of the sorted pairs, −1 for
+// the zeros (see MedianSq).
+func diagRank(r, n int) int {
+	if r < n {
+		return -1
+	}
+	return (r - n) / 2
+}
+
+// bracketSample is the number of evenly spaced values medianBracketed
+// sorts to bracket the order statistic it selects, and bracketHalf the
+// sample positions on each side of the expected one that the bracket
+// spans: the rank of the k-th value among the sample has a standard
+// deviation of at most √(128/4) ≈ 5.7, so the bracket misses rarely.
+const (
+	bracketSample = 128
+	bracketHalf   = 16
+)
+
+// medianBracketed returns the median of the pairs above the diagonal of sq
+// (n×n) from their order statistics kHi and kLo (0 based; a position of −1
+// is a zero of the diagonal): the value at kHi, or with even the mean of
+// the values at kLo and kHi, as MedianSq computes them. It sorts an evenly
+// spaced sample of the pairs, keeps those between two sample values around
+// the expected position of kHi (one branch-free pass over sq that compacts
+// them into scratch, of length at least n(n−1)/2, and counts those below)
+// and selects among those few. It reports false when the bracket does not
+// hold both order statistics, when there are fewer than 8·bracketSample
+// pairs, when a pair is negative or NaN, or when a selected value is zero
+// (a zero's sign is then quickselect's, which the caller reproduces).
+func medianBracketed(sq *mat.Dense, scratch []float64, kHi, kLo int, even bool) (float64, bool) {
+	n, _ := sq.Dims()
+	m := n * (n - 1) / 2
+	if m < 8*bracketSample || kHi < 0 || (even && kLo < 0) {
+		return 0, false
+	}
+	var smp [bracketSample]float64
+	row, first := 0, 0 // pairs before row's first: first
+	for t := range smp {
+		p := (2*t + 1) * m / (2 * bracketSample)
+		for p >= first+n-1-row {
+			first += n - 1 - row
+			row++
+		}
+		smp[t] = sq.RawRowView(row)[row+1+p-first]
+	}
+	slices.Sort(smp[:])
+	q := kHi * bracketSample / m
+	a, b := q-bracketHalf, q+bracketHalf
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if a > 0 {
+		lo = smp[a]
+	}
+	if b < bracketSample-1 {
+		hi = smp[b]
+	}
+	s := scratch[:m]
+	below, c := 0, 0
+	mn := math.Inf(1)
+	for i := 0; i < n; i++ {
+		for _, v := range sq.RawRowView(i)[i+1:] {
+			s[c] = v
+			// Flags, not branches: the comparisons are unpredictable.
+			var ge, le int
+			if v >= lo {
+				ge = 1
+			}
+			if v <= hi {
+				le = 1
+			}
+			c += ge & le
+			below += 1 - ge
+			mn = min(mn, v)
+		}
+	}
+	if !(mn >= 0) {
+		return 0, false // a negative pair or a NaN
+	}
+	mid := s[:c]
+	k := kHi - below
+	if k < 0 || k >= c || (even && kLo < below) {
+		return 0, false
+	}
+	vHi := selectK(mid, k)
+	if !even {
+		return vHi, vHi != 0
+	}
+	vLo := vHi
+	if kLo != kHi {
+		// kLo = kHi − 1 ≥ below: the largest value left of k.
+		vLo = mid[0]
+		for _, v := range mid[1:k] {
+			if v > vLo {
+				vLo = v
+			}
+		}
+	}
+	if vLo == 0 || vHi == 0 {
+		return 0, false
+	}
+	return (vLo + vHi) / 2, true
 }
 
 // medianWithDiagonal returns the median of the n² entries made of n zeros
