@@ -164,7 +164,7 @@ func (d *csvDataset) check() error {
 	return err
 }
 
-func (d *csvDataset) checksums(s int) (map[string]string, error) {
+func (d *csvDataset) checksums(s int, _ *harness.Env) (map[string]string, error) {
 	_, _, sums, err := d.rows(s)
 	if err != nil {
 		return nil, err

@@ -25,13 +25,13 @@ func hiddenUnits(name string) int {
 	return 50
 }
 
-// checksums returns the registered sha256 of every file of the dataset a
-// split may read that is present under the data folder. It only looks at
+// checksums returns the registered sha256 of every file of the dataset
+// that is present under the data folder dir (the same files for every
+// split). It only looks at
 // names and sizes (the loader hashes every byte it reads and refuses a
 // mismatch), so listing cells stays cheap. Absent data is
 // harness.ErrDataMissing; a file of the wrong size is an error.
-func checksums(ds *data.Dataset, split int) (map[string]string, error) {
-	dir := DataDir()
+func checksums(ds *data.Dataset, dir string) (map[string]string, error) {
 	st := ds.Status(dir)
 	switch st.State {
 	case data.StateComplete, data.StateSubset:
@@ -83,12 +83,12 @@ func missing(err error) error {
 
 func classificationDataset(ds *data.Dataset) harness.Dataset {
 	return harness.Dataset{
-		Checksums: func(split int) (map[string]string, error) { return checksums(ds, split) },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return checksums(ds, env.DataDir()) },
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			if split < 0 {
 				return nil, fmt.Errorf("%s: split seed %d is negative", ds.Name, split)
 			}
-			c, err := ds.LoadClassification(DataDir(), uint64(split))
+			c, err := ds.LoadClassification(env.DataDir(), uint64(split))
 			if err != nil {
 				return nil, missing(err)
 			}
@@ -109,9 +109,9 @@ func classificationDataset(ds *data.Dataset) harness.Dataset {
 
 func regressionDataset(ds *data.Dataset) harness.Dataset {
 	return harness.Dataset{
-		Checksums: func(split int) (map[string]string, error) { return checksums(ds, split) },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return checksums(ds, env.DataDir()) },
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
-			r, err := ds.LoadRegression(DataDir(), split)
+			r, err := ds.LoadRegression(env.DataDir(), split)
 			if err != nil {
 				return nil, missing(err)
 			}

@@ -20,8 +20,9 @@
 // (model = "bnn", hidden units, 50 by default), with seeded train-fraction
 // splits or PBP-layout split files; see examples/own-data.
 //
-// The data folder is $MMDFW_DATA (default "data"), which the commands'
-// --data-dir flag sets. A dataset absent from it is
+// The data folder is the runner's (harness.Options.DataDir, default
+// "data"; the commands' --data-dir flag, whose default is $MMDFW_DATA),
+// which the loaders and checksums read through harness.Env.DataDir. A dataset absent from it is
 // harness.ErrDataMissing: its cells are skipped, never failed and never run
 // on other data. The cache key of a cell holds the registered sha256 of every
 // file it may read (pkg/data); the loaders hash every byte they read.

@@ -35,7 +35,7 @@ func refRegistry() *harness.Registry {
 			}
 			return &harness.Problem{Target: target.Func{D: 3, F: f}, Model: &Data{Name: "banana", Label: "banana"}}, nil
 		},
-		Checksums: func(int) (map[string]string, error) { return map[string]string{"banana": "0"}, nil },
+		Checksums: func(int, *harness.Env) (map[string]string, error) { return map[string]string{"banana": "0"}, nil },
 	})
 	return reg
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,20 +16,6 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-// DataEnv is the environment variable naming the data folder (one folder per
-// dataset, as `repro data fetch` lays it out). The commands over cells set
-// it from their --data-dir flag (whose default is its current value), so
-// that it also reaches the jobs a cluster submission starts.
-const DataEnv = "MMDFW_DATA"
-
-// DataDir returns the data folder: $MMDFW_DATA, or "data" when unset.
-func DataDir() string {
-	if d := os.Getenv(DataEnv); d != "" {
-		return d
-	}
-	return "data"
-}
 
 // Data is the Problem.Model of every dataset of this wiring: the concrete
 // model and its test split for the metrics, the label the figures print, and
@@ -199,7 +184,7 @@ func gaussDataset(s gaussSpec) harness.Dataset {
 				Key: hex.EncodeToString(sum[:8]),
 			}}, nil
 		},
-		Checksums: func(split int) (map[string]string, error) {
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) {
 			return map[string]string{s.name: hex.EncodeToString(sum[:])}, nil
 		},
 	}

@@ -50,6 +50,19 @@ func (e *Env) Artefact(ctx context.Context, key string, compute func(context.Con
 	return e.runner.store.Artefact(ctx, key, compute)
 }
 
+// DataDir returns the data folder of the run (Options.DataDir, "data"
+// when empty), which the datasets read their files from.
+func (e *Env) DataDir() string {
+	if e.runner == nil {
+		return DefaultDataDir
+	}
+	return e.runner.DataDir()
+}
+
+// DefaultDataDir is the data folder of a run whose Options.DataDir is
+// empty, as `make data` creates it.
+const DefaultDataDir = "data"
+
 // Reference returns the experiment's reference sample (for example HMC
 // draws) for the cell's dataset and split. It is computed once per
 // (dataset, split, reference settings) and cached as an artefact. The
@@ -65,8 +78,10 @@ type Dataset struct {
 	Load func(ctx context.Context, split int, env *Env) (*Problem, error)
 	// Checksums returns the sha256 of every file a split depends on, keyed
 	// by file name; they enter the cells' cache keys. An error wrapping
-	// ErrDataMissing makes the cells skipped; other errors fail them.
-	Checksums func(split int) (map[string]string, error)
+	// ErrDataMissing makes the cells skipped; other errors fail them. env
+	// gives the cell and the data folder (its Threads is 0: nothing is
+	// computed).
+	Checksums func(split int, env *Env) (map[string]string, error)
 }
 
 // MetricFactory prepares a metric for one cell, once, before the method runs.

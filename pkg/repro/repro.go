@@ -89,8 +89,9 @@ type Experiment = harness.Experiment
 // particle count of an experiment.
 type Cell = harness.Cell
 
-// Options configure a Runner: the results directory, the cells run at
-// once, forced recomputation, progress output.
+// Options configure a Runner: the results directory, the data folder the
+// datasets read (DataDir), the cells run at once, forced recomputation,
+// progress output.
 type Options = harness.Options
 
 // Runner runs cells, caches their results and shares artefacts (MAP
@@ -107,10 +108,6 @@ var ErrDataMissing = harness.ErrDataMissing
 
 // Profiles are the profile names an experiment file may define.
 var Profiles = harness.Profiles
-
-// DataEnv is the environment variable the built-in datasets read their
-// folder from (see SetDataDir).
-const DataEnv = experiment.DataEnv
 
 // NewRegistry returns a new registry holding the built-in method kinds,
 // datasets and metrics, the same ones the repro command knows. Kinds
@@ -167,14 +164,9 @@ func ProblemSummary(p *Problem) map[string]any {
 	return map[string]any{"dataset_label": d.Label, "dataset_subset": d.Subset}
 }
 
-// SetDataDir makes dir the data folder of the built-in datasets, for the
-// whole process (it sets $MMDFW_DATA, which also reaches processes started
-// from this one). The default is "data", as `make data` creates it.
-func SetDataDir(dir string) error { return os.Setenv(DataEnv, dir) }
-
-// DataDir returns the data folder of the built-in datasets: $MMDFW_DATA,
-// or "data" when unset.
-func DataDir() string { return experiment.DataDir() }
+// DefaultDataDir is the data folder of the built-in datasets when
+// Options.DataDir is empty, as `make data` creates it.
+const DefaultDataDir = harness.DefaultDataDir
 
 // Load reads the experiment files under profile ("" for their base
 // settings, or one of Profiles), applies the overrides sets (KEY=VALUE in
