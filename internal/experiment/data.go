@@ -98,11 +98,10 @@ func classificationDataset(ds *data.Dataset) harness.Dataset {
 			}
 			m := model.NewLogistic(cv.XTrain, cv.YTrain)
 			m.Workers = env.Threads
-			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key,
-				Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
-				XDev: cv.XDev, YDev: cv.YDev,
-			}}, nil
+			return &harness.Problem{Target: m, Model: NewLogisticData(
+				Info{Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key},
+				m, cv.XEval, cv.YEval, cv.XDev, cv.YDev,
+			)}, nil
 		},
 	}
 }
@@ -129,12 +128,10 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 			if label == "" {
 				label = ds.Name
 			}
-			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: label, Key: cv.Key,
-				BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
-				XTrain: cv.XTrain, YTrain: cv.YTrain,
-				XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
-			}}, nil
+			return &harness.Problem{Target: m, Model: NewBNNData(
+				Info{Name: ds.Name, Label: label, Key: cv.Key},
+				m, cv.XTrain, cv.YTrain, cv.XEval, y, cv.XDev, unscaled(cv.YDev, r.Unscale), r.YMean, r.YStd,
+			)}, nil
 		},
 	}
 }

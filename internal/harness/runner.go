@@ -263,7 +263,7 @@ func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads in
 		return Skipped, errors.New(st.ck.Missing)
 	}
 	ds, _ := r.datasetOf(c)
-	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
+	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment, metrics: c.Experiment.Eval.Metrics}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {
 		return Skipped, err

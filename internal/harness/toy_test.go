@@ -140,7 +140,7 @@ func newToy() *toy {
 				lp -= (x[j] - mu) * (x[j] - mu) / 2
 			}
 			return lp
-		}}, Model: mu}, nil
+		}}}, nil
 	}
 	ty.reg.RegisterDataset("gauss", Dataset{Load: gauss, Checksums: func(split int, env *Env) (map[string]string, error) {
 		ty.mu.Lock()

@@ -53,6 +53,11 @@ type Registry = harness.Registry
 // the posterior (Target) and what the metrics need (Model).
 type Problem = harness.Problem
 
+// Model is what a problem holds beside its posterior; its Describe gives
+// the dataset's entries of every provenance summary. The built-in
+// datasets' models are those of the built-in metrics and kinds.
+type Model = harness.Model
+
 // Dataset describes a dataset an experiment file may name: its loader and
 // the checksums of its files, which enter the cells' cache keys.
 type Dataset = harness.Dataset
@@ -150,18 +155,17 @@ func RegisterSampler[S any](r *Registry, name, version string, build func(in Inp
 }
 
 // ProblemSummary returns what the built-in kinds write into every
-// provenance summary about a built-in dataset's problem p: its label
-// ("dataset_label", which the figures and the report print) and whether it
-// is a prefix of the published data ("dataset_subset"). It is nil for a
-// problem of another dataset. A method registered with RegisterMethod may
-// return it, with entries of its own, as its Output.Summary;
-// RegisterSampler's kinds do.
+// provenance summary about the dataset of problem p, its Model's Describe:
+// for a built-in dataset its label ("dataset_label", which the figures and
+// the report print) and whether it is a prefix of the published data
+// ("dataset_subset"). It is nil for a problem without a Model. A method
+// registered with RegisterMethod may return it, with entries of its own, as
+// its Output.Summary; RegisterSampler's kinds do.
 func ProblemSummary(p *Problem) map[string]any {
-	d, ok := p.Model.(*experiment.Data)
-	if !ok {
+	if p.Model == nil {
 		return nil
 	}
-	return map[string]any{"dataset_label": d.Label, "dataset_subset": d.Subset}
+	return p.Model.Describe()
 }
 
 // DefaultDataDir is the data folder of the built-in datasets when
