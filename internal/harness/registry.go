@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 
@@ -66,8 +67,8 @@ type memoEntry struct {
 
 // Metrics returns the names of the metrics evaluated on the snapshots of
 // the method this Env serves: the experiment's eval.metrics in a cell, none
-// in the run of a reference sample.
-func (e *Env) Metrics() []string { return e.metrics }
+// in the run of a reference sample. The slice is the caller's.
+func (e *Env) Metrics() []string { return slices.Clone(e.metrics) }
 
 // Memo returns the value (or error) that compute returns, calling it only
 // the first time key is asked for on e: the dataset loader, the metric
