@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
@@ -35,6 +36,7 @@ func runCmd(args []string) error {
 	})
 	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): A-B, A-, -B or A")
 	force := cmd.fs.Bool("force", false, "recompute cached cells (each old result stays until its new one is complete)")
+	cpuProfile := cmd.fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	all, err := cmd.load(args)
 	if err != nil {
 		return err
@@ -45,6 +47,20 @@ func runCmd(args []string) error {
 	}
 	if _, err := cmd.checkData(sel, true); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -86,14 +86,31 @@
 //	mmd2        ‖μ̂ − μ_ref‖²_H against the experiment's reference draws,
 //	            exact on a Gaussian target
 //	mmd2_exact  ‖μ̂ − μ_p‖²_H in closed form (Gaussian targets)
+//	fmmd2       the BNN's MMD² in function space: ‖μ̂_f − μ_f,ref‖²_H
+//	            between the output vectors (f_θ(x₁), …, f_θ(x_T)) at the
+//	            first T = 100 evaluation rows, weighted particles against
+//	            the reference draws
 //	ksd2        Σᵢⱼ wᵢwⱼ k₀(xᵢ, xⱼ), IMQ base kernel, full-data scores
 //
 // mmd2 uses one RBF kernel per dataset split: its bandwidth h is the median
-// distance between distinct pairs of (at most 1000 evenly strided) reference
-// draws, fixed before any method runs, so that every method of an experiment
-// is measured with the same kernel; on a Gaussian target h is the same
-// heuristic on 2000 exact draws from a fixed seed. The reference (kind, number
-// of draws, bandwidth and the sampler's diagnostics: max R̂, min ESS, flagged
-// and its reasons, per-chain acceptance, divergences and step size) goes into
-// every cell's provenance summary under "reference".
+// distance between distinct pairs of at most 1000 reference draws, the same
+// number from every chain evenly spread over each chain (the draws are
+// stored iteration-major, so an even stride over the pooled rows would see
+// one chain only), fixed before any method runs, so that every method of an
+// experiment is measured with the same kernel; on a Gaussian target h is the
+// same heuristic on 2000 exact draws from a fixed seed. fmmd2 takes its
+// bandwidth the same way from the reference's output vectors; it does not
+// change when a particle's hidden units are permuted, which mmd2 in
+// parameter space does. The reference (kind, number of draws and chains,
+// bandwidth and the sampler's diagnostics: max R̂, min ESS, flagged and its
+// reasons, per-chain acceptance, divergences and step size) goes into every
+// cell's provenance summary under "reference", with
+//
+//	floors       by metric (mmd2, fmmd2): the within-reference MMD², the
+//	             first half of every chain's draws against the second half
+//	             in that metric's kernel, the level below which a method
+//	             cannot be told from the posterior with this reference
+//	predictions  (fmmd2) the split-R̂ and bulk ESS of the outputs per
+//	             input, as max R̂ and min ESS, flagged by the thresholds of
+//	             the HMC reference (R̂ > 1.01, ESS < 400)
 package experiment

@@ -92,16 +92,18 @@ func TestSettingsValidation(t *testing.T) {
 
 // wantCells is the number of cells of every experiment file per profile.
 var wantCells = map[string]map[string]int{
-	// 4 methods × 5 splits; quick: 1 split.
-	"fig1a": {"quick": 4, "full": 20},
-	// (4 MMD-FW + 6 SVGD counts + SP) × 5 splits; quick: 4 + 3 + 1.
-	"fig1b": {"quick": 8, "full": 55},
-	// 2 MMD-FW weight rules + SVGD, × 5 splits; quick: 1 split.
-	"fig2a": {"quick": 4, "full": 20},
+	// (4 paper + 4 tuned methods) × 5 splits; quick: 1 split.
+	"fig1a": {"quick": 8, "full": 40},
+	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
+	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
+	"fig1b": {"quick": 14, "full": 100},
+	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
+	"fig2a": {"quick": 5, "full": 25},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
-	// 3 methods × 10 datasets × 5 splits; quick: 3 × 4 × 1.
-	"table1": {"quick": 12, "full": 150},
+	// 6 methods (2 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
+	// splits; quick: 6 × 4 × 1.
+	"table1": {"quick": 24, "full": 300},
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},
@@ -112,6 +114,12 @@ var wantCells = map[string]map[string]int{
 	"ablations": {"quick": 12, "full": 60},
 	// 3 step sizes × 2 batch sizes × 5 splits; quick: 1 split.
 	"tune-svgd": {"quick": 6, "full": 30},
+	// (6 SVGD + 6 MMD-FW configurations) × 9 datasets × split 0; quick:
+	// 12 × 2 datasets.
+	"tune-bnn": {"quick": 24, "full": 108},
+	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
+	// tuning split.
+	"tune-covertype": {"quick": 16, "full": 36},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both
@@ -172,6 +180,79 @@ func allGauss(ds []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTuneCovertype checks the tuning protocol of tune-covertype (the same
+// number of configurations per method kind, one gradient budget, splits
+// reserved for tuning, fig1b's reference) and that fig1a's and fig1b's
+// tuned arms run exactly the configurations it chose.
+func TestTuneCovertype(t *testing.T) {
+	tune, err := harness.LoadFile(harness.Default, "../../experiments/tune-covertype.toml", "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tune.Budget.GradEvals <= 0 || tune.Budget.Seconds != 0 || tune.Budget.Steps != 0 {
+		t.Errorf("budget %+v, want a gradient-evaluation budget only", tune.Budget)
+	}
+	for _, s := range tune.Splits {
+		if s < harness.TuningSplits {
+			t.Errorf("split %d is a reported split", s)
+		}
+	}
+	perKind := map[string]int{}
+	byName := map[string]*harness.Method{}
+	for _, m := range tune.Methods {
+		perKind[m.Kind]++
+		byName[m.Name] = m
+	}
+	for _, k := range []string{KindMMDFW, KindSVGD, KindSP, KindSGLD} {
+		if perKind[k] != 4 {
+			t.Errorf("%d %s configurations, want 4 (%v)", perKind[k], k, perKind)
+		}
+	}
+	fig1b, err := harness.LoadFile(harness.Default, "../../experiments/fig1b.toml", "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(r *harness.Reference) string {
+		b, _ := json.Marshal(struct {
+			K string
+			N int
+			S any
+		}{r.Kind, r.Particles, r.Settings})
+		return string(b)
+	}
+	if ref(tune.Reference) != ref(fig1b.Reference) {
+		t.Errorf("reference %s, want fig1b's %s", ref(tune.Reference), ref(fig1b.Reference))
+	}
+	chosen := map[string]map[string]string{
+		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
+			"sp-tuned": "sp-map-nm200", "sgld-tuned": "sgld-const-2e-5"},
+		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
+			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
+	}
+	for id, arms := range chosen {
+		e, err := harness.LoadFile(harness.Default, "../../experiments/"+id+".toml", "full")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range e.Methods {
+			name, ok := arms[m.Name]
+			if !ok {
+				continue
+			}
+			delete(arms, m.Name)
+			c := byName[name]
+			got, _ := json.Marshal(m.Settings)
+			want, _ := json.Marshal(c.Settings)
+			if m.Kind != c.Kind || string(got) != string(want) {
+				t.Errorf("%s %s: %s %s, want %s's %s %s", id, m.Name, m.Kind, got, name, c.Kind, want)
+			}
+		}
+		for arm := range arms {
+			t.Errorf("%s has no method %s", id, arm)
+		}
+	}
 }
 
 // TestSharedReference checks that the experiments measuring MMD² on
@@ -385,6 +466,52 @@ settings = { iterations = 50, step = 0.05 }
 	// 10 draws per chain cannot pass R̂ ≤ 1.01 and ESS ≥ 400.
 	if diag["flagged"] != true {
 		t.Errorf("a 40-draw reference is not flagged: %v", diag)
+	}
+	// The chain count and the within-reference floor are recorded.
+	fl, _ := ref["floors"].(map[string]any)
+	if ref["chains"] != float64(4) || fl == nil || !(fl[MMD2].(float64) > 0) {
+		t.Errorf("reference %v: want 4 chains and a positive mmd2 floor", ref)
+	}
+}
+
+// TestFunctionSpaceEndToEnd evaluates fmmd2 beside mmd2 on a small BNN
+// against a short HMC reference: both positive, both floors and the
+// reference's diagnostics on the predictions recorded.
+func TestFunctionSpaceEndToEnd(t *testing.T) {
+	dir := sharedData(t)
+	res := runExp(t, dir, `
+id = "e2e"
+datasets = ["yacht"]
+splits = [0]
+[eval]
+metrics = ["mmd2", "fmmd2"]
+log = true
+[reference]
+kind = "hmc"
+particles = 80
+settings = { chains = 4, warmup = 50, max_steps = 16 }
+[methods.svgd]
+kind = "svgd"
+particles = [5]
+settings = { iterations = 50, step = 0.01, init = "model" }
+`)
+	r := res["svgd/yacht"]
+	finiteAll(t, "svgd/yacht", r)
+	if !(r.last[MMD2] > 0) || !(r.last[FMMD2] > 0) {
+		t.Errorf("mmd2 %v, fmmd2 %v: want both positive", r.last[MMD2], r.last[FMMD2])
+	}
+	ref, _ := summaryOf(t, r)["reference"].(map[string]any)
+	fl, _ := ref["floors"].(map[string]any)
+	if fl == nil || !(fl[MMD2].(float64) > 0) || !(fl[FMMD2].(float64) > 0) {
+		t.Errorf("floors %v: want positive mmd2 and fmmd2 floors", ref["floors"])
+	}
+	pr, _ := ref["predictions"].(map[string]any)
+	// yacht's split 0 has 31 test rows, fewer than FunctionInputs.
+	if pr == nil || pr["inputs"] != float64(min(31, FunctionInputs)) || pr["flagged"] != true || !(pr["bandwidth"].(float64) > 0) {
+		t.Errorf("predictions %v: want 31 inputs, flagged (20 draws per chain), a positive bandwidth", pr)
+	}
+	if _, ok := pr["max_rhat"].(float64); !ok {
+		t.Errorf("predictions %v: no max R̂", pr)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -11,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -33,6 +35,11 @@ const (
 	// MMD2Exact is the exact squared MMD to a Gaussian target under the RBF
 	// kernel of the dataset's fixed bandwidth (closed-form embedding).
 	MMD2Exact = "mmd2_exact"
+	// FMMD2 is the squared MMD in function space: between the BNN's
+	// standardised outputs at the first FunctionInputs evaluation rows
+	// under the method's weighted particles and under the reference draws,
+	// RBF kernel with the median bandwidth of the reference's outputs.
+	FMMD2 = "fmmd2"
 	// KSD2 is the weighted kernel Stein discrepancy with the IMQ kernel
 	// (c = 1, β = −1/2), from full-data scores.
 	KSD2 = "ksd2"
@@ -101,7 +108,10 @@ func registerMetrics(r *harness.Registry) {
 	r.RegisterMetric(DevAccuracy, predictive(DevAccuracy, true, ""))
 	r.RegisterMetric(DevTestLL, predictive(DevTestLL, true, ""))
 	r.RegisterMetric(DevRMSE, predictive(DevRMSE, true, ""))
-	r.RegisterMetric(MMD2, mmd2Factory)
+	// mmd2 version 2: the bandwidth's subsample of reference draws spans
+	// every chain (version 1 took every 4th pooled row, one chain of four).
+	r.RegisterVersionedMetric(MMD2, "2", mmd2Factory)
+	r.RegisterVersionedMetric(FMMD2, "1", fmmd2Factory)
 	r.RegisterMetric(MMD2Exact, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		m, err := modelOf(p)
 		if err != nil {
@@ -138,24 +148,94 @@ func scores(t target.Target, X, S *mat.Dense) {
 	}
 }
 
-// mmd2Factory prepares, once per cell, the MMD² against the cell's
-// mmd2Reference: the experiment's reference draws under the RBF kernel of
-// their median heuristic, or, on a Gaussian target, the exact MMD² (as
-// mmd2_exact). It changes nothing in the problem: the method's summary
-// asks mmd2Reference for the same reference itself.
+// mmd2Factory prepares, once per cell, the MMD² against the experiment's
+// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact),
+// under the kernel of mmd2Kernel. It changes nothing in the problem: the
+// method's summary asks cellReference for the same reference itself.
 func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 	m, err := modelOf(p)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mmd2Reference(ctx, env, m)
+	r, err := cellRefOf(ctx, env, m)
 	if err != nil {
 		return nil, err
 	}
 	if r.Gauss != nil {
-		emb := r.Gauss.RBFEmbedding(r.Info.Bandwidth)
+		emb := r.Gauss.RBFEmbedding(r.H)
 		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
 	}
-	mm := metric.NewMMD(kernel.RBF{H: r.Info.Bandwidth}, r.Y)
-	return func(s particle.Snapshot) float64 { return mm.MMD2(s.X, s.W) }, nil
+	k, err := mmd2Kernel(ctx, env, m)
+	if err != nil {
+		return nil, err
+	}
+	return func(s particle.Snapshot) float64 { return k.mmd.MMD2(s.X, s.W) }, nil
+}
+
+// setFloor records a finite floor of metric name in r.
+func setFloor(r *RefInfo, name string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if r.Floors == nil {
+		r.Floors = map[string]float64{}
+	}
+	r.Floors[name] = v
+}
+
+// FunctionInputs is the number of test inputs (the first rows of the
+// evaluation rows) at which fmmd2 compares the BNN's outputs.
+const FunctionInputs = 100
+
+// fmmd2Factory prepares, once per cell, the MMD² in function space: each
+// particle θ (the method's, with its weights, and the reference's, equally
+// weighted) is mapped to its vector of standardised outputs
+// (f_θ(x₁), …, f_θ(x_T)) at the first T = min(FunctionInputs, rows) test
+// inputs, and the squared MMD between the two weighted sets of vectors is
+// taken under an RBF kernel whose bandwidth is the median heuristic of the
+// reference's vectors. A network's outputs do not change when its hidden
+// units are permuted, so neither does fmmd2, unlike mmd2 in parameter
+// space. The reference's split-R̂ and bulk ESS on the outputs, per input,
+// and the within-reference floor go into the cell's summary (through
+// cellReference, which asks fmmd2Of for them).
+func fmmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+	m, err := modelOf(p)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := fmmd2Of(ctx, env, m)
+	if err != nil {
+		return nil, err
+	}
+	return func(s particle.Snapshot) float64 { return fm.MMD2(s.X, s.W) }, nil
+}
+
+// functionMMD is the MMD² in function space against one reference: the
+// reference's output vectors at the inputs x with their kernel, floor and
+// convergence diagnostics.
+type functionMMD struct {
+	bnn   *model.BNN
+	x     *mat.Dense
+	m     *metric.MMD
+	h     float64
+	floor float64
+	diag  PredictionDiag
+}
+
+// newFunctionMMD maps the reference draws refX (iteration-major over
+// chains) to their outputs at the inputs x and prepares the kernel (median
+// bandwidth over every chain), the floor and the diagnostics.
+func newFunctionMMD(bnn *model.BNN, x, refX *mat.Dense, chains int) *functionMMD {
+	F := bnn.Outputs(nil, x, refX)
+	h := chainBandwidth(F, chains)
+	k := kernel.RBF{H: h}
+	f := &functionMMD{bnn: bnn, x: x, m: metric.NewMMD(k, F), h: h, floor: referenceFloor(k, F, chains), diag: predictionDiag(F, chains)}
+	f.diag.Bandwidth = h
+	return f
+}
+
+// MMD2 returns the MMD² between the outputs of the particles P under the
+// weights w (nil: equal) and the reference's.
+func (f *functionMMD) MMD2(P *mat.Dense, w []float64) float64 {
+	return f.m.MMD2(f.bnn.Outputs(nil, f.x, P), w)
 }

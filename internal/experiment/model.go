@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -151,6 +153,9 @@ type BNNData struct {
 	YTrain []float64
 	// YMean and YSD are the training mean and standard deviation of y.
 	YMean, YSD float64
+	// XTest holds the features of the evaluation rows (fmmd2 compares the
+	// networks' outputs at its first rows).
+	XTest *mat.Dense
 
 	test, dev *Predictive
 }
@@ -160,7 +165,7 @@ type BNNData struct {
 // scale, the development rows XDev with yDev (nil for none), and the
 // training mean and standard deviation of y.
 func NewBNNData(info Info, m *model.BNN, Xtr *mat.Dense, ytr []float64, X *mat.Dense, y []float64, XDev *mat.Dense, yDev []float64, yMean, ySD float64) *BNNData {
-	d := &BNNData{Info: info, BNN: m, XTrain: Xtr, YTrain: ytr, YMean: yMean, YSD: ySD}
+	d := &BNNData{Info: info, BNN: m, XTrain: Xtr, YTrain: ytr, YMean: yMean, YSD: ySD, XTest: X}
 	pred := func(x *mat.Dense, y []float64) *Predictive {
 		return &Predictive{names: [2]string{RMSE, TestLL}, rows: x, eval: func(X *mat.Dense, w []float64) (float64, float64) {
 			return m.Metrics(x, y, X, w, yMean, ySD)
@@ -282,53 +287,70 @@ func modelOf(p *harness.Problem) (Model, error) {
 // RefInfo describes the reference sample an mmd2 metric measured against; it
 // goes into the provenance summary of the cell under "reference".
 type RefInfo struct {
-	Kind      string  `json:"kind"`
-	Draws     int     `json:"draws"`
+	Kind  string `json:"kind"`
+	Draws int    `json:"draws"`
+	// Chains is the reference's chain count (its draws are iteration-major).
+	Chains int `json:"chains,omitempty"`
+	// Bandwidth is the RBF bandwidth of mmd2.
 	Bandwidth float64 `json:"bandwidth"`
 	// Diagnostics is the reference method's own summary (for HMC: max R̂,
 	// min ESS, flagged, reasons, per-chain acceptance, divergences, step
 	// size).
 	Diagnostics any `json:"diagnostics,omitempty"`
+	// Floors holds, by metric name (mmd2, fmmd2), the within-reference
+	// MMD² under that metric's kernel: the first half of every chain's
+	// draws against the second half (referenceFloor). The figures draw it
+	// as the "reference floor"; an exact target has none.
+	Floors map[string]float64 `json:"floors,omitempty"`
+	// Predictions is the reference's convergence on the BNN's outputs at
+	// the fmmd2 inputs (only where fmmd2 is evaluated).
+	Predictions *PredictionDiag `json:"predictions,omitempty"`
 }
 
-// mmd2Ref is what the mmd2 metric of a cell measures against: the exact
-// embedding of a Gaussian target, or the experiment's reference draws Y
-// under the RBF kernel of bandwidth Info.Bandwidth.
-type mmd2Ref struct {
-	Info  RefInfo
-	Gauss *target.Gaussian
-	Y     *mat.Dense
+// cellRef is what the reference-based metrics of a cell (mmd2, fmmd2)
+// measure against: an exact Gaussian target with the bandwidth H of its
+// exact MMD², or the experiment's reference draws Y (iteration-major over
+// Chains chains) with Base, the description of them every summary
+// carries (kind, draws, chains, the sampler's diagnostics).
+type cellRef struct {
+	Base   RefInfo
+	Gauss  *target.Gaussian
+	H      float64
+	Y      *mat.Dense
+	Chains int
 }
 
-// mmd2RefKey is the key of mmd2Ref in the cell's harness.Env.Memo.
-const mmd2RefKey = "experiment.mmd2-reference"
+// Keys of the cell's harness.Env.Memo: the reference, and what mmd2 and
+// fmmd2 compute from it.
+const (
+	memoReference = "experiment.reference"
+	memoMMD2      = "experiment.mmd2"
+	memoFMMD2     = "experiment.fmmd2"
+)
 
-// mmd2Reference returns the reference of the cell's mmd2 metric, computed
-// once per cell and shared through env.Memo by the metric and the summary
-// of the cell's method, whichever asks first. The RBF bandwidth is the
-// median heuristic of the reference draws themselves, so it depends only on
-// the dataset split and the reference: every method of an experiment is
-// measured with the same kernel.
-func mmd2Reference(ctx context.Context, env *harness.Env, m Model) (*mmd2Ref, error) {
-	v, err := env.Memo(mmd2RefKey, func() (any, error) {
+// cellRefOf returns the reference of the cell's metrics, loaded once per
+// cell and shared through env.Memo by the metrics and the summary of the
+// cell's method, whichever asks first. The reference is decoded afresh for
+// each cell: its metrics may keep the matrix without a copy.
+func cellRefOf(ctx context.Context, env *harness.Env, m Model) (*cellRef, error) {
+	v, err := env.Memo(memoReference, func() (any, error) {
 		if g, h := m.Exact(); g != nil {
 			// An exact target is its own reference: MMD² in closed form.
-			return &mmd2Ref{Info: RefInfo{Kind: "exact", Bandwidth: h}, Gauss: g}, nil
+			return &cellRef{Base: RefInfo{Kind: "exact", Bandwidth: h}, Gauss: g, H: h}, nil
 		}
 		set, summary, err := env.Reference(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("reference: %w", err)
 		}
-		// The reference is decoded afresh for each caller: the metric may
-		// keep its matrix without a copy.
-		r := &mmd2Ref{Info: RefInfo{Draws: set.Len(), Bandwidth: medianBandwidth(set.X)}, Y: set.X}
+		chains := refChains(summary, set.Len())
+		r := &cellRef{Base: RefInfo{Draws: set.Len(), Chains: chains}, Y: set.X, Chains: chains}
 		if ref := env.Cell.Experiment.Reference; ref != nil {
-			r.Info.Kind = ref.Kind
+			r.Base.Kind = ref.Kind
 		}
 		if len(summary) > 0 {
 			var v any
 			if json.Unmarshal(summary, &v) == nil {
-				r.Info.Diagnostics = v
+				r.Base.Diagnostics = v
 			}
 		}
 		return r, nil
@@ -336,19 +358,104 @@ func mmd2Reference(ctx context.Context, env *harness.Env, m Model) (*mmd2Ref, er
 	if err != nil {
 		return nil, err
 	}
-	return v.(*mmd2Ref), nil
+	return v.(*cellRef), nil
 }
 
-// cellReference returns the reference information of the cell's summary:
-// that of its mmd2 metric when the cell evaluates one (env.Metrics), nil
-// otherwise (and for the run of a reference itself).
-func cellReference(ctx context.Context, env *harness.Env, m Model) (*RefInfo, error) {
-	if env == nil || !slices.Contains(env.Metrics(), MMD2) {
-		return nil, nil
-	}
-	r, err := mmd2Reference(ctx, env, m)
+// mmd2Part is mmd2's kernel against the reference draws: the RBF
+// bandwidth, the median heuristic of the draws themselves (at most 1000
+// rows spread over every chain), so that it depends only on the dataset
+// split and the reference and every method of an experiment is measured
+// with the same kernel; the within-reference floor; and the metric.
+type mmd2Part struct {
+	h     float64
+	floor float64
+	mmd   *metric.MMD
+}
+
+// mmd2Kernel returns mmd2's kernel of the cell's (non-exact) reference,
+// computed once per cell (env.Memo).
+func mmd2Kernel(ctx context.Context, env *harness.Env, m Model) (*mmd2Part, error) {
+	v, err := env.Memo(memoMMD2, func() (any, error) {
+		r, err := cellRefOf(ctx, env, m)
+		if err != nil {
+			return nil, err
+		}
+		h := chainBandwidth(r.Y, r.Chains)
+		k := kernel.RBF{H: h}
+		return &mmd2Part{h: h, floor: referenceFloor(k, r.Y, r.Chains), mmd: metric.NewMMD(k, r.Y)}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &r.Info, nil
+	return v.(*mmd2Part), nil
+}
+
+// fmmd2Of returns fmmd2's function-space MMD² against the cell's
+// reference, computed once per cell (env.Memo): it needs a BNN with
+// evaluation rows, at the first FunctionInputs of which the outputs are
+// compared.
+func fmmd2Of(ctx context.Context, env *harness.Env, m Model) (*functionMMD, error) {
+	v, err := env.Memo(memoFMMD2, func() (any, error) {
+		d := m.Network()
+		if d == nil || d.XTest == nil {
+			return nil, fmt.Errorf("%s needs a regression dataset (a BNN with evaluation rows), not %s", FMMD2, m.About().Name)
+		}
+		nt, dim := d.XTest.Dims()
+		if nt == 0 {
+			return nil, fmt.Errorf("%s: %s has no evaluation rows", FMMD2, d.Name)
+		}
+		X := d.XTest.Slice(0, min(FunctionInputs, nt), 0, dim).(*mat.Dense)
+		r, err := cellRefOf(ctx, env, m)
+		if err != nil {
+			return nil, err
+		}
+		return newFunctionMMD(d.BNN, X, r.Y, r.Chains), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*functionMMD), nil
+}
+
+// cellReference returns the reference information of the cell's summary
+// when the cell evaluates mmd2 or fmmd2 (env.Metrics), nil otherwise (and
+// for the run of a reference itself): the reference's description, with
+// mmd2's bandwidth and floor and fmmd2's diagnostics and floor for those
+// of the two the cell evaluates. It asks the same memoised values as the
+// metrics do, so it depends neither on them having run nor on their order.
+func cellReference(ctx context.Context, env *harness.Env, m Model) (*RefInfo, error) {
+	if env == nil {
+		return nil, nil
+	}
+	ms := env.Metrics()
+	hasMMD2, hasFMMD2 := slices.Contains(ms, MMD2), slices.Contains(ms, FMMD2)
+	if !hasMMD2 && !hasFMMD2 {
+		return nil, nil
+	}
+	r, err := cellRefOf(ctx, env, m)
+	if err != nil {
+		return nil, err
+	}
+	info := r.Base
+	if r.Gauss != nil {
+		return &info, nil
+	}
+	if hasMMD2 {
+		k, err := mmd2Kernel(ctx, env, m)
+		if err != nil {
+			return nil, err
+		}
+		info.Bandwidth = k.h
+		setFloor(&info, MMD2, k.floor)
+	}
+	if hasFMMD2 {
+		fm, err := fmmd2Of(ctx, env, m)
+		if err != nil {
+			return nil, err
+		}
+		diag := fm.diag
+		info.Predictions = &diag
+		setFloor(&info, FMMD2, fm.floor)
+	}
+	return &info, nil
 }

@@ -99,6 +99,7 @@ type keyDoc struct {
 	Missing       string            `json:"missing,omitempty"`
 	Budget        Budget            `json:"budget"`
 	Eval          Schedule          `json:"eval"`
+	MetricVers    map[string]string `json:"metric_versions,omitempty"`
 	Reference     any               `json:"reference,omitempty"`
 	RefVersion    string            `json:"reference_version,omitempty"`
 	RefParticles  int               `json:"reference_particles,omitempty"`
@@ -148,7 +149,7 @@ func (r *Runner) keyWith(c *Cell, data map[string]string, missing string) (cellK
 		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,
 		Kind: c.Method.Kind, KindVersion: c.Method.kind.version, Settings: c.Method.Settings,
 		N: c.N, Dataset: c.Dataset, Split: c.Split, Data: ck.Data, Missing: ck.Missing,
-		Budget: e.Budget, Eval: e.Eval,
+		Budget: e.Budget, Eval: e.Eval, MetricVers: r.reg.metricVersions(e.Eval.Metrics),
 	}
 	if ref := e.Reference; ref != nil {
 		ck.Doc.Reference, ck.Doc.RefVersion, ck.Doc.RefParticles, ck.Doc.RefKind = ref.Settings, ref.kind.version, ref.Particles, ref.Kind

@@ -150,9 +150,25 @@ type Method struct {
 	Datasets []string
 	// Settings is the resolved settings value (of the kind's type).
 	Settings any
+	// Protocols are the protocols (ProtocolPaper, ProtocolFair) under
+	// which this method is the arm that stands for its kind in the
+	// report's claims; empty when it stands for none. At most one method
+	// of a kind claims each protocol in an experiment. Protocols enter no
+	// cache key: they say how results are read, not how they are made.
+	Protocols []string
 
 	kind *methodKind
 }
+
+// The protocols a method may claim (key protocols): the paper's as it
+// states it, and the fair one of the report.
+const (
+	ProtocolPaper = "paper"
+	ProtocolFair  = "fair"
+)
+
+// Protocols are the values of a method's protocols key.
+var Protocols = []string{ProtocolPaper, ProtocolFair}
 
 // Reference is the reference sampler of an experiment (HMC).
 type Reference struct {
@@ -171,6 +187,7 @@ type methodDoc struct {
 	Particles []int          `toml:"particles"`
 	Datasets  []string       `toml:"datasets"`
 	Settings  toml.Primitive `toml:"settings"`
+	Protocols []string       `toml:"protocols"`
 }
 
 type refDoc struct {
@@ -604,9 +621,39 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 		if err != nil {
 			return nil, err
 		}
-		e.Methods = append(e.Methods, &Method{Name: name, Kind: m.Kind, Particles: m.Particles, Datasets: ds, Settings: s, kind: k})
+		if err := d.checkProtocols(m.Protocols, w("methods", name, "protocols")); err != nil {
+			return nil, err
+		}
+		e.Methods = append(e.Methods, &Method{Name: name, Kind: m.Kind, Particles: m.Particles, Datasets: ds, Settings: s,
+			Protocols: append([]string(nil), m.Protocols...), kind: k})
+	}
+	// One arm per kind and protocol.
+	type kindProto struct{ kind, proto string }
+	claimed := map[kindProto]string{}
+	for _, m := range e.Methods {
+		for _, p := range m.Protocols {
+			if other, ok := claimed[kindProto{m.Kind, p}]; ok {
+				return nil, d.errAt(w("methods", m.Name, "protocols"), "methods %q and %q of kind %q both claim protocol %q (one arm per kind and protocol)", other, m.Name, m.Kind, p)
+			}
+			claimed[kindProto{m.Kind, p}] = m.Name
+		}
 	}
 	return e, nil
+}
+
+// checkProtocols validates a method's protocols list, set at key.
+func (d *decoder) checkProtocols(ps []string, key []string) error {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if !contains(Protocols, p) {
+			return d.errAt(key, "unknown protocol %q (protocols: %s)", p, strings.Join(Protocols, ", "))
+		}
+		if seen[p] {
+			return d.errAt(key, "protocol %q is listed twice", p)
+		}
+		seen[p] = true
+	}
+	return nil
 }
 
 // methodDatasets resolves the datasets of method name: its own list, which

@@ -41,6 +41,7 @@
 //	kind = "mmdfw"                    # required; a registered method kind
 //	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell
 //	datasets = ["covertype"]          # optional; a subset of the file's
+//	protocols = ["paper", "fair"]     # optional: the arm of its kind (below)
 //	[methods.mmdfw-rbf.settings]      # decoded strictly into the kind's Settings
 //	weights = "bq"
 //
@@ -65,6 +66,16 @@
 // plus the wiring's start selectors (internal/experiment); a value out of
 // range is what the package's Validate refuses (a *setting.Error, reported
 // at the key's line).
+// A method's protocols key says under which of the report's two protocols
+// ("paper": the paper's as it states it; "fair": gradient-evaluation
+// budgets, validated snapshots, tuned arms) it is the arm that stands for
+// its kind (mmdfw, svgd, sp, sgld…) in the claims. Absent means none; an
+// unknown value, a value listed twice, or two methods of the same kind
+// claiming the same protocol in one experiment is a *ConfigError. An
+// experiment that declares no arm of a kind for a protocol gets the
+// report's rule (the first by name). A profile or --set may change the key
+// like any other method key; it enters no cache key (results are the same
+// whichever arm the report reads them as).
 // Methods are tables rather than an array of tables so that every key has
 // one path, and hence one line, and so that a profile matches methods by
 // name. A profile is decoded into the same structure as the file and
@@ -111,6 +122,7 @@
 //	log_x = true               # default: time and gradient axes log when
 //	log_y = true               # the grid spans > 2 decades, particles
 //	                           # linear; y log for metrics named mmd2…
+//	                           # and fmmd2
 //	band = "sd"                # sd (± one sd over splits) | none
 //	fit = "rate"               # least-squares line of log y against N
 //	own_kernel = false         # RFF series in their own kernel's MMD²
@@ -198,7 +210,10 @@
 // the resolved settings, particle count, dataset, split, the sha256 of the
 // data files (from Dataset.Checksums, or the reason they are missing), the
 // budget, the evaluation schedule, the reference, CodeVersion, the module
-// version and the method kind's registered version. Results are written to
+// version, the method kind's registered version and the registered version
+// of every metric it evaluates that has one (RegisterVersionedMetric: a
+// bumped metric makes stale exactly the cells that evaluate it). Results
+// are written to
 // results/<profile>/<id>.csv and results/<profile>/<id>.json (<profile> is
 // quick, full, or base for a file's base settings), so that the cells of
 // two profiles of one experiment, which share their ids, never share a

@@ -52,7 +52,8 @@ type Figure struct {
 	// LogX and LogY choose log axes. Unset, the time and gradient axes
 	// are logarithmic when the evaluation grid spans more than two
 	// decades, the particle axis is linear, and the y axis is
-	// logarithmic for the harness's MMD² metrics (names starting "mmd2";
+	// logarithmic for the harness's MMD² metrics (names starting "mmd2",
+	// and "fmmd2";
 	// a method's statistic such as StatPrefix+"mmd2_kernel_pool" stays
 	// linear unless log_y says otherwise). On a log y axis the curves are geometric means
 	// over splits with a band exp(mean ± sd) of the log values; on a

@@ -200,6 +200,7 @@ type Registry struct {
 	methods  map[string]*methodKind
 	datasets map[string]*Dataset
 	metrics  map[string]MetricFactory
+	mversion map[string]string
 	fileData *fileDataKind // see RegisterFileDataset
 }
 
@@ -209,6 +210,7 @@ func NewRegistry() *Registry {
 		methods:  map[string]*methodKind{},
 		datasets: map[string]*Dataset{},
 		metrics:  map[string]MetricFactory{},
+		mversion: map[string]string{},
 	}
 }
 
@@ -258,14 +260,45 @@ func (r *Registry) RegisterDataset(name string, d Dataset) {
 	r.datasets[name] = &d
 }
 
-// RegisterMetric adds the metric name to r. A duplicate name panics.
+// RegisterMetric adds the metric name to r, unversioned. A duplicate name
+// panics.
 func (r *Registry) RegisterMetric(name string, f MetricFactory) {
+	r.RegisterVersionedMetric(name, "", f)
+}
+
+// RegisterVersionedMetric adds the metric name to r with a version. A
+// non-empty version enters the cache key of exactly the cells that evaluate
+// the metric (keyed by name under "metric_versions"): bump it when the
+// metric's values change meaning, and only those cells are recomputed. An
+// empty version leaves the keys as RegisterMetric does. A duplicate name
+// panics.
+func (r *Registry) RegisterVersionedMetric(name, version string, f MetricFactory) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.metrics[name]; dup {
 		panic("harness: duplicate metric " + name)
 	}
 	r.metrics[name] = f
+	if version != "" {
+		r.mversion[name] = version
+	}
+}
+
+// metricVersions returns the versions of the named metrics that have one,
+// nil when none has.
+func (r *Registry) metricVersions(names []string) map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out map[string]string
+	for _, n := range names {
+		if v, ok := r.mversion[n]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[n] = v
+		}
+	}
+	return out
 }
 
 func (r *Registry) method(name string) (*methodKind, bool) {

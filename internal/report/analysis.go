@@ -14,6 +14,7 @@ var metricLabels = map[string]string{
 	"rmse":       "test RMSE (units of y)",
 	"mmd2":       "MMD² to the HMC reference",
 	"mmd2_exact": "exact MMD² to the target",
+	"fmmd2":      "MMD² of predictions to the HMC reference",
 	KernelMMD2:   "MMD² in the method's own kernel (method-reported)",
 }
 

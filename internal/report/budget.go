@@ -163,3 +163,93 @@ func fmtInt(v int64) string {
 	}
 	return strconv.FormatInt(v, 10)
 }
+
+// lastWithin returns the metrics of the last snapshot of c (in step order)
+// that satisfies keep, with that snapshot's compute seconds.
+func lastWithin(c *Cell, keep func(Row) bool) (map[string]float64, float64, bool) {
+	type snap struct {
+		grads int64
+		step  int
+	}
+	var last snap
+	var secs float64
+	vals := map[snap]map[string]float64{}
+	found := false
+	for _, r := range c.Rows {
+		if !keep(r) {
+			continue
+		}
+		k := snap{r.GradEvals, r.Step}
+		if vals[k] == nil {
+			vals[k] = map[string]float64{}
+		}
+		vals[k][r.Metric] = r.Value
+		if !found || k.grads > last.grads || (k.grads == last.grads && k.step >= last.step) {
+			last, secs, found = k, r.Seconds, true
+		}
+	}
+	if !found {
+		return nil, 0, false
+	}
+	return vals[last], secs, true
+}
+
+// WallClockStats reads Table 1 under the paper's protocol, the same fixed
+// wall-clock budget for both methods and their final snapshots, from runs
+// made under gradient-evaluation budgets: on each split the budget T is the
+// compute seconds the SVGD arm svgd took to spend 1× the reference budget
+// (the SVGD reference protocol's run, its last snapshot within 1×); SVGD
+// reports that snapshot and MMD-FW arm fw its last snapshot with compute
+// seconds ≤ T. No development metric selects anything. Statistics are over
+// the splits on which both cells are done; the map is
+// dataset → method → metric → Stat, as Table.Stats.
+func WallClockStats(cells []*Cell, datasets, metrics []string, fw, svgd string) map[string]map[string]map[string]Stat {
+	out := map[string]map[string]map[string]Stat{}
+	for _, ds := range datasets {
+		g := byMethod(cells, ds)
+		bySplit := map[int]*Cell{}
+		for _, c := range g[fw] {
+			bySplit[c.Prov.Split] = c
+		}
+		svgdCells := g[svgd]
+		sort.Slice(svgdCells, func(i, j int) bool { return svgdCells[i].Prov.Split < svgdCells[j].Prov.Split })
+		m := map[string]map[string]Stat{fw: {}, svgd: {}}
+		add := func(method string, vals map[string]float64) {
+			for _, metric := range metrics {
+				if v, ok := vals[metric]; ok {
+					s := m[method][metric]
+					s.Values = append(s.Values, v)
+					m[method][metric] = s
+				}
+			}
+		}
+		for _, sc := range svgdCells {
+			fc := bySplit[sc.Prov.Split]
+			if fc == nil {
+				continue
+			}
+			b := budgetOf(sc, BudgetLevels[1])
+			sv, T, ok := lastWithin(sc, func(r Row) bool { return float64(r.GradEvals) <= b })
+			if !ok {
+				continue
+			}
+			fv, _, ok := lastWithin(fc, func(r Row) bool { return r.Seconds <= T })
+			if !ok {
+				continue
+			}
+			add(svgd, sv)
+			add(fw, fv)
+		}
+		for method, ms := range m {
+			for metric, s := range ms {
+				s.Mean, s.SD = MeanSD(s.Values)
+				ms[metric] = s
+			}
+			if len(ms) == 0 {
+				delete(m, method)
+			}
+		}
+		out[ds] = m
+	}
+	return out
+}

@@ -27,14 +27,22 @@ func ExampleMakeTable() {
 	res := &report.Results{Cells: []*report.Cell{
 		cell("mmdfw", "mmdfw", 0, 3.0, -2.6), cell("mmdfw", "mmdfw", 1, 3.4, -2.4),
 		cell("svgd", "svgd", 0, 2.9, -2.5), cell("svgd", "svgd", 1, 3.1, -2.5),
+		// A floor: ordinary least squares on the same splits.
+		cell("ols", "ols", 0, 3.0, -2.6), cell("ols", "ols", 1, 3.2, -2.6),
 	}}
 	fmt.Print(report.MakeTable(res, "table1").Markdown())
 	// Output:
-	// Wall-clock budget per cell: 60 s. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.
+	// Wall-clock budget per cell: 60 s. Rows of kinds ols and constant are closed-form floors (ordinary least squares and the training mean, each with its Gaussian noise estimated on the training rows) that every BNN result must clear. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.
 	//
-	// | dataset | mmdfw RMSE | svgd RMSE | mmdfw test LL | svgd test LL | splits |
-	// |---|---|---|---|---|---|
-	// | boston | 3.20 ± 0.28 | 3.00 ± 0.14 | -2.50 ± 0.14 | -2.5 ± 0 | 2 |
+	// | dataset | method | RMSE | test LL | splits |
+	// |---|---|---|---|---|
+	// | boston | mmdfw | 3.20 ± 0.28 | -2.50 ± 0.14 | 2 |
+	// | boston | svgd | 3.00 ± 0.14 | -2.5 ± 0 | 2 |
+	// | boston | ols | 3.10 ± 0.14 | -2.6 ± 0 | 2 |
+	//
+	// **Not below OLS.** The BNN methods whose mean test RMSE over splits is not below the OLS row's (mean ≥ OLS's mean), per budget and dataset:
+	//
+	// - final: boston: mmdfw 3.2 (OLS 3.1)
 }
 
 func ExampleFiguresOf() {
@@ -83,4 +91,27 @@ func ExampleLevel() {
 	fmt.Printf("%.3f %.3f\n", report.Level(3.0, 0.2, false), report.Level(0.8, 0.001, true))
 	// Output:
 	// 3.200 0.792
+}
+
+func ExampleTuningGrids() {
+	cell := func(method string, split int, step, rmse float64) *report.Cell {
+		p := &harness.Provenance{Experiment: "tune-mine", Method: method, Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done,
+			Settings: map[string]any{"step": step, "batch": 100.0}}
+		return &report.Cell{Prov: p, Rows: []report.Row{{Step: 2000, Metric: "rmse", Value: rmse}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{
+		cell("svgd-slow", 1000, 1e-3, 1.3), cell("svgd-slow", 1001, 1e-3, 1.5),
+		cell("svgd-fast", 1000, 5e-3, 1.1), cell("svgd-fast", 1001, 5e-3, 1.2),
+	}}
+	// As LoadCurrent records it from a file with role = "tuning".
+	res.Declared = map[string]report.Declaration{"tune-mine": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}
+	for _, g := range report.TuningGrids(res, "tune-mine") {
+		for i, c := range g.Configs {
+			s := c.Stats["rmse"]
+			fmt.Printf("%s %v rmse %s chosen %v\n", c.Method, c.Differs, report.FormatPM(s.Mean, s.SD), i == g.Chosen)
+		}
+	}
+	// Output:
+	// svgd-fast [step=0.005] rmse 1.150 ± 0.071 chosen true
+	// svgd-slow [step=0.001] rmse 1.40 ± 0.14 chosen false
 }

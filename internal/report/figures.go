@@ -174,12 +174,12 @@ func onlyMethods(cells []*Cell, methods []string) []*Cell {
 }
 
 // logY reports whether metric m is drawn on a log axis: as declared, else
-// for MMD² metrics (names starting "mmd2").
+// for MMD² metrics (IsMMDMetric).
 func (f *Figure) logY(m string) bool {
 	if f.LogY != nil {
 		return *f.LogY
 	}
-	return strings.HasPrefix(m, "mmd2")
+	return IsMMDMetric(m)
 }
 
 // logX reports whether the x axis is logarithmic: as declared, else for a
@@ -303,6 +303,7 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 	} else {
 		l.entries = st.linearSeries(p, series, f.X == harness.XParticles)
 	}
+	l.entries = append(l.entries, addFloor(p, cells, ds, m, series)...)
 	return l.save(dir, name)
 }
 
@@ -331,6 +332,7 @@ func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m s
 		} else {
 			entries = st.linearSeries(p, series, f.X == harness.XParticles)
 		}
+		entries = append(entries, addFloor(p, cells, ds, m, series)...)
 		for _, e := range entries {
 			if !inLegend[e.text] {
 				inLegend[e.text] = true
@@ -442,8 +444,12 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		// The common yardstick: every series in the RBF kernel.
 		q := newFig(fmt.Sprintf("Common RBF kernel · %s\n%s against N (RFF series flatten at their approximation error)", label, yl),
 			"number of particles N", yl+" (log scale)", false, true)
-		st.logSeries(q, ParticleSeries(cells, ds, base), nil)
+		common := ParticleSeries(cells, ds, base)
+		st.logSeries(q, common, nil)
+		l.entries = append(l.entries, addFloor(q, cells, ds, base, common)...)
 		l.plots = append(l.plots, q.Plot)
+	} else {
+		l.entries = append(l.entries, addFloor(p, cells, ds, base, series)...)
 	}
 	return l.save(dir, name)
 }

@@ -59,11 +59,48 @@ type Results struct {
 	// Figures are the figures the experiment files declare, by experiment
 	// id (Declare); an experiment absent from it gets DefaultFigures.
 	Figures map[string][]harness.Figure
+	// Declared is what the experiment files say about how their results
+	// are read, by experiment id (Declare): their role, metrics and the
+	// arms they declare. An experiment absent from it is a reported one
+	// that declares no arm.
+	Declared map[string]Declaration
 }
 
-// Declare records the figures experiment e declares, when its file has a
-// figures key: Plot draws them, and no default, for e's results.
+// Declaration is what an experiment file says about how its results are
+// read, besides its figures.
+type Declaration struct {
+	// Description is the experiment's description.
+	Description string
+	// Role is the experiment's role: harness.RoleTuning for a tuning
+	// experiment, whose cells enter no claim and are summarised in the
+	// report's Tuning section; "" or harness.RoleReport otherwise.
+	Role string
+	// Metrics are the experiment's metrics in file order; the first
+	// chooses a tuning experiment's configuration.
+	Metrics []string
+	// Arms[protocol] are the methods that claim protocol (the methods'
+	// key protocols: harness.ProtocolPaper, harness.ProtocolFair), in file
+	// order.
+	Arms map[string][]string
+}
+
+// Declare records what experiment e declares: its figures, when its file
+// has a figures key (Plot draws them, and no default, for e's results),
+// and its Declaration.
 func (r *Results) Declare(e *harness.Experiment) {
+	if r.Declared == nil {
+		r.Declared = map[string]Declaration{}
+	}
+	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...)}
+	for _, m := range e.Methods {
+		for _, p := range m.Protocols {
+			if d.Arms == nil {
+				d.Arms = map[string][]string{}
+			}
+			d.Arms[p] = append(d.Arms[p], m.Name)
+		}
+	}
+	r.Declared[e.ID] = d
 	if !e.FiguresDeclared {
 		return
 	}
@@ -71,6 +108,18 @@ func (r *Results) Declare(e *harness.Experiment) {
 		r.Figures = map[string][]harness.Figure{}
 	}
 	r.Figures[e.ID] = e.Figures
+}
+
+// Tuning reports whether experiment id is declared a tuning experiment.
+func (r *Results) Tuning(id string) bool { return r.Declared[id].Role == harness.RoleTuning }
+
+// reported returns the cells of experiment id for a claim: none for a
+// tuning experiment, whose cells never enter a claim.
+func (r *Results) reported(id string) []*Cell {
+	if r.Tuning(id) {
+		return nil
+	}
+	return r.Experiment(id)
 }
 
 // Ignored is a result file that is not a current result of the experiment

@@ -321,7 +321,7 @@ func TestTable1Hand(t *testing.T) {
 		}
 	}
 	md := tb.Markdown()
-	for _, s := range []string{"Wall-clock budget per cell: 10 s", "| Boston housing | 3.20 ± 0.20 | 3.20 ± 0.10 | -2.60 ± 0.10 |",
+	for _, s := range []string{"Wall-clock budget per cell: 10 s", "| Boston housing | mmdfw | 3.20 ± 0.20 | -2.60 ± 0.10 | 3 |", "| Boston housing | svgd | 3.20 ± 0.10 |",
 		"| year |", "skipped: data missing: year-prediction-MSD is not downloaded"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("Markdown lacks %q:\n%s", s, md)

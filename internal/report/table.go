@@ -43,8 +43,10 @@ type Table struct {
 	// Labels their labels.
 	Datasets []string
 	Labels   map[string]string
-	// Methods are in legend order (MMD-FW first).
+	// Methods are in legend order (MMD-FW first, the floors of kinds ols
+	// and constant among the last); Kinds their kinds.
 	Methods []string
+	Kinds   map[string]string
 	// Metrics are the columns' metrics: rmse, test_ll.
 	Metrics []string
 	// Stats[dataset][method][metric] is present for finished cells.
@@ -72,7 +74,7 @@ func MakeTable(res *Results, id string) *Table {
 	cells := res.Experiment(id)
 	t := &Table{Labels: map[string]string{}, Metrics: Table1Metrics,
 		Stats: map[string]map[string]map[string]Stat{}, Missing: map[string]string{}}
-	t.Methods, _ = methodOrder(cells)
+	t.Methods, t.Kinds = methodOrder(cells)
 	budgets := map[float64]bool{}
 	for _, c := range cells {
 		budgets[c.Prov.KeyDoc.Budget.Seconds] = true
@@ -156,72 +158,171 @@ func (t *Table) BudgetText() string {
 
 var metricShort = map[string]string{"rmse": "RMSE", "test_ll": "test LL"}
 
-// Markdown renders the table: one row per dataset, one column per method
-// and metric; with gradient-evaluation budgets, one such table per budget
-// level.
+// IsFloor reports whether a method kind is one of Table 1's closed-form
+// floors: ordinary least squares ("ols") or the training-mean predictor
+// ("constant"). They spend no gradient evaluations, so they report the
+// same value at every budget.
+func IsFloor(kind string) bool { k := normKind(kind); return k == "ols" || k == "constant" }
+
+// Markdown renders the table: one row per dataset × method (the floors,
+// methods of kinds ols and constant, as rows of their own), one column per
+// metric, and with gradient-evaluation budgets one per metric and budget
+// level; then the list of the BNN methods whose RMSE is not below OLS's
+// (NotBelowOLS).
 func (t *Table) Markdown() string {
-	if t.AtBudget == nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Wall-clock budget per cell: %s. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n", t.BudgetText())
-		t.markdown(&b, t.Stats)
-		return b.String()
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Budgets in per-datapoint gradient evaluations, as multiples of the SVGD reference protocol's (20 particles × 2,000 iterations × 100 rows); "+
-		"each cell reports, of its snapshots within the budget, the one with the best RMSE on the development rows, and that snapshot's test metrics. "+
-		"Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n")
-	for _, lv := range BudgetLevels {
-		fmt.Fprintf(&b, "**%s** (%s gradient evaluations)\n\n", lv.Label, gradText(t.BudgetGradEvals(lv)))
-		t.markdown(&b, t.AtBudget[lv.Label])
-		b.WriteString("\n")
+	floors := ""
+	if t.hasFloor() {
+		floors = "Rows of kinds ols and constant are closed-form floors (ordinary least squares and the training mean, each with its Gaussian noise " +
+			"estimated on the training rows) that every BNN result must clear. "
+		if t.AtBudget != nil {
+			floors += "They spend no gradient evaluations, so they have the same value at every budget. "
+		}
+	}
+	levels := []string{""}
+	if t.AtBudget == nil {
+		fmt.Fprintf(&b, "Wall-clock budget per cell: %s. %sMean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n", t.BudgetText(), floors)
+	} else {
+		var bs []string
+		for _, lv := range BudgetLevels {
+			bs = append(bs, fmt.Sprintf("**%s** = %s", lv.Label, gradText(t.BudgetGradEvals(lv))))
+		}
+		fmt.Fprintf(&b, "Budgets in per-datapoint gradient evaluations, as multiples of the SVGD reference protocol's (20 particles × 2,000 iterations × 100 rows): %s; "+
+			"each cell reports, of its snapshots within the budget, the one with the best RMSE on the development rows, and that snapshot's test metrics. "+
+			"%sMean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.\n\n", strings.Join(bs, ", "), floors)
+		levels = nil
+		for _, lv := range BudgetLevels {
+			levels = append(levels, lv.Label)
+		}
+	}
+	stats := func(level string) map[string]map[string]map[string]Stat {
+		if level == "" {
+			return t.Stats
+		}
+		return t.AtBudget[level]
+	}
+	b.WriteString("| dataset | method |")
+	for _, metric := range t.Metrics {
+		for _, lv := range levels {
+			fmt.Fprintf(&b, " %s |", strings.TrimSpace(metricShort[metric]+" "+lv))
+		}
+	}
+	b.WriteString(" splits |\n|---|---|")
+	for range len(t.Metrics) * len(levels) {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, ds := range t.Datasets {
+		if why, ok := t.Missing[ds]; ok {
+			fmt.Fprintf(&b, "| %s | – |", t.Labels[ds])
+			for range len(t.Metrics) * len(levels) {
+				b.WriteString(" – |")
+			}
+			fmt.Fprintf(&b, " 0 (%s) |\n", why)
+			continue
+		}
+		for _, m := range t.Methods {
+			var cells []string
+			splits, any := 0, false
+			for _, metric := range t.Metrics {
+				for _, lv := range levels {
+					s, ok := stats(lv)[ds][m][metric]
+					if !ok {
+						cells = append(cells, "–")
+						continue
+					}
+					any = true
+					splits = max(splits, len(s.Values))
+					cells = append(cells, FormatPM(s.Mean, s.SD))
+				}
+			}
+			if !any {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", t.Labels[ds], m, strings.Join(cells, " | "), splits)
+		}
+	}
+	if nb := t.NotBelowOLS(); nb != nil {
+		b.WriteString("\n**Not below OLS.** The BNN methods whose mean test RMSE over splits is not below the OLS row's (mean ≥ OLS's mean), per budget and dataset:\n\n")
+		for _, lv := range levels {
+			name := lv
+			if name == "" {
+				name = "final"
+			}
+			var parts []string
+			for _, ds := range t.Datasets {
+				if len(nb[lv][ds]) == 0 {
+					continue
+				}
+				ols := stats(lv)[ds][t.olsMethod()]["rmse"].Mean
+				var ms []string
+				for _, m := range nb[lv][ds] {
+					ms = append(ms, fmt.Sprintf("%s %.4g", m, stats(lv)[ds][m]["rmse"].Mean))
+				}
+				parts = append(parts, fmt.Sprintf("%s: %s (OLS %.4g)", t.Labels[ds], strings.Join(ms, ", "), ols))
+			}
+			if len(parts) == 0 {
+				parts = []string{"none: every BNN method is below OLS on every dataset with an OLS row"}
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", name, strings.Join(parts, "; "))
+		}
 	}
 	return b.String()
 }
 
-func gradText(g int64) string {
-	if g == 0 {
-		return "various"
+func (t *Table) hasFloor() bool {
+	for _, m := range t.Methods {
+		if IsFloor(t.Kinds[m]) {
+			return true
+		}
 	}
-	return strconv.FormatFloat(float64(g), 'g', 4, 64)
+	return false
 }
 
-func (t *Table) markdown(b *strings.Builder, stats map[string]map[string]map[string]Stat) {
-	b.WriteString("| dataset |")
-	for _, metric := range t.Metrics {
-		for _, m := range t.Methods {
-			fmt.Fprintf(b, " %s %s |", m, metricShort[metric])
+// olsMethod is the table's first method of kind ols ("" when none).
+func (t *Table) olsMethod() string {
+	for _, m := range t.Methods {
+		if normKind(t.Kinds[m]) == "ols" {
+			return m
 		}
 	}
-	b.WriteString(" splits |\n|---|")
-	for range t.Metrics {
-		for range t.Methods {
-			b.WriteString("---|")
-		}
+	return ""
+}
+
+// NotBelowOLS returns, per budget level ("" for a wall-clock table, else
+// a BudgetLevels label) and dataset, the BNN methods (every method that
+// is not a floor, see IsFloor) whose mean test RMSE is not below the mean
+// test RMSE of the table's OLS method: the BNN results that fail to clear
+// the linear floor. It is nil when the table has no method of kind ols;
+// a dataset without an OLS RMSE is left out.
+func (t *Table) NotBelowOLS() map[string]map[string][]string {
+	ols := t.olsMethod()
+	if ols == "" {
+		return nil
 	}
-	b.WriteString("---|\n")
-	for _, ds := range t.Datasets {
-		fmt.Fprintf(b, "| %s |", t.Labels[ds])
-		if why, ok := t.Missing[ds]; ok {
-			for range len(t.Metrics) * len(t.Methods) {
-				b.WriteString(" – |")
+	levels := map[string]map[string]map[string]map[string]Stat{"": t.Stats}
+	if t.AtBudget != nil {
+		levels = t.AtBudget
+	}
+	out := map[string]map[string][]string{}
+	for lv, st := range levels {
+		out[lv] = map[string][]string{}
+		for _, ds := range t.Datasets {
+			o, ok := st[ds][ols]["rmse"]
+			if !ok || !finite(o.Mean) {
+				continue
 			}
-			fmt.Fprintf(b, " 0 (%s) |\n", why)
-			continue
-		}
-		splits := 0
-		for _, metric := range t.Metrics {
 			for _, m := range t.Methods {
-				s, ok := stats[ds][m][metric]
-				if !ok {
-					b.WriteString(" – |")
+				if IsFloor(t.Kinds[m]) {
 					continue
 				}
-				splits = max(splits, len(s.Values))
-				fmt.Fprintf(b, " %s |", FormatPM(s.Mean, s.SD))
+				if s, ok := st[ds][m]["rmse"]; ok && !(s.Mean < o.Mean) {
+					out[lv][ds] = append(out[lv][ds], m)
+				}
 			}
 		}
-		fmt.Fprintf(b, " %d |\n", splits)
 	}
+	return out
 }
 
 // CSVHeader is the header of figures/table1.csv.
@@ -231,7 +332,10 @@ var CSVHeader = []string{"dataset", "method", "budget", "budget_grad_evals", "rm
 // dataset × method × budget, columns CSVHeader. budget is a BudgetLevels
 // label and budget_grad_evals its gradient evaluations; cells without a
 // gradient-evaluation budget (a wall-clock run) give one row per dataset ×
-// method with budget "final" and budget_grad_evals empty. A metric a row
+// method with budget "final" and budget_grad_evals empty. The floors
+// (methods of kinds ols and constant, IsFloor) spend no gradient
+// evaluations and have one row at every budget with the same values, so
+// that the rows of one budget hold every method and floor to compare. A metric a row
 // lacks is empty; splits counts the splits with an RMSE.
 func (t *Table) CSV() []byte {
 	var buf bytes.Buffer
@@ -270,4 +374,11 @@ func (t *Table) CSV() []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+func gradText(g int64) string {
+	if g == 0 {
+		return "various"
+	}
+	return strconv.FormatFloat(float64(g), 'g', 4, 64)
 }

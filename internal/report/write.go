@@ -24,6 +24,64 @@ type RefDiag struct {
 	MaxRhat, MinESS float64
 	Flagged         bool
 	Reasons         []string
+	// Pred is the reference's convergence on the BNN's predictions at the
+	// fmmd2 inputs (summary.reference.predictions), nil where no cell
+	// evaluates fmmd2.
+	Pred *PredDiag
+}
+
+// PredDiag is a reference's split-R̂ and bulk ESS on the network's outputs,
+// per test input, summarised as max R̂ and min ESS.
+type PredDiag struct {
+	Inputs          int
+	MaxRhat, MinESS float64
+	Flagged         bool
+	Reasons         []string
+}
+
+// predDiag returns the prediction diagnostics one cell records.
+func predDiag(c *Cell) (*PredDiag, bool) {
+	ref, ok := refObject(c)
+	if !ok {
+		return nil, false
+	}
+	m, ok := ref["predictions"].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	d := &PredDiag{MaxRhat: number(m["max_rhat"]), MinESS: number(m["min_ess"])}
+	d.Inputs = int(number(m["inputs"]))
+	d.Flagged, _ = m["flagged"].(bool)
+	if l, ok := m["reasons"].([]any); ok {
+		for _, r := range l {
+			d.Reasons = append(d.Reasons, fmt.Sprint(r))
+		}
+	}
+	return d, true
+}
+
+// predFlaggedSplits counts the splits of ds whose reference the done cells
+// record as flagged on predictions, and the splits with prediction
+// diagnostics.
+func predFlaggedSplits(cells []*Cell, ds string) (flagged, total int) {
+	seen := map[int]bool{}
+	for _, c := range Done(cells) {
+		if c.Prov.Dataset != ds {
+			continue
+		}
+		d, ok := predDiag(c)
+		if !ok {
+			continue
+		}
+		seen[c.Prov.Split] = seen[c.Prov.Split] || d.Flagged
+	}
+	for _, f := range seen {
+		total++
+		if f {
+			flagged++
+		}
+	}
+	return flagged, total
 }
 
 // normKey lowercases a JSON key and drops everything but letters and
@@ -106,10 +164,14 @@ func RefDiags(res *Results) []RefDiag {
 				}
 			}
 		}
+		d.Pred, _ = predDiag(c)
 		key := fmt.Sprintf("%s\x00%d\x00%v\x00%v\x00%v\x00%q", d.Dataset, d.Split, d.MaxRhat, d.MinESS, d.Flagged, d.Reasons)
 		if i, ok := seen[key]; ok {
 			if !slices.Contains(out[i].Experiments, c.Prov.Experiment) {
 				out[i].Experiments = append(out[i].Experiments, c.Prov.Experiment)
+			}
+			if out[i].Pred == nil {
+				out[i].Pred = d.Pred
 			}
 			continue
 		}
@@ -180,6 +242,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 		b.WriteString("\n")
 	}
 	writeAnchor(&b, res)
+	writeTuning(&b, res, opts)
 	writeOther(&b, res, opts)
 	writeRefDiags(&b, res)
 	_, err := io.WriteString(w, b.String())
@@ -313,8 +376,17 @@ func writeDeviations(b *strings.Builder, res *Results) {
 	// Flagged references.
 	for _, d := range RefDiags(res) {
 		if d.Flagged {
-			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.",
-				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "))
+			pred := ""
+			if p := d.Pred; p != nil {
+				pred = fmt.Sprintf(" On the network's predictions at %d test inputs (fmmd2) it is ", p.Inputs)
+				if p.Flagged {
+					pred += fmt.Sprintf("flagged too (max R̂ %s, min ESS %s).", fmtG(p.MaxRhat), fmtG(p.MinESS))
+				} else {
+					pred += fmt.Sprintf("not flagged (max R̂ %s, min ESS %s): the MMD² in function space can be trusted where the one in parameter space cannot.", fmtG(p.MaxRhat), fmtG(p.MinESS))
+				}
+			}
+			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.%s",
+				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "), pred)
 		}
 	}
 	writeCellGroups(b, res, harness.Failed, "Failed", &n)
@@ -444,9 +516,28 @@ func writeRefDiags(b *strings.Builder, res *Results) {
 		return
 	}
 	b.WriteString("A reference is flagged when its max split-R̂ exceeds 1.01 or its min bulk ESS is below 400.\n\n")
-	b.WriteString("| dataset | split | used by | max R̂ | min ESS | flagged | reasons |\n|---|---|---|---|---|---|---|\n")
+	pred := false
 	for _, r := range d {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "), fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "))
+		pred = pred || r.Pred != nil
+	}
+	if !pred {
+		b.WriteString("| dataset | split | used by | max R̂ | min ESS | flagged | reasons |\n|---|---|---|---|---|---|---|\n")
+		for _, r := range d {
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "), fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "))
+		}
+		return
+	}
+	b.WriteString("Parameter space (every coordinate of the draws) and, where fmmd2 is evaluated, function space: the same statistics on the network's " +
+		"standardised outputs at the fmmd2 test inputs (max over inputs of R̂, min of ESS), by the same thresholds. Hidden-unit permutations " +
+		"leave the outputs unchanged, so chains in permuted copies of one mode agree on them.\n\n")
+	b.WriteString("| dataset | split | used by | max R̂ | min ESS | flagged | reasons | predictions: inputs | max R̂ | min ESS | flagged |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range d {
+		pi, pr, pe, pf := "—", "—", "—", "—"
+		if p := r.Pred; p != nil {
+			pi, pr, pe, pf = fmt.Sprint(p.Inputs), fmtG(p.MaxRhat), fmtG(p.MinESS), yesNo(p.Flagged)
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "),
+			fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "), pi, pr, pe, pf)
 	}
 }
 

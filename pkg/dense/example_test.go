@@ -35,3 +35,24 @@ func ExampleExpScaled() {
 	// Output:
 	// [1.000000 0.606531 0.367879]
 }
+
+// One row of a hidden layer, a = b + Wᵀx for the 2×3 weights W (two inputs,
+// three units), and the gradient update G ← G + x dᵀ of the same weights.
+func ExampleAddMulTrans() {
+	w := []float64{
+		1, 2, 3,
+		4, 5, 6,
+	}
+	b := []float64{0.5, 0.5, 0.5}
+	x := []float64{1, -1}
+	a := make([]float64, 3)
+	dense.AddMulTrans(a, b, w, 3, x)
+	fmt.Println(a)
+
+	g := make([]float64, 6)
+	dense.AddOuter(g, 3, x, []float64{1, 0, 2})
+	fmt.Println(g)
+	// Output:
+	// [-2.5 -2.5 -2.5]
+	// [1 0 2 -1 0 -2]
+}

@@ -66,3 +66,12 @@ func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int)
 //
 //go:noescape
 func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64)
+
+// affineAVX and outerAddAVX are the AVX2 paths of AddMulTrans and AddOuter
+// over n columns (a multiple of 4); see rowupdate_amd64.s.
+//
+//go:noescape
+func affineAVX(a, b, w *float64, ws int, x *float64, p, n int)
+
+//go:noescape
+func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int)

@@ -46,3 +46,11 @@ func reluBackAVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64, h4 int) 
 func reluBack12AVX(a *float64, lda, rows int, res, w2, gw2, gb1 *float64) {
 	panic("dense: no AVX2 kernel")
 }
+
+func affineAVX(a, b, w *float64, ws int, x *float64, p, n int) {
+	panic("dense: no AVX2 kernel")
+}
+
+func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int) {
+	panic("dense: no AVX2 kernel")
+}

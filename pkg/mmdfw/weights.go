@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
 // Rule selects how the weights change when a particle is added.
@@ -66,6 +68,8 @@ type weights struct {
 	tmp    []float64 // scratch len cap
 	tmp2   []float64 // scratch len cap
 	tmp3   []float64 // scratch len cap
+	// kg holds K₀y and zero is zeros (Stein), len cap.
+	kg, zero []float64
 }
 
 func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, iters int) *weights {
@@ -85,6 +89,8 @@ func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, 
 	}
 	if rule == Stein {
 		w.K0 = make([]float64, capacity*capacity)
+		w.kg = make([]float64, capacity)
+		w.zero = make([]float64, capacity)
 	}
 	return w
 }
@@ -253,18 +259,16 @@ func (s *weights) steinSolve() {
 	w := s.w[:n]
 	y := s.tmp[:n]
 	prev := s.tmp2[:n]
+	g, zero := s.kg[:n], s.zero[:n]
 	copy(y, w)
 	t := 1.0
 	for it := 0; it < s.iters; it++ {
 		copy(prev, w)
-		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y.
-		for i := 0; i < n; i++ {
-			var g float64
-			row := s.K0[i*c : i*c+n]
-			for j, v := range row {
-				g += v * y[j]
-			}
-			w[i] = y[i] - 2*g/L
+		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y: K₀ is stored symmetric, so
+		// K₀y = K₀ᵀy, each row's sum in serial order over j.
+		dense.AddMulTrans(g, zero, s.K0, c, y)
+		for i, gi := range g {
+			w[i] = y[i] - 2*gi/L
 		}
 		projectSimplex(w, s.tmp3[:n])
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2

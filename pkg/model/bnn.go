@@ -83,16 +83,11 @@ func (m *BNN) rowGrad(xr []float64, yi float64, th, g, a []float64) float64 {
 	p, h := m.p, m.h
 	b1 := th[p*h : p*h+h]
 	w2 := th[p*h+h : p*h+2*h]
-	copy(a, b1)
-	for j, xj := range xr {
-		floats.AddScaled(a, xj, th[j*h:j*h+h])
-	}
+	dense.AddMulTrans(a, b1, th[:p*h], h, xr)
 	f := reluDot(a, w2, th[p*h+2*h])
 	r := yi - f
 	m.backprop(g, a, w2, r)
-	for j, xj := range xr {
-		floats.AddScaled(g[j*h:j*h+h], xj, a)
-	}
+	dense.AddOuter(g[:p*h], h, xr, a)
 	return r
 }
 
@@ -671,6 +666,34 @@ func (m *BNN) eachBlock(X, particles *mat.Dense, f func(lo int, F blas64.General
 	s.nblocks = (nt + s.B - 1) / s.B
 	s.workers = min(workerCount(m.Workers, nt, 1), s.nblocks)
 	parallel(s.workers, s, &s.wg)
+}
+
+// Outputs writes the standardised network output f_k(xₜ) of every particle
+// k (a row of particles) at every row t of the standardised features X into
+// dst[k, t] (particles × rows of X; allocated when nil) and returns it. The
+// outputs are on the model's standardised scale of y, so they compare across
+// particle sets of the same split whatever their weights; as functions of
+// the inputs they do not depend on the order of the hidden units.
+func (m *BNN) Outputs(dst, X, particles *mat.Dense) *mat.Dense {
+	nt, _ := X.Dims()
+	n, _ := particles.Dims()
+	if dst == nil {
+		dst = mat.NewDense(n, nt, nil)
+	}
+	if r, c := dst.Dims(); r != n || c != nt {
+		panic("model: dst dimensions do not match the particles and the rows of X")
+	}
+	if nt == 0 || n == 0 {
+		return dst
+	}
+	m.eachBlock(X, particles, func(lo int, F blas64.General) {
+		for r := 0; r < F.Rows; r++ {
+			for k, f := range F.Data[r*F.Stride : r*F.Stride+F.Cols] {
+				dst.Set(k, lo+r, f)
+			}
+		}
+	})
+	return dst
 }
 
 // Predict writes the weighted mean prediction Σₖ wₖ ŷₖ(xₜ) of every row of

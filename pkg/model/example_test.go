@@ -51,3 +51,18 @@ func ExampleBNN() {
 	// Output:
 	// d = 253
 }
+
+func ExampleBNN_Outputs() {
+	// Two inputs, one feature, two hidden units. θ = [W1, b1, w2, b2, log γ, log λ].
+	X := mat.NewDense(2, 1, []float64{-1, 2})
+	m := model.NewBNN(X, []float64{0, 0}, 2)
+	P := mat.NewDense(2, m.Dim(), []float64{
+		1, -1, 0, 0, 1, 1, 0.5, 0, 0, // f(x) = relu(x) + relu(−x) + 0.5 = |x| + 0.5
+		1, -1, 0, 0, 1, 0, 0, 0, 0, //   f(x) = relu(x)
+	})
+	F := m.Outputs(nil, X, P)
+	fmt.Println(mat.Formatted(F))
+	// Output:
+	// ⎡1.5  2.5⎤
+	// ⎣  0    2⎦
+}

@@ -852,3 +852,62 @@ func TestLogisticBatchedBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestBNNOutputs: Outputs agrees with the per-particle forward pass at every
+// input, and with Predict for one-hot weights (ySD = 1, yMean = 0), and does
+// not change when the hidden units of a particle are permuted.
+func TestBNNOutputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const nt, p, h, n = 37, 4, 7, 5
+	X := mat.NewDense(nt, p, nil)
+	for i := 0; i < nt; i++ {
+		for j := 0; j < p; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	m := NewBNN(X, make([]float64, nt), h)
+	P := mat.NewDense(n, m.Dim(), nil)
+	for k := 0; k < n; k++ {
+		m.Init(rng, P.RawRowView(k))
+	}
+	F := m.Outputs(nil, X, P)
+	a := make([]float64, h)
+	w := make([]float64, n)
+	for k := 0; k < n; k++ {
+		for i := 0; i < nt; i++ {
+			if got, want := F.At(k, i), m.forward(X.RawRowView(i), P.RawRowView(k), a); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("particle %d input %d: Outputs %v, forward %v", k, i, got, want)
+			}
+		}
+		clear(w)
+		w[k] = 1
+		pred := m.Predict(nil, X, P, w, 0, 1)
+		for i, v := range pred {
+			if math.Abs(v-F.At(k, i)) > 1e-12*(1+math.Abs(v)) {
+				t.Fatalf("particle %d input %d: Outputs %v, Predict %v", k, i, F.At(k, i), v)
+			}
+		}
+	}
+	// Permute the hidden units of every particle: columns of W1, and b1
+	// and w2 alike.
+	perm := rng.Perm(h)
+	Q := mat.NewDense(n, m.Dim(), nil)
+	for k := 0; k < n; k++ {
+		src, dst := P.RawRowView(k), Q.RawRowView(k)
+		copy(dst, src)
+		for j, pj := range perm {
+			for f := 0; f < p; f++ {
+				dst[f*h+j] = src[f*h+pj]
+			}
+			dst[m.offB1()+j] = src[m.offB1()+pj]
+			dst[m.offW2()+j] = src[m.offW2()+pj]
+		}
+	}
+	G := m.Outputs(nil, X, Q)
+	if !mat.EqualApprox(F, G, 1e-12) {
+		t.Error("Outputs changed under a permutation of the hidden units")
+	}
+	if mat.Equal(P, Q) {
+		t.Error("the permutation left the parameters unchanged: the test is vacuous")
+	}
+}

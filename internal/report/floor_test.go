@@ -1,0 +1,141 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// refCell is a done memCell whose summary records a reference: parameter
+// space flagged or not, predictions flagged or not (nil: none recorded),
+// and floors by metric.
+func refCell(exp, method, ds string, split int, flagged bool, predFlagged *bool, floors map[string]any, rows ...Row) *Cell {
+	c := memCell(exp, method, "mmdfw", ds, split, 0, rows...)
+	ref := map[string]any{"kind": "hmc", "draws": 1000.0, "diagnostics": map[string]any{"max_rhat": 4.5, "min_ess": 4.0, "flagged": flagged}}
+	if floors != nil {
+		ref["floors"] = floors
+	}
+	if predFlagged != nil {
+		ref["predictions"] = map[string]any{"inputs": 100.0, "max_rhat": 1.004, "min_ess": 900.0, "flagged": *predFlagged}
+	}
+	c.Summary = map[string]any{"reference": ref}
+	return c
+}
+
+// TestReferenceFloorMean: the floor of a metric is the geometric mean over
+// splits of what the cells record (one value per split, whatever the
+// number of cells); a metric without floors has none.
+func TestReferenceFloorMean(t *testing.T) {
+	cells := []*Cell{
+		refCell("fig2b", "a", "naval", 0, true, nil, map[string]any{"mmd2": 1e-3, "fmmd2": 0.5}),
+		refCell("fig2b", "b", "naval", 0, true, nil, map[string]any{"mmd2": 1e-3, "fmmd2": 0.5}),
+		refCell("fig2b", "a", "naval", 1, true, nil, map[string]any{"mmd2": 4e-3}),
+		refCell("fig2b", "a", "other", 0, true, nil, map[string]any{"mmd2": 1.0}),
+	}
+	if v, n := ReferenceFloor(cells, "naval", "mmd2"); n != 2 || math.Abs(v-2e-3) > 1e-15 {
+		t.Errorf("mmd2 floor %v over %d splits, want 0.002 over 2", v, n)
+	}
+	if v, n := ReferenceFloor(cells, "naval", "fmmd2"); n != 1 || v != 0.5 {
+		t.Errorf("fmmd2 floor %v over %d splits, want 0.5 over 1", v, n)
+	}
+	if _, n := ReferenceFloor(cells, "naval", "mmd2_exact"); n != 0 {
+		t.Errorf("mmd2_exact has a floor over %d splits", n)
+	}
+	// The line and its legend entry, on log axes.
+	series := ParticleSeries([]*Cell{refCell("fig2b", "a", "naval", 0, true, nil, nil,
+		Row{Step: 1, Metric: "mmd2", Value: 0.5}, Row{Step: 10, Metric: "mmd2", Value: 0.05})}, "naval", "mmd2")
+	p := newFig("t", "x", "y", true, true)
+	e := addFloor(p, cells, "naval", "mmd2", series)
+	if len(e) != 1 || !strings.HasPrefix(e[0].text, FloorLabel+": within-reference MMD² 0.002 (2 splits)") {
+		t.Errorf("floor entries %+v", e)
+	}
+	if e := addFloor(p, cells, "naval", "mmd2_exact", series); e != nil {
+		t.Errorf("a floor drawn for a metric without one: %+v", e)
+	}
+}
+
+// TestClaim2FunctionSpace: against a reference flagged in parameter space,
+// claim 2 reads the series from fmmd2 and counts them when the reference
+// is not flagged on the predictions; when it is, the series stay in mmd2
+// and are listed, not counted.
+func TestClaim2FunctionSpace(t *testing.T) {
+	rows := func(split int) []Row {
+		var r []Row
+		for n := 1; n <= 20; n++ {
+			s := 1 + 0.1*float64(split)
+			r = append(r, Row{Step: n, Metric: "mmd2", Value: s * math.Exp(-0.3*float64(n))},
+				Row{Step: n, Metric: "fmmd2", Value: s * 0.5 * math.Exp(-0.4*float64(n))})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		predFlagged      bool
+		in, counted, why string
+	}{
+		{false, "RBF kernel on predictions at 100 test inputs, to the reference (flagged in parameter space in 2 of 2 splits, on predictions in none)", "yes",
+			"1 of 1 counted"},
+		{true, "RBF kernel, to the reference (flagged in 2 of 2 splits)", "no (flagged reference)", "1 measured against a flagged reference are listed"},
+	} {
+		pf := tc.predFlagged
+		res := &Results{Cells: []*Cell{
+			refCell("fig2b", "mmdfw", "naval", 0, true, &pf, nil, rows(0)...),
+			refCell("fig2b", "mmdfw", "naval", 1, true, &pf, nil, rows(1)...),
+		}}
+		c := claim2(res)
+		if len(c.Rows) != 1 {
+			t.Fatalf("predictions flagged %v: %d rows\n%s", pf, len(c.Rows), c.Markdown())
+		}
+		r := c.Rows[0]
+		if r[6] != tc.in || r[14] != tc.counted {
+			t.Errorf("predictions flagged %v: row %q", pf, r)
+		}
+		if !strings.Contains(c.Why, tc.why) {
+			t.Errorf("predictions flagged %v: reason %q", pf, c.Why)
+		}
+		// The fitted rate is fmmd2's (0.4 per particle) in function space,
+		// mmd2's (0.3) otherwise.
+		want := "0.4"
+		if pf {
+			want = "0.3"
+		}
+		if r[8] != want {
+			t.Errorf("predictions flagged %v: rate %s, want %s", pf, r[8], want)
+		}
+	}
+}
+
+// TestRefDiagsPredictions: the prediction diagnostics a cell records reach
+// the reference table, beside the parameter-space ones.
+func TestRefDiagsPredictions(t *testing.T) {
+	pf := false
+	res := &Results{Cells: []*Cell{
+		refCell("fig2b", "a", "naval", 0, true, nil, nil),
+		refCell("fig2b", "b", "naval", 0, true, &pf, nil),
+	}}
+	d := RefDiags(res)
+	if len(d) != 1 || d[0].Pred == nil || d[0].Pred.MaxRhat != 1.004 || d[0].Pred.MinESS != 900 || d[0].Pred.Flagged || d[0].Pred.Inputs != 100 {
+		t.Fatalf("diagnostics %+v", d)
+	}
+	var b strings.Builder
+	writeRefDiags(&b, res)
+	if !strings.Contains(b.String(), "| naval | 0 | fig2b | 4.5 | 4 | yes |  | 100 | 1.004 | 900 | no |") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestDeviationNamesPredictions: the deviation that lists a flagged
+// reference says how it fares on the predictions.
+func TestDeviationNamesPredictions(t *testing.T) {
+	for _, pf := range []bool{false, true} {
+		res := &Results{Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
+		var b strings.Builder
+		writeDeviations(&b, res)
+		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"
+		if pf {
+			want = "On the network's predictions at 100 test inputs (fmmd2) it is flagged too (max R̂ 1.004, min ESS 900)."
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("predictions flagged %v: deviations\n%s", pf, b.String())
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// A tuning experiment (role = "tuning") chooses settings on validation
+// rows. Its cells enter no claim; the report's Tuning section gives, per
+// dataset and method kind, its grid, the validation metrics of each
+// configuration and the configuration the rule chooses.
+
+// TuningConfig is one configuration of a tuning grid: a method at one
+// particle count.
+type TuningConfig struct {
+	// Method is the method's name in the experiment file; N its particle
+	// count (0 for the kind's default).
+	Method string
+	N      int
+	// Differs are the settings (dotted keys, sorted) in which the
+	// configuration differs from another of its kind, as key=value.
+	Differs []string
+	// Stats[metric] is the metric at the end of each split's run (the last
+	// evaluated snapshot: the end of the budget), over the finished splits.
+	Stats map[string]Stat
+}
+
+// TuningGrid is the grid of one method kind on one dataset of a tuning
+// experiment.
+type TuningGrid struct {
+	Dataset, Label, Kind string
+	// Configs are in legend order (method name, then N).
+	Configs []TuningConfig
+	// Chosen indexes Configs: the configuration with the best mean of
+	// Metric (lower for an error or a discrepancy, higher for an
+	// accuracy or a log-likelihood; the first in legend order of equals),
+	// -1 when none has it.
+	Chosen int
+	// Metric is the experiment's first metric, which the rule reads.
+	Metric string
+}
+
+// HigherBetter reports whether a larger value of metric is better: an
+// accuracy or a log-likelihood (test_ll, dev_test_ll); an RMSE, an MMD²
+// or a KSD² is better smaller.
+func HigherBetter(metric string) bool {
+	return strings.HasSuffix(metric, "accuracy") || strings.HasSuffix(metric, "_ll") || metric == "ll"
+}
+
+// TuningGrids returns the grids of tuning experiment id of res: per
+// dataset and method kind, the configurations with their final metrics
+// (the experiment's metrics in file order) and the chosen one.
+func TuningGrids(res *Results, id string) []TuningGrid {
+	cells := Done(res.Experiment(id))
+	metrics := res.Declared[id].Metrics
+	if len(metrics) == 0 {
+		metrics = recordedMetrics(cells)
+	}
+	if len(metrics) == 0 {
+		return nil
+	}
+	names, kinds := methodOrder(cells)
+	var kindOrder []string
+	for _, m := range names {
+		if !slices.Contains(kindOrder, kinds[m]) {
+			kindOrder = append(kindOrder, kinds[m])
+		}
+	}
+	var out []TuningGrid
+	for _, ds := range Datasets(cells) {
+		groups := byMethod(cells, ds)
+		for _, k := range kindOrder {
+			g := TuningGrid{Dataset: ds, Label: DatasetLabel(cells, ds), Kind: k, Chosen: -1, Metric: metrics[0]}
+			var settings []map[string]string
+			for _, m := range names {
+				if kinds[m] != k || len(groups[m]) == 0 {
+					continue
+				}
+				byN := map[int][]*Cell{}
+				var ns []int
+				for _, c := range groups[m] {
+					if _, ok := byN[c.Prov.N]; !ok {
+						ns = append(ns, c.Prov.N)
+					}
+					byN[c.Prov.N] = append(byN[c.Prov.N], c)
+				}
+				sort.Ints(ns)
+				for _, n := range ns {
+					tc := TuningConfig{Method: m, N: n, Stats: map[string]Stat{}}
+					for _, metric := range metrics {
+						if s, ok := finalStat(byN[n], metric); ok {
+							tc.Stats[metric] = s
+						}
+					}
+					g.Configs = append(g.Configs, tc)
+					settings = append(settings, flatSettings(byN[n][0].Prov.Settings))
+				}
+			}
+			if len(g.Configs) == 0 {
+				continue
+			}
+			differing(g.Configs, settings)
+			hb := HigherBetter(g.Metric)
+			for i, tc := range g.Configs {
+				s, ok := tc.Stats[g.Metric]
+				if !ok || !finite(s.Mean) {
+					continue
+				}
+				if best := g.Chosen; best < 0 || (hb && s.Mean > g.Configs[best].Stats[g.Metric].Mean) || (!hb && s.Mean < g.Configs[best].Stats[g.Metric].Mean) {
+					g.Chosen = i
+				}
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// flatSettings flattens recorded settings (a JSON object) to dotted keys
+// and their JSON values.
+func flatSettings(v any) map[string]string {
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				walk(key, x)
+			}
+			return
+		}
+		if prefix == "" {
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(fmt.Sprint(v))
+		}
+		out[prefix] = string(b)
+	}
+	walk("", v)
+	return out
+}
+
+// differing sets each configuration's Differs: the keys whose value is not
+// the same in every configuration of the grid (a key a configuration does
+// not record is its kind's default), and the particle count when it
+// varies.
+func differing(cfgs []TuningConfig, settings []map[string]string) {
+	keys := map[string]bool{}
+	for _, s := range settings {
+		for k := range s {
+			keys[k] = true
+		}
+	}
+	var diff []string
+	for k := range keys {
+		first, same := "", true
+		for i, s := range settings {
+			v, ok := s[k]
+			if !ok {
+				v = "default"
+			}
+			if i == 0 {
+				first = v
+			} else if v != first {
+				same = false
+			}
+		}
+		if !same {
+			diff = append(diff, k)
+		}
+	}
+	sort.Strings(diff)
+	nVaries := false
+	for _, c := range cfgs {
+		nVaries = nVaries || c.N != cfgs[0].N
+	}
+	for i := range cfgs {
+		var d []string
+		if nVaries {
+			d = append(d, fmt.Sprintf("N=%d", cfgs[i].N))
+		}
+		for _, k := range diff {
+			v, ok := settings[i][k]
+			if !ok {
+				v = "default"
+			}
+			d = append(d, k+"="+strings.Trim(v, `"`))
+		}
+		cfgs[i].Differs = d
+	}
+}
+
+// tuningExperiments returns the ids of the tuning experiments of res with
+// cells, sorted.
+func tuningExperiments(res *Results) []string {
+	var out []string
+	for _, id := range ExperimentIDs(res) {
+		if res.Tuning(id) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeTuning writes the Tuning section: for every tuning experiment, per
+// dataset and method kind, its grid, the validation metrics of each
+// configuration and the chosen one.
+func writeTuning(b *strings.Builder, res *Results, opts Options) {
+	ids := tuningExperiments(res)
+	if len(ids) == 0 {
+		return
+	}
+	b.WriteString("## Tuning\n\n")
+	b.WriteString("Experiments with `role = \"tuning\"` choose settings the paper leaves open on validation rows carved from the training rows " +
+		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows). Their cells enter no claim. " +
+		"Each value is the metric on the held-out rows (validation or development, as `eval.rows` says) at the end of the run's budget (its last evaluated snapshot), mean ± sample sd over the finished splits. " +
+		"Rule: per dataset and method kind, the chosen configuration is the one with the best mean of the experiment's first metric " +
+		"(lowest for an RMSE, MMD² or KSD²; highest for an accuracy or log-likelihood), the first by name of equals.\n\n")
+	for _, id := range ids {
+		fmt.Fprintf(b, "### %s\n\n", id)
+		if d := res.Declared[id].Description; d != "" {
+			b.WriteString(d + ".\n\n")
+		}
+		grids := TuningGrids(res, id)
+		if len(grids) == 0 {
+			b.WriteString("No finished cell.\n\n")
+			continue
+		}
+		metrics := res.Declared[id].Metrics
+		if len(metrics) == 0 {
+			metrics = recordedMetrics(Done(res.Experiment(id)))
+		}
+		for _, g := range grids {
+			fmt.Fprintf(b, "**%s, kind %s** (%d configurations; chosen by %s):\n\n", g.Label, g.Kind, len(g.Configs), g.Metric)
+			b.WriteString("| configuration | settings that differ | splits |")
+			for _, m := range metrics {
+				fmt.Fprintf(b, " %s |", m)
+			}
+			b.WriteString(" chosen |\n|---|---|---|" + strings.Repeat("---|", len(metrics)) + "---|\n")
+			for i, c := range g.Configs {
+				name := c.Method
+				if slices.Contains(c.Differs, fmt.Sprintf("N=%d", c.N)) {
+					name += fmt.Sprintf(" (N=%d)", c.N)
+				}
+				d := strings.Join(c.Differs, ", ")
+				if d == "" {
+					d = "–"
+				}
+				splits := 0
+				var vals []string
+				for _, m := range metrics {
+					s, ok := c.Stats[m]
+					if !ok {
+						vals = append(vals, "–")
+						continue
+					}
+					splits = max(splits, len(s.Values))
+					vals = append(vals, FormatPM(s.Mean, s.SD))
+				}
+				chosen := ""
+				if i == g.Chosen {
+					chosen = "**yes**"
+				}
+				fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", name, d, splits, strings.Join(vals, " | "), chosen)
+			}
+			if g.Chosen >= 0 {
+				c := g.Configs[g.Chosen]
+				s := c.Stats[g.Metric]
+				fmt.Fprintf(b, "\nChosen: `%s` (%s), validation %s %s.\n\n", c.Method, strings.Join(c.Differs, ", "), g.Metric, FormatPM(s.Mean, s.SD))
+			} else {
+				fmt.Fprintf(b, "\nNo configuration records %s: none chosen.\n\n", g.Metric)
+			}
+		}
+		for _, l := range experimentLinks(res, id, nil, opts) {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString("\n")
+	}
+}
