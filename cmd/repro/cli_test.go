@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/mirror"
 )
@@ -195,12 +194,11 @@ func TestKeysHoldNoPath(t *testing.T) {
 	table1 := filepath.Join("..", "..", "experiments", "table1.toml")
 	keys := map[string]map[string]string{}
 	for _, dir := range []string{data, other} {
-		t.Setenv(experiment.DataEnv, dir)
 		cells, err := loadCells([]string{table1}, "full")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir()})
+		r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), DataDir: dir})
 		keys[dir] = map[string]string{}
 		for _, c := range cells {
 			st, err := r.Status(c)

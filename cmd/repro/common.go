@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
 )
@@ -91,6 +90,20 @@ func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cel
 	return harness.Plan(exps), nil
 }
 
+// dataEnv is the environment variable whose value is the default of
+// --data-dir; the flag's value reaches the runner in its options (and the
+// jobs of `repro slurm --submit` on their command line).
+const dataEnv = "MMDFW_DATA"
+
+// defaultDataDir is the default of --data-dir: $MMDFW_DATA, or "data"
+// when unset.
+func defaultDataDir() string {
+	if d := os.Getenv(dataEnv); d != "" {
+		return d
+	}
+	return harness.DefaultDataDir
+}
+
 // checkProfile refuses a --profile no experiment file may define.
 func checkProfile(p string) error {
 	if p != "" && !slices.Contains(harness.Profiles, p) {
@@ -141,8 +154,8 @@ func newCellCmd(s cellSpec) *cellCmd {
 		c.hasJobs = true
 	}
 	c.results = c.fs.String("results", "results", s.results)
-	c.dataDir = c.fs.String("data-dir", experiment.DataDir(),
-		"data folder the experiments read (also $"+experiment.DataEnv+")")
+	c.dataDir = c.fs.String("data-dir", defaultDataDir(),
+		"data folder the experiments read (also $"+dataEnv+")")
 	c.fs.Var(&c.sets, "set", "override KEY=VALUE of the experiment files after the profile, in TOML (methods.svgd.settings.step=0.01, splits=[0,1]; repeatable)")
 	if !s.noKeyRevision {
 		c.fs.BoolVar(&c.keyRev, "key-revision", false, "make the VCS revision part of every cache key")
@@ -161,11 +174,6 @@ func (c *cellCmd) parse(args []string) ([]string, error) {
 		return nil, usagef("-j %d: the number of cells run at once must be at least 1", c.jobs)
 	}
 	if err := checkProfile(*c.profile); err != nil {
-		return nil, err
-	}
-	// The wiring reads the data folder from the environment, which also
-	// carries it to the jobs that `repro slurm --submit` starts.
-	if err := os.Setenv(experiment.DataEnv, *c.dataDir); err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
@@ -210,11 +218,11 @@ func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, er
 		if !strict {
 			return true, nil
 		}
-		return false, fmt.Errorf("data folder %s does not exist (--data-dir or $%s; make data fetches it)", dir, experiment.DataEnv)
+		return false, fmt.Errorf("data folder %s does not exist (--data-dir or $%s; make data fetches it)", dir, dataEnv)
 	case err != nil:
 		return false, fmt.Errorf("data folder: %w", err)
 	case !fi.IsDir():
-		return false, fmt.Errorf("data folder %s is not a directory (--data-dir or $%s)", dir, experiment.DataEnv)
+		return false, fmt.Errorf("data folder %s is not a directory (--data-dir or $%s)", dir, dataEnv)
 	}
 	for _, name := range need {
 		d, _ := data.Lookup(name)
@@ -226,7 +234,7 @@ func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, er
 		return true, nil
 	}
 	return false, fmt.Errorf("data folder %s holds none of the datasets the experiments read (%s): wrong --data-dir or $%s? (make data fetches them)",
-		dir, strings.Join(need, ", "), experiment.DataEnv)
+		dir, strings.Join(need, ", "), dataEnv)
 }
 
 // statusRunner returns the runner that judges the cells for status and
@@ -247,6 +255,6 @@ func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
 // runner returns the runner over the results directory with the command's
 // -j and --key-revision and the further options of opt.
 func (c *cellCmd) runner(opt harness.Options) *harness.Runner {
-	opt.Results, opt.Jobs, opt.KeyRevision = *c.results, c.jobs, c.keyRev
+	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
 	return harness.NewRunner(harness.Default, opt)
 }

@@ -1,17 +1,24 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
+	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
-// --data-dir reaches the wiring through the environment, for this process
-// and for the jobs it starts.
-func TestDataDirFlagSetsTheEnvironment(t *testing.T) {
-	t.Setenv(experiment.DataEnv, "")
+// --data-dir reaches the runner in its options; its default is
+// $MMDFW_DATA, else "data".
+func TestDataDirFlagReachesTheRunner(t *testing.T) {
+	t.Setenv(dataEnv, "")
+	if got := defaultDataDir(); got != "data" {
+		t.Fatalf("default data folder %q, want data", got)
+	}
+	env := t.TempDir()
+	t.Setenv(dataEnv, env)
+	if c := newCellCmd(cellSpec{name: "list"}); *c.dataDir != env {
+		t.Fatalf("--data-dir default %q, want $%s = %q", *c.dataDir, dataEnv, env)
+	}
 	dir := t.TempDir()
 	c := newCellCmd(cellSpec{name: "list"})
 	files, err := c.parse([]string{filepath.Join("..", "..", "experiments", "rff.toml"), "--data-dir", dir})
@@ -21,10 +28,7 @@ func TestDataDirFlagSetsTheEnvironment(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
-	if got := os.Getenv(experiment.DataEnv); got != dir {
-		t.Fatalf("%s = %q, want %q", experiment.DataEnv, got, dir)
-	}
-	if got := experiment.DataDir(); got != dir {
-		t.Fatalf("DataDir() = %q, want %q", got, dir)
+	if got := c.runner(harness.Options{}).DataDir(); got != dir {
+		t.Fatalf("runner's data folder %q, want %q", got, dir)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mmdfw/mmdfw/internal/experiment"
 )
 
 // tinyRFF is an rff experiment small enough to run in a test: three MMD-FW
@@ -45,7 +43,7 @@ settings = { start = "map", raw_weights = true, kernel = "rff", features = 20 }
 // another method is removed (its result is orphaned): plot and report use
 // the current result only and the report lists the other two.
 func TestPlotAndReportUseCurrentResults(t *testing.T) {
-	t.Setenv(experiment.DataEnv, "")
+	t.Setenv(dataEnv, "")
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "rff.toml")
 	results := filepath.Join(tmp, "results")
@@ -125,7 +123,7 @@ func TestExperimentFiles(t *testing.T) {
 // An experiment whose file declares no figures is drawn with the default
 // figures, and repro plot says so, naming them.
 func TestPlotListsUndeclared(t *testing.T) {
-	t.Setenv(experiment.DataEnv, "")
+	t.Setenv(dataEnv, "")
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "rff.toml")
 	results := filepath.Join(tmp, "results")

@@ -27,9 +27,9 @@ func init() {
 				g[1] = -(x[1] + 2) / 4
 				return -0.5*(x[0]-1)*(x[0]-1) - (x[1]+2)*(x[1]+2)/8
 			}
-			return &harness.Problem{Target: target.Func{D: 2, F: f}, Model: &experiment.Data{Name: "test-normal2", Label: "N((1, −2), diag(1, 4))"}}, nil
+			return &harness.Problem{Target: target.Func{D: 2, F: f}, Model: &experiment.Info{Name: "test-normal2", Label: "N((1, −2), diag(1, 4))"}}, nil
 		},
-		Checksums: func(int) (map[string]string, error) { return map[string]string{"none": "0"}, nil },
+		Checksums: func(int, *harness.Env) (map[string]string, error) { return map[string]string{"none": "0"}, nil },
 	})
 }
 
@@ -56,7 +56,7 @@ settings = { chains = 1, warmup = 30, init = "prior" }
 // Monte Carlo error, R̂ is near 1 and the ESS positive; before the run the
 // references are reported as not cached.
 func TestReferenceCommand(t *testing.T) {
-	t.Setenv(experiment.DataEnv, "")
+	t.Setenv(dataEnv, "")
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "refsum.toml")
 	results := filepath.Join(tmp, "results")

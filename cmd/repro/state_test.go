@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mmdfw/mmdfw/internal/experiment"
 )
 
 // stdout runs f with os.Stdout captured and returns what it printed.
@@ -38,7 +36,7 @@ func stdout(t *testing.T, f func() error) string {
 // An override run, then list/status --json with and without the override,
 // and clean of the stale and orphaned files.
 func TestOverrideJSONAndClean(t *testing.T) {
-	t.Setenv(experiment.DataEnv, "")
+	t.Setenv(dataEnv, "")
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "rff.toml")
 	results := filepath.Join(tmp, "results")

@@ -84,9 +84,6 @@ func run(ctx context.Context, o options, w io.Writer) error {
 			return err
 		}
 	}
-	if err := repro.SetDataDir(o.dataDir); err != nil {
-		return err
-	}
 	reg := newRegistry()
 	files := []string{o.config}
 	cells, err := repro.Load(reg, files, o.profile)
@@ -98,7 +95,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 			o.dataDir, strings.Join(miss, ", "))
 	}
 	results, figures := filepath.Join(o.out, "results"), filepath.Join(o.out, "figures")
-	sum, err := repro.NewRunner(reg, repro.Options{Results: results, Jobs: o.jobs}).Run(ctx, cells)
+	sum, err := repro.NewRunner(reg, repro.Options{Results: results, DataDir: o.dataDir, Jobs: o.jobs}).Run(ctx, cells)
 	if err != nil {
 		return err
 	}

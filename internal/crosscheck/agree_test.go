@@ -76,7 +76,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	})
 	sv, err := svgd.Run(ctx, lr, svgd.Settings{
 		Particles: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
-		BatchSize: -1, RecordEvery: svgdIterations / 4,
+		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 	}, rand.NewPCG(3, 0), rec)
 	if err != nil {
 		t.Fatal(err)

@@ -81,12 +81,13 @@ func linearParticle(dst, beta []float64, p, h int, sigma2 float64) {
 // measured seconds of the fit; it evaluates no gradient (GradEvals 0).
 func runBaseline(kind string) func(context.Context, harness.Input[BaselineConfig]) (harness.Output, error) {
 	return func(ctx context.Context, in harness.Input[BaselineConfig]) (harness.Output, error) {
-		d, err := dataOf(in.Problem)
+		md, err := modelOf(in.Problem)
 		if err != nil {
 			return harness.Output{}, err
 		}
-		if d.BNN == nil || d.XTrain == nil {
-			return harness.Output{}, fmt.Errorf("%s needs a regression dataset, not %s", kind, d.Name)
+		d := md.Network()
+		if d == nil || d.XTrain == nil {
+			return harness.Output{}, fmt.Errorf("%s needs a regression dataset, not %s", kind, md.About().Name)
 		}
 		var sw particle.Stopwatch
 		sw.Start()
@@ -130,7 +131,7 @@ func runBaseline(kind string) func(context.Context, harness.Input[BaselineConfig
 		if _, err := particle.Report(in.Recorder, &sw, particle.Snapshot{Step: 0, X: set.X, W: set.W}); err != nil {
 			return harness.Output{}, err
 		}
-		return harness.Output{Set: set, Summary: summary(d, map[string]any{
+		return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{
 			"rank": rank, "sigma2": sigma2, "rss": rss, "rows": n, "grad_evals": 0,
 		}, nil)}, nil
 	}

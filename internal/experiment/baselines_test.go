@@ -15,12 +15,12 @@ import (
 // baselineData is the hand case x = 0, 1, 2, 3, y = 1, 3, 2, 5, with a
 // second, all-zero feature (a constant column after standardisation), and
 // the one test row x = 4, y = 5 on the original scale y·2 + 1.
-func baselineData() *Data {
+func baselineData() (d *BNNData, XTest *mat.Dense, yTest []float64) {
 	X := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 2, 0, 3, 0})
 	y := []float64{1, 3, 2, 5}
 	bnn := model.NewBNN(X, y, 4)
-	return &Data{Name: "hand", BNN: bnn, XTrain: X, YTrain: y,
-		XTest: mat.NewDense(1, 2, []float64{4, 0}), YTestOrig: []float64{5*2 + 1}, YMean: 1, YSD: 2}
+	XTest, yTest = mat.NewDense(1, 2, []float64{4, 0}), []float64{5*2 + 1}
+	return NewBNNData(Info{Name: "hand"}, bnn, X, y, XTest, yTest, nil, nil, 1, 2), XTest, yTest
 }
 
 // TestBaselinesHandCase checks both kinds against the hand computation.
@@ -37,14 +37,14 @@ func TestBaselinesHandCase(t *testing.T) {
 		{KindOLS, -0.5, 1.35},
 		{KindConstant, 2.25, 8.75 / 3},
 	} {
-		d := baselineData()
+		d, XTest, yTest := baselineData()
 		out, err := runBaseline(tc.kind)(context.Background(), harness.Input[BaselineConfig]{
 			Problem: &harness.Problem{Target: d.BNN, Model: d}, Src: rand.NewPCG(1, 1),
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
-		rmse, ll := d.BNN.Metrics(d.XTest, d.YTestOrig, out.Set.X, out.Set.W, d.YMean, d.YSD)
+		rmse, ll := d.BNN.Metrics(XTest, yTest, out.Set.X, out.Set.W, d.YMean, d.YSD)
 		e, v := 2*tc.err, 4*tc.sigma2 // original scale
 		wantLL := -0.5*math.Log(2*math.Pi*v) - e*e/(2*v)
 		if math.Abs(rmse-math.Abs(e)) > 1e-12 || math.Abs(ll-wantLL) > 1e-12 {

@@ -164,7 +164,7 @@ func (d *csvDataset) check() error {
 	return err
 }
 
-func (d *csvDataset) checksums(s int) (map[string]string, error) {
+func (d *csvDataset) checksums(s int, _ *harness.Env) (map[string]string, error) {
 	_, _, sums, err := d.rows(s)
 	if err != nil {
 		return nil, err
@@ -200,11 +200,10 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 		}
 		m := model.NewLogistic(cv.XTrain, cv.YTrain)
 		m.Workers = env.Threads
-		return &harness.Problem{Target: m, Model: &Data{
-			Name: d.name, Label: label, Key: cv.Key,
-			Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
-			XDev: cv.XDev, YDev: cv.YDev,
-		}}, nil
+		return &harness.Problem{Target: m, Model: NewLogisticData(
+			Info{Name: d.name, Label: label, Key: cv.Key},
+			m, cv.XEval, cv.YEval, cv.XDev, cv.YDev,
+		)}, nil
 	}
 	r, err := d.table.Regression(d.cols(), train, test)
 	if err != nil {
@@ -220,12 +219,10 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 	for i, v := range cv.YEval {
 		y[i] = r.Unscale(v)
 	}
-	return &harness.Problem{Target: m, Model: &Data{
-		Name: d.name, Label: label, Key: cv.Key,
-		BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
-		XTrain: cv.XTrain, YTrain: cv.YTrain,
-		XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
-	}}, nil
+	return &harness.Problem{Target: m, Model: NewBNNData(
+		Info{Name: d.name, Label: label, Key: cv.Key},
+		m, cv.XTrain, cv.YTrain, cv.XEval, y, cv.XDev, unscaled(cv.YDev, r.Unscale), r.YMean, r.YStd,
+	)}, nil
 }
 
 // buildCSVDataset reads and checks the declared CSV file of the experiment

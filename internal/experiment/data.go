@@ -25,13 +25,13 @@ func hiddenUnits(name string) int {
 	return 50
 }
 
-// checksums returns the registered sha256 of every file of the dataset a
-// split may read that is present under the data folder. It only looks at
+// checksums returns the registered sha256 of every file of the dataset
+// that is present under the data folder dir (the same files for every
+// split). It only looks at
 // names and sizes (the loader hashes every byte it reads and refuses a
 // mismatch), so listing cells stays cheap. Absent data is
 // harness.ErrDataMissing; a file of the wrong size is an error.
-func checksums(ds *data.Dataset, split int) (map[string]string, error) {
-	dir := DataDir()
+func checksums(ds *data.Dataset, dir string) (map[string]string, error) {
 	st := ds.Status(dir)
 	switch st.State {
 	case data.StateComplete, data.StateSubset:
@@ -83,12 +83,12 @@ func missing(err error) error {
 
 func classificationDataset(ds *data.Dataset) harness.Dataset {
 	return harness.Dataset{
-		Checksums: func(split int) (map[string]string, error) { return checksums(ds, split) },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return checksums(ds, env.DataDir()) },
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			if split < 0 {
 				return nil, fmt.Errorf("%s: split seed %d is negative", ds.Name, split)
 			}
-			c, err := ds.LoadClassification(DataDir(), uint64(split))
+			c, err := ds.LoadClassification(env.DataDir(), uint64(split))
 			if err != nil {
 				return nil, missing(err)
 			}
@@ -98,20 +98,19 @@ func classificationDataset(ds *data.Dataset) harness.Dataset {
 			}
 			m := model.NewLogistic(cv.XTrain, cv.YTrain)
 			m.Workers = env.Threads
-			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key,
-				Logistic: m, XTest: cv.XEval, LabelsTest: cv.YEval,
-				XDev: cv.XDev, YDev: cv.YDev,
-			}}, nil
+			return &harness.Problem{Target: m, Model: NewLogisticData(
+				Info{Name: ds.Name, Label: c.Label, Subset: c.Subset, Key: cv.Key},
+				m, cv.XEval, cv.YEval, cv.XDev, cv.YDev,
+			)}, nil
 		},
 	}
 }
 
 func regressionDataset(ds *data.Dataset) harness.Dataset {
 	return harness.Dataset{
-		Checksums: func(split int) (map[string]string, error) { return checksums(ds, split) },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return checksums(ds, env.DataDir()) },
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
-			r, err := ds.LoadRegression(DataDir(), split)
+			r, err := ds.LoadRegression(env.DataDir(), split)
 			if err != nil {
 				return nil, missing(err)
 			}
@@ -129,12 +128,10 @@ func regressionDataset(ds *data.Dataset) harness.Dataset {
 			if label == "" {
 				label = ds.Name
 			}
-			return &harness.Problem{Target: m, Model: &Data{
-				Name: ds.Name, Label: label, Key: cv.Key,
-				BNN: m, XTest: cv.XEval, YTestOrig: y, YMean: r.YMean, YSD: r.YStd,
-				XTrain: cv.XTrain, YTrain: cv.YTrain,
-				XDev: cv.XDev, YDev: unscaled(cv.YDev, r.Unscale),
-			}}, nil
+			return &harness.Problem{Target: m, Model: NewBNNData(
+				Info{Name: ds.Name, Label: label, Key: cv.Key},
+				m, cv.XTrain, cv.YTrain, cv.XEval, y, cv.XDev, unscaled(cv.YDev, r.Unscale), r.YMean, r.YStd,
+			)}, nil
 		},
 	}
 }

@@ -91,9 +91,8 @@ train_fraction = 0.75`, &decl); err != nil {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dd := p.Model.(*Data)
-	te, _ := dd.XTest.Dims()
-	dv, _ := dd.XDev.Dims()
+	dd := p.Model.(Model)
+	te, dv := dd.Predictive(false).Rows(), dd.Predictive(true).Rows()
 	if te != 20 || dv != DevelopmentRows(60) || target.NData(p.Target) != 60-dv {
 		t.Errorf("%d test, %d development and %d method rows", te, dv, target.NData(p.Target))
 	}

@@ -14,17 +14,26 @@
 // gauss10d are exact Gaussian targets N(m, Σ) with m ~ N(0, I) and Σ = Q
 // diag(λ) Qᵀ, λ log-uniform on [½, 2], from fixed seeds.
 //
+// Every dataset's Problem.Model is a Model: LogisticData, BNNData or
+// GaussData (each embedding Info, which is itself the Model of a posterior
+// with nothing beside it). The metrics and method kinds ask a Model what
+// they need (its predictive check, its own start, an exact form, a
+// network), never its type; a new model embeds Info and overrides what it
+// has.
+//
 // An experiment file may also declare datasets of its own from CSV files
 // in [data.NAME] tables (CSVData): logistic regression on a class column
 // (model = "logistic", positive = the class +1) or a BNN on a numeric one
 // (model = "bnn", hidden units, 50 by default), with seeded train-fraction
 // splits or PBP-layout split files; see examples/own-data.
 //
-// The data folder is $MMDFW_DATA (default "data"), which the commands'
-// --data-dir flag sets. A dataset absent from it is
-// harness.ErrDataMissing: its cells are skipped, never failed and never run
-// on other data. The cache key of a cell holds the registered sha256 of every
-// file it may read (pkg/data); the loaders hash every byte they read.
+// The data folder is the runner's (harness.Options.DataDir, default
+// "data"; the commands' --data-dir flag, whose default is $MMDFW_DATA),
+// which the loaders and checksums read through harness.Env.DataDir. A
+// dataset absent from it is harness.ErrDataMissing: its cells are skipped,
+// never failed and never run on other data. The cache key of a cell holds
+// the registered sha256 of every file it may read (pkg/data); the loaders
+// hash every byte they read.
 //
 // # Methods
 //

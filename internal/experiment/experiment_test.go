@@ -281,14 +281,14 @@ func TestSharedReference(t *testing.T) {
 	}
 }
 
-// sharedData points the wiring at the staged data, or skips.
-func sharedData(t *testing.T) {
+// sharedData returns the staged data folder, or skips.
+func sharedData(t *testing.T) string {
 	t.Helper()
 	dir, ok := mirror.Shared()
 	if !ok {
 		t.Skip("no staged data beside the module (../shared/data)")
 	}
-	t.Setenv(DataEnv, dir)
+	return dir
 }
 
 // result is the last value of each metric of a cell, and its whole series.
@@ -299,15 +299,16 @@ type result struct {
 	prov   *harness.Provenance
 }
 
-// runExp runs the experiment src in a temporary results folder and returns
-// every cell's results by method name.
-func runExp(t *testing.T, src string) map[string]result {
+// runExp runs the experiment src on the data folder dir ("" for the
+// default) in a temporary results folder and returns every cell's results
+// by method name.
+func runExp(t *testing.T, dir, src string) map[string]result {
 	t.Helper()
 	e, err := harness.Load(harness.Default, "test.toml", []byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), Jobs: 2})
+	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), DataDir: dir, Jobs: 2})
 	cells := harness.Plan([]*harness.Experiment{e})
 	sum, err := r.Run(context.Background(), cells)
 	if err != nil {
@@ -373,8 +374,8 @@ func summaryOf(t *testing.T, r result) map[string]any {
 // TestCovertypeEndToEnd runs a tiny cell of each method on the staged
 // Covertype prefix.
 func TestCovertypeEndToEnd(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["covertype"]
 splits = [1]
@@ -424,8 +425,8 @@ settings = { start = "map", lmo_steps = 20, batch = 100 }
 // that mmd2 against it is finite and positive and that its diagnostics
 // reach the cell's provenance summary.
 func TestReferenceEndToEnd(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["covertype"]
 splits = [1]
@@ -477,8 +478,8 @@ settings = { iterations = 50, step = 0.05 }
 // against a short HMC reference: both positive, both floors and the
 // reference's diagnostics on the predictions recorded.
 func TestFunctionSpaceEndToEnd(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["yacht"]
 splits = [0]
@@ -518,7 +519,7 @@ settings = { iterations = 50, step = 0.01, init = "model" }
 // 2-d Gaussian: the exact MMD² must fall by a factor 10 from the first
 // particle to the 30th.
 func TestGaussianEndToEnd(t *testing.T) {
-	res := runExp(t, `
+	res := runExp(t, "", `
 id = "e2e"
 datasets = ["gauss2d"]
 splits = [1]
@@ -554,8 +555,8 @@ settings = { lmo_steps = 50, kernel = "rff", features = 200 }
 // scale must beat the constant predictor (the training mean), whose RMSE is
 // the test responses' spread.
 func TestRegressionEndToEnd(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["yacht"]
 splits = [0]
@@ -571,7 +572,7 @@ kind = "mmdfw"
 particles = [10]
 settings = { start = "model", weights = "stein", lmo_steps = 100, noise = 0.035, step_size = 0.01 }
 `)
-	reg, err := data.LoadRegression(os.Getenv(DataEnv), "yacht", 0)
+	reg, err := data.LoadRegression(dir, "yacht", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,7 @@ type HMCChain struct {
 var hmcCheckpoint = hmc.Checkpoint{Interval: 10 * time.Second}
 
 func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	d, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
@@ -154,7 +154,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	init := c.InitFrom
 	if init == "" {
 		init = "map"
-		if d.BNN != nil {
+		if d.OwnStart() {
 			init = "model"
 		}
 	}
@@ -166,11 +166,14 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		}
 		s.Init = m.X
 	case "model":
-		if d.BNN == nil {
+		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("init", `"model" needs a BNN dataset`)
 		}
-		s.Init = make([]float64, in.Problem.Target.Dim())
-		d.BNN.Init(rand.New(in.Src), s.Init)
+		x0, err := d.Start("model", 1, rand.New(in.Src))
+		if err != nil {
+			return harness.Output{}, err
+		}
+		s.Init = x0.RawRowView(0)
 	}
 	// A reference computed as an artefact keeps a checkpoint beside it, so
 	// that an interrupted run resumes, and shows its chains' progress.
@@ -220,7 +223,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		"max_rhat": finite(res.MaxRhat), "min_ess": finite(res.MinESS),
 		"flagged": res.Flagged, "reasons": res.Reasons,
 		"seconds": res.Seconds, "grad_evals": res.GradEvals,
-		"dataset_label": d.Label,
+		"dataset_label": d.About().Label,
 	}
 	var ch []HMCChain
 	for _, dg := range res.Diagnostics {

@@ -24,7 +24,14 @@ func refRegistry() *harness.Registry {
 	reg := harness.NewRegistry()
 	harness.RegisterMethod(reg, KindHMC, "1", runHMC)
 	reg.RegisterMetric(MMD2, mmd2Factory)
-	reg.RegisterDataset("banana", harness.Dataset{
+	ds, _ := refDataset()
+	reg.RegisterDataset("banana", ds)
+	return reg
+}
+
+// refDataset is the banana-shaped 3-d target of refRegistry.
+func refDataset() (harness.Dataset, string) {
+	return harness.Dataset{
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			f := func(x, g []float64) float64 {
 				b := x[1] - 0.5*x[0]*x[0]
@@ -33,11 +40,10 @@ func refRegistry() *harness.Registry {
 				g[2] = -x[2] / 4
 				return -0.5*x[0]*x[0] - 0.5*b*b - x[2]*x[2]/8
 			}
-			return &harness.Problem{Target: target.Func{D: 3, F: f}, Model: &Data{Name: "banana", Label: "banana"}}, nil
+			return &harness.Problem{Target: target.Func{D: 3, F: f}, Model: &Info{Name: "banana", Label: "banana"}}, nil
 		},
-		Checksums: func(int) (map[string]string, error) { return map[string]string{"banana": "0"}, nil },
-	})
-	return reg
+		Checksums: func(int, *harness.Env) (map[string]string, error) { return map[string]string{"banana": "0"}, nil },
+	}, "banana"
 }
 
 const refExperiment = `

@@ -60,14 +60,14 @@ func fitMAP(ctx context.Context, t target.Target, newtonTol float64) (*MAP, erro
 // mapOf returns the MAP of the cell's dataset split, computed once per
 // results directory. The seconds it charges are those of the cell that
 // computed it, under that cell's thread budget.
-func mapOf(ctx context.Context, env *harness.Env, d *Data, t target.Target) (*MAP, error) {
+func mapOf(ctx context.Context, env *harness.Env, d *Info, t target.Target) (*MAP, error) {
 	return mapOfNewton(ctx, env, d, t, 0)
 }
 
 // mapOfNewton is mapOf with the Newton-decrement stop of fitMAP; a
 // positive newtonTol is part of the artefact's key, so that the stopped
 // and the converged MAP are computed and cached apart.
-func mapOfNewton(ctx context.Context, env *harness.Env, d *Data, t target.Target, newtonTol float64) (*MAP, error) {
+func mapOfNewton(ctx context.Context, env *harness.Env, d *Info, t target.Target, newtonTol float64) (*MAP, error) {
 	key := fmt.Sprintf("map/%s/s%d/%s-%s-v%s-it%d-tol%g", d.Name, env.Cell.Split, d.Key,
 		harness.CodeVersion, mapVersion, mapIterations, mapGradTol)
 	if newtonTol > 0 {

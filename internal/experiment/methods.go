@@ -48,14 +48,11 @@ func finite(v float64) any {
 }
 
 // summary is the provenance summary every method of this wiring writes:
-// the dataset label, the method's own diagnostics, the MAP the method
-// started from (if any) and the reference its MMD² was measured against (if
-// any).
-func summary(d *Data, method any, m *MAP) map[string]any {
-	s := map[string]any{
-		"dataset_label":  d.Label,
-		"dataset_subset": d.Subset,
-	}
+// the dataset's entries (label, subset), the method's own diagnostics, the
+// MAP the method started from (if any) and the reference its MMD² was
+// measured against (if the cell evaluates mmd2; see cellReference).
+func summary(ctx context.Context, env *harness.Env, d Model, method any, m *MAP) map[string]any {
+	s := d.Describe()
 	if method != nil {
 		s["method"] = method
 	}
@@ -65,7 +62,9 @@ func summary(d *Data, method any, m *MAP) map[string]any {
 			"grad_inf_norm": m.GradNorm, "iterations": m.Iterations, "status": m.Status,
 		}
 	}
-	if r := d.reference(); r != nil {
+	if r, err := cellReference(ctx, env, d); err != nil {
+		s["reference"] = map[string]any{"error": err.Error()}
+	} else if r != nil {
 		s["reference"] = r
 	}
 	return s
@@ -74,11 +73,11 @@ func summary(d *Data, method any, m *MAP) map[string]any {
 // startMAP fetches the cell's MAP and wraps the recorder so that its cost is
 // charged to the method (unless charge is false).
 func startMAP(ctx context.Context, env *harness.Env, p *harness.Problem, rec particle.Recorder, charge bool) (*MAP, particle.Recorder, error) {
-	d, err := dataOf(p)
+	d, err := modelOf(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := mapOf(ctx, env, d, p.Target)
+	m, err := mapOf(ctx, env, d.About(), p.Target)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,29 +132,8 @@ func laplaceStart(ctx context.Context, in harness.Input[SVGDConfig], n int, rng 
 	return l.Sample(n, rand.NewPCG(rng.Uint64(), rng.Uint64())), rec, info, m, nil
 }
 
-// initParticles draws n starting particles: BNN.Init rows for "model" (or
-// "" on a BNN) and for "reference" on a BNN, the reference logistic
-// script's start for "reference" on a logistic model, nil (the method's
-// prior draws) otherwise.
-func initParticles(d *Data, how string, n, dim int, rng *rand.Rand) (*mat.Dense, error) {
-	if how == "prior" || (how == "" && d.BNN == nil) {
-		return nil, nil
-	}
-	if how == InitReference && d.Logistic != nil {
-		return logisticReferenceInit(d.Logistic, n, rng), nil
-	}
-	if d.BNN == nil {
-		return nil, fmt.Errorf("init = %q needs a BNN dataset (%q: a BNN or logistic one)", how, InitReference)
-	}
-	X := mat.NewDense(n, dim, nil)
-	for i := 0; i < n; i++ {
-		d.BNN.Init(rng, X.RawRowView(i))
-	}
-	return X, nil
-}
-
 func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	d, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
@@ -171,7 +149,7 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		if s.Init, rec, info, m, err = laplaceStart(ctx, in, n, rng); err != nil {
 			return harness.Output{}, err
 		}
-	} else if s.Init, err = initParticles(d, c.InitFrom, n, in.Problem.Target.Dim(), rng); err != nil {
+	} else if s.Init, err = d.Start(c.InitFrom, n, rng); err != nil {
 		return harness.Output{}, err
 	}
 	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, rec)
@@ -179,7 +157,7 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	if info != nil {
 		method = info
 	}
-	return harness.Output{Set: set, Summary: summary(d, method, m)}, err
+	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, method, m)}, err
 }
 
 // SGLDConfig is the settings table of an sgld method: sgld.Settings,
@@ -202,7 +180,7 @@ func (c SGLDConfig) Validate() error {
 }
 
 func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	d, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
@@ -222,7 +200,7 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		s.Init = m.X
 	}
 	set, err := sgld.Run(ctx, in.Problem.Target, s, in.Src, rec)
-	return harness.Output{Set: set, Summary: summary(d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err
+	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err
 }
 
 // Register adds this wiring's datasets, metrics and method kinds to r.

@@ -2,10 +2,10 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -65,30 +65,33 @@ func unscaled(y []float64, unscale func(float64) float64) []float64 {
 	return out
 }
 
-// predictDev is predict on the development rows (labels for the logistic
-// model, responses on the original scale for the BNN, both in YDev).
-func (d *Data) predictDev(s particle.Snapshot) (float64, float64) {
-	return d.predictRows(s, d.XDev, d.YDev, d.YDev, &d.devCache)
-}
-
-// devMetric is the factory of a dev_ metric: which of predictDev's two
-// values (0 or 1) it returns, and whether it needs the BNN (rmse) or the
-// logistic model (accuracy); test_ll needs either.
-func devMetric(name string, which int, bnn, logistic bool) harness.MetricFactory {
+// predictive is the factory of a predictive metric: the value name of the
+// model's check on the evaluation rows (dev false) or the development rows
+// (dev true); needs says what a model lacking it needs ("" for an error
+// naming the dataset).
+func predictive(name string, dev bool, needs string) harness.MetricFactory {
+	base := strings.TrimPrefix(name, "dev_")
 	return func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		d, err := dataOf(p)
+		m, err := modelOf(p)
 		if err != nil {
 			return nil, err
 		}
-		if d.XDev == nil {
+		pr := m.Predictive(dev)
+		i := pr.Index(base)
+		switch {
+		case i >= 0:
+		case dev && pr == nil:
 			return nil, fmt.Errorf("%s needs eval.rows = %q (development rows beside the test rows)", name, harness.RowsDevelopmentTest)
-		}
-		if (bnn && d.BNN == nil) || (logistic && d.Logistic == nil) || (d.BNN == nil && d.Logistic == nil) {
-			return nil, fmt.Errorf("%s is not defined on %s", name, d.Name)
+		case needs != "":
+			return nil, fmt.Errorf("%s needs %s, not %s", name, needs, m.About().Name)
+		case pr == nil && !dev:
+			return nil, errNoPredictive
+		default:
+			return nil, fmt.Errorf("%s is not defined on %s", name, m.About().Name)
 		}
 		return func(s particle.Snapshot) float64 {
-			a, b := d.predictDev(s)
-			if which == 0 {
+			a, b := pr.Eval(s)
+			if i == 0 {
 				return a
 			}
 			return b
@@ -96,99 +99,29 @@ func devMetric(name string, which int, bnn, logistic bool) harness.MetricFactory
 	}
 }
 
-// predKey identifies one snapshot, so that accuracy and test_ll (or rmse and
-// test_ll) of the same snapshot share one pass over the test set.
-type predKey struct {
-	x     *mat.Dense
-	step  int
-	grads int64
-	secs  float64
-}
-
-type predCache struct {
-	key  predKey
-	a, b float64
-	ok   bool
-}
-
-// predict returns the two predictive metrics of the snapshot: (accuracy,
-// test_ll) for logistic regression, (rmse, test_ll) for the BNN.
-func (d *Data) predict(s particle.Snapshot) (float64, float64) {
-	return d.predictRows(s, d.XTest, d.LabelsTest, d.YTestOrig, &d.cache)
-}
-
-// predictRows evaluates the snapshot's two predictive metrics on the rows x
-// (labels for the logistic model, responses on the original scale for the
-// BNN), remembering the last snapshot's values in cache.
-func (d *Data) predictRows(s particle.Snapshot, x *mat.Dense, labels, y []float64, cache *predCache) (float64, float64) {
-	k := predKey{s.X, s.Step, s.GradEvals, s.Seconds}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if cache.ok && cache.key == k {
-		return cache.a, cache.b
-	}
-	var a, b float64
-	switch {
-	case d.Logistic != nil:
-		a, b = d.Logistic.Metrics(x, labels, s.X, s.W)
-	case d.BNN != nil:
-		a, b = d.BNN.Metrics(x, y, s.X, s.W, d.YMean, d.YSD)
-	default:
-		return math.NaN(), math.NaN()
-	}
-	*cache = predCache{key: k, a: a, b: b, ok: true}
-	return a, b
-}
-
 var errNoPredictive = errors.New("the dataset has no test set (use mmd2_exact or ksd2)")
 
 func registerMetrics(r *harness.Registry) {
-	r.RegisterMetric(Accuracy, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		d, err := dataOf(p)
-		if err != nil {
-			return nil, err
-		}
-		if d.Logistic == nil {
-			return nil, fmt.Errorf("accuracy needs a classification dataset, not %s", d.Name)
-		}
-		return func(s particle.Snapshot) float64 { a, _ := d.predict(s); return a }, nil
-	})
-	r.RegisterMetric(TestLL, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		d, err := dataOf(p)
-		if err != nil {
-			return nil, err
-		}
-		if d.Logistic == nil && d.BNN == nil {
-			return nil, errNoPredictive
-		}
-		return func(s particle.Snapshot) float64 { _, ll := d.predict(s); return ll }, nil
-	})
-	r.RegisterMetric(RMSE, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		d, err := dataOf(p)
-		if err != nil {
-			return nil, err
-		}
-		if d.BNN == nil {
-			return nil, fmt.Errorf("rmse needs a regression dataset, not %s", d.Name)
-		}
-		return func(s particle.Snapshot) float64 { a, _ := d.predict(s); return a }, nil
-	})
-	r.RegisterMetric(DevAccuracy, devMetric(DevAccuracy, 0, false, true))
-	r.RegisterMetric(DevTestLL, devMetric(DevTestLL, 1, false, false))
-	r.RegisterMetric(DevRMSE, devMetric(DevRMSE, 0, true, false))
+	r.RegisterMetric(Accuracy, predictive(Accuracy, false, "a classification dataset"))
+	r.RegisterMetric(TestLL, predictive(TestLL, false, ""))
+	r.RegisterMetric(RMSE, predictive(RMSE, false, "a regression dataset"))
+	r.RegisterMetric(DevAccuracy, predictive(DevAccuracy, true, ""))
+	r.RegisterMetric(DevTestLL, predictive(DevTestLL, true, ""))
+	r.RegisterMetric(DevRMSE, predictive(DevRMSE, true, ""))
 	// mmd2 version 2: the bandwidth's subsample of reference draws spans
 	// every chain (version 1 took every 4th pooled row, one chain of four).
 	r.RegisterVersionedMetric(MMD2, "2", mmd2Factory)
 	r.RegisterVersionedMetric(FMMD2, "1", fmmd2Factory)
 	r.RegisterMetric(MMD2Exact, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		d, err := dataOf(p)
+		m, err := modelOf(p)
 		if err != nil {
 			return nil, err
 		}
-		if d.Gauss == nil {
-			return nil, fmt.Errorf("mmd2_exact needs a Gaussian target, not %s", d.Name)
+		g, h := m.Exact()
+		if g == nil {
+			return nil, fmt.Errorf("mmd2_exact needs a Gaussian target, not %s", m.About().Name)
 		}
-		emb := d.Gauss.RBFEmbedding(d.EvalH)
+		emb := g.RBFEmbedding(h)
 		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
 	})
 	r.RegisterMetric(KSD2, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
@@ -216,39 +149,27 @@ func scores(t target.Target, X, S *mat.Dense) {
 }
 
 // mmd2Factory prepares, once per cell, the MMD² against the experiment's
-// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact). The
-// RBF bandwidth is the median heuristic of the reference draws themselves
-// (at most 1000 rows spread over every chain), so it depends only on the
-// dataset split and the reference: every method of an experiment is
-// measured with the same kernel. The reference's diagnostics and its
-// within-reference floor are kept for the cell's provenance summary.
+// reference draws (on a Gaussian target: the exact MMD², as mmd2_exact),
+// under the kernel of mmd2Kernel. It changes nothing in the problem: the
+// method's summary asks cellReference for the same reference itself.
 func mmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-	d, err := dataOf(p)
+	m, err := modelOf(p)
 	if err != nil {
 		return nil, err
 	}
-	if d.Gauss != nil {
-		// An exact target is its own reference: MMD² in closed form.
-		emb := d.Gauss.RBFEmbedding(d.EvalH)
-		d.setRef(&RefInfo{Kind: "exact", Bandwidth: d.EvalH})
+	r, err := cellRefOf(ctx, env, m)
+	if err != nil {
+		return nil, err
+	}
+	if r.Gauss != nil {
+		emb := r.Gauss.RBFEmbedding(r.H)
 		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
 	}
-	set, base, chains, err := loadReference(ctx, env)
+	k, err := mmd2Kernel(ctx, env, m)
 	if err != nil {
 		return nil, err
 	}
-	// The reference is decoded afresh for each caller: the metric may keep
-	// its matrix without a copy.
-	Y := set.X
-	h := chainBandwidth(Y, chains)
-	k := kernel.RBF{H: h}
-	floor := referenceFloor(k, Y, chains)
-	d.updateRef(base, func(r *RefInfo) {
-		r.Bandwidth = h
-		setFloor(r, MMD2, floor)
-	})
-	m := metric.NewMMD(k, Y)
-	return func(s particle.Snapshot) float64 { return m.MMD2(s.X, s.W) }, nil
+	return func(s particle.Snapshot) float64 { return k.mmd.MMD2(s.X, s.W) }, nil
 }
 
 // setFloor records a finite floor of metric name in r.
@@ -260,28 +181,6 @@ func setFloor(r *RefInfo, name string, v float64) {
 		r.Floors = map[string]float64{}
 	}
 	r.Floors[name] = v
-}
-
-// loadReference returns the experiment's reference draws, the description
-// of them every cell's summary carries (kind, draws, chains, the sampler's
-// diagnostics) and their chain count.
-func loadReference(ctx context.Context, env *harness.Env) (particle.Set, RefInfo, int, error) {
-	set, summary, err := env.Reference(ctx)
-	if err != nil {
-		return particle.Set{}, RefInfo{}, 0, fmt.Errorf("reference: %w", err)
-	}
-	chains := refChains(summary, set.Len())
-	info := RefInfo{Draws: set.Len(), Chains: chains}
-	if ref := env.Cell.Experiment.Reference; ref != nil {
-		info.Kind = ref.Kind
-	}
-	if len(summary) > 0 {
-		var v any
-		if json.Unmarshal(summary, &v) == nil {
-			info.Diagnostics = v
-		}
-	}
-	return set, info, chains, nil
 }
 
 // FunctionInputs is the number of test inputs (the first rows of the
@@ -297,30 +196,17 @@ const FunctionInputs = 100
 // reference's vectors. A network's outputs do not change when its hidden
 // units are permuted, so neither does fmmd2, unlike mmd2 in parameter
 // space. The reference's split-R̂ and bulk ESS on the outputs, per input,
-// and the within-reference floor go into the cell's summary.
+// and the within-reference floor go into the cell's summary (through
+// cellReference, which asks fmmd2Of for them).
 func fmmd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-	d, err := dataOf(p)
+	m, err := modelOf(p)
 	if err != nil {
 		return nil, err
 	}
-	if d.BNN == nil || d.XTest == nil {
-		return nil, fmt.Errorf("%s needs a regression dataset (a BNN with evaluation rows), not %s", FMMD2, d.Name)
-	}
-	nt, dim := d.XTest.Dims()
-	if nt == 0 {
-		return nil, fmt.Errorf("%s: %s has no evaluation rows", FMMD2, d.Name)
-	}
-	X := d.XTest.Slice(0, min(FunctionInputs, nt), 0, dim).(*mat.Dense)
-	set, base, chains, err := loadReference(ctx, env)
+	fm, err := fmmd2Of(ctx, env, m)
 	if err != nil {
 		return nil, err
 	}
-	fm := newFunctionMMD(d.BNN, X, set.X, chains)
-	d.updateRef(base, func(r *RefInfo) {
-		diag := fm.diag
-		r.Predictions = &diag
-		setFloor(r, FMMD2, fm.floor)
-	})
 	return func(s particle.Snapshot) float64 { return fm.MMD2(s.X, s.W) }, nil
 }
 

@@ -85,8 +85,9 @@ const (
 // trainedStart sets s up for the "trained" start on a BNN: a model.BNN.Init
 // draw, trained on the method's training rows less a seeded fifth and
 // early-stopped by the RMSE on that fifth (original scale of y).
-func trainedStart(in harness.Input[MMDFWConfig], d *Data, s *mmdfw.Settings, rng *rand.Rand) error {
-	if d.BNN == nil || d.XTrain == nil {
+func trainedStart(in harness.Input[MMDFWConfig], md Model, s *mmdfw.Settings, rng *rand.Rand) error {
+	d := md.Network()
+	if d == nil || d.XTrain == nil {
 		return fieldErr("start", `"trained" needs a BNN dataset`)
 	}
 	c := in.Settings
@@ -128,7 +129,7 @@ func trainedStart(in harness.Input[MMDFWConfig], d *Data, s *mmdfw.Settings, rng
 }
 
 func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	d, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
@@ -136,19 +137,20 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	s := c.Settings
 	s.N = in.N
 	needZ := c.Weights == mmdfw.BQ || c.Weights == mmdfw.LineSearch
+	gauss, _ := d.Exact()
 	switch {
-	case c.Z == mmdfw.ZExact || (c.Z == mmdfw.ZAuto && d.Gauss != nil):
-		if d.Gauss == nil {
+	case c.Z == mmdfw.ZExact || (c.Z == mmdfw.ZAuto && gauss != nil):
+		if gauss == nil {
 			return harness.Output{}, fieldErr("z", `"exact" needs a Gaussian target`)
 		}
-		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(d.Gauss)
+		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
 	case c.Z == mmdfw.ZPool || needZ:
 		s.Z = mmdfw.ZPool // drawn by mmdfw.SGLDPool(c.PoolIterations)
 	}
 	start := c.Start
 	if start == "" {
 		start = "map"
-		if d.BNN != nil {
+		if d.OwnStart() {
 			start = "model"
 		}
 	}
@@ -159,7 +161,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	case "map":
 		if c.MAPNewtonTol > 0 {
 			// The cached MAP stopped by the Newton decrement, charged.
-			if m, err = mapOfNewton(ctx, in.Env, d, in.Problem.Target, c.MAPNewtonTol); err != nil {
+			if m, err = mapOfNewton(ctx, in.Env, d.About(), in.Problem.Target, c.MAPNewtonTol); err != nil {
 				return harness.Output{}, err
 			}
 			rec = chargeRecorder{rec: rec, seconds: m.Seconds, grads: m.GradEvals}
@@ -174,16 +176,19 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 	case "model":
-		if d.BNN == nil {
+		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
 		}
-		s.Start, s.X0 = mmdfw.StartGiven, make([]float64, in.Problem.Target.Dim())
-		d.BNN.Init(rng, s.X0)
+		x0, err := d.Start("model", 1, rng)
+		if err != nil {
+			return harness.Output{}, err
+		}
+		s.Start, s.X0 = mmdfw.StartGiven, x0.RawRowView(0)
 		if s.Bandwidth == 0 && c.Init != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := cmp.Or(c.MedianDraws, mmdfw.DefaultMedianDraws)
-			if s.SVGDParticles, err = initParticles(d, "model", draws, in.Problem.Target.Dim(), rng); err != nil {
+			if s.SVGDParticles, err = d.Start("model", draws, rng); err != nil {
 				return harness.Output{}, err
 			}
 			if s.Init == mmdfw.InitAuto {
@@ -194,7 +199,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	if start == "svgd" || c.Init == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{Particles: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
-		if sv.Init, err = initParticles(d, "", n, in.Problem.Target.Dim(), rng); err != nil {
+		if sv.Init, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
 		s.SVGD = sv
@@ -219,5 +224,5 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		ms["objective_mmd2_half"] = v
 	}
-	return harness.Output{Set: res.Set, Summary: summary(d, ms, m)}, err
+	return harness.Output{Set: res.Set, Summary: summary(ctx, in.Env, d, ms, m)}, err
 }

@@ -44,8 +44,8 @@ func TestMMDFWScaleValidation(t *testing.T) {
 // draws and 1.9 for the prior heuristic; the test asks for 5 to 15), and
 // the predictive accuracy is that of a fitted model.
 func TestMMDFWLaplaceCovertype(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["covertype"]
 splits = [1]
@@ -57,7 +57,7 @@ kind = "mmdfw"
 particles = [5]
 settings = { start = "map", lmo_steps = 20, batch = 100, scale = "laplace", noise = 0.5, weights = "equal" }
 `)
-	c, err := data.LoadClassification(DataDir(), "covertype", 1)
+	c, err := data.LoadClassification(dir, "covertype", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +81,8 @@ settings = { start = "map", lmo_steps = 20, batch = 100, scale = "laplace", nois
 // predictor's (the sd of the test responses, 15.1 on this split) by far
 // and does not rise by more than 5 % from the first particle's.
 func TestMMDFWTrainedYacht(t *testing.T) {
-	sharedData(t)
-	res := runExp(t, `
+	dir := sharedData(t)
+	res := runExp(t, dir, `
 id = "e2e"
 datasets = ["yacht"]
 splits = [0]

@@ -10,7 +10,7 @@ import (
 // and the fit's cost is charged from the first snapshot on.
 func TestSVGDLaplaceStart(t *testing.T) {
 	const n = 100
-	res := runExp(t, `
+	res := runExp(t, "", `
 id = "lap"
 datasets = ["gauss2d"]
 splits = [1]

@@ -7,134 +7,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
-	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-// DataEnv is the environment variable naming the data folder (one folder per
-// dataset, as `repro data fetch` lays it out). The commands over cells set
-// it from their --data-dir flag (whose default is its current value), so
-// that it also reaches the jobs a cluster submission starts.
-const DataEnv = "MMDFW_DATA"
-
-// DataDir returns the data folder: $MMDFW_DATA, or "data" when unset.
-func DataDir() string {
-	if d := os.Getenv(DataEnv); d != "" {
-		return d
-	}
-	return "data"
-}
-
-// Data is the Problem.Model of every dataset of this wiring: the concrete
-// model and its test split for the metrics, the label the figures print, and
-// the per-cell state that the metrics hand to the method's summary (the
-// reference diagnostics).
-type Data struct {
-	// Name is the registered dataset name; Label is what results and
-	// figures call it ("Covertype (20,000-row prefix)").
-	Name, Label string
-	// Subset marks data that is a prefix of the published dataset.
-	Subset bool
-	// Key identifies the bytes the problem was built from (a hash of the
-	// data files' sha256), for the keys of shared artefacts (MAP points).
-	Key string
-
-	// Logistic regression (covertype): the model and its test split.
-	Logistic   *model.Logistic
-	XTest      *mat.Dense
-	LabelsTest []float64
-	// BNN (UCI regression): the model, the standardised test features and
-	// the test responses on the original scale, with the training mean and
-	// standard deviation of y.
-	BNN        *model.BNN
-	YTestOrig  []float64
-	YMean, YSD float64
-	// XTrain and YTrain are the BNN's own training rows (standardised y,
-	// the rows its likelihood holds): MMD-FW's trained start carves rows of
-	// its own from them, the closed-form baselines and the SVGD anchor arm
-	// fit on them; they never include the evaluation rows.
-	XTrain *mat.Dense
-	YTrain []float64
-	// XDev and YDev are the development rows of eval.rows =
-	// "development+test" (nil otherwise), which the dev_ metrics evaluate:
-	// the labels (logistic) or the responses on the original scale of y
-	// (BNN).
-	XDev *mat.Dense
-	YDev []float64
-	// Gauss is the exact Gaussian target; EvalH the RBF bandwidth of its
-	// exact MMD² (fixed per dataset, the same for every method).
-	Gauss *target.Gaussian
-	EvalH float64
-
-	mu       sync.Mutex
-	ref      *RefInfo
-	cache    predCache
-	devCache predCache
-}
-
-// RefInfo describes the reference sample an mmd2 metric measured against; it
-// goes into the provenance summary of the cell under "reference".
-type RefInfo struct {
-	Kind  string `json:"kind"`
-	Draws int    `json:"draws"`
-	// Chains is the reference's chain count (its draws are iteration-major).
-	Chains int `json:"chains,omitempty"`
-	// Bandwidth is the RBF bandwidth of mmd2.
-	Bandwidth float64 `json:"bandwidth"`
-	// Diagnostics is the reference method's own summary (for HMC: max R̂,
-	// min ESS, flagged, reasons, per-chain acceptance, divergences, step
-	// size).
-	Diagnostics any `json:"diagnostics,omitempty"`
-	// Floors holds, by metric name (mmd2, fmmd2), the within-reference
-	// MMD² under that metric's kernel: the first half of every chain's
-	// draws against the second half (referenceFloor). The figures draw it
-	// as the "reference floor"; an exact target has none.
-	Floors map[string]float64 `json:"floors,omitempty"`
-	// Predictions is the reference's convergence on the BNN's outputs at
-	// the fmmd2 inputs (only where fmmd2 is evaluated).
-	Predictions *PredictionDiag `json:"predictions,omitempty"`
-}
-
-func (d *Data) setRef(r *RefInfo) {
-	d.mu.Lock()
-	d.ref = r
-	d.mu.Unlock()
-}
-
-// updateRef applies f to the cell's reference description under the lock,
-// creating it from base when no metric has described it yet: mmd2 and
-// fmmd2 each add their part.
-func (d *Data) updateRef(base RefInfo, f func(r *RefInfo)) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ref == nil {
-		r := base
-		d.ref = &r
-	}
-	f(d.ref)
-}
-
-func (d *Data) reference() *RefInfo {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.ref
-}
-
-// dataOf returns the wiring's data of a problem.
-func dataOf(p *harness.Problem) (*Data, error) {
-	d, ok := p.Model.(*Data)
-	if !ok {
-		return nil, fmt.Errorf("problem of type %T is not from this wiring", p.Model)
-	}
-	return d, nil
-}
 
 // gaussSpec fixes a synthetic Gaussian target: its dimension and the seed of
 // its mean and covariance.
@@ -218,12 +98,12 @@ func gaussDataset(s gaussSpec) harness.Dataset {
 	return harness.Dataset{
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			once.Do(build)
-			return &harness.Problem{Target: g, Model: &Data{
-				Name: s.name, Label: fmt.Sprintf("Gaussian, d = %d", s.d), Gauss: g, EvalH: h,
-				Key: hex.EncodeToString(sum[:8]),
+			return &harness.Problem{Target: g, Model: &GaussData{
+				Info:  Info{Name: s.name, Label: fmt.Sprintf("Gaussian, d = %d", s.d), Key: hex.EncodeToString(sum[:8])},
+				Gauss: g, EvalH: h,
 			}}, nil
 		},
-		Checksums: func(split int) (map[string]string, error) {
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) {
 			return map[string]string{s.name: hex.EncodeToString(sum[:])}, nil
 		},
 	}

@@ -162,7 +162,7 @@ train_fraction = 0.75`, &decl); err != nil {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := p.Model.(*Data).XTest.Dims(); r != 6 || target.NData(p.Target) != 24 {
+	if r := p.Model.(Model).Predictive(false).Rows(); r != 6 || target.NData(p.Target) != 24 {
 		t.Errorf("%d evaluation rows and %d for the method, want 6 and 24", r, target.NData(p.Target))
 	}
 	var got [2]map[string][]float64

@@ -19,7 +19,7 @@ type SPConfig struct {
 }
 
 func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	d, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
@@ -39,5 +39,5 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 	if n := set.Len(); n > 0 && len(cost.Objective) >= n {
 		ms["ksd2_imq"] = finite(cost.KSD2(n))
 	}
-	return harness.Output{Set: set, Summary: summary(d, ms, m)}, err
+	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, ms, m)}, err
 }

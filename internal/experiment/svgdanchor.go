@@ -177,12 +177,13 @@ func devLogGamma(sub *model.BNN, th []float64, XDev *mat.Dense, yDev []float64, 
 }
 
 func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (harness.Output, error) {
-	d, err := dataOf(in.Problem)
+	md, err := modelOf(in.Problem)
 	if err != nil {
 		return harness.Output{}, err
 	}
-	if d.BNN == nil || d.XTrain == nil {
-		return harness.Output{}, fmt.Errorf("%s needs a regression dataset, not %s", KindSVGDAnchor, d.Name)
+	d := md.Network()
+	if d == nil || d.XTrain == nil {
+		return harness.Output{}, fmt.Errorf("%s needs a regression dataset, not %s", KindSVGDAnchor, md.About().Name)
 	}
 	if in.Env != nil && in.Env.Rows().HeldOut() {
 		return harness.Output{}, errors.New(KindSVGDAnchor + " holds out its own development rows: evaluate it on the test rows")
@@ -262,7 +263,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	} else {
 		set = particle.Set{}
 	}
-	return harness.Output{Set: set, Summary: summary(d, map[string]any{
+	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{
 		"training_rows": n0, "development_rows": m,
 	}, nil)}, err
 }

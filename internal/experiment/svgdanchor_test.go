@@ -117,7 +117,7 @@ func anchorInput(X *mat.Dense, y []float64, rec particle.Recorder) harness.Input
 	for i := range yt {
 		yt[i] = yt[i]*2 + 1
 	}
-	d := &Data{Name: "synth", BNN: bnn, XTest: Xt, YTestOrig: yt, YMean: 1, YSD: 2, XTrain: X, YTrain: y}
+	d := NewBNNData(Info{Name: "synth"}, bnn, X, y, Xt, yt, nil, nil, 1, 2)
 	return harness.Input[SVGDAnchorConfig]{
 		Problem:  &harness.Problem{Target: bnn, Model: d},
 		Settings: SVGDAnchorConfig{},
@@ -154,7 +154,7 @@ func TestSVGDAnchorDevelopmentRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, dim := a.Set.X.Dims()
-	d := in.Problem.Model.(*Data)
+	d := in.Problem.Model.(*BNNData)
 	m := DevelopmentRows(n)
 	for i := 0; i < rows; i++ {
 		ra, rb := a.Set.X.RawRowView(i), b.Set.X.RawRowView(i)

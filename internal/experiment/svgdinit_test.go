@@ -43,21 +43,24 @@ func TestLogisticReferenceInit(t *testing.T) {
 	// Through the wiring: "reference" on a logistic dataset gives these
 	// draws, "prior" leaves the prior to the method, "reference" on a BNN
 	// is the BNN start.
-	d := &Data{Logistic: m}
-	got, err := initParticles(d, InitReference, 2, 4, rand.New(rand.NewPCG(3, 4)))
+	d := NewLogisticData(Info{}, m, nil, nil, nil, nil)
+	got, err := d.Start(InitReference, 2, rand.New(rand.NewPCG(3, 4)))
 	if err != nil || got == nil || !mat.Equal(got, P.Slice(0, 2, 0, 4)) {
-		t.Errorf("initParticles(reference) = %v, %v; want the first two draws", got, err)
+		t.Errorf("Start(reference) = %v, %v; want the first two draws", got, err)
 	}
-	if got, err := initParticles(d, "prior", 2, 4, nil); got != nil || err != nil {
-		t.Errorf("initParticles(prior) = %v, %v; want nil, nil", got, err)
+	if got, err := d.Start("prior", 2, nil); got != nil || err != nil {
+		t.Errorf("Start(prior) = %v, %v; want nil, nil", got, err)
+	}
+	if got, err := d.Start("model", 2, nil); got != nil || err == nil {
+		t.Errorf("Start(model) on a logistic model = %v, %v; want an error", got, err)
 	}
 	Xb, yb := synthBNN(20, 2, 1)
-	db := &Data{BNN: model.NewBNN(Xb, yb, 3)}
-	a, err := initParticles(db, InitReference, 2, db.BNN.Dim(), rand.New(rand.NewPCG(1, 1)))
+	db := NewBNNData(Info{}, model.NewBNN(Xb, yb, 3), Xb, yb, nil, nil, nil, nil, 0, 1)
+	a, err := db.Start(InitReference, 2, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := initParticles(db, "model", 2, db.BNN.Dim(), rand.New(rand.NewPCG(1, 1)))
+	b, _ := db.Start("model", 2, rand.New(rand.NewPCG(1, 1)))
 	if !mat.Equal(a, b) {
 		t.Errorf("reference and model starts of a BNN differ")
 	}

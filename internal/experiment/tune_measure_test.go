@@ -28,6 +28,15 @@ import (
 //
 //	MMDFW_MEASURE=<cache folder> MMDFW_DATA=<data> go test ./internal/experiment -run TestMeasureTune -v -timeout 2h
 
+// measureData is the data folder of the measurements: $MMDFW_DATA, or
+// "data" when unset.
+func measureData() string {
+	if d := os.Getenv("MMDFW_DATA"); d != "" {
+		return d
+	}
+	return "data"
+}
+
 func measureDir(t *testing.T) string {
 	dir := os.Getenv("MMDFW_MEASURE")
 	if dir == "" {
@@ -83,7 +92,7 @@ func covertypeRef(t *testing.T, dir string, m *model.Logistic, mapX []float64) *
 }
 
 func loadCovertype(t *testing.T) (*model.Logistic, []float64) {
-	c, err := data.LoadClassification(DataDir(), "covertype", 1)
+	c, err := data.LoadClassification(measureData(), "covertype", 1)
 	if err != nil {
 		t.Skip(err)
 	}
@@ -286,7 +295,7 @@ func TestMeasureTuneCovertype(t *testing.T) {
 // seeded fifth of the training rows) out of its training split: the BNN is
 // fitted on the rest, the test split is not touched.
 func bnnValidation(t *testing.T, name string) (*model.BNN, *mat.Dense, []float64, float64, float64) {
-	r, err := data.LoadRegression(DataDir(), name, 0)
+	r, err := data.LoadRegression(measureData(), name, 0)
 	if err != nil {
 		t.Skip(err)
 	}

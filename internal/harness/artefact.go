@@ -168,7 +168,7 @@ func (r *Runner) referenceKey(c *Cell) (id, key string, ds *Dataset, err error) 
 	ds = withRows(ds, e)
 	var sums map[string]string
 	if ds.Checksums != nil {
-		if sums, err = ds.Checksums(c.Split); err != nil {
+		if sums, err = ds.Checksums(c.Split, &Env{Cell: c, runner: r, exp: e}); err != nil {
 			return "", "", nil, err
 		}
 	}

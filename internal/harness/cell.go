@@ -127,7 +127,7 @@ func (r *Runner) key(c *Cell) (cellKey, error) {
 	var data map[string]string
 	var missing string
 	if ds.Checksums != nil {
-		sums, err := ds.Checksums(c.Split)
+		sums, err := ds.Checksums(c.Split, &Env{Cell: c, runner: r, exp: c.Experiment})
 		switch {
 		case errors.Is(err, ErrDataMissing):
 			missing = err.Error()

@@ -47,7 +47,7 @@ func TestFileDatasets(t *testing.T) {
 	RegisterFileDataset(ty.reg, func(file, name string, s ownSettings) (Dataset, error) {
 		built = append(built, file+" "+name+" "+s.Sum)
 		gauss, _ := ty.reg.dataset("gauss")
-		return Dataset{Load: gauss.Load, Checksums: func(int) (map[string]string, error) {
+		return Dataset{Load: gauss.Load, Checksums: func(int, *Env) (map[string]string, error) {
 			return map[string]string{name: s.Sum}, nil
 		}}, nil
 	})

@@ -83,7 +83,7 @@ func (r *Runner) prepare(ctx context.Context, c *Cell, threads int) (err error) 
 		}
 	}()
 	ds, _ := r.datasetOf(c)
-	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
+	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment, metrics: c.Experiment.Eval.Metrics}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {
 		return nil

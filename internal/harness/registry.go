@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 
@@ -23,9 +24,20 @@ var ErrDataMissing = errors.New("data missing")
 type Problem struct {
 	// Target is the posterior the methods sample.
 	Target target.Target
-	// Model is free for the wiring: the metrics of the same wiring know its
-	// concrete type (a logistic-regression model with its test split, say).
-	Model any
+	// Model is what the wiring's metrics and methods need beside the
+	// posterior (a logistic-regression model with its test split, say);
+	// nil for none.
+	Model Model
+}
+
+// Model is a problem's model as the wiring that loads it defines it. The
+// wiring's metrics and methods reach their data through its own interface,
+// which embeds this one; the harness asks only what every cell's
+// provenance summary records of the dataset.
+type Model interface {
+	// Describe returns the entries of the dataset in the provenance
+	// summary of every cell on the problem (its label, say), nil for none.
+	Describe() map[string]any
 }
 
 // Metric evaluates one snapshot. It must not keep s.X or s.W after it
@@ -40,8 +52,42 @@ type Env struct {
 	// Threads is the number of goroutines the cell may use.
 	Threads int
 
-	runner *Runner
-	exp    *Experiment
+	runner  *Runner
+	exp     *Experiment
+	metrics []string // see Metrics
+
+	memoMu sync.Mutex
+	memo   map[string]memoEntry
+}
+
+type memoEntry struct {
+	v   any
+	err error
+}
+
+// Metrics returns the names of the metrics evaluated on the snapshots of
+// the method this Env serves: the experiment's eval.metrics in a cell, none
+// in the run of a reference sample. The slice is the caller's.
+func (e *Env) Metrics() []string { return slices.Clone(e.metrics) }
+
+// Memo returns the value (or error) that compute returns, calling it only
+// the first time key is asked for on e: the dataset loader, the metric
+// factories and the method of one cell share e, so that what two of them
+// need (the reference a metric measures against, which the method's
+// summary reports) is computed once, whichever asks first. Calls are
+// serialised.
+func (e *Env) Memo(key string, compute func() (any, error)) (any, error) {
+	e.memoMu.Lock()
+	defer e.memoMu.Unlock()
+	if m, ok := e.memo[key]; ok {
+		return m.v, m.err
+	}
+	v, err := compute()
+	if e.memo == nil {
+		e.memo = map[string]memoEntry{}
+	}
+	e.memo[key] = memoEntry{v, err}
+	return v, err
 }
 
 // Artefact returns the bytes cached under key, computing them with compute
@@ -49,6 +95,19 @@ type Env struct {
 func (e *Env) Artefact(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
 	return e.runner.store.Artefact(ctx, key, compute)
 }
+
+// DataDir returns the data folder of the run (Options.DataDir, "data"
+// when empty), which the datasets read their files from.
+func (e *Env) DataDir() string {
+	if e.runner == nil {
+		return DefaultDataDir
+	}
+	return e.runner.DataDir()
+}
+
+// DefaultDataDir is the data folder of a run whose Options.DataDir is
+// empty, as `make data` creates it.
+const DefaultDataDir = "data"
 
 // Reference returns the experiment's reference sample (for example HMC
 // draws) for the cell's dataset and split. It is computed once per
@@ -65,8 +124,10 @@ type Dataset struct {
 	Load func(ctx context.Context, split int, env *Env) (*Problem, error)
 	// Checksums returns the sha256 of every file a split depends on, keyed
 	// by file name; they enter the cells' cache keys. An error wrapping
-	// ErrDataMissing makes the cells skipped; other errors fail them.
-	Checksums func(split int) (map[string]string, error)
+	// ErrDataMissing makes the cells skipped; other errors fail them. env
+	// gives the cell and the data folder (its Threads is 0: nothing is
+	// computed).
+	Checksums func(split int, env *Env) (map[string]string, error)
 }
 
 // MetricFactory prepares a metric for one cell, once, before the method runs.

@@ -120,8 +120,8 @@ func withRows(ds *Dataset, e *Experiment) *Dataset {
 	rows := e.Eval.RowsSpec().String()
 	sums := ds.Checksums
 	c := *ds
-	c.Checksums = func(split int) (map[string]string, error) {
-		m, err := sums(split)
+	c.Checksums = func(split int, env *Env) (map[string]string, error) {
+		m, err := sums(split, env)
 		if err != nil {
 			return m, err
 		}

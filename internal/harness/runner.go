@@ -27,6 +27,10 @@ import (
 type Options struct {
 	// Results is the results directory ("results" when empty).
 	Results string
+	// DataDir is the data folder the datasets read, one folder per
+	// dataset ("data" when empty); the loaders and checksums reach it
+	// through Env.DataDir.
+	DataDir string
 	// Jobs bounds the cells run at once (runtime.NumCPU() when ≤ 0).
 	Jobs int
 	// Force recomputes cells whose results are cached.
@@ -56,6 +60,15 @@ type Runner struct {
 
 	refMu    sync.Mutex
 	refTimes map[string]time.Duration // references computed by Run, set by Run
+}
+
+// DataDir is the data folder the runner's datasets read: Options.DataDir,
+// or DefaultDataDir when it is empty.
+func (r *Runner) DataDir() string {
+	if r.opts.DataDir == "" {
+		return DefaultDataDir
+	}
+	return r.opts.DataDir
 }
 
 // logger is where progress lines go: Run's logger during a run, else
@@ -250,7 +263,7 @@ func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads in
 		return Skipped, errors.New(st.ck.Missing)
 	}
 	ds, _ := r.datasetOf(c)
-	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment}
+	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment, metrics: c.Experiment.Eval.Metrics}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {
 		return Skipped, err

@@ -140,14 +140,14 @@ func newToy() *toy {
 				lp -= (x[j] - mu) * (x[j] - mu) / 2
 			}
 			return lp
-		}}, Model: mu}, nil
+		}}}, nil
 	}
-	ty.reg.RegisterDataset("gauss", Dataset{Load: gauss, Checksums: func(split int) (map[string]string, error) {
+	ty.reg.RegisterDataset("gauss", Dataset{Load: gauss, Checksums: func(split int, env *Env) (map[string]string, error) {
 		ty.mu.Lock()
 		defer ty.mu.Unlock()
 		return map[string]string{"gauss.csv": ty.checksum}, nil
 	}})
-	ty.reg.RegisterDataset("maybe", Dataset{Load: gauss, Checksums: func(split int) (map[string]string, error) {
+	ty.reg.RegisterDataset("maybe", Dataset{Load: gauss, Checksums: func(split int, env *Env) (map[string]string, error) {
 		ty.mu.Lock()
 		defer ty.mu.Unlock()
 		if !ty.present {
@@ -156,7 +156,7 @@ func newToy() *toy {
 		return map[string]string{"maybe.csv": "beef"}, nil
 	}})
 	// The "broken" dataset's files cannot be read while ty.broken is set.
-	ty.reg.RegisterDataset("broken", Dataset{Load: gauss, Checksums: func(split int) (map[string]string, error) {
+	ty.reg.RegisterDataset("broken", Dataset{Load: gauss, Checksums: func(split int, env *Env) (map[string]string, error) {
 		ty.mu.Lock()
 		defer ty.mu.Unlock()
 		if ty.broken {

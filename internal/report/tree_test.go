@@ -145,14 +145,16 @@ func toyRegistry(f curveFunc) *harness.Registry {
 			Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 				return &harness.Problem{Target: target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}}, nil
 			},
-			Checksums: func(split int) (map[string]string, error) { return map[string]string{ds + ".csv": "00"}, nil },
+			Checksums: func(split int, env *harness.Env) (map[string]string, error) {
+				return map[string]string{ds + ".csv": "00"}, nil
+			},
 		})
 	}
 	reg.RegisterDataset("year", harness.Dataset{
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			return nil, fmt.Errorf("%w: year-prediction-MSD is not downloaded", harness.ErrDataMissing)
 		},
-		Checksums: func(split int) (map[string]string, error) {
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) {
 			return nil, fmt.Errorf("%w: year-prediction-MSD is not downloaded", harness.ErrDataMissing)
 		},
 	})

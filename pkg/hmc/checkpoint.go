@@ -43,11 +43,14 @@ type Checkpoint struct {
 	// done a multiple of Every iterations (warm-up and sampling counted
 	// together). Default 0: by time only.
 	Every int
-	// Interval is the wall time between two checkpoints. Default 10 s; a
-	// negative value writes by Every only. A checkpoint is also written when
-	// the context is cancelled.
+	// Interval is the wall time between two checkpoints. Default 10 s;
+	// NoInterval writes by Every only (other negative values are errors).
+	// A checkpoint is also written when the context is cancelled.
 	Interval time.Duration
 }
+
+// NoInterval as Checkpoint.Interval writes checkpoints by Every only.
+const NoInterval time.Duration = -1
 
 // ErrCheckpointMismatch marks a checkpoint file written by a run of other
 // settings, another target dimension or another random source, or in another

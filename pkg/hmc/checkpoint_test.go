@@ -82,7 +82,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			for i, stop := range tc.stops {
 				ctx, cancel := context.WithCancel(context.Background())
 				s := base
-				s.Checkpoint = &Checkpoint{Path: path, Every: tc.every, Interval: -1}
+				s.Checkpoint = &Checkpoint{Path: path, Every: tc.every, Interval: NoInterval}
 				s.Progress = func(p ChainProgress) {
 					if p.Chain == 0 && p.Done == stop {
 						cancel()
@@ -98,7 +98,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 				}
 			}
 			s := base
-			s.Checkpoint = &Checkpoint{Path: path, Every: tc.every, Interval: -1}
+			s.Checkpoint = &Checkpoint{Path: path, Every: tc.every, Interval: NoInterval}
 			got, err := Run(context.Background(), g.target(), s, rand.NewPCG(7, 8), nil)
 			if err != nil {
 				t.Fatalf("%s: resumed run: %v", name, err)
@@ -124,7 +124,7 @@ func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 	// chains have passed iteration 250.
 	path := filepath.Join(t.TempDir(), "count.ckpt")
 	s := base
-	s.Checkpoint = &Checkpoint{Path: path, Every: 50, Interval: -1}
+	s.Checkpoint = &Checkpoint{Path: path, Every: 50, Interval: NoInterval}
 	var seen atomic.Bool
 	s.Progress = func(p ChainProgress) {
 		if p.Chain == 0 && p.Done == 251 {
@@ -191,7 +191,7 @@ func TestCheckpointRefusesOtherRuns(t *testing.T) {
 	g4 := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.5, 5)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ref.ckpt")
-	base := Settings{Chains: 2, Warmup: 100, Draws: 50, Checkpoint: &Checkpoint{Path: path, Every: 10, Interval: -1}}
+	base := Settings{Chains: 2, Warmup: 100, Draws: 50, Checkpoint: &Checkpoint{Path: path, Every: 10, Interval: NoInterval}}
 	if _, err := Run(context.Background(), g.target(), base, rand.NewPCG(1, 2), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -79,3 +79,13 @@ func ExampleCheckpoint() {
 	// first run: context canceled
 	// same draws: true
 }
+
+// NoWarmup samples at once with StepSize and a unit mass matrix; any other
+// negative warm-up is refused, naming the field.
+func ExampleSettings_Validate() {
+	fmt.Println(hmc.Settings{Warmup: hmc.NoWarmup, Jitter: hmc.NoJitter, StepSize: 0.2}.Validate())
+	fmt.Println(hmc.Settings{Warmup: -10}.Validate())
+	// Output:
+	// <nil>
+	// warmup = -10: must not be negative (NoWarmup, -1, means no warm-up)
+}

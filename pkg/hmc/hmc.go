@@ -26,8 +26,9 @@ type Settings struct {
 	// Chains is the number of chains, run in parallel. Default 4.
 	Chains int `toml:"chains" json:"chains,omitempty"`
 	// Warmup is the number of warm-up (adaptation) iterations per chain,
-	// whose draws are discarded. Default 1000; a negative value means no
-	// warm-up: the chains sample at once with StepSize and a unit mass matrix.
+	// whose draws are discarded. Default 1000; NoWarmup (-1) means no
+	// warm-up: the chains sample at once with StepSize and a unit mass
+	// matrix. Other negative values are errors.
 	Warmup int `toml:"warmup" json:"warmup,omitempty"`
 	// Draws is the number of kept draws per chain. Default 1000.
 	Draws int `toml:"draws" json:"draws,omitempty"`
@@ -44,8 +45,8 @@ type Settings struct {
 	// IntegrationTime).
 	Steps int `toml:"steps" json:"steps,omitempty"`
 	// Jitter is the relative path-length jitter j: each transition uses
-	// L = ⌈L₀·u⌉ steps with u ~ U[1−j, 1+j]. Default 0.5; a negative value
-	// turns jitter off. Must be below 1.
+	// L = ⌈L₀·u⌉ steps with u ~ U[1−j, 1+j]. Default 0.5; NoJitter (-1)
+	// turns jitter off; other negative values are errors. Must be below 1.
 	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
 	// MaxSteps caps the leapfrog steps of one transition, so that a tiny
 	// step size early in warm-up cannot stall a chain. Default 1024.
@@ -86,6 +87,15 @@ type Settings struct {
 	Progress func(ChainProgress) `toml:"-" json:"-"`
 }
 
+// NoWarmup as Settings.Warmup samples without warm-up, and NoJitter as
+// Settings.Jitter keeps every trajectory at L₀ steps. They are the only
+// negative values of their fields (warmup = -1, jitter = -1 in an
+// experiment file).
+const (
+	NoWarmup = -1
+	NoJitter = -1.0
+)
+
 // Defaults of the zero Settings.
 const (
 	DefaultChains          = 4
@@ -104,7 +114,7 @@ const (
 
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid. Zero fields are valid: they take their defaults; so are
-// the documented negative Warmup and Jitter.
+// Warmup = NoWarmup and Jitter = NoJitter, but no other negative value.
 func (s Settings) Validate() error {
 	if err := setting.NonNegative("chains", s.Chains, "draws", s.Draws, "target_accept", s.TargetAccept,
 		"integration_time", s.IntegrationTime, "steps", s.Steps, "max_steps", s.MaxSteps, "step_size", s.StepSize,
@@ -120,6 +130,10 @@ func (s Settings) Validate() error {
 		}
 	}
 	switch {
+	case s.Warmup < 0 && s.Warmup != NoWarmup:
+		return setting.Errorf("warmup", s.Warmup, "must not be negative (NoWarmup, -1, means no warm-up)")
+	case s.Jitter < 0 && s.Jitter != NoJitter:
+		return setting.Errorf("jitter", s.Jitter, "must not be negative (NoJitter, -1, turns it off)")
 	case s.TargetAccept >= 1:
 		return setting.Errorf("target_accept", s.TargetAccept, "is outside (0, 1)")
 	case s.Jitter >= 1:
@@ -128,6 +142,8 @@ func (s Settings) Validate() error {
 		return setting.Errorf("metric", s.Metric, "is not one of %q", []string{MetricAuto, MetricDiag, MetricDense})
 	case s.Checkpoint != nil && s.Checkpoint.Every < 0:
 		return setting.Errorf("checkpoint.every", s.Checkpoint.Every, "must not be negative")
+	case s.Checkpoint != nil && s.Checkpoint.Interval < 0 && s.Checkpoint.Interval != NoInterval:
+		return setting.Errorf("checkpoint.interval", s.Checkpoint.Interval, "must not be negative (NoInterval writes by Every only)")
 	}
 	return nil
 }
@@ -138,11 +154,11 @@ func (s Settings) withDefaults() (Settings, error) {
 		return s, fmt.Errorf("hmc: %w", err)
 	}
 	s.Chains = cmp.Or(s.Chains, DefaultChains)
-	s.Warmup = max(cmp.Or(s.Warmup, DefaultWarmup), 0) // negative: no warm-up
+	s.Warmup = max(cmp.Or(s.Warmup, DefaultWarmup), 0) // NoWarmup: none
 	s.Draws = cmp.Or(s.Draws, DefaultDraws)
 	s.TargetAccept = cmp.Or(s.TargetAccept, DefaultTargetAccept)
 	s.IntegrationTime = cmp.Or(s.IntegrationTime, DefaultIntegrationTime)
-	s.Jitter = max(cmp.Or(s.Jitter, DefaultJitter), 0) // negative: no jitter
+	s.Jitter = max(cmp.Or(s.Jitter, DefaultJitter), 0) // NoJitter: none
 	s.MaxSteps = cmp.Or(s.MaxSteps, DefaultMaxSteps)
 	s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
 	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)

@@ -155,7 +155,7 @@ func BenchmarkRunCheckpoint(b *testing.B) {
 				s := Settings{Chains: 2, Warmup: 300, Draws: 500, Steps: 10}
 				if every > 0 {
 					os.Remove(path)
-					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: -1}
+					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: NoInterval}
 				}
 				if _, err := Run(context.Background(), g.target(), s, rand.NewPCG(1, 2), nil); err != nil {
 					b.Fatal(err)

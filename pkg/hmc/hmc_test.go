@@ -368,7 +368,7 @@ func TestNonFiniteStateIsAnError(t *testing.T) {
 		}
 		return -0.5 * x[0] * x[0]
 	}}
-	s := Settings{Warmup: -1, StepSize: 0.2, Draws: 1000}
+	s := Settings{Warmup: NoWarmup, StepSize: 0.2, Draws: 1000}
 	res, err := Run(context.Background(), tg, s, rand.NewPCG(12, 12), nil)
 	if err == nil || res != nil {
 		t.Fatalf("got (%v, %v), want an error", res, err)

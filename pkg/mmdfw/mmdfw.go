@@ -167,10 +167,70 @@ type run struct {
 	batch                         []int
 }
 
+// run is the whole algorithm: the checks of the inputs, the SVGD run and
+// the pool it may draw, the first particle's scales, the frozen bandwidth
+// and kernel, the embedding, the buffers, then one Frank-Wolfe step per
+// particle. Each set-up step that may end the run (an error, or a stop
+// from the recorder at the first particle's early snapshot) returns done.
 func (r *run) run(ctx context.Context) error {
-	s := &r.s
-	t := r.t
-	d := r.d
+	if err := r.checkInputs(); err != nil {
+		return err
+	}
+	if err := r.svgdInit(ctx); err != nil {
+		return err
+	}
+	if err := r.checkSources(); err != nil {
+		return err
+	}
+	pool, err := r.drawPool(ctx)
+	if err != nil {
+		return err
+	}
+	x := make([]float64, r.d)
+	firstDone, done, err := r.scales(ctx, x)
+	if done {
+		return err
+	}
+	if firstDone, done, err = r.bandwidth(ctx, x, pool, firstDone); done {
+		return err
+	}
+	if err := r.kernel(); err != nil {
+		return err
+	}
+	if err := r.embedding(pool); err != nil {
+		return err
+	}
+	r.allocate()
+
+	if !firstDone {
+		if err := r.first(ctx, x); err != nil {
+			return err
+		}
+	}
+	if stop, err := r.add(x); stop || err != nil {
+		return err
+	}
+	for r.n < r.s.N {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.candidate(x)
+		r.lmo(x)
+		if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
+			return err
+		}
+		if stop, err := r.add(x); stop || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkInputs checks the dimensions of what the settings give against the
+// target's and takes the target itself as the training target of
+// StartTrained when none is given.
+func (r *run) checkInputs() error {
+	s, d := &r.s, r.d
 	if s.Start == StartGiven && len(s.X0) != d {
 		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(s.X0))
 	}
@@ -178,7 +238,7 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("mmdfw: Scales has length %d, target dimension is %d", len(s.Scales), d)
 	}
 	if s.Start == StartTrained && s.TrainTarget == nil {
-		st, ok := t.(target.Stochastic)
+		st, ok := r.t.(target.Stochastic)
 		if !ok {
 			return errors.New("mmdfw: StartTrained needs a target.Stochastic or Settings.TrainTarget")
 		}
@@ -192,66 +252,91 @@ func (r *run) run(ctx context.Context) error {
 			return fmt.Errorf("mmdfw: SVGD particles have %d columns, target dimension is %d", c, d)
 		}
 	}
-	if s.SVGDParticles == nil && s.SVGD != nil {
-		ss := *s.SVGD
-		if ss.Particles == 0 && ss.Init == nil {
-			ss.Particles = s.N
-		}
-		var last int64
-		rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-			last = sn.GradEvals
-			return nil
-		})
-		set, err := svgd.Run(ctx, t, ss, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
-		r.svgdEvals = last
-		r.evals += last
-		if err != nil {
-			return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
-		}
-		s.SVGDParticles = set.X
+	return nil
+}
+
+// svgdInit runs Settings.SVGD (on a stream split off the run's) when it is
+// given without SVGDParticles, and makes its particles SVGDParticles; its
+// gradient evaluations are charged to the run.
+func (r *run) svgdInit(ctx context.Context) error {
+	s := &r.s
+	if s.SVGDParticles != nil || s.SVGD == nil {
+		return nil
 	}
+	ss := *s.SVGD
+	if ss.Particles == 0 && ss.Init == nil {
+		ss.Particles = s.N
+	}
+	var last int64
+	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
+		last = sn.GradEvals
+		return nil
+	})
+	set, err := svgd.Run(ctx, r.t, ss, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
+	r.svgdEvals = last
+	r.evals += last
+	if err != nil {
+		return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
+	}
+	s.SVGDParticles = set.X
+	return nil
+}
+
+// checkSources refuses settings whose particles, candidates or weights
+// need what the run does not have: SVGD particles, a prior, a z.
+func (r *run) checkSources() error {
+	s := &r.s
 	if s.Init == InitSVGD && s.SVGDParticles == nil {
 		return errors.New("mmdfw: InitSVGD needs Settings.SVGDParticles")
 	}
-	prior, hasPrior := t.(target.PriorSampler)
-	if (s.Start == StartPrior || s.Init == InitPrior) && !hasPrior {
+	if _, hasPrior := r.t.(target.PriorSampler); (s.Start == StartPrior || s.Init == InitPrior) && !hasPrior {
 		return errors.New("mmdfw: a prior start or prior candidates need a target.PriorSampler")
 	}
 	if s.Weights.needsZ() && s.Z == ZAuto {
 		return fmt.Errorf("mmdfw: weight rule %v needs z: set Settings.Embed (exact) or a pool", s.Weights)
 	}
+	return nil
+}
 
-	// The pool, when the run draws it.
+// drawPool returns the pool of ZPool: Settings.Pool, or one the
+// PoolSampler draws (its gradient evaluations charged to the run); nil
+// when the run has none.
+func (r *run) drawPool(ctx context.Context) (*mat.Dense, error) {
+	s := &r.s
 	pool := s.Pool
 	if s.Z == ZPool && pool == nil {
 		if s.PoolSampler == nil {
-			return errors.New("mmdfw: ZPool needs Settings.Pool or Settings.PoolSampler")
+			return nil, errors.New("mmdfw: ZPool needs Settings.Pool or Settings.PoolSampler")
 		}
-		p, ev, err := s.PoolSampler.SamplePool(ctx, t, s.PoolSize, r.rng)
+		p, ev, err := s.PoolSampler.SamplePool(ctx, r.t, s.PoolSize, r.rng)
 		if err != nil {
-			return fmt.Errorf("mmdfw: drawing the pool: %w", err)
+			return nil, fmt.Errorf("mmdfw: drawing the pool: %w", err)
 		}
 		r.poolEvals = ev
 		r.evals += ev
 		pool = p
 	}
 	if pool != nil {
-		if _, c := pool.Dims(); c != d {
-			return fmt.Errorf("mmdfw: pool has %d columns, target dimension is %d", c, d)
+		if _, c := pool.Dims(); c != r.d {
+			return nil, fmt.Errorf("mmdfw: pool has %d columns, target dimension is %d", c, r.d)
 		}
 	}
+	return pool, nil
+}
 
-	// The Laplace approximation or the given scales at the first
-	// particle, which is then found (and reported) before the bandwidth.
-	x := make([]float64, d)
-	firstDone := false
+// scales fixes the coordinate scales of ScaleLaplace (the Laplace fit at
+// the first particle) and ScaleGiven (Settings.Scales, or the trained
+// start's, clamped), finding the first particle x and reporting it first.
+// firstDone says whether x is found; done ends the run with err.
+func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, err error) {
+	s := &r.s
 	if s.Scale == ScaleLaplace || s.Scale == ScaleGiven {
 		if err := r.first(ctx, x); err != nil {
-			return err
+			return false, true, err
 		}
 		firstDone = true
 		if stop, err := r.reportFirst(x); stop || err != nil {
-			return err
+			return true, true, err
 		}
 	}
 	if s.Scale == ScaleGiven {
@@ -259,83 +344,106 @@ func (r *run) run(ctx context.Context) error {
 		case s.Scales != nil:
 			r.sig = append([]float64(nil), s.Scales...)
 		case r.train != nil:
-			r.sig = make([]float64, d)
+			r.sig = make([]float64, r.d)
 			for j, v := range r.train.Scale {
 				r.sig[j] = min(max(v, TrainedScaleMin), TrainedScaleMax)
 			}
 		default:
-			return errors.New("mmdfw: ScaleGiven needs Settings.Scales or StartTrained")
+			return firstDone, true, errors.New("mmdfw: ScaleGiven needs Settings.Scales or StartTrained")
 		}
 	}
 	if s.Scale == ScaleLaplace {
-		l, err := laplace.Fit(ctx, t, x, laplace.FitSettings{Batch: s.LaplaceBatch, Src: r.rng})
+		l, err := laplace.Fit(ctx, r.t, x, laplace.FitSettings{Batch: s.LaplaceBatch, Src: r.rng})
 		if err != nil {
-			return err
+			return firstDone, true, err
 		}
 		r.lap = l
 		r.lapEvals = l.GradEvals
 		r.evals += l.GradEvals
 	}
+	return firstDone, false, nil
+}
 
-	// The bandwidth, frozen for the whole run.
+// bandwidth fixes the RBF bandwidth for the whole run: Settings.Bandwidth,
+// or the median heuristic over draws of the widest law the run knows (SVGD
+// particles, the Laplace approximation, N(x₁, diag σ²), the pool, the
+// prior, or a short SGLD run from the first particle, which it then finds
+// and reports). firstDone and done are as in scales.
+func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, firstDone bool) (bool, bool, error) {
+	s, d := &r.s, r.d
 	r.h = s.Bandwidth
-	if r.h <= 0 {
-		var init *mat.Dense
-		switch {
-		case s.SVGDParticles != nil:
-			init = s.SVGDParticles
-		case r.lap != nil:
-			// With ScaleLaplace every scale of the run comes from the
-			// Laplace fit; a pool only estimates z.
-			init = r.lap.Sample(s.MedianDraws, r.rng)
-		case r.sig != nil:
-			// Draws of N(x₁, diag σ²).
-			init = mat.NewDense(s.MedianDraws, d, nil)
-			for i := 0; i < s.MedianDraws; i++ {
-				row := init.RawRowView(i)
-				for j, sj := range r.sig {
-					row[j] = x[j] + sj*r.rng.NormFloat64()
-				}
-			}
-		case pool != nil:
-			init = pool
-		case hasPrior:
-			init = mat.NewDense(s.MedianDraws, d, nil)
-			for i := 0; i < s.MedianDraws; i++ {
-				prior.SamplePrior(r.rng, init.RawRowView(i))
-			}
-		default:
-			// No prior: a short SGLD run from the first particle.
-			if !firstDone {
-				if err := r.first(ctx, x); err != nil {
-					return err
-				}
-				firstDone = true
-				if stop, err := r.reportFirst(x); stop || err != nil {
-					return err
-				}
-			}
-			var err error
-			if init, err = r.localDraws(ctx, x); err != nil {
-				return err
+	if r.h > 0 {
+		return firstDone, false, nil
+	}
+	var init *mat.Dense
+	prior, hasPrior := r.t.(target.PriorSampler)
+	switch {
+	case s.SVGDParticles != nil:
+		init = s.SVGDParticles
+	case r.lap != nil:
+		// With ScaleLaplace every scale of the run comes from the
+		// Laplace fit; a pool only estimates z.
+		init = r.lap.Sample(s.MedianDraws, r.rng)
+	case r.sig != nil:
+		// Draws of N(x₁, diag σ²).
+		init = mat.NewDense(s.MedianDraws, d, nil)
+		for i := 0; i < s.MedianDraws; i++ {
+			row := init.RawRowView(i)
+			for j, sj := range r.sig {
+				row[j] = x[j] + sj*r.rng.NormFloat64()
 			}
 		}
-		r.h = medianBandwidth(init)
-		if !(r.h > 0) || math.IsInf(r.h, 0) {
-			return fmt.Errorf("mmdfw: median heuristic gave bandwidth %v", r.h)
+	case pool != nil:
+		init = pool
+	case hasPrior:
+		init = mat.NewDense(s.MedianDraws, d, nil)
+		for i := 0; i < s.MedianDraws; i++ {
+			prior.SamplePrior(r.rng, init.RawRowView(i))
+		}
+	default:
+		// No prior: a short SGLD run from the first particle.
+		if !firstDone {
+			if err := r.first(ctx, x); err != nil {
+				return firstDone, true, err
+			}
+			firstDone = true
+			if stop, err := r.reportFirst(x); stop || err != nil {
+				return firstDone, true, err
+			}
+		}
+		var err error
+		if init, err = r.localDraws(ctx, x); err != nil {
+			return firstDone, true, err
 		}
 	}
+	r.h = medianBandwidth(init)
+	if !(r.h > 0) || math.IsInf(r.h, 0) {
+		return firstDone, true, fmt.Errorf("mmdfw: median heuristic gave bandwidth %v", r.h)
+	}
+	return firstDone, false, nil
+}
+
+// kernel builds the run's kernel of bandwidth h (RBF, or random features
+// drawn from the run's stream) and the RBF base kernel of the Stein
+// weights.
+func (r *run) kernel() error {
 	r.steinK = kernel.RBF{H: r.h}
-	switch s.Kernel {
+	switch r.s.Kernel {
 	case RBFKernel:
 		r.k = kernel.RBF{H: r.h}
 	case RFFKernel:
-		r.k = rff.New(r.rng, d, s.Features, r.h)
+		r.k = rff.New(r.rng, r.d, r.s.Features, r.h)
 	default:
-		return fmt.Errorf("mmdfw: unknown kernel kind %d", s.Kernel)
+		return fmt.Errorf("mmdfw: unknown kernel kind %d", r.s.Kernel)
 	}
+	return nil
+}
 
-	// The embedding.
+// embedding builds the embedding z of the target in the run's kernel
+// (exact, or from the pool), its self-integral ∫∫k dp dp, the snapshot
+// statistic it allows, and the gradient embedding of Direction Exact.
+func (r *run) embedding(pool *mat.Dense) error {
+	s := &r.s
 	switch s.Z {
 	case ZExact:
 		if s.Embed == nil {
@@ -364,8 +472,14 @@ func (r *run) run(ctx context.Context) error {
 		}
 		r.gemb = ge
 	}
+	return nil
+}
 
-	N := s.N
+// allocate makes the particles, scores, weights and every buffer of the
+// loop (which then allocates nothing), and the AdaGrad steps εⱼ =
+// StepSize·σⱼ (σ the Laplace sd, the given scales, or h).
+func (r *run) allocate() {
+	s, d, N := &r.s, r.d, r.s.N
 	r.X = mat.NewDense(N, d, nil)
 	r.S = mat.NewDense(N, d, nil)
 	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
@@ -398,30 +512,6 @@ func (r *run) run(ctx context.Context) error {
 		r.agg = make([]float64, D)
 		r.feat = make([]float64, D)
 	}
-
-	if !firstDone {
-		if err := r.first(ctx, x); err != nil {
-			return err
-		}
-	}
-	if stop, err := r.add(x); stop || err != nil {
-		return err
-	}
-
-	for r.n < N {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r.candidate(x)
-		r.lmo(x)
-		if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
-			return err
-		}
-		if stop, err := r.add(x); stop || err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // add appends x as particle n+1: caches its score, updates the weights and

@@ -97,3 +97,22 @@ settings = { iterations = 100, step = 0.1 }
 	// mine-mmd2_exact.svg
 	// mine-mmd2_exact.pdf
 }
+
+// labelled is the Model of a dataset of one's own: what every cell on it
+// records of the dataset.
+type labelled string
+
+// Describe gives the label the figures and the report print.
+func (l labelled) Describe() map[string]any { return map[string]any{"dataset_label": string(l)} }
+
+// A dataset of one's own describes itself through its problem's Model;
+// ProblemSummary is what a method registered with RegisterMethod may
+// return as the start of its summary.
+func ExampleProblemSummary() {
+	p := &repro.Problem{Target: target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}, Model: labelled("my data")}
+	fmt.Println(repro.ProblemSummary(p))
+	fmt.Println(repro.ProblemSummary(&repro.Problem{Target: p.Target}))
+	// Output:
+	// map[dataset_label:my data]
+	// map[]
+}

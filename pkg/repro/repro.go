@@ -53,6 +53,11 @@ type Registry = harness.Registry
 // the posterior (Target) and what the metrics need (Model).
 type Problem = harness.Problem
 
+// Model is what a problem holds beside its posterior; its Describe gives
+// the dataset's entries of every provenance summary. The built-in
+// datasets' models are those of the built-in metrics and kinds.
+type Model = harness.Model
+
 // Dataset describes a dataset an experiment file may name: its loader and
 // the checksums of its files, which enter the cells' cache keys.
 type Dataset = harness.Dataset
@@ -89,8 +94,9 @@ type Experiment = harness.Experiment
 // particle count of an experiment.
 type Cell = harness.Cell
 
-// Options configure a Runner: the results directory, the cells run at
-// once, forced recomputation, progress output.
+// Options configure a Runner: the results directory, the data folder the
+// datasets read (DataDir), the cells run at once, forced recomputation,
+// progress output.
 type Options = harness.Options
 
 // Runner runs cells, caches their results and shares artefacts (MAP
@@ -107,10 +113,6 @@ var ErrDataMissing = harness.ErrDataMissing
 
 // Profiles are the profile names an experiment file may define.
 var Profiles = harness.Profiles
-
-// DataEnv is the environment variable the built-in datasets read their
-// folder from (see SetDataDir).
-const DataEnv = experiment.DataEnv
 
 // NewRegistry returns a new registry holding the built-in method kinds,
 // datasets and metrics, the same ones the repro command knows. Kinds
@@ -153,28 +155,22 @@ func RegisterSampler[S any](r *Registry, name, version string, build func(in Inp
 }
 
 // ProblemSummary returns what the built-in kinds write into every
-// provenance summary about a built-in dataset's problem p: its label
-// ("dataset_label", which the figures and the report print) and whether it
-// is a prefix of the published data ("dataset_subset"). It is nil for a
-// problem of another dataset. A method registered with RegisterMethod may
-// return it, with entries of its own, as its Output.Summary;
-// RegisterSampler's kinds do.
+// provenance summary about the dataset of problem p, its Model's Describe:
+// for a built-in dataset its label ("dataset_label", which the figures and
+// the report print) and whether it is a prefix of the published data
+// ("dataset_subset"). It is nil for a problem without a Model. A method
+// registered with RegisterMethod may return it, with entries of its own, as
+// its Output.Summary; RegisterSampler's kinds do.
 func ProblemSummary(p *Problem) map[string]any {
-	d, ok := p.Model.(*experiment.Data)
-	if !ok {
+	if p.Model == nil {
 		return nil
 	}
-	return map[string]any{"dataset_label": d.Label, "dataset_subset": d.Subset}
+	return p.Model.Describe()
 }
 
-// SetDataDir makes dir the data folder of the built-in datasets, for the
-// whole process (it sets $MMDFW_DATA, which also reaches processes started
-// from this one). The default is "data", as `make data` creates it.
-func SetDataDir(dir string) error { return os.Setenv(DataEnv, dir) }
-
-// DataDir returns the data folder of the built-in datasets: $MMDFW_DATA,
-// or "data" when unset.
-func DataDir() string { return experiment.DataDir() }
+// DefaultDataDir is the data folder of the built-in datasets when
+// Options.DataDir is empty, as `make data` creates it.
+const DefaultDataDir = harness.DefaultDataDir
 
 // Load reads the experiment files under profile ("" for their base
 // settings, or one of Profiles), applies the overrides sets (KEY=VALUE in

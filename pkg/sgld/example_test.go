@@ -65,3 +65,13 @@ func ExampleRun_constantSchedule() {
 	// Output:
 	// 8000 particles, mean 2.0, sd 0.51
 }
+
+// NoBurnIn and NoJitter are the named "none" of their fields; any other
+// negative value is refused, naming the field.
+func ExampleSettings_Validate() {
+	fmt.Println(sgld.Settings{BurnIn: sgld.NoBurnIn, Jitter: sgld.NoJitter}.Validate())
+	fmt.Println(sgld.Settings{BurnIn: -5}.Validate())
+	// Output:
+	// <nil>
+	// burn_in = -5: must not be negative (NoBurnIn, -1, discards nothing)
+}

@@ -21,8 +21,8 @@ type Settings struct {
 	// Iterations is the number of updates of every chain. Default 10000.
 	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 	// BurnIn is the number of initial iterations of every chain whose states
-	// are discarded. Zero means Iterations/2; a negative value discards
-	// nothing.
+	// are discarded. Zero means Iterations/2; NoBurnIn (-1) discards
+	// nothing. Other negative values are errors.
 	BurnIn int `toml:"burn_in" json:"burn_in,omitempty"`
 	// Thin keeps every Thin-th state after the burn-in: the state after
 	// iteration t is kept when t > BurnIn and (t − BurnIn) is a multiple of
@@ -70,7 +70,8 @@ type Settings struct {
 	// target.PriorSampler, and at Jitter·z otherwise.
 	Init []float64 `toml:"-" json:"-"`
 	// Jitter is the standard deviation of the Gaussian perturbation of the
-	// starting points. Zero means 1; a negative value means none.
+	// starting points. Zero means 1; NoJitter (-1) means none. Other
+	// negative values are errors.
 	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
@@ -89,6 +90,15 @@ const (
 	ScheduleConstant = "constant"
 )
 
+// NoBurnIn as Settings.BurnIn keeps the states from the first iteration
+// on, and NoJitter as Settings.Jitter starts the chains without a
+// perturbation. They are the only negative values of their fields
+// (burn_in = -1, jitter = -1 in an experiment file).
+const (
+	NoBurnIn = -1
+	NoJitter = -1.0
+)
+
 // Default values of Settings.
 const (
 	DefaultIterations  = 10000
@@ -101,10 +111,10 @@ const (
 )
 
 // Validate returns a *setting.Error naming the first invalid field, nil
-// when s is valid: every field is non-negative (except BurnIn and Jitter,
-// whose negative values mean none), Gamma is 0 or in (0.5, 1], and a burn-in
-// and thinning that are given leave draws to keep. Zero fields are valid:
-// they take their defaults.
+// when s is valid: every field is non-negative (except BurnIn = NoBurnIn
+// and Jitter = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
+// thinning that are given leave draws to keep. Zero fields are valid: they
+// take their defaults.
 func (s Settings) Validate() error {
 	if err := setting.NonNegative("iterations", s.Iterations, "thin", s.Thin, "keep", s.Keep,
 		"chains", s.Chains, "workers", s.Workers, "batch", s.Batch, "a", s.A, "b", s.B, "gamma", s.Gamma,
@@ -118,6 +128,12 @@ func (s Settings) Validate() error {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
+	}
+	if s.BurnIn < 0 && s.BurnIn != NoBurnIn {
+		return setting.Errorf("burn_in", s.BurnIn, "must not be negative (NoBurnIn, -1, discards nothing)")
+	}
+	if s.Jitter < 0 && s.Jitter != NoJitter {
+		return setting.Errorf("jitter", s.Jitter, "must not be negative (NoJitter, -1, means none)")
 	}
 	switch s.Schedule {
 	case "", SchedulePolynomial:
@@ -141,7 +157,7 @@ func (s Settings) Validate() error {
 	switch {
 	case burn == 0:
 		burn = iters / 2
-	case burn < 0:
+	case burn == NoBurnIn:
 		burn = 0
 	}
 	if burn >= iters {
@@ -166,7 +182,7 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	switch {
 	case s.BurnIn == 0:
 		s.BurnIn = s.Iterations / 2
-	case s.BurnIn < 0:
+	case s.BurnIn == NoBurnIn:
 		s.BurnIn = 0
 	}
 	s.Thin = cmp.Or(s.Thin, DefaultThin)
@@ -180,7 +196,7 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	switch {
 	case s.Jitter == 0:
 		s.Jitter = 1
-	case s.Jitter < 0:
+	case s.Jitter == NoJitter:
 		s.Jitter = 0
 	}
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)

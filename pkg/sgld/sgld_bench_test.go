@@ -22,7 +22,7 @@ func newLogReg(n, p int, seed uint64) *model.Logistic {
 // finiteness check and the copy of the kept draw.
 func BenchmarkStep(b *testing.B) {
 	m := newLogReg(10000, 55, 1)
-	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(m)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		}
 		return 0
 	}}
-	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: -1, Thin: 1}.withDefaults(t)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(t)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,8 +44,8 @@ func TestUpdateRule(t *testing.T) {
 		return c[0]*x[0] + c[1]*x[1]
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
-	s := Settings{Iterations: iters, BurnIn: -1, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
-		Init: []float64{0.5, -0.5}, Jitter: -1}
+	s := Settings{Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
+		Init: []float64{0.5, -0.5}, Jitter: NoJitter}
 	got, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestDivergence(t *testing.T) {
 		g[0], g[1] = -x[0], -4*x[1]
 		return -(x[0]*x[0] + 4*x[1]*x[1]) / 2
 	}}
-	s := Settings{Iterations: 10000, BurnIn: -1, Thin: 1, Chains: 3, A: 1e3, Gamma: 0.55}
+	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 3, A: 1e3, Gamma: 0.55}
 	set, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
 	if err == nil {
 		t.Fatal("huge step size: no error")
@@ -341,7 +341,7 @@ func TestInit(t *testing.T) {
 	if equalRows(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
 		t.Error("chains 0 and 1 start at the same prior draw")
 	}
-	exact := first(Settings{Init: []float64{3, 4}, Jitter: -1})
+	exact := first(Settings{Init: []float64{3, 4}, Jitter: NoJitter})
 	for i := range exact.Len() {
 		if r := exact.X.RawRowView(i); math.Abs(r[0]-3) > 1e-6 || math.Abs(r[1]-4) > 1e-6 {
 			t.Errorf("chain %d starts at %v, want Init (3, 4) without jitter", i, r)

@@ -40,3 +40,14 @@ func sum(v []int) int64 {
 	}
 	return s
 }
+
+// NoRefinement, NoBox and NoPriorDraws turn the Nelder–Mead refinement,
+// the search box and the prior candidates off; other negative values are
+// refused, naming the field.
+func ExampleSettings_Validate() {
+	fmt.Println(sp.Settings{NelderMeadEvals: sp.NoRefinement, Box: sp.NoBox, PriorFraction: sp.NoPriorDraws}.Validate())
+	fmt.Println(sp.Settings{Box: -0.5}.Validate())
+	// Output:
+	// <nil>
+	// box = -0.5: must not be negative (NoBox, -1, searches without a box)
+}

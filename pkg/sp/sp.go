@@ -44,8 +44,9 @@ type Settings struct {
 	// NelderMeadEvals caps the objective evaluations of the Nelder–Mead
 	// refinement of each step's best candidate. Zero means
 	// DefaultNelderMeadPer·d (200·d, MATLAB fminsearch's default that the
-	// original's refinement used); a negative value disables the
-	// refinement, leaving pure Monte Carlo search.
+	// original's refinement used); NoRefinement (-1) disables the
+	// refinement, leaving pure Monte Carlo search. Other negative values
+	// are errors.
 	NelderMeadEvals int `toml:"nelder_mead_evals" json:"nelder_mead_evals,omitempty"`
 
 	// Perturb scales the Gaussian perturbations of the candidates drawn
@@ -73,7 +74,8 @@ type Settings struct {
 	// value in the bulk, and an unbounded search runs off to where exp
 	// overflows. A box that follows the median and a robust spread cannot
 	// be dragged along by the points it lets stray. Zero means DefaultBox
-	// (2); a negative value searches without a box.
+	// (2); NoBox (-1) searches without a box. Other negative values are
+	// errors.
 	Box float64 `toml:"box" json:"box,omitempty"`
 
 	// Scale is the perturbation standard deviation before the point set has
@@ -83,7 +85,8 @@ type Settings struct {
 
 	// PriorFraction is the share of each step's candidates drawn from the
 	// prior when the target is a target.PriorSampler (rounded up). Zero
-	// means DefaultPriorFraction (0.1); a negative value draws none.
+	// means DefaultPriorFraction (0.1); NoPriorDraws (-1) draws none.
+	// Other negative values are errors.
 	PriorFraction float64 `toml:"prior_fraction" json:"prior_fraction,omitempty"`
 
 	// C and Beta are the IMQ base kernel's parameters,
@@ -100,10 +103,20 @@ type Settings struct {
 	MAP []float64 `toml:"-" json:"-"`
 }
 
+// NoRefinement as Settings.NelderMeadEvals, NoBox as Settings.Box and
+// NoPriorDraws as Settings.PriorFraction turn the refinement, the search
+// box and the prior candidates off. They are the only negative values of
+// their fields (-1 in an experiment file).
+const (
+	NoRefinement = -1
+	NoBox        = -1.0
+	NoPriorDraws = -1.0
+)
+
 // Validate returns a *setting.Error naming the first invalid field, nil
-// when s is valid. Zero fields are valid: they take their defaults; the
-// documented negative values of NelderMeadEvals, Box and PriorFraction are
-// valid too.
+// when s is valid. Zero fields are valid: they take their defaults; so are
+// NelderMeadEvals = NoRefinement, Box = NoBox and PriorFraction =
+// NoPriorDraws, but no other negative value.
 func (s Settings) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	switch {
@@ -111,6 +124,12 @@ func (s Settings) Validate() error {
 		return setting.Errorf("points", s.Points, "must not be negative")
 	case s.Candidates < 0:
 		return setting.Errorf("candidates", s.Candidates, "must not be negative")
+	case s.NelderMeadEvals < 0 && s.NelderMeadEvals != NoRefinement:
+		return setting.Errorf("nelder_mead_evals", s.NelderMeadEvals, "must not be negative (NoRefinement, -1, turns the refinement off)")
+	case s.Box < 0 && s.Box != NoBox:
+		return setting.Errorf("box", s.Box, "must not be negative (NoBox, -1, searches without a box)")
+	case s.PriorFraction < 0 && s.PriorFraction != NoPriorDraws:
+		return setting.Errorf("prior_fraction", s.PriorFraction, "must not be negative (NoPriorDraws, -1, draws none)")
 	case s.Perturb < 0 || bad(s.Perturb):
 		return setting.Errorf("perturb", s.Perturb, "is not a finite non-negative number")
 	case bad(s.Box):

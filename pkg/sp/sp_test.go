@@ -219,7 +219,7 @@ func TestHighDimCost(t *testing.T) {
 	// The refinement must actually improve on the best candidate: the
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
-	noRefine := Settings{Points: 1, NelderMeadEvals: -1}
+	noRefine := Settings{Points: 1, NelderMeadEvals: NoRefinement}
 	_, c0, err := RunWithCost(context.Background(), lr.Logistic, noRefine, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -33,13 +33,14 @@ const (
 // FullBatch is the BatchSize that asks for full-data scores on every
 // target: each iteration then costs n·N per-datapoint gradients and the
 // updates are deterministic given the initial particles. A BatchSize of
-// at least N has the same effect.
+// at least N has the same effect. It is the one negative BatchSize
+// (batch = -1 in an experiment file); any other is an error.
 const FullBatch = -1
 
 // Settings configures Run. The zero value is usable: every field documents
 // its default, and the defaults are those of the reference code's update
 // function. Validate (called by Run) refuses negative and non-finite
-// values, except BatchSize's documented negative.
+// values; the one negative value allowed is BatchSize's FullBatch.
 //
 // The struct tags are the fields' names in experiment files (TOML) and in
 // recorded settings (JSON).
@@ -71,9 +72,9 @@ type Settings struct {
 
 	// BatchSize is the minibatch size |B| of a target.Stochastic target,
 	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatchSize
-	// (100). FullBatch (any negative value), a batch at least as large as
-	// the data, or a target that is not Stochastic, uses the full-data
-	// LogProbGrad.
+	// (100). FullBatch (-1; other negative values are errors), a batch at
+	// least as large as the data, or a target that is not Stochastic, uses
+	// the full-data LogProbGrad.
 	BatchSize int `toml:"batch" json:"batch,omitempty"`
 
 	// Sequential walks the data in its stored order instead of a
@@ -125,6 +126,9 @@ func (s Settings) Validate() error {
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
 		"record_every", s.RecordEvery, "init_scale", s.InitScale); err != nil {
 		return err
+	}
+	if s.BatchSize < 0 && s.BatchSize != FullBatch {
+		return setting.Errorf("batch", s.BatchSize, "must not be negative (FullBatch, -1, is the full batch)")
 	}
 	for _, f := range []struct {
 		name string

@@ -310,7 +310,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 		return nil
 	})
 	_, err := svgd.Run(context.Background(), tg, svgd.Settings{
-		Init: randInit(rng, 4, 2, 1), Iterations: 7, RecordEvery: 3, BatchSize: -1,
+		Init: randInit(rng, 4, 2, 1), Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch,
 	}, rand.NewPCG(1, 1), rec)
 	if err != nil {
 		t.Fatal(err)

@@ -139,7 +139,9 @@ func Register(r *harness.Registry) {
 				return lp
 			}}}, nil
 		},
-		Checksums: func(int) (map[string]string, error) { return map[string]string{"toygauss": "synthetic"}, nil },
+		Checksums: func(int, *harness.Env) (map[string]string, error) {
+			return map[string]string{"toygauss": "synthetic"}, nil
+		},
 	})
 	r.RegisterMetric("toymean", func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		ref, _, err := env.Reference(ctx)

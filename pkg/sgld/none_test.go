@@ -1,0 +1,28 @@
+package sgld
+
+import (
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/setting"
+)
+
+// TestNoneValues: NoBurnIn and NoJitter are the only negative values of
+// their fields; any other is a *setting.Error naming the field.
+func TestNoneValues(t *testing.T) {
+	if err := (Settings{BurnIn: NoBurnIn, Jitter: NoJitter}).Validate(); err != nil {
+		t.Errorf("NoBurnIn, NoJitter: %v", err)
+	}
+	for _, c := range []struct {
+		s     Settings
+		field string
+	}{
+		{Settings{BurnIn: -2}, "burn_in"},
+		{Settings{Jitter: -0.5}, "jitter"},
+		{Settings{Jitter: -2}, "jitter"},
+	} {
+		e, ok := setting.As(c.s.Validate())
+		if !ok || e.Field != c.field {
+			t.Errorf("%+v: error %v, want one naming %s", c.s, e, c.field)
+		}
+	}
+}
