@@ -21,7 +21,9 @@ func ExampleMethod_protocols() {
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			return &harness.Problem{Target: target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}}, nil
 		},
-		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return map[string]string{"gauss.csv": "00"}, nil },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) {
+			return map[string]string{"gauss.csv": "00"}, nil
+		},
 	})
 	reg.RegisterMetric("mean", func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		return func(s particle.Snapshot) float64 { return particle.Set{X: s.X, W: s.W}.Mean(nil)[0] }, nil

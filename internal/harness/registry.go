@@ -57,12 +57,13 @@ type Env struct {
 	metrics []string // see Metrics
 
 	memoMu sync.Mutex
-	memo   map[string]memoEntry
+	memo   map[string]*memoEntry
 }
 
 type memoEntry struct {
-	v   any
-	err error
+	done chan struct{} // closed once v and err are set
+	v    any
+	err  error
 }
 
 // Metrics returns the names of the metrics evaluated on the snapshots of
@@ -74,20 +75,27 @@ func (e *Env) Metrics() []string { return slices.Clone(e.metrics) }
 // the first time key is asked for on e: the dataset loader, the metric
 // factories and the method of one cell share e, so that what two of them
 // need (the reference a metric measures against, which the method's
-// summary reports) is computed once, whichever asks first. Calls are
-// serialised.
+// summary reports) is computed once, whichever asks first. A second
+// caller of a key being computed waits for it; compute may ask for other
+// keys (not for its own).
 func (e *Env) Memo(key string, compute func() (any, error)) (any, error) {
 	e.memoMu.Lock()
-	defer e.memoMu.Unlock()
 	if m, ok := e.memo[key]; ok {
+		e.memoMu.Unlock()
+		<-m.done
 		return m.v, m.err
 	}
-	v, err := compute()
 	if e.memo == nil {
-		e.memo = map[string]memoEntry{}
+		e.memo = map[string]*memoEntry{}
 	}
-	e.memo[key] = memoEntry{v, err}
-	return v, err
+	m := &memoEntry{done: make(chan struct{})}
+	e.memo[key] = m
+	e.memoMu.Unlock()
+	// compute may ask for other keys (mmd2's kernel asks for the
+	// reference): the lock is not held while it runs.
+	m.v, m.err = compute()
+	close(m.done)
+	return m.v, m.err
 }
 
 // Artefact returns the bytes cached under key, computing them with compute
