@@ -217,7 +217,7 @@ func TestKeysHoldNoPath(t *testing.T) {
 			year++
 		}
 	}
-	if year != 15 || len(keys[data]) != 150 {
+	if year != 30 || len(keys[data]) != 300 {
 		t.Errorf("%d cells, %d of Year", len(keys[data]), year)
 	}
 }
