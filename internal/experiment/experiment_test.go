@@ -92,11 +92,11 @@ func TestSettingsValidation(t *testing.T) {
 
 // wantCells is the number of cells of every experiment file per profile.
 var wantCells = map[string]map[string]int{
-	// (4 paper + 4 tuned methods) × 5 splits; quick: 1 split.
-	"fig1a": {"quick": 8, "full": 40},
+	// (4 paper + 4 tuned methods + SP from the MAP) × 5 splits; quick: 1 split.
+	"fig1a": {"quick": 9, "full": 45},
 	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
-	"fig1b": {"quick": 14, "full": 100},
+	"fig1b": {"quick": 15, "full": 105},
 	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
 	"fig2a": {"quick": 5, "full": 25},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
