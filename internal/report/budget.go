@@ -40,31 +40,14 @@ type budgetPick struct {
 // when the cell records no development metric (a baseline with a single
 // snapshot), the last of them. No test metric takes part in the choice.
 func pickAtBudget(c *Cell, b float64) budgetPick {
-	type snap struct {
-		grads int64
-		step  int
-		secs  float64
-	}
-	vals := map[snap]map[string]float64{}
-	var order []snap
-	for _, r := range c.Rows {
-		if float64(r.GradEvals) > b {
-			continue
-		}
-		k := snap{r.GradEvals, r.Step, r.Seconds}
-		if vals[k] == nil {
-			vals[k] = map[string]float64{}
-			order = append(order, k)
-		}
-		vals[k][r.Metric] = r.Value
-	}
-	if len(order) == 0 {
+	snaps := snapshotsOf(c, func(r Row) bool { return float64(r.GradEvals) <= b })
+	if len(snaps) == 0 {
 		return budgetPick{}
 	}
 	best := -1
 	bestV := math.Inf(1)
-	for i, k := range order {
-		v, ok := vals[k][selectionMetric]
+	for i, sn := range snaps {
+		v, ok := sn.vals[selectionMetric]
 		if ok && finite(v) && v < bestV {
 			best, bestV = i, v
 		}
@@ -75,9 +58,43 @@ func pickAtBudget(c *Cell, b float64) budgetPick {
 			// budget: nothing to select by.
 			return budgetPick{}
 		}
-		best = len(order) - 1
+		best = len(snaps) - 1
 	}
-	return budgetPick{values: vals[order[best]], ok: true}
+	return budgetPick{values: snaps[best].vals, ok: true}
+}
+
+// snapshot is one evaluated snapshot of a cell: its cost and every metric
+// recorded at it.
+type snapshot struct {
+	grads int64
+	step  int
+	secs  float64
+	vals  map[string]float64
+}
+
+// snapshotsOf groups the rows of c that keep accepts into snapshots, in the
+// order the file first names them.
+func snapshotsOf(c *Cell, keep func(Row) bool) []*snapshot {
+	type id struct {
+		grads int64
+		step  int
+	}
+	at := map[id]*snapshot{}
+	var out []*snapshot
+	for _, r := range c.Rows {
+		if !keep(r) {
+			continue
+		}
+		k := id{r.GradEvals, r.Step}
+		sn := at[k]
+		if sn == nil {
+			sn = &snapshot{grads: r.GradEvals, step: r.Step, secs: r.Seconds, vals: map[string]float64{}}
+			at[k] = sn
+			out = append(out, sn)
+		}
+		sn.vals[r.Metric] = r.Value
+	}
+	return out
 }
 
 // budgetStats fills the table's per-budget statistics from the cells
@@ -164,34 +181,19 @@ func fmtInt(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// lastWithin returns the metrics of the last snapshot of c (in step order)
-// that satisfies keep, with that snapshot's compute seconds.
+// lastWithin returns the metrics of the last snapshot of c (by gradient
+// evaluations, then step) that satisfies keep, with its compute seconds.
 func lastWithin(c *Cell, keep func(Row) bool) (map[string]float64, float64, bool) {
-	type snap struct {
-		grads int64
-		step  int
-	}
-	var last snap
-	var secs float64
-	vals := map[snap]map[string]float64{}
-	found := false
-	for _, r := range c.Rows {
-		if !keep(r) {
-			continue
-		}
-		k := snap{r.GradEvals, r.Step}
-		if vals[k] == nil {
-			vals[k] = map[string]float64{}
-		}
-		vals[k][r.Metric] = r.Value
-		if !found || k.grads > last.grads || (k.grads == last.grads && k.step >= last.step) {
-			last, secs, found = k, r.Seconds, true
+	var last *snapshot
+	for _, sn := range snapshotsOf(c, keep) {
+		if last == nil || sn.grads > last.grads || (sn.grads == last.grads && sn.step >= last.step) {
+			last = sn
 		}
 	}
-	if !found {
+	if last == nil {
 		return nil, 0, false
 	}
-	return vals[last], secs, true
+	return last.vals, last.secs, true
 }
 
 // WallClockStats reads Table 1 under the paper's protocol, the same fixed
