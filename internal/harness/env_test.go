@@ -53,6 +53,12 @@ func TestEnvMemoMetricsDataDir(t *testing.T) {
 		if _, err := memo(in.Env, "bad"); err == nil {
 			t.Error("Memo lost the error")
 		}
+		// A key computed from another key (mmd2's kernel from the
+		// reference) does not wait for itself.
+		outer, _ := in.Env.Memo("outer", func() (any, error) { return memo(in.Env, "shared") })
+		if outer != a {
+			t.Error("a nested Memo gave another value")
+		}
 		if _, _, err := in.Env.Reference(ctx); err != nil {
 			t.Error(err)
 		}
