@@ -266,7 +266,7 @@ func (s *weights) steinSolve() {
 		copy(prev, w)
 		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y: K₀ is stored symmetric, so
 		// K₀y = K₀ᵀy, each row's sum in serial order over j.
-		dense.AddMulTrans(g, zero, s.K0, c, y)
+		mulSparse(g, zero, s.K0, c, y)
 		for i, gi := range g {
 			w[i] = y[i] - 2*gi/L
 		}
@@ -277,6 +277,36 @@ func (s *weights) steinSolve() {
 		for i := range y {
 			y[i] = w[i] + beta*(w[i]-prev[i])
 		}
+	}
+}
+
+// mulSparse sets g = b + Kᵀy for the n×n block of K (stride c, n =
+// len(y)), skipping the rows j with yⱼ = 0: dense.AddMulTrans over each run
+// of consecutive nonzero yⱼ, each run continuing the sums of the one before.
+// Every gₖ is b[k] plus the terms yⱼKⱼₖ in increasing j, rounded then added
+// as in one AddMulTrans over all rows; a skipped term is ±0, which leaves
+// a sum begun at +0 unchanged, so for finite K the bits are those of the
+// full product. Stein weights on the simplex are sparse (a third of the
+// particles keep weight at N = 400 on a network), so this saves most of
+// the product.
+func mulSparse(g, b, K []float64, c int, y []float64) {
+	src := b
+	n := len(y)
+	for j := 0; j < n; {
+		if y[j] == 0 {
+			j++
+			continue
+		}
+		e := j + 1
+		for e < n && y[e] != 0 {
+			e++
+		}
+		dense.AddMulTrans(g, src, K[j*c:], c, y[j:e])
+		src = g
+		j = e
+	}
+	if &src[0] != &g[0] {
+		copy(g, b[:len(g)])
 	}
 }
 

@@ -52,9 +52,11 @@ func (s *weights) steinSolveSerial() {
 }
 
 // The Stein weights have the bits of the serial row-by-row solver after
-// every added particle, on a Stein kernel matrix of particles with scores.
+// every added particle, on a Stein kernel matrix of particles with scores
+// (in d = 3 a tenth or more of the weights are 0, so the skipped rows of
+// the sparse product are exercised).
 func TestSteinWeightsSerialBits(t *testing.T) {
-	const N, d = 45, 7
+	const N, d = 120, 3
 	rng := rand.New(rand.NewPCG(2, 3))
 	X := mat.NewDense(N, d, nil)
 	S := mat.NewDense(N, d, nil)
@@ -96,6 +98,16 @@ func TestSteinWeightsSerialBits(t *testing.T) {
 				t.Fatalf("after %d particles: w[%d] = %v, serial %v", n+1, i, a.w[i], b.w[i])
 			}
 		}
+	}
+	// The sparse product's skipped rows were exercised.
+	zeros := 0
+	for _, v := range a.w[:N] {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros < N/10 {
+		t.Fatalf("%d of %d final weights are 0: the test does not exercise the skipped rows", zeros, N)
 	}
 }
 
