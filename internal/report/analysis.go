@@ -15,6 +15,7 @@ var metricLabels = map[string]string{
 	"mmd2":       "MMD² to the HMC reference",
 	"mmd2_exact": "exact MMD² to the target",
 	"fmmd2":      "MMD² of predictions to the HMC reference",
+	"ksd2":       "KSD² (IMQ kernel, full-data scores)",
 	KernelMMD2:   "MMD² in the method's own kernel (method-reported)",
 }
 
