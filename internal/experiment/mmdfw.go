@@ -3,11 +3,13 @@ package experiment
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/optim"
@@ -22,8 +24,9 @@ import (
 // the number of particles N.
 //
 // Z "pool", and "" with weights "bq" or "line-search", draws the pool with
-// mmdfw.SGLDPool(pool_iterations), charged to the run; "" on a Gaussian
-// target is the exact embedding.
+// mmdfw.SGLDPool(pool_iterations), or with pool_sampler = "hmc" an HMC
+// pilot, charged to the run; "" on a Gaussian target is the exact
+// embedding.
 type MMDFWConfig struct {
 	// Start is the first particle: "map" (the cached MAP of the dataset
 	// split, its L-BFGS cost charged to the run; with map_newton_tol its
@@ -53,6 +56,15 @@ type MMDFWConfig struct {
 	SVGDIterations    int     `toml:"svgd_iterations" json:"svgd_iterations,omitempty"`
 	SVGDStep          float64 `toml:"svgd_step" json:"svgd_step,omitempty"`
 	SVGDParticleCount int     `toml:"svgd_particles" json:"svgd_particles,omitempty"`
+	// PoolSampler draws the pool of z = "pool": "sgld" or "" (the default,
+	// mmdfw.SGLDPool(pool_iterations)) or "hmc" (mmdfw.HMCPool: an
+	// independent HMC pilot with the settings PoolHMC, hmc's defaults where
+	// absent — 4 chains, 1,000 warm-up iterations each — and ⌈pool_size/4⌉
+	// draws per chain, started around the MAP when the run starts there).
+	// Either pool's cost is charged to the run.
+	PoolSampler string `toml:"pool_sampler" json:"pool_sampler,omitempty"`
+	// PoolHMC is the pilot's hmc.Settings table (pool_sampler = "hmc").
+	PoolHMC *hmc.Settings `toml:"pool_hmc" json:"pool_hmc,omitempty"`
 }
 
 // Validate checks the package's settings and the wiring's own.
@@ -68,10 +80,30 @@ func (c MMDFWConfig) Validate() error {
 	if c.Start != "trained" && (c.TrainSteps != 0 || c.TrainStep != 0 || c.TrainBatch != 0 || c.TrainEvalEvery != 0 || c.TrainPatience != 0) {
 		return fieldErr("start", `train_* settings need start = "trained"`)
 	}
+	if err := oneOf("pool_sampler", c.PoolSampler, "", "sgld", "hmc"); err != nil {
+		return err
+	}
+	if c.PoolHMC != nil {
+		if c.PoolSampler != "hmc" {
+			return fieldErr("pool_hmc", `needs pool_sampler = "hmc"`)
+		}
+		if err := c.PoolHMC.Validate(); err != nil {
+			return fmt.Errorf("pool_hmc: %w", err)
+		}
+	}
+	if c.PoolSampler != "" && !c.needsPool() {
+		return fieldErr("pool_sampler", `needs z = "pool" (or weights "bq" or "line-search")`)
+	}
 	if c.Start == "trained" && c.Scale == mmdfw.ScaleBandwidth {
 		return fieldErr("scale", `"bandwidth" contradicts start = "trained", whose scales are the training's`)
 	}
 	return oneOf("start", c.Start, "", "map", "prior", "model", "trained", "svgd")
+}
+
+// needsPool reports whether the run draws a pool for z (on a target
+// without an exact embedding).
+func (c MMDFWConfig) needsPool() bool {
+	return c.Z == mmdfw.ZPool || (c.Z == mmdfw.ZAuto && (c.Weights == mmdfw.BQ || c.Weights == mmdfw.LineSearch))
 }
 
 // TrainValidationFraction is the share of the method's training rows that
@@ -145,7 +177,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
 	case c.Z == mmdfw.ZPool || needZ:
-		s.Z = mmdfw.ZPool // drawn by mmdfw.SGLDPool(c.PoolIterations)
+		s.Z = mmdfw.ZPool // drawn by mmdfw.SGLDPool(c.PoolIterations) unless pool_sampler says otherwise (below)
 	}
 	start := c.Start
 	if start == "" {
@@ -157,6 +189,13 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	rng := rand.New(in.Src)
 	rec := in.Recorder
 	var m *MAP
+	// An HMC pilot for the pool starts, as the references do, around the
+	// MAP when the run starts there (jitter init_scale, default 0.1), else
+	// from prior draws.
+	var pilot hmc.Settings
+	if c.PoolHMC != nil {
+		pilot = *c.PoolHMC
+	}
 	switch start {
 	case "map":
 		if c.MAPNewtonTol > 0 {
@@ -169,6 +208,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
+		pilot.Init, pilot.InitScale = m.X, cmp.Or(pilot.InitScale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
@@ -206,6 +246,9 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if start == "svgd" {
 			s.Start = mmdfw.StartAuto
 		}
+	}
+	if c.PoolSampler == "hmc" {
+		s.PoolSampler = mmdfw.HMCPool(pilot)
 	}
 	res, err := mmdfw.RunResult(ctx, in.Problem.Target, s, in.Src, rec)
 	ms := map[string]any{

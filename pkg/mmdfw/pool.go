@@ -1,11 +1,13 @@
 package mmdfw
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -34,5 +36,32 @@ func SGLDPool(iterations int) PoolSampler {
 			return nil, grads, err
 		}
 		return set.X, grads, nil
+	})
+}
+
+// HMCPool returns a PoolSampler that draws the pool by HMC (pkg/hmc): an
+// independent pilot run of s (its zero fields take hmc's defaults; Draws,
+// when zero, is ⌈size/Chains⌉ per chain, so the pool has at least size
+// draws), seeded from two draws of the run's random stream. Its gradient
+// evaluations are charged like SGLDPool's. A pilot that hmc flags
+// (R̂ or ESS beyond its thresholds) still serves: the pool only estimates
+// zᵢ = μ_p(xᵢ), and the run's diagnostics keep its cost.
+func HMCPool(s hmc.Settings) PoolSampler {
+	return PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		rng := rand.New(src)
+		hs := s
+		if hs.Draws == 0 {
+			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
+			hs.Draws = (size + chains - 1) / chains
+		}
+		res, err := hmc.Run(ctx, t, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		if err != nil {
+			var grads int64
+			if res != nil {
+				grads = res.GradEvals
+			}
+			return nil, grads, err
+		}
+		return res.Set.X, res.GradEvals, nil
 	})
 }
