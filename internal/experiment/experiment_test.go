@@ -96,7 +96,7 @@ var wantCells = map[string]map[string]int{
 	"fig1a": {"quick": 9, "full": 45},
 	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
-	"fig1b": {"quick": 15, "full": 105},
+	"fig1b": {"quick": 16, "full": 110},
 	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
 	"fig2a": {"quick": 5, "full": 25},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
