@@ -98,7 +98,7 @@ var wantCells = map[string]map[string]int{
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
 	"fig1b": {"quick": 16, "full": 110},
 	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
-	"fig2a": {"quick": 5, "full": 25},
+	"fig2a": {"quick": 6, "full": 30},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
 	// 6 methods (2 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
