@@ -6,7 +6,9 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 )
 
 // TestMMDFWScaleValidation checks that the scale key accepts its two names
@@ -109,5 +111,29 @@ settings = { start = "trained", weights = "stein", batch = 100, lmo_steps = 50 }
 	t.Logf("test RMSE %v; training %v steps (best %v), validation RMSE %v", c, m["train_steps"], m["train_best_step"], m["train_validation_rmse"])
 	if c[len(c)-1] > 5 || c[len(c)-1] > 1.05*c[0] {
 		t.Errorf("test RMSE %v … %v: want below 5 (constant predictor about 15) and not rising", c[0], c[len(c)-1])
+	}
+}
+
+// The pool sampler settings are checked: a known sampler, pilot settings
+// only for HMC and valid, and either only where a pool is drawn.
+func TestMMDFWConfigPoolSampler(t *testing.T) {
+	for _, c := range []struct {
+		cfg  MMDFWConfig
+		want string // "" for valid
+	}{
+		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, ""},
+		{MMDFWConfig{PoolSampler: "sgld", Settings: mmdfw.Settings{Z: mmdfw.ZPool}}, ""},
+		{MMDFWConfig{PoolSampler: "nuts", Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_sampler"},
+		{MMDFWConfig{PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_hmc"},
+		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: -7}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_hmc"},
+		{MMDFWConfig{PoolSampler: "hmc", Settings: mmdfw.Settings{Weights: mmdfw.Equal}}, "pool_sampler"},
+	} {
+		err := c.cfg.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v, want valid", c.cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("pool_sampler %q pool_hmc %+v: error %v, want one naming %s", c.cfg.PoolSampler, c.cfg.PoolHMC, err, c.want)
+		}
 	}
 }
