@@ -3,12 +3,14 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -909,5 +911,70 @@ func TestBNNOutputs(t *testing.T) {
 	}
 	if mat.Equal(P, Q) {
 		t.Error("the permutation left the parameters unchanged: the test is vacuous")
+	}
+}
+
+// sideCount counts the runs of a side part.
+type sideCount struct{ n int }
+
+func (s *sideCount) Run(int) { s.n++ }
+
+// TestMinibatchBatchOnTeamSameBits: MinibatchLogProbGradBatchOn gives the
+// bits of MinibatchLogProbGradBatch on teams of one and two (GOMAXPROCS 1
+// and 2), both kernel paths, shapes below and above lrTeamWork with a
+// partial last chunk, runs its side part once, and allocates nothing on
+// SVGD's shape.
+func TestMinibatchBatchOnTeamSameBits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(4, 5))
+	X, y := synthLogistic(rng, 3000, 55)
+	lr := NewLogistic(X, y)
+	for _, c := range []struct{ n, nb int }{{100, 100}, {37, 64}, {9, 5}, {4, 100}} {
+		d := lr.Dim()
+		xs := mat.NewDense(c.n, d, nil)
+		for i := 0; i < c.n; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		batch := make([]int, c.nb)
+		for k := range batch {
+			batch[k] = rng.IntN(3000)
+		}
+		for _, fma := range []bool{haveFMA, false} {
+			lrUseFMA = fma
+			want, wantLp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+			lr.MinibatchLogProbGradBatch(xs, want, wantLp, batch)
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				for _, w := range []int{1, 2} {
+					team := par.NewTeam(w)
+					for rep := 0; rep < 3; rep++ {
+						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+						var side sideCount
+						lr.MinibatchLogProbGradBatchOn(team, &side, xs, got, lp, batch)
+						if side.n != 1 {
+							t.Fatalf("n %d, |B| %d, GOMAXPROCS %d, team %d: the side part ran %d times", c.n, c.nb, procs, w, side.n)
+						}
+						for i := 0; i < c.n; i++ {
+							if math.Float64bits(lp[i]) != math.Float64bits(wantLp[i]) {
+								t.Fatalf("n %d, |B| %d, FMA %v, GOMAXPROCS %d, team %d: lp[%d] = %v, want %v", c.n, c.nb, fma, procs, w, i, lp[i], wantLp[i])
+							}
+							for j := 0; j < d; j++ {
+								if math.Float64bits(got.At(i, j)) != math.Float64bits(want.At(i, j)) {
+									t.Fatalf("n %d, |B| %d, FMA %v, GOMAXPROCS %d, team %d: grad[%d][%d] = %v, want %v", c.n, c.nb, fma, procs, w, i, j, got.At(i, j), want.At(i, j))
+								}
+							}
+						}
+					}
+					if c.n == 100 {
+						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+						if a := testing.AllocsPerRun(20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
+							t.Errorf("GOMAXPROCS %d, team %d: %v allocations per call", procs, w, a)
+						}
+					}
+					team.Close()
+				}
+			}
+		}
+		lrUseFMA = haveFMA
 	}
 }

@@ -84,7 +84,7 @@ func BenchmarkIterationBNN(b *testing.B) {
 func BenchmarkDirection(b *testing.B) {
 	st := benchState(b, 100, 100, 1)
 	defer st.close()
-	st.computeScores()
+	st.computeScores(nil)
 	b.ReportAllocs()
 	cpu := testutil.StartCPU()
 	for b.Loop() {
