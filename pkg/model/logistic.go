@@ -71,13 +71,30 @@ func (m *Logistic) Features() int { return m.p }
 // logPrior adds ∇log p₀ to grad and returns log p₀(θ), the Gamma hyperprior
 // on log α and the Gaussian prior on w, normalising constants included.
 func (m *Logistic) logPrior(x, grad []float64) float64 {
+	return m.logPriorC(x, grad, m.priorConst())
+}
+
+// lrPriorConst holds the constants of logPrior: log B0, log Γ(A0) and
+// log 2π, computed once per batched call.
+type lrPriorConst struct{ logB, lgA, log2Pi float64 }
+
+func (m *Logistic) priorConst() lrPriorConst {
+	lg, _ := math.Lgamma(m.A0)
+	return lrPriorConst{logB: math.Log(m.B0), lgA: lg, log2Pi: math.Log(2 * math.Pi)}
+}
+
+// logPriorC is logPrior given its constants. Every value is the one of the
+// formula of logGammaPriorLog written out (e^s computed once), so the bits
+// are those of calling it.
+func (m *Logistic) logPriorC(x, grad []float64, k lrPriorConst) float64 {
 	p := m.p
 	w := x[:p]
 	s := x[p]
 	alpha := math.Exp(s)
 	ss := floats.Dot(w, w)
-	lpG, dG := logGammaPriorLog(s, m.A0, m.B0)
-	lp := lpG + 0.5*float64(p)*(s-math.Log(2*math.Pi)) - 0.5*alpha*ss
+	a, b := m.A0, m.B0
+	lpG, dG := a*k.logB-k.lgA+a*s-b*alpha, a-b*alpha
+	lp := lpG + 0.5*float64(p)*(s-k.log2Pi) - 0.5*alpha*ss
 	floats.AddScaled(grad[:p], -alpha, w)
 	grad[p] += dG + 0.5*float64(p) - 0.5*alpha*ss
 	return lp
@@ -320,6 +337,7 @@ type lrBatchScratch struct {
 	workers int
 	wg      sync.WaitGroup
 	job     lrTeamJob
+	prior   lrPriorConst
 }
 
 func (s *lrBatchScratch) run(k int) {
@@ -367,7 +385,7 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 		g := s.gs.Data[(lo+i)*s.gs.Stride : (lo+i)*s.gs.Stride+p+1]
 		floats.Scale(c, g[:p])
 		g[p] = 0
-		lp[i] = c*lp[i] + m.logPrior(x, g)
+		lp[i] = c*lp[i] + m.logPriorC(x, g, s.prior)
 	}
 }
 
@@ -406,7 +424,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
 		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
 		g[p] = 0
-		s.lp[i] = c*s.lp[i] + m.logPrior(x, g)
+		s.lp[i] = c*s.lp[i] + m.logPriorC(x, g, s.prior)
 	}
 }
 
@@ -452,6 +470,7 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
+	s.prior = m.priorConst()
 	s.next.Store(0)
 	parallel(workers, s, &s.wg)
 	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
@@ -550,6 +569,7 @@ func (m *Logistic) MinibatchLogProbGradBatchOn(team *par.Team, side par.Runner, 
 	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, chunks
+	s.prior = m.priorConst()
 	s.job = lrTeamJob{s: s, batch: batch, gather: true}
 	team.Do(lrGatherParts, &s.job)
 	s.job.gather, s.job.side = false, side

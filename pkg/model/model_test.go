@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -976,5 +977,40 @@ func TestMinibatchBatchOnTeamSameBits(t *testing.T) {
 			}
 		}
 		lrUseFMA = haveFMA
+	}
+}
+
+// TestLogPriorConstSameBits: the logistic prior with its constants taken
+// once per call gives the bits of the formula through logGammaPriorLog, on
+// random parameters and hyperparameters.
+func TestLogPriorConstSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	X, y := synthLogistic(rng, 10, 6)
+	m := NewLogistic(X, y)
+	for rep := 0; rep < 2000; rep++ {
+		if rep%100 == 0 {
+			m.A0, m.B0 = 0.1+5*rng.Float64(), math.Exp(4*rng.NormFloat64())
+		}
+		x := randVec(rng, m.Dim(), 2)
+		g0, g1 := randVec(rng, m.Dim(), 1), make([]float64, m.Dim())
+		copy(g1, g0)
+		// The formula as written before the constants were hoisted.
+		p := m.p
+		w, s := x[:p], x[p]
+		alpha := math.Exp(s)
+		ss := floats.Dot(w, w)
+		lpG, dG := logGammaPriorLog(s, m.A0, m.B0)
+		want := lpG + 0.5*float64(p)*(s-math.Log(2*math.Pi)) - 0.5*alpha*ss
+		floats.AddScaled(g0[:p], -alpha, w)
+		g0[p] += dG + 0.5*float64(p) - 0.5*alpha*ss
+		got := m.logPrior(x, g1)
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("log prior %v, formula %v", got, want)
+		}
+		for j := range g0 {
+			if math.Float64bits(g0[j]) != math.Float64bits(g1[j]) {
+				t.Fatalf("gradient %d: %v, formula %v", j, g1[j], g0[j])
+			}
+		}
 	}
 }

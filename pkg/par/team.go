@@ -5,7 +5,8 @@
 // eat up.
 //
 // A job is n parts, r.Run(0), …, r.Run(n−1), taken in turn from a shared
-// counter by the caller and the helpers: a part runs exactly once, on
+// counter by the caller (from the first on) and the helpers (from the last
+// down): a part runs exactly once, on
 // whichever goroutine claims it, so a job whose parts write disjoint
 // outputs, each computed the same way wherever it runs, gives the same bits
 // with any number of helpers, including none. The caller never waits for a
@@ -46,15 +47,17 @@ const (
 // of one: Do runs every part on the caller. A Team is used by one goroutine
 // at a time (its jobs do not nest) and must be closed.
 type Team struct {
-	// word packs the current job: epoch (bits 32–63), number of parts
-	// (16–31) and the next unclaimed part (0–15). Parts are claimed by
+	// word packs the current job: epoch (bits 32–63) and the unclaimed
+	// parts [front, back) (front in bits 16–31, back in 0–15). The caller
+	// claims from the front, the helpers from the back, by
 	// compare-and-swap, so a helper that saw an old job can claim nothing
 	// of a new one.
 	word atomic.Uint64
 	_    [56]byte
 	done atomic.Int64 // parts of the current job finished
 	_    [56]byte
-	r    Runner // the current job, written before word is published
+	r     Runner // the current job, written before word is published
+	parts int64  // its number of parts
 
 	waiting atomic.Int32 // 1 while the caller blocks on fin
 	fin     chan struct{}
@@ -126,17 +129,17 @@ func (t *Team) Do(parts int, r Runner) {
 		}
 		return
 	}
-	t.r = r
+	t.r, t.parts = r, int64(parts)
 	t.done.Store(0)
 	epoch := t.word.Load()>>32 + 1
-	t.word.Store(epoch<<32 | uint64(parts)<<16)
+	t.word.Store(epoch<<32 | uint64(parts))
 	for _, h := range t.helpers {
 		if h.state.Load() == parked && h.state.CompareAndSwap(parked, running) {
 			h.wake <- struct{}{}
 		}
 	}
 	for {
-		k, ok := t.claim(epoch)
+		k, ok := t.claim(epoch, true)
 		if !ok {
 			break
 		}
@@ -147,15 +150,23 @@ func (t *Team) Do(parts int, r Runner) {
 	t.r = nil
 }
 
-// claim takes the next part of job epoch, false when none is left.
-func (t *Team) claim(epoch uint64) (int, bool) {
+// claim takes the first (front) or the last unclaimed part of job epoch,
+// false when none is left. Taking the rows of a job from both ends keeps
+// each goroutine on about the same rows in consecutive jobs, and their
+// cache lines in its cache.
+func (t *Team) claim(epoch uint64, front bool) (int, bool) {
 	for {
 		w := t.word.Load()
-		if w>>32 != epoch || w&0xffff >= (w>>16)&0xffff {
+		f, b := (w>>16)&0xffff, w&0xffff
+		if w>>32 != epoch || f >= b {
 			return 0, false
 		}
-		if t.word.CompareAndSwap(w, w+1) {
-			return int(w & 0xffff), true
+		if front {
+			if t.word.CompareAndSwap(w, w+1<<16) {
+				return int(f), true
+			}
+		} else if t.word.CompareAndSwap(w, w-1) {
+			return int(b - 1), true
 		}
 	}
 }
@@ -191,12 +202,15 @@ func (t *Team) serve(h *helper) {
 		if e := w >> 32; e != seen {
 			seen = e
 			for {
-				k, ok := t.claim(e)
+				k, ok := t.claim(e, false)
 				if !ok {
 					break
 				}
-				t.r.Run(k)
-				if t.done.Add(1) == int64((w>>16)&0xffff) && t.waiting.CompareAndSwap(1, 0) {
+				// r and parts are read while the job holds a claimed part, so
+				// the caller cannot be starting the next one.
+				r, parts := t.r, t.parts
+				r.Run(k)
+				if t.done.Add(1) == parts && t.waiting.CompareAndSwap(1, 0) {
 					t.fin <- struct{}{}
 				}
 			}

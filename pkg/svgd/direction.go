@@ -136,12 +136,15 @@ func (j *dirJob) Run(part int) {
 		raw := ws.k.RawMatrix()
 		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
 			raw.Data[i*raw.Stride+i] = 0
-			for c := i + 1; c < n; c++ {
-				v := ws.norms[i] + ws.norms[c] - 2*raw.Data[i*raw.Stride+c]
+			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
+			nc := ws.norms[i+1 : n]
+			ni := ws.norms[i]
+			for c, g := range row {
+				v := ni + nc[c] - 2*g
 				if v < 0 {
 					v = 0
 				}
-				raw.Data[i*raw.Stride+c] = v
+				row[c] = v
 			}
 		}
 	case phaseMedian:
@@ -191,15 +194,12 @@ func (j *dirJob) product(part int) {
 	c1 := min(c0+j.colBlk, d)
 	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), j.dst.RawMatrix()
 	dense.MulNN(i1-i0, c1-c0, n, j.invN, kr.Data[i0*kr.Stride:], kr.Stride, tr.Data[c0:], tr.Stride, dr.Data[i0*dr.Stride+c0:], dr.Stride)
+	var sums [dirStrip]float64
 	for i := i0; i < i1; i++ {
-		krow := kr.Data[i*kr.Stride : i*kr.Stride+n]
-		sum := 1.0
-		for c, v := range krow {
-			if c != i {
-				sum += v
-			}
+		if r := (i - i0) % dirStrip; r == 0 {
+			rowSums(sums[:min(dirStrip, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
 		}
-		cf := sum * j.inv2 * j.invN
+		cf := sums[(i-i0)%dirStrip] * j.inv2 * j.invN
 		out := dr.Data[i*dr.Stride+c0 : i*dr.Stride+c1]
 		for c, v := range j.x.RawRowView(i)[c0:c1] {
 			out[c] += cf * v
@@ -209,6 +209,57 @@ func (j *dirJob) product(part int) {
 			dense.AdaGrad(xr, out, hr, u.eps, u.alpha, u.fudge, u.first)
 		}
 	}
+}
+
+// rowSums sets dst[r] to the sum of row i0+r of K (rows at k, stride ldk,
+// n columns) in the order of symGram's running sums: the diagonal's 1
+// first, then the other columns in order. Four rows are summed side by
+// side, which overlaps their add chains; their diagonals are the four
+// columns i0, …, i0+3, summed around in order.
+func rowSums(dst []float64, k []float64, ldk, i0, n int) {
+	if len(dst) != 4 {
+		for r := range dst {
+			row := k[r*ldk : r*ldk+n]
+			s := 1.0
+			for _, v := range row[:i0+r] {
+				s += v
+			}
+			for _, v := range row[i0+r+1:] {
+				s += v
+			}
+			dst[r] = s
+		}
+		return
+	}
+	r0, r1, r2, r3 := k[:n], k[ldk:ldk+n], k[2*ldk:2*ldk+n], k[3*ldk:3*ldk+n]
+	s0, s1, s2, s3 := 1.0, 1.0, 1.0, 1.0
+	for c := 0; c < i0; c++ {
+		s0 += r0[c]
+		s1 += r1[c]
+		s2 += r2[c]
+		s3 += r3[c]
+	}
+	// Columns i0 … i0+3, each row's own diagonal left out.
+	d := i0
+	s0 += r0[d+1]
+	s0 += r0[d+2]
+	s0 += r0[d+3]
+	s1 += r1[d]
+	s1 += r1[d+2]
+	s1 += r1[d+3]
+	s2 += r2[d]
+	s2 += r2[d+1]
+	s2 += r2[d+3]
+	s3 += r3[d]
+	s3 += r3[d+1]
+	s3 += r3[d+2]
+	for c := i0 + 4; c < n; c++ {
+		s0 += r0[c]
+		s1 += r1[c]
+		s2 += r2[c]
+		s3 += r3[c]
+	}
+	dst[0], dst[1], dst[2], dst[3] = s0, s1, s2, s3
 }
 
 // startDirection is the first half of Direction on team (nil: the caller
