@@ -52,10 +52,10 @@ type Team struct {
 	// claims from the front, the helpers from the back, by
 	// compare-and-swap, so a helper that saw an old job can claim nothing
 	// of a new one.
-	word atomic.Uint64
-	_    [56]byte
-	done atomic.Int64 // parts of the current job finished
-	_    [56]byte
+	word  atomic.Uint64
+	_     [56]byte
+	done  atomic.Int64 // parts of the current job finished
+	_     [56]byte
 	r     Runner // the current job, written before word is published
 	parts int64  // its number of parts
 
