@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/par"
@@ -239,6 +240,7 @@ type state struct {
 	// or the problem is too small to split.
 	team *par.Team
 	tb   teamBatched
+	pick teamPick
 
 	// Score workers 1..len(start) take the particle blocks after the
 	// caller's block 0.
@@ -390,8 +392,9 @@ func (st *state) scoreBlock(lo, hi int) {
 // computeScores fills scores for the current particles, on the next
 // minibatch when the target is stochastic, and runs side.Run(0) (the median
 // heuristic of the direction, independent of the scores) once: beside the
-// scores on the team when the target takes one, else before them.
-func (st *state) computeScores(side par.Runner) {
+// scores on team (nil: the caller alone) when the target takes one, else
+// before them.
+func (st *state) computeScores(team *par.Team, side par.Runner) {
 	if st.st != nil {
 		// Consecutive batches of perm (the identity when Sequential),
 		// wrapping around modulo N.
@@ -406,7 +409,7 @@ func (st *state) computeScores(side par.Runner) {
 		st.pos = (st.pos + len(st.batch)) % nd
 	}
 	if st.tb != nil {
-		st.tb.MinibatchLogProbGradBatchOn(st.team, side, st.x, st.scores, st.lp, st.batch)
+		st.tb.MinibatchLogProbGradBatchOn(team, side, st.x, st.scores, st.lp, st.batch)
 		return
 	}
 	if side != nil {
@@ -437,11 +440,82 @@ func (st *state) computeScores(side par.Runner) {
 // The update of each block of coordinates follows as soon as its direction
 // is complete, inside the direction's last team job.
 func (st *state) step(it int) {
-	med := startDirection(st.team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
-	st.computeScores(med)
+	team := st.team
+	if team != nil {
+		team = st.pick.start(team)
+	}
+	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
+	st.computeScores(team, med)
 	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
 	finishDirection(st.phi, st.ws, &st.upd)
 	st.evals += st.cost
+	if st.team != nil {
+		st.pick.stop()
+	}
+}
+
+// teamPick chooses, block by block of pickBlock iterations, between the
+// team and the caller alone by their measured time per iteration: on a
+// machine whose other cores are busy the helper is often descheduled in
+// the middle of a part, and the caller waits for it, so that one goroutine
+// is faster. The faster way so far runs, and every pickExplore-th block
+// the other is timed again. The results do not depend on the choice.
+type teamPick struct {
+	ns      [2]float64 // mean ns per iteration alone [0] and on the team [1], 0 when not yet timed
+	mode    int        // of the current block
+	left    int        // its iterations to run
+	blocks  int
+	elapsed time.Duration
+	t0      time.Time
+	always  bool // the team on every iteration (benchmarks)
+}
+
+const (
+	pickBlock   = 32
+	pickExplore = 8
+)
+
+// start returns team or nil for the next iteration and starts its clock.
+func (p *teamPick) start(team *par.Team) *par.Team {
+	if p.left == 0 {
+		p.blocks++
+		switch {
+		case p.ns[1] == 0:
+			p.mode = 1
+		case p.ns[0] == 0:
+			p.mode = 0
+		default:
+			p.mode = 0
+			if p.ns[1] <= p.ns[0] {
+				p.mode = 1
+			}
+			if p.blocks%pickExplore == 0 {
+				p.mode = 1 - p.mode
+			}
+		}
+		p.left, p.elapsed = pickBlock, 0
+	}
+	p.t0 = time.Now()
+	if p.mode == 0 && !p.always {
+		return nil
+	}
+	return team
+}
+
+// stop ends the iteration's clock and, after the block's last, updates the
+// mean of its way (weight ½ for the new block, so the choice follows the
+// machine's load within a few blocks).
+func (p *teamPick) stop() {
+	p.elapsed += time.Since(p.t0)
+	p.left--
+	if p.left == 0 {
+		v := float64(p.elapsed.Nanoseconds()) / pickBlock
+		if p.ns[p.mode] == 0 {
+			p.ns[p.mode] = v
+		} else {
+			p.ns[p.mode] = (p.ns[p.mode] + v) / 2
+		}
+	}
 }
 
 // checkFinite returns an error naming the iteration when a particle is not
