@@ -10,8 +10,8 @@ import (
 	"github.com/mmdfw/mmdfw/internal/testutil"
 )
 
-// counter records how often each part ran and on how many distinct
-// goroutines' turns (through a per-part counter).
+// counter records how often each part ran; work makes each part take
+// about that long.
 type counter struct {
 	hits []atomic.Int32
 	work time.Duration
@@ -95,14 +95,8 @@ func TestDoPanicsOnTooManyParts(t *testing.T) {
 	NewTeam(1).Do(MaxParts+1, &counter{})
 }
 
-// sharer records which goroutines' turns ran the parts of a job: with two
-// workers and parts that take a while, both take some.
-type sharer struct {
-	caller atomic.Int32
-	other  atomic.Int32
-	id     func() bool
-}
-
+// TestHelperTakesParts: with two workers and parts that take a while, the
+// helper takes some of them.
 func TestHelperTakesParts(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs GOMAXPROCS ≥ 2")
