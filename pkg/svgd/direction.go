@@ -67,13 +67,14 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 
 // teamWork is the smallest n²d (multiply-adds of K·T, half those of X Xᵀ's
 // upper blocks) of a direction split over a team: SVGD's logistic shape
-// (n = 100, d = 56: 5.6·10⁵) splits, while below ≈ 2¹⁶ (30 particles at
-// d = 56) the parts would take a few microseconds, as long as the hand-off
-// of a parked helper.
+// (n = 100, d = 56: 5.6·10⁵) splits, while below 2¹⁶ (34 particles at
+// d = 56) the parts would take a few microseconds, as long as the wake-up
+// of a parked helper (9–10 µs, `go test -bench Handoff ./pkg/par`).
 const teamWork = 1 << 16
 
 // adagradStep is the update applied to each block of rows of the direction
-// as soon as it is complete, when direction is given one (see state.step).
+// as soon as it is complete, when finishDirection is given one (see
+// state.step).
 type adagradStep struct {
 	x, hist           *mat.Dense
 	eps, alpha, fudge float64
@@ -90,7 +91,8 @@ const (
 	phaseProduct          // K·T, the diagonal term and the update, in row strips
 )
 
-// dirJob is one direction call as the parts of team jobs (see direction).
+// dirJob is one direction call as the parts of team jobs (see
+// startDirection and finishDirection).
 type dirJob struct {
 	ws               *Workspace
 	dst, x, scores   *mat.Dense
