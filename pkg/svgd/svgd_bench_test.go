@@ -33,9 +33,9 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 // direction and AdaGrad step.
 //
 // With two workers the run picks the team or the caller alone by their
-// measured times (teamPick); "workers=2/team" always takes the team.
+// measured times (teamPick); "workers=2-team" always takes the team.
 func BenchmarkIteration(b *testing.B) {
-	for _, w := range []string{"1", "2", "2/team"} {
+	for _, w := range []string{"1", "2", "2-team"} {
 		b.Run("workers="+w, func(b *testing.B) {
 			st := benchState(b, 100, 100, int(w[0]-'0'))
 			st.pick.always = len(w) > 1
