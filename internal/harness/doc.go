@@ -305,7 +305,9 @@
 // cores. Each cell therefore gets a thread budget, Threads = max(1,
 // NumCPU/j), that the wiring hands to the methods' worker settings, so the
 // machine is never oversubscribed; the default -j is NumCPU, one cell per
-// core with one thread each. For experiments marked timed = true, curves
+// core with one thread each. With two threads or more an SVGD cell splits
+// each iteration over a team of goroutines (pkg/par) when that measures
+// faster, with the same results. For experiments marked timed = true, curves
 // against seconds compare methods fairly only when all their cells ran
 // under the same -j; the provenance records jobs, threads, the host and the
 // 1-minute load average at the cell's start and end (load_avg: a load well

@@ -3,12 +3,15 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -909,5 +912,105 @@ func TestBNNOutputs(t *testing.T) {
 	}
 	if mat.Equal(P, Q) {
 		t.Error("the permutation left the parameters unchanged: the test is vacuous")
+	}
+}
+
+// sideCount counts the runs of a side part.
+type sideCount struct{ n int }
+
+func (s *sideCount) Run(int) { s.n++ }
+
+// TestMinibatchBatchOnTeamSameBits: MinibatchLogProbGradBatchOn gives the
+// bits of MinibatchLogProbGradBatch on teams of one and two (GOMAXPROCS 1
+// and 2), both kernel paths, shapes below and above lrTeamWork with a
+// partial last chunk, runs its side part once, and allocates nothing on
+// SVGD's shape.
+func TestMinibatchBatchOnTeamSameBits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(4, 5))
+	X, y := synthLogistic(rng, 3000, 55)
+	lr := NewLogistic(X, y)
+	for _, c := range []struct{ n, nb int }{{100, 100}, {37, 64}, {9, 5}, {4, 100}} {
+		d := lr.Dim()
+		xs := mat.NewDense(c.n, d, nil)
+		for i := 0; i < c.n; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		batch := make([]int, c.nb)
+		for k := range batch {
+			batch[k] = rng.IntN(3000)
+		}
+		for _, fma := range []bool{haveFMA, false} {
+			lrUseFMA = fma
+			want, wantLp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+			lr.MinibatchLogProbGradBatch(xs, want, wantLp, batch)
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				for _, w := range []int{1, 2} {
+					team := par.NewTeam(w)
+					for rep := 0; rep < 3; rep++ {
+						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+						var side sideCount
+						lr.MinibatchLogProbGradBatchOn(team, &side, xs, got, lp, batch)
+						if side.n != 1 {
+							t.Fatalf("n %d, |B| %d, GOMAXPROCS %d, team %d: the side part ran %d times", c.n, c.nb, procs, w, side.n)
+						}
+						for i := 0; i < c.n; i++ {
+							if math.Float64bits(lp[i]) != math.Float64bits(wantLp[i]) {
+								t.Fatalf("n %d, |B| %d, FMA %v, GOMAXPROCS %d, team %d: lp[%d] = %v, want %v", c.n, c.nb, fma, procs, w, i, lp[i], wantLp[i])
+							}
+							for j := 0; j < d; j++ {
+								if math.Float64bits(got.At(i, j)) != math.Float64bits(want.At(i, j)) {
+									t.Fatalf("n %d, |B| %d, FMA %v, GOMAXPROCS %d, team %d: grad[%d][%d] = %v, want %v", c.n, c.nb, fma, procs, w, i, j, got.At(i, j), want.At(i, j))
+								}
+							}
+						}
+					}
+					if c.n == 100 {
+						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
+						if a := testing.AllocsPerRun(20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
+							t.Errorf("GOMAXPROCS %d, team %d: %v allocations per call", procs, w, a)
+						}
+					}
+					team.Close()
+				}
+			}
+		}
+		lrUseFMA = haveFMA
+	}
+}
+
+// TestLogPriorConstSameBits: the logistic prior with its constants taken
+// once per call gives the bits of the formula through logGammaPriorLog, on
+// random parameters and hyperparameters.
+func TestLogPriorConstSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	X, y := synthLogistic(rng, 10, 6)
+	m := NewLogistic(X, y)
+	for rep := 0; rep < 2000; rep++ {
+		if rep%100 == 0 {
+			m.A0, m.B0 = 0.1+5*rng.Float64(), math.Exp(4*rng.NormFloat64())
+		}
+		x := randVec(rng, m.Dim(), 2)
+		g0, g1 := randVec(rng, m.Dim(), 1), make([]float64, m.Dim())
+		copy(g1, g0)
+		// The formula as written before the constants were hoisted.
+		p := m.p
+		w, s := x[:p], x[p]
+		alpha := math.Exp(s)
+		ss := floats.Dot(w, w)
+		lpG, dG := logGammaPriorLog(s, m.A0, m.B0)
+		want := lpG + 0.5*float64(p)*(s-math.Log(2*math.Pi)) - 0.5*alpha*ss
+		floats.AddScaled(g0[:p], -alpha, w)
+		g0[p] += dG + 0.5*float64(p) - 0.5*alpha*ss
+		got := m.logPrior(x, g1)
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("log prior %v, formula %v", got, want)
+		}
+		for j := range g0 {
+			if math.Float64bits(g0[j]) != math.Float64bits(g1[j]) {
+				t.Fatalf("gradient %d: %v, formula %v", j, g1[j], g0[j])
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/dense"
+	"github.com/mmdfw/mmdfw/pkg/par"
 )
 
 // Workspace holds the scratch of the SVGD direction of n particles in
@@ -17,8 +18,8 @@ type Workspace struct {
 	t      *mat.Dense // S − X/h²
 	xt     []float64  // Xᵀ, d×n
 	norms  []float64
-	rowSum []float64
 	median []float64
+	job    dirJob
 }
 
 // NewWorkspace returns the scratch for n particles in dimension d: two n×n
@@ -33,7 +34,6 @@ func NewWorkspace(n, d int) *Workspace {
 		t:      mat.NewDense(n, d, nil),
 		xt:     make([]float64, d*n),
 		norms:  make([]float64, n),
-		rowSum: make([]float64, n),
 		median: make([]float64, n*n),
 	}
 }
@@ -61,6 +61,220 @@ func NewWorkspace(n, d int) *Workspace {
 //
 // dst must not share memory with X or scores.
 func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Workspace) kernel.RBF {
+	startDirection(nil, X, scores, k, excludeDiag, ws).Run(0)
+	return finishDirection(dst, ws, nil)
+}
+
+// teamWork is the smallest n²d (multiply-adds of K·T, half those of X Xᵀ's
+// upper blocks) of a direction split over a team: SVGD's logistic shape
+// (n = 100, d = 56: 5.6·10⁵) splits, while below 2¹⁶ (34 particles at
+// d = 56) the parts would take a few microseconds, as long as the wake-up
+// of a parked helper (9–10 µs, `go test -bench Handoff ./pkg/par`).
+const teamWork = 1 << 16
+
+// adagradStep is the update applied to each block of rows of the direction
+// as soon as it is complete, when finishDirection is given one (see
+// state.step).
+type adagradStep struct {
+	x, hist           *mat.Dense
+	eps, alpha, fudge float64
+	first             bool
+}
+
+// Phases of a direction job.
+const (
+	phaseTranspose = iota // Xᵀ in column blocks of X
+	phaseGram             // X Xᵀ in strips of four rows
+	phaseDists            // squared distances in blocks of rows
+	phaseMedian           // the bandwidth, one part
+	phaseExp              // exponentials of the upper rows, then T = S − X/h²
+	phaseProduct          // K·T, the diagonal term and the update, in row strips
+)
+
+// dirJob is one direction call as the parts of team jobs (see
+// startDirection and finishDirection).
+type dirJob struct {
+	ws               *Workspace
+	dst, x, scores   *mat.Dense
+	upd              *adagradStep
+	team             *par.Team
+	phase            int
+	kern             kernel.RBF
+	excludeDiag      bool
+	inv2, c, invN    float64
+	rowParts, colBlk int // the product phase's row strips and column block
+}
+
+// Rows per part of the distance and exponential phases, and per strip of
+// the Gram and product phases.
+const (
+	dirRowBlock = 8
+	dirStrip    = 4
+)
+
+// dirTransposeBlock is the number of columns of X per transpose part.
+const dirTransposeBlock = 32
+
+func (j *dirJob) Run(part int) {
+	ws := j.ws
+	n, d := ws.n, ws.d
+	switch j.phase {
+	case phaseTranspose:
+		xr := j.x.RawMatrix()
+		c0, c1 := part*dirTransposeBlock, min((part+1)*dirTransposeBlock, d)
+		for i := 0; i < n; i++ {
+			for c, v := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
+				ws.xt[(c0+c)*n+i] = v
+			}
+		}
+	case phaseGram:
+		// Only the blocks on and above the diagonal: the strip of four
+		// rows from the first column of their 8-column block on.
+		xr, raw := j.x.RawMatrix(), ws.k.RawMatrix()
+		i0 := part * dirStrip
+		rows, j0 := min(dirStrip, n-i0), i0&^7
+		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
+	case phaseDists:
+		raw := ws.k.RawMatrix()
+		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
+			raw.Data[i*raw.Stride+i] = 0
+			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
+			nc := ws.norms[i+1 : n]
+			ni := ws.norms[i]
+			for c, g := range row {
+				v := ni + nc[c] - 2*g
+				if v < 0 {
+					v = 0
+				}
+				row[c] = v
+			}
+		}
+	case phaseMedian:
+		if j.kern.H == 0 {
+			j.kern.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !j.excludeDiag, ws.median), n)
+		}
+	case phaseExp:
+		blocks := (n + dirRowBlock - 1) / dirRowBlock
+		if part < blocks {
+			raw := ws.k.RawMatrix()
+			for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
+				raw.Data[i*raw.Stride+i] = 1
+				row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
+				dense.ExpScaled(row, j.c)
+				for k, v := range row {
+					raw.Data[(i+1+k)*raw.Stride+i] = v
+				}
+			}
+			return
+		}
+		part -= blocks
+		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
+			t, s, x := ws.t.RawRowView(i), j.scores.RawRowView(i), j.x.RawRowView(i)
+			for c := range t {
+				t[c] = s[c] - j.inv2*x[c]
+			}
+		}
+	case phaseProduct:
+		j.product(part)
+	}
+}
+
+// product is part of the last phase: for the rows of strip part%rowParts
+// and the columns of block part/rowParts, dst = K T / n, then
+// dst_i += (Σⱼ K_ij) xᵢ / (n h²), then the update of those coordinates.
+// The row sums are taken in the order of symGram: the diagonal's 1, then
+// the other columns in order.
+func (j *dirJob) product(part int) {
+	ws := j.ws
+	n, d := ws.n, ws.d
+	i0 := (part % j.rowParts) * dirStrip
+	i1 := min(i0+dirStrip, n)
+	if j.rowParts == 1 {
+		i1 = n
+	}
+	c0 := (part / j.rowParts) * j.colBlk
+	c1 := min(c0+j.colBlk, d)
+	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), j.dst.RawMatrix()
+	dense.MulNN(i1-i0, c1-c0, n, j.invN, kr.Data[i0*kr.Stride:], kr.Stride, tr.Data[c0:], tr.Stride, dr.Data[i0*dr.Stride+c0:], dr.Stride)
+	var sums [dirStrip]float64
+	for i := i0; i < i1; i++ {
+		if r := (i - i0) % dirStrip; r == 0 {
+			rowSums(sums[:min(dirStrip, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
+		}
+		cf := sums[(i-i0)%dirStrip] * j.inv2 * j.invN
+		out := dr.Data[i*dr.Stride+c0 : i*dr.Stride+c1]
+		for c, v := range j.x.RawRowView(i)[c0:c1] {
+			out[c] += cf * v
+		}
+		if u := j.upd; u != nil {
+			xr, hr := u.x.RawRowView(i)[c0:c1], u.hist.RawRowView(i)[c0:c1]
+			dense.AdaGrad(xr, out, hr, u.eps, u.alpha, u.fudge, u.first)
+		}
+	}
+}
+
+// rowSums sets dst[r] to the sum of row i0+r of K (rows at k, stride ldk,
+// n columns) in the order of symGram's running sums: the diagonal's 1
+// first, then the other columns in order. Four rows are summed side by
+// side, which overlaps their add chains; their diagonals are the four
+// columns i0, …, i0+3, summed around in order.
+func rowSums(dst []float64, k []float64, ldk, i0, n int) {
+	if len(dst) != 4 {
+		for r := range dst {
+			row := k[r*ldk : r*ldk+n]
+			s := 1.0
+			for _, v := range row[:i0+r] {
+				s += v
+			}
+			for _, v := range row[i0+r+1:] {
+				s += v
+			}
+			dst[r] = s
+		}
+		return
+	}
+	r0, r1, r2, r3 := k[:n], k[ldk:ldk+n], k[2*ldk:2*ldk+n], k[3*ldk:3*ldk+n]
+	s0, s1, s2, s3 := 1.0, 1.0, 1.0, 1.0
+	for c := 0; c < i0; c++ {
+		s0 += r0[c]
+		s1 += r1[c]
+		s2 += r2[c]
+		s3 += r3[c]
+	}
+	// Columns i0 … i0+3, each row's own diagonal left out.
+	d := i0
+	s0 += r0[d+1]
+	s0 += r0[d+2]
+	s0 += r0[d+3]
+	s1 += r1[d]
+	s1 += r1[d+2]
+	s1 += r1[d+3]
+	s2 += r2[d]
+	s2 += r2[d+1]
+	s2 += r2[d+3]
+	s3 += r3[d]
+	s3 += r3[d+1]
+	s3 += r3[d+2]
+	for c := i0 + 4; c < n; c++ {
+		s0 += r0[c]
+		s1 += r1[c]
+		s2 += r2[c]
+		s3 += r3[c]
+	}
+	dst[0], dst[1], dst[2], dst[3] = s0, s1, s2, s3
+}
+
+// startDirection is the first half of Direction on team (nil: the caller
+// alone), which needs X but not the scores: three jobs, the transpose of
+// X, the upper strips of X Xᵀ and the squared distances (upper triangle;
+// the median reads no other). It returns the job whose Run(0) takes the
+// median heuristic (phaseMedian), which the caller runs alone or beside
+// other work, before finishDirection.
+//
+// Every element is computed by the same operations in the same order
+// whichever goroutine takes its part, so the result has the same bits for
+// every team.
+func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Workspace) *dirJob {
 	n, d := X.Dims()
 	if n != ws.n || d != ws.d {
 		panic("svgd: workspace size mismatch")
@@ -68,94 +282,60 @@ func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Wo
 	if r, c := scores.Dims(); r != n || c != d {
 		panic("svgd: scores dimension mismatch")
 	}
-	if r, c := dst.Dims(); r != n || c != d {
-		panic("svgd: destination dimension mismatch")
-	}
 	if !(k.H >= 0) {
 		panic("svgd: negative bandwidth")
 	}
-	sqDists(ws, X)
-	if k.H == 0 {
-		k.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !excludeDiag, ws.median), n)
+	if n*n*d < teamWork {
+		team = nil
 	}
-	inv2 := 1 / (k.H * k.H)
-	symGram(ws.k, ws.rowSum, -inv2/2)
-
-	// T = S − X/h², dst = K T / n, then dst_i += (Σⱼ K_ij) xᵢ / (n h²).
-	for i := 0; i < n; i++ {
-		t, s, x := ws.t.RawRowView(i), scores.RawRowView(i), X.RawRowView(i)
-		for j := range t {
-			t[j] = s[j] - inv2*x[j]
-		}
-	}
-	invN := 1 / float64(n)
-	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), dst.RawMatrix()
-	dense.MulNN(n, d, n, invN, kr.Data, kr.Stride, tr.Data, tr.Stride, dr.Data, dr.Stride)
-	for i := 0; i < n; i++ {
-		c := ws.rowSum[i] * inv2 * invN
-		out := dst.RawRowView(i)
-		for j, v := range X.RawRowView(i) {
-			out[j] += c * v
-		}
-	}
-	return k
-}
-
-// sqDists writes the squared distances ‖xᵢ − xⱼ‖² = ‖xᵢ‖² + ‖xⱼ‖² − 2 xᵢ·xⱼ
-// of the rows of X into ws.k from the upper triangle of the product G = X Xᵀ
-// (each G_ij the fused sum of pkg/dense, whichever of G_ij and G_ji is
-// formed), with round-off negatives clamped to zero and an exact zero
-// diagonal.
-func sqDists(ws *Workspace, X *mat.Dense) {
-	n, d := ws.n, ws.d
-	xr := X.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
-			ws.xt[j*n+i] = v
-		}
-	}
+	j := &ws.job
+	*j = dirJob{ws: ws, x: X, scores: scores, team: team, kern: k, excludeDiag: excludeDiag}
+	j.phase = phaseTranspose
+	team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)
+	j.phase = phaseGram
+	team.Do((n+dirStrip-1)/dirStrip, j)
 	raw := ws.k.RawMatrix()
-	// Only the blocks on and above the diagonal: strips of four rows from
-	// the first column of their 8-column block on.
-	for i0 := 0; i0 < n; i0 += 4 {
-		rows, j0 := min(4, n-i0), i0&^7
-		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
-	}
 	for i := 0; i < n; i++ {
 		ws.norms[i] = raw.Data[i*raw.Stride+i]
 	}
-	for i := 0; i < n; i++ {
-		raw.Data[i*raw.Stride+i] = 0
-		for j := i + 1; j < n; j++ {
-			v := ws.norms[i] + ws.norms[j] - 2*raw.Data[i*raw.Stride+j]
-			if v < 0 {
-				v = 0
-			}
-			raw.Data[i*raw.Stride+j] = v
-			raw.Data[j*raw.Stride+i] = v
-		}
-	}
+	j.phase = phaseDists
+	team.Do((n+dirRowBlock-1)/dirRowBlock, j)
+	j.phase = phaseMedian
+	return j
 }
 
-// symGram turns the symmetric squared distances sq (zero diagonal) into
-// K_ij = exp(c r²_ij) in place, evaluating each pair once (the upper
-// triangle's rows with pkg/dense's vectorised exponential, within
-// 2 ulps of math.Exp), and writes the row sums of K into rowSum.
-func symGram(sq *mat.Dense, rowSum []float64, c float64) {
-	raw := sq.RawMatrix()
-	n := raw.Rows
-	for i := range rowSum {
-		rowSum[i] = 1 // the diagonal, exp(0)
+// finishDirection is the second half of Direction, after the median, on
+// the team of startDirection: the
+// exponentials with T = S − X/h², then K·T with the diagonal term, in two
+// jobs. With a non-nil upd, each block of the direction is followed by the
+// AdaGrad step of its coordinates; X is then upd.x and is updated in place,
+// each row after its last use. It returns the kernel used.
+func finishDirection(dst *mat.Dense, ws *Workspace, upd *adagradStep) kernel.RBF {
+	j := &ws.job
+	team := j.team
+	n, d := ws.n, ws.d
+	if r, c := dst.Dims(); r != n || c != d {
+		panic("svgd: destination dimension mismatch")
 	}
-	for i := 0; i < n; i++ {
-		raw.Data[i*raw.Stride+i] = 1
-		row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
-		dense.ExpScaled(row, c)
-		for k, v := range row {
-			j := i + 1 + k
-			raw.Data[j*raw.Stride+i] = v
-			rowSum[i] += v
-			rowSum[j] += v
-		}
+	j.dst, j.upd = dst, upd
+	j.inv2 = 1 / (j.kern.H * j.kern.H)
+	j.c = -j.inv2 / 2
+	j.invN = 1 / float64(n)
+	blocks := (n + dirRowBlock - 1) / dirRowBlock
+	strips := (n + dirStrip - 1) / dirStrip
+	j.phase = phaseExp
+	team.Do(2*blocks, j)
+
+	// The product in strips of four rows when there are enough of them
+	// for the team, else in column blocks of whole 8-column panels.
+	j.rowParts, j.colBlk = strips, d
+	if team.Workers() > 1 && strips < 4*team.Workers() {
+		j.rowParts = 1
+		j.colBlk = max(8, (d/(4*team.Workers())+7)&^7)
 	}
+	j.phase = phaseProduct
+	team.Do(j.rowParts*((d+j.colBlk-1)/j.colBlk), j)
+	k := j.kern
+	*j = dirJob{}
+	return k
 }

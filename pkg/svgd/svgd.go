@@ -9,9 +9,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
-	"github.com/mmdfw/mmdfw/pkg/dense"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -115,7 +116,14 @@ type Settings struct {
 	// scores. Zero means runtime.GOMAXPROCS(0). The result does not depend
 	// on it. A target that scores all particles in one call
 	// (target.StochasticBatched with minibatches, target.Batched with full
-	// data) is called once per iteration and parallelises on its own.
+	// data) is called once per iteration and parallelises on its own,
+	// except that model.Logistic's minibatch scores share the run's team.
+	//
+	// With Workers and GOMAXPROCS above 1 and n²d ≥ 2¹⁶ (n particles in
+	// dimension d), a run also keeps a par.Team of min(Workers, GOMAXPROCS)
+	// goroutines, the caller's included, that splits the direction and the
+	// update of every iteration (and the logistic scores) by blocks of
+	// rows; its helper blocks when idle for a few microseconds.
 	Workers int `toml:"-" json:"-"`
 }
 
@@ -219,12 +227,20 @@ type state struct {
 	lp                   []float64 // log densities of the batched form
 	ws                   *Workspace
 	kern                 kernel.RBF
+	upd                  adagradStep
 
 	perm  []int // minibatch order: one permutation of the data
 	pos   int   // start of the next minibatch in perm
 	batch []int
 	evals int64
 	cost  int64 // gradient evaluations per iteration
+
+	// team splits the direction, the update and the scores of a target
+	// that takes one (teamBatched); nil when Workers is 1, GOMAXPROCS is 1
+	// or the problem is too small to split.
+	team *par.Team
+	tb   teamBatched
+	pick teamPick
 
 	// Score workers 1..len(start) take the particle blocks after the
 	// caller's block 0.
@@ -315,7 +331,20 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 	if st.bt == nil && st.sb == nil {
 		st.startWorkers(min(s.Workers, n))
 	}
+	if s.Workers > 1 && runtime.GOMAXPROCS(0) > 1 && n*n*d >= teamWork {
+		st.team = par.NewTeam(s.Workers)
+		if tb, ok := t.(teamBatched); ok && st.sb != nil {
+			st.tb = tb
+		}
+	}
 	return st, nil
+}
+
+// teamBatched is a minibatch-batched target that splits its work over a
+// par.Team given by the caller, with the bits of
+// MinibatchLogProbGradBatch (model.Logistic is one).
+type teamBatched interface {
+	MinibatchLogProbGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, lp []float64, batch []int)
 }
 
 // startWorkers splits the particles into w contiguous blocks and starts
@@ -339,11 +368,12 @@ func (st *state) startWorkers(w int) {
 	}
 }
 
-// close stops the score workers.
+// close stops the score workers and the team.
 func (st *state) close() {
 	for _, c := range st.start {
 		close(c)
 	}
+	st.team.Close()
 }
 
 // scoreBlock evaluates the scores of particles lo ≤ i < hi. Each row of
@@ -360,8 +390,11 @@ func (st *state) scoreBlock(lo, hi int) {
 }
 
 // computeScores fills scores for the current particles, on the next
-// minibatch when the target is stochastic.
-func (st *state) computeScores() {
+// minibatch when the target is stochastic, and runs side.Run(0) (the median
+// heuristic of the direction, independent of the scores) once: beside the
+// scores on team (nil: the caller alone) when the target takes one, else
+// before them.
+func (st *state) computeScores(team *par.Team, side par.Runner) {
 	if st.st != nil {
 		// Consecutive batches of perm (the identity when Sequential),
 		// wrapping around modulo N.
@@ -374,6 +407,13 @@ func (st *state) computeScores() {
 			st.batch[k] = st.perm[p]
 		}
 		st.pos = (st.pos + len(st.batch)) % nd
+	}
+	if st.tb != nil {
+		st.tb.MinibatchLogProbGradBatchOn(team, side, st.x, st.scores, st.lp, st.batch)
+		return
+	}
+	if side != nil {
+		side.Run(0)
 	}
 	switch {
 	case st.sb != nil:
@@ -396,18 +436,85 @@ func (st *state) computeScores() {
 //
 //	hist = φ² at it = 0, hist = α hist + (1−α) φ² afterwards,
 //	x ← x + ε φ / (fudge + √hist).
+//
+// The update of each block of coordinates follows as soon as its direction
+// is complete, inside the direction's last team job.
 func (st *state) step(it int) {
-	st.computeScores()
-	Direction(st.phi, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
+	team := st.team
+	if team != nil {
+		team = st.pick.start(team)
+	}
+	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
+	st.computeScores(team, med)
+	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
+	finishDirection(st.phi, st.ws, &st.upd)
 	st.evals += st.cost
-	eps, a, fudge := st.s.Step, st.s.Alpha, st.s.Fudge
-	x, phi, hist := st.x.RawMatrix(), st.phi.RawMatrix(), st.hist.RawMatrix()
-	n, d := st.x.Dims()
-	for i := 0; i < n; i++ {
-		xr := x.Data[i*x.Stride : i*x.Stride+d]
-		gr := phi.Data[i*phi.Stride : i*phi.Stride+d]
-		hr := hist.Data[i*hist.Stride : i*hist.Stride+d]
-		dense.AdaGrad(xr, gr, hr, eps, a, fudge, it == 0)
+	if st.team != nil {
+		st.pick.stop()
+	}
+}
+
+// teamPick chooses, block by block of pickBlock iterations, between the
+// team and the caller alone by their measured time per iteration: on a
+// machine whose other cores are busy the helper is often descheduled in
+// the middle of a part, and the caller waits for it, so that one goroutine
+// is faster. The faster way so far runs, and every pickExplore-th block
+// the other is timed again. The results do not depend on the choice.
+type teamPick struct {
+	ns      [2]float64 // mean ns per iteration alone [0] and on the team [1], 0 when not yet timed
+	mode    int        // of the current block
+	left    int        // its iterations to run
+	blocks  int
+	elapsed time.Duration
+	t0      time.Time
+	always  bool // the team on every iteration (benchmarks)
+}
+
+const (
+	pickBlock   = 32
+	pickExplore = 8
+)
+
+// start returns team or nil for the next iteration and starts its clock.
+func (p *teamPick) start(team *par.Team) *par.Team {
+	if p.left == 0 {
+		p.blocks++
+		switch {
+		case p.ns[1] == 0:
+			p.mode = 1
+		case p.ns[0] == 0:
+			p.mode = 0
+		default:
+			p.mode = 0
+			if p.ns[1] <= p.ns[0] {
+				p.mode = 1
+			}
+			if p.blocks%pickExplore == 0 {
+				p.mode = 1 - p.mode
+			}
+		}
+		p.left, p.elapsed = pickBlock, 0
+	}
+	p.t0 = time.Now()
+	if p.mode == 0 && !p.always {
+		return nil
+	}
+	return team
+}
+
+// stop ends the iteration's clock and, after the block's last, updates the
+// mean of its way (weight ½ for the new block, so the choice follows the
+// machine's load within a few blocks).
+func (p *teamPick) stop() {
+	p.elapsed += time.Since(p.t0)
+	p.left--
+	if p.left == 0 {
+		v := float64(p.elapsed.Nanoseconds()) / pickBlock
+		if p.ns[p.mode] == 0 {
+			p.ns[p.mode] = v
+		} else {
+			p.ns[p.mode] = (p.ns[p.mode] + v) / 2
+		}
 	}
 }
 

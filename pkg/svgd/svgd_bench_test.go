@@ -1,7 +1,6 @@
 package svgd
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -32,10 +31,14 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 // BenchmarkIteration is one SVGD iteration on the logistic regression of
 // Covertype's shape (d = 56) with 100 particles and minibatch 100: scores,
 // direction and AdaGrad step.
+//
+// With two workers the run picks the team or the caller alone by their
+// measured times (teamPick); "workers=2-team" always takes the team.
 func BenchmarkIteration(b *testing.B) {
-	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
-			st := benchState(b, 100, 100, w)
+	for _, w := range []string{"1", "2", "2-team"} {
+		b.Run("workers="+w, func(b *testing.B) {
+			st := benchState(b, 100, 100, int(w[0]-'0'))
+			st.pick.always = len(w) > 1
 			defer st.close()
 			b.ReportAllocs()
 			it := 0
@@ -52,8 +55,19 @@ func BenchmarkIteration(b *testing.B) {
 
 // BenchmarkIterationBNN is one SVGD iteration on the Naval-shaped network
 // (10,741 rows of 16 standardised features, 50 hidden units, d = 903) with
-// 20 particles and minibatch 100, as fig2a runs it.
+// 20 particles and minibatch 100, as fig2a runs it; "auto" as a run picks
+// the team or the caller alone, "team" always takes the team.
 func BenchmarkIterationBNN(b *testing.B) {
+	for _, team := range []bool{false, true} {
+		name := "auto"
+		if team {
+			name = "team"
+		}
+		b.Run(name, func(b *testing.B) { benchIterationBNN(b, team) })
+	}
+}
+
+func benchIterationBNN(b *testing.B, team bool) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	X := testutil.RandDense(rng, 10741, 16)
 	y := testutil.RandVec(rng, 10741, 1)
@@ -67,6 +81,7 @@ func BenchmarkIterationBNN(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	st.pick.always = team
 	defer st.close()
 	b.ReportAllocs()
 	it := 0
@@ -84,7 +99,7 @@ func BenchmarkIterationBNN(b *testing.B) {
 func BenchmarkDirection(b *testing.B) {
 	st := benchState(b, 100, 100, 1)
 	defer st.close()
-	st.computeScores()
+	st.computeScores(nil, nil)
 	b.ReportAllocs()
 	cpu := testutil.StartCPU()
 	for b.Loop() {
