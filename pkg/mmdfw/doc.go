@@ -38,7 +38,9 @@
 // over the simplex, which need only the cached scores.
 //
 // BQ and the line search need zᵢ = μ_p(xᵢ): from a closed-form embedding
-// (ZExact) or from a separate sample pool, zᵢ ≈ (1/S) Σₛ k(xᵢ, yₛ) (ZPool).
+// (ZExact) or from a separate sample pool, zᵢ ≈ (1/S) Σₛ k(xᵢ, yₛ) (ZPool),
+// drawn by Settings.PoolSampler: SGLD chains (SGLDPool, the default) or an
+// HMC pilot (HMCPool), its cost charged to the run.
 // Estimating z from the particles themselves is not offered: if z = K v for
 // any weights v then K⁻¹z = v, and the "BQ" weights merely return v.
 //
