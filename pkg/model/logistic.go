@@ -428,6 +428,28 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	}
 }
 
+// batchScratch takes the model's minibatch scratch (or a new one for a
+// concurrent caller) sized for nb rows and parts blocks of logits, every
+// buffer resliced to its length.
+func (m *Logistic) batchScratch(nb, parts int) *lrBatchScratch {
+	p := m.p
+	s := m.mbScratch.Swap(nil) // concurrent callers get their own
+	if s == nil {
+		s = &lrBatchScratch{m: m}
+	}
+	if cap(s.xb) < nb*p {
+		s.xb = make([]float64, nb*p)
+		s.xbt = make([]float64, nb*p)
+		s.yb = make([]float64, nb)
+	}
+	if need := parts * (nb*lrBatchChunk + 8); cap(s.z) < need {
+		s.z = make([]float64, need)
+	}
+	s.z = s.z[:cap(s.z)]
+	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
+	return s
+}
+
 // MinibatchLogProbGradBatch writes into row i of grads and into lp[i] what
 // MinibatchLogProbGrad gives for row i of xs (n×(p+1)), all particles on the
 // same batch. The batch rows are gathered once into a |B|×p block Xb; the
@@ -448,20 +470,7 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	}
 	p, nb := m.p, len(batch)
 	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), (n+lrBatchChunk-1)/lrBatchChunk)
-	s := m.mbScratch.Swap(nil) // concurrent callers get their own
-	if s == nil {
-		s = &lrBatchScratch{m: m}
-	}
-	if cap(s.xb) < nb*p {
-		s.xb = make([]float64, nb*p)
-		s.xbt = make([]float64, nb*p)
-		s.yb = make([]float64, nb)
-	}
-	if need := workers * (nb*lrBatchChunk + 8); cap(s.z) < need {
-		s.z = make([]float64, need)
-	}
-	s.z = s.z[:cap(s.z)]
-	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
+	s := m.batchScratch(nb, workers)
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	for r := 0; r < nb; r++ {
 		for j, v := range s.xb[r*p : r*p+p] {
@@ -553,20 +562,7 @@ func (m *Logistic) MinibatchLogProbGradBatchOn(team *par.Team, side par.Runner, 
 		panic("model: dimension mismatch")
 	}
 	chunks := (n + lrBatchChunk - 1) / lrBatchChunk
-	s := m.mbScratch.Swap(nil) // concurrent callers get their own
-	if s == nil {
-		s = &lrBatchScratch{m: m}
-	}
-	if cap(s.xb) < nb*p {
-		s.xb = make([]float64, nb*p)
-		s.xbt = make([]float64, nb*p)
-		s.yb = make([]float64, nb)
-	}
-	if need := chunks * (nb*lrBatchChunk + 8); cap(s.z) < need {
-		s.z = make([]float64, need)
-	}
-	s.z = s.z[:cap(s.z)]
-	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
+	s := m.batchScratch(nb, chunks)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, chunks
 	s.prior = m.priorConst()
