@@ -239,12 +239,10 @@ func (s *weights) bqSolve() error {
 	return nil
 }
 
-// steinSolve minimises wᵀK₀w over the simplex by accelerated projected
-// gradient (FISTA) from the current weights, with step 1/L and L the
-// Gershgorin bound on the largest eigenvalue of 2K₀.
-func (s *weights) steinSolve() {
-	n := s.n
-	c := s.cap
+// steinBound returns the Gershgorin bound maxᵢ 2Σⱼ|K₀ᵢⱼ| on the largest
+// eigenvalue of 2K₀ over the current particles.
+func (s *weights) steinBound() float64 {
+	n, c := s.n, s.cap
 	var L float64
 	for i := 0; i < n; i++ {
 		var r float64
@@ -253,6 +251,16 @@ func (s *weights) steinSolve() {
 		}
 		L = math.Max(L, 2*r)
 	}
+	return L
+}
+
+// steinSolve minimises wᵀK₀w over the simplex by accelerated projected
+// gradient (FISTA) from the current weights, with step 1/L and L the
+// Gershgorin bound on the largest eigenvalue of 2K₀.
+func (s *weights) steinSolve() {
+	n := s.n
+	c := s.cap
+	L := s.steinBound()
 	if !(L > 0) {
 		return
 	}
@@ -290,7 +298,7 @@ func (s *weights) steinSolve() {
 // particles keep weight at N = 400 on a network), so this saves most of
 // the product.
 func mulSparse(g, b, K []float64, c int, y []float64) {
-	src := b
+	src, summed := b, false
 	n := len(y)
 	for j := 0; j < n; {
 		if y[j] == 0 {
@@ -302,10 +310,10 @@ func mulSparse(g, b, K []float64, c int, y []float64) {
 			e++
 		}
 		dense.AddMulTrans(g, src, K[j*c:], c, y[j:e])
-		src = g
+		src, summed = g, true
 		j = e
 	}
-	if &src[0] != &g[0] {
+	if !summed {
 		copy(g, b[:len(g)])
 	}
 }

@@ -16,14 +16,7 @@ import (
 func (s *weights) steinSolveSerial() {
 	n := s.n
 	c := s.cap
-	var L float64
-	for i := 0; i < n; i++ {
-		var r float64
-		for _, v := range s.K0[i*c : i*c+n] {
-			r += math.Abs(v)
-		}
-		L = math.Max(L, 2*r)
-	}
+	L := s.steinBound()
 	if !(L > 0) {
 		return
 	}
