@@ -168,7 +168,6 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	c := in.Settings
 	s := c.Settings
 	s.N = in.N
-	needZ := c.Weights == mmdfw.BQ || c.Weights == mmdfw.LineSearch
 	gauss, _ := d.Exact()
 	switch {
 	case c.Z == mmdfw.ZExact || (c.Z == mmdfw.ZAuto && gauss != nil):
@@ -176,7 +175,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, fieldErr("z", `"exact" needs a Gaussian target`)
 		}
 		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
-	case c.Z == mmdfw.ZPool || needZ:
+	case c.needsPool():
 		s.Z = mmdfw.ZPool // drawn by mmdfw.SGLDPool(c.PoolIterations) unless pool_sampler says otherwise (below)
 	}
 	start := c.Start
