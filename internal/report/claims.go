@@ -98,6 +98,24 @@ func every(pass, total int) Verdict {
 	return NotSupported
 }
 
+// tally is one protocol's count for a claim: pass of total measurements
+// held, and the sentence that says so.
+type tally struct {
+	pass, total int
+	why         string
+}
+
+// settle sets both verdicts of c by rule (majority or every) from the
+// paper's and the fair protocol's tallies, and, where both are measured and
+// they differ, the sentence on which choice makes the difference.
+func (c *Claim) settle(rule func(pass, total int) Verdict, paper, fair tally, difference string) {
+	c.Paper, c.PaperWhy = rule(paper.pass, paper.total), paper.why
+	c.Verdict, c.Why = rule(fair.pass, fair.total), fair.why
+	if c.Paper != c.Verdict && c.Paper != NotMeasured && c.Verdict != NotMeasured {
+		c.Difference = difference
+	}
+}
+
 // oneMethod says which method stands for MMD-FW (and SVGD, SP) where an
 // experiment has several: part of the rules of claims 1, 3, 4 and 5.
 const oneMethod = " Arms: where the experiment file declares the arm of a kind for a protocol (a method's `protocols` key), that protocol reads " +
@@ -365,14 +383,11 @@ func claim1(res *Results) Claim {
 	}
 	pp, pt := count(paper)
 	fp, ft := count(fair)
-	c.Paper = majority(pp, pt)
-	c.PaperWhy = fmt.Sprintf("In compute seconds against the paper's SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", pp, pt)
-	c.Verdict = majority(fp, ft)
-	c.Why = fmt.Sprintf("In gradient evaluations against every SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", fp, ft)
-	if c.Paper != c.Verdict {
-		c.Difference = "The cost axis (seconds against gradient evaluations) and the SVGD arms compared decide the difference: " +
-			"the fair rows show, per arm, where MMD-FW's head start in seconds does not hold in gradient evaluations or against a tuned arm."
-	}
+	c.settle(majority,
+		tally{pp, pt, fmt.Sprintf("In compute seconds against the paper's SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", pp, pt)},
+		tally{fp, ft, fmt.Sprintf("In gradient evaluations against every SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", fp, ft)},
+		"The cost axis (seconds against gradient evaluations) and the SVGD arms compared decide the difference: "+
+			"the fair rows show, per arm, where MMD-FW's head start in seconds does not hold in gradient evaluations or against a tuned arm.")
 	return c
 }
 
@@ -532,14 +547,15 @@ func claim2(res *Results) Claim {
 			c.Rows = append(c.Rows, controls...)
 		}
 	}
-	c.Verdict = every(pass, total)
-	c.Why = fmt.Sprintf("%d of %d counted MMD-FW series with the paper's approximate LMO direction are linear by the rule.", pass, total)
+	why := fmt.Sprintf("%d of %d counted MMD-FW series with the paper's approximate LMO direction are linear by the rule.", pass, total)
 	if listed > 0 {
-		c.Why += fmt.Sprintf(" %d measured against a flagged reference are listed, not counted.", listed)
+		why += fmt.Sprintf(" %d measured against a flagged reference are listed, not counted.", listed)
 	}
 	if ctotal > 0 {
-		c.Why += fmt.Sprintf(" With the exact LMO direction (control, not counted): %d of %d.", cpass, ctotal)
+		why += fmt.Sprintf(" With the exact LMO direction (control, not counted): %d of %d.", cpass, ctotal)
 	}
+	// One rule for both protocols: the series are the same runs.
+	c.settle(every, tally{pass, total, why}, tally{pass, total, why}, "")
 	if len(groups) > 0 {
 		t := ClaimTable{Title: "By weight rule and kernel", Header: []string{"weights", "kernel", "linear / counted", "listed (flagged reference)", "verdict"}}
 		for _, g := range groups {
@@ -547,7 +563,6 @@ func claim2(res *Results) Claim {
 		}
 		c.Tables = append(c.Tables, t)
 	}
-	c.Paper, c.PaperWhy = c.Verdict, c.Why
 	return c
 }
 
@@ -640,13 +655,10 @@ func claim3(res *Results) Claim {
 	pp, pt := count(paper)
 	fp, ft := count(fair)
 	c.Rows = rows.rows
-	c.Paper = majority(pp, pt)
-	c.PaperWhy = fmt.Sprintf("The paper's SVGD arm had the smaller MMD² at %d of %d particle counts.", pp, pt)
-	c.Verdict = majority(fp, ft)
-	c.Why = fmt.Sprintf("SVGD had the smaller MMD² in %d of %d comparisons over its arms and particle counts.", fp, ft)
-	if c.Paper != c.Verdict {
-		c.Difference = "The arms decide the difference: the SVGD arms' MMD² (reference and tuned), or the two protocols' MMD-FW arms, fall on different sides of each other."
-	}
+	c.settle(majority,
+		tally{pp, pt, fmt.Sprintf("The paper's SVGD arm had the smaller MMD² at %d of %d particle counts.", pp, pt)},
+		tally{fp, ft, fmt.Sprintf("SVGD had the smaller MMD² in %d of %d comparisons over its arms and particle counts.", fp, ft)},
+		"The arms decide the difference: the SVGD arms' MMD² (reference and tuned), or the two protocols' MMD-FW arms, fall on different sides of each other.")
 	return c
 }
 
@@ -715,13 +727,10 @@ func claim4(res *Results) Claim {
 	pp, pt := judge(paper)
 	fp, ft := judge(fair)
 	c.Rows = rows.rows
-	c.Verdict = every(fp, ft)
-	c.Why = fmt.Sprintf("SP was worse in %d of %d comparisons.", fp, ft)
-	c.Paper = every(pp, pt)
-	c.PaperWhy = fmt.Sprintf("SP was worse in %d of %d comparisons.", pp, pt)
-	if c.Paper != c.Verdict {
-		c.Difference = "The arms decide the difference: the files declare different SP, MMD-FW or SVGD arms for the two protocols."
-	}
+	c.settle(every,
+		tally{pp, pt, fmt.Sprintf("SP was worse in %d of %d comparisons.", pp, pt)},
+		tally{fp, ft, fmt.Sprintf("SP was worse in %d of %d comparisons.", fp, ft)},
+		"The arms decide the difference: the files declare different SP, MMD-FW or SVGD arms for the two protocols.")
 	return c
 }
 
@@ -834,27 +843,21 @@ func claim5(res *Results) Claim {
 	}
 	pp, pt := judge(paper, paperStats)
 	fp, ft := judge(fair, fairStats)
-	c.Paper = majority(pp, pt)
-	if pt == 0 {
-		c.Paper = NotMeasured
-		c.PaperWhy = "Table 1 has no fixed wall-clock run to judge: not measured under the paper's protocol."
-	} else {
+	paperWhy := "Table 1 has no fixed wall-clock run to judge: not measured under the paper's protocol."
+	if pt > 0 {
 		budget := t.BudgetText()
 		if t.AtBudget != nil {
 			budget = "the seconds SVGD took for its reference protocol, per split"
 		}
-		c.PaperWhy = fmt.Sprintf("At the final snapshot of the wall-clock budget (%s), MMD-FW was about as accurate as SVGD on %d of %d datasets.", budget, pp, pt)
+		paperWhy = fmt.Sprintf("At the final snapshot of the wall-clock budget (%s), MMD-FW was about as accurate as SVGD on %d of %d datasets.", budget, pp, pt)
 	}
-	c.Verdict = majority(fp, ft)
-	if ft == 0 {
-		c.Why = "Table 1 has no gradient-evaluation budgets with development-row selection: not measured under the fair protocol."
-	} else {
-		c.Why = fmt.Sprintf("At 1× the reference budget (%s gradient evaluations), snapshots chosen on development RMSE, MMD-FW was about as accurate as every SVGD arm on %d of %d datasets.",
+	fairWhy := "Table 1 has no gradient-evaluation budgets with development-row selection: not measured under the fair protocol."
+	if ft > 0 {
+		fairWhy = fmt.Sprintf("At 1× the reference budget (%s gradient evaluations), snapshots chosen on development RMSE, MMD-FW was about as accurate as every SVGD arm on %d of %d datasets.",
 			gradText(t.BudgetGradEvals(BudgetLevels[1])), fp, ft)
 	}
-	if c.Paper != c.Verdict && c.Paper != NotMeasured && c.Verdict != NotMeasured {
-		c.Difference = "The budget (wall-clock against gradient evaluations), the snapshot (final against chosen on development rows) and the SVGD arms compared decide the difference."
-	}
+	c.settle(majority, tally{pp, pt, paperWhy}, tally{fp, ft, fairWhy},
+		"The budget (wall-clock against gradient evaluations), the snapshot (final against chosen on development rows) and the SVGD arms compared decide the difference.")
 	return c
 }
 
