@@ -152,7 +152,9 @@
 // Write puts them in a Markdown report after the deviations from the paper
 // (reduced profiles, data subsets named by the dataset labels, skipped and
 // failed cells with their reasons, flagged HMC references, timed
-// experiments run under different -j), followed by Table 1, the SVGD
+// experiments run under different -j, naming the methods of each setting,
+// and timed cells that ran beside other work: a 1-minute load average above
+// jobs × threads + 1 at their start or end), followed by Table 1, the SVGD
 // anchor, the Tuning section, other experiments and the HMC reference
 // diagnostics, in parameter space and, where fmmd2 is evaluated, on the
 // predictions.

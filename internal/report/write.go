@@ -390,26 +390,55 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		}
 	}
 	writeCellGroups(b, res, harness.Failed, "Failed", &n)
-	// Timed experiments run under different -j or on different machines.
-	jobs := map[string]map[string]bool{}
+	// Timed experiments run under different -j or on different machines,
+	// or beside other work.
+	jobs := map[string]map[string]map[string]bool{} // experiment → setting → methods
+	loaded := map[string]map[string]bool{}          // experiment → methods of loaded cells
+	nLoaded, nTimed := map[string]int{}, map[string]int{}
 	for _, c := range Done(res.Cells) {
-		if !c.Prov.KeyDoc.Timed {
-			continue
+		if !c.Prov.KeyDoc.Timed || c.Prov.Steps == 0 {
+			continue // not timed, or no steps to time (a fitted floor such as ols)
 		}
-		if jobs[c.Prov.Experiment] == nil {
-			jobs[c.Prov.Experiment] = map[string]bool{}
+		id := c.Prov.Experiment
+		if jobs[id] == nil {
+			jobs[id], loaded[id] = map[string]map[string]bool{}, map[string]bool{}
 		}
-		jobs[c.Prov.Experiment][fmt.Sprintf("-j %d on %s (%s)", c.Prov.Jobs, c.Prov.Host.Hostname, c.Prov.Host.CPUModel)] = true
+		set := fmt.Sprintf("-j %d on %s (%s)", c.Prov.Jobs, c.Prov.Host.Hostname, c.Prov.Host.CPUModel)
+		if jobs[id][set] == nil {
+			jobs[id][set] = map[string]bool{}
+		}
+		jobs[id][set][c.Prov.Method] = true
+		nTimed[id]++
+		if busy(c.Prov) {
+			nLoaded[id]++
+			loaded[id][c.Prov.Method] = true
+		}
 	}
 	for _, id := range sortedKeys(jobs) {
 		if len(jobs[id]) > 1 {
-			item("Timed experiment **%s** mixes run settings, so its times do not compare exactly: %s.", id, strings.Join(sortedKeys(jobs[id]), "; "))
+			var sets []string
+			for _, set := range sortedKeys(jobs[id]) {
+				sets = append(sets, fmt.Sprintf("%s (%s)", set, strings.Join(sortedKeys(jobs[id][set]), ", ")))
+			}
+			item("Timed experiment **%s** mixes run settings, so its times do not compare exactly: %s.", id, strings.Join(sets, "; "))
+		}
+		if nLoaded[id] > 0 {
+			item("Timed experiment **%s**: %d of %d cells ran beside other work (a 1-minute load average above jobs × threads + 1 at their start or end; methods %s), so their seconds are slower than an idle machine's; their gradient evaluations are not affected.",
+				id, nLoaded[id], nTimed[id], strings.Join(sortedKeys(loaded[id]), ", "))
 		}
 	}
 	if n == 0 {
 		b.WriteString("None found in the results.\n")
 	}
 	b.WriteString("\n")
+}
+
+// busy reports whether a cell ran beside other work: the machine's 1-minute
+// load average at its start or end exceeded what the run itself puts on it
+// (jobs × threads) by more than one.
+func busy(p *harness.Provenance) bool {
+	l := p.Load
+	return l != nil && max(l.Start, l.End) > float64(p.Jobs*p.Threads)+1
 }
 
 // MaxIgnoredListed bounds the ids of ignored result files the report
