@@ -529,14 +529,18 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if err := particle.CheckFinite("mmdfw: score", step, sc); err != nil {
 		return false, err
 	}
-	if r.rff != nil {
+	switch {
+	case !r.wt.needsGram():
+		// Equal, classic, schedule and Stein weights without an embedding
+		// never read the Gram row: O(n·d) saved per particle.
+	case r.rff != nil:
 		// k_D(x, xᵢ) = φ(x)ᵀφ(xᵢ) from the cached features: O(n·D) for the
 		// new row instead of recomputing the 2D features of every pair.
 		px := r.phi.RawRowView(n)
 		for i := 0; i <= n; i++ {
 			r.krow[i] = floats.Dot(px, r.phi.RawRowView(i))
 		}
-	} else {
+	default:
 		for i := 0; i < n; i++ {
 			r.krow[i] = r.k.Eval(x, r.X.RawRowView(i))
 		}

@@ -52,13 +52,13 @@ func (r Rule) needsZ() bool { return r == BQ || r == LineSearch }
 
 // weights holds the Gram matrix, z, the Cholesky factor of K + λI and the
 // Stein kernel matrix of the particles added so far, each grown by one
-// row per particle.
+// row per particle and each only where the rule or the run's MMD² needs it.
 type weights struct {
 	rule   Rule
 	cap    int
 	n      int
 	w      []float64 // len cap
-	K      []float64 // cap×cap, full
+	K      []float64 // cap×cap, full; with z only (needsGram)
 	z      []float64 // len cap, when needed
 	L      []float64 // cap×cap, lower Cholesky factor of K + λI (BQ)
 	K0     []float64 // cap×cap, Stein kernel (Stein)
@@ -76,13 +76,15 @@ func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, 
 	w := &weights{
 		rule: rule, cap: capacity, lambda: lambda, c: c, iters: iters,
 		w:    make([]float64, capacity),
-		K:    make([]float64, capacity*capacity),
 		tmp:  make([]float64, capacity),
 		tmp2: make([]float64, capacity),
 		tmp3: make([]float64, capacity),
 	}
+	// The Gram matrix serves z's rules (BQ, the line search) and the MMD²
+	// of an embedding only: the other rules never read it.
 	if withZ || rule.needsZ() {
 		w.z = make([]float64, capacity)
+		w.K = make([]float64, capacity*capacity)
 	}
 	if rule == BQ {
 		w.L = make([]float64, capacity*capacity)
@@ -95,19 +97,24 @@ func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, 
 	return w
 }
 
+// needsGram reports whether add reads its Gram row: the rules of z and
+// an embedding's MMD² use the Gram matrix, the others never do.
+func (s *weights) needsGram() bool { return s.K != nil }
+
 var errSingular = errors.New("Gram matrix numerically singular (raise Settings.Jitter)")
 
 // add appends a particle with Gram row krow (k(x', xᵢ) for i < n, then
-// k(x', x')), embedding value z (ignored unless needed) and Stein kernel row
-// k0row (Stein only; same layout) and updates the weights by the rule.
+// k(x', x'); read only when the Gram matrix is kept, see needsGram),
+// embedding value z (ignored unless needed) and Stein kernel row k0row
+// (Stein only; same layout) and updates the weights by the rule.
 func (s *weights) add(krow []float64, z float64, k0row []float64) error {
 	n := s.n
 	c := s.cap
-	for i := 0; i <= n; i++ {
-		s.K[n*c+i] = krow[i]
-		s.K[i*c+n] = krow[i]
-	}
-	if s.z != nil {
+	if s.K != nil {
+		for i := 0; i <= n; i++ {
+			s.K[n*c+i] = krow[i]
+			s.K[i*c+n] = krow[i]
+		}
 		s.z[n] = z
 	}
 	if s.K0 != nil {

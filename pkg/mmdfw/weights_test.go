@@ -76,7 +76,6 @@ func TestSteinWeightsSerialBits(t *testing.T) {
 		// b repeats a's steps with the serial solver.
 		c := b.cap
 		for i := 0; i <= n; i++ {
-			b.K[n*c+i], b.K[i*c+n] = krow[i], krow[i]
 			b.K0[n*c+i], b.K0[i*c+n] = k0row[i], k0row[i]
 		}
 		b.n = n + 1
@@ -139,5 +138,22 @@ func BenchmarkSteinSolve(b *testing.B) {
 			}
 			b.ReportMetric(float64(DefaultSteinIterations*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gterm/s")
 		})
+	}
+}
+
+// TestGramOnlyWhereRead checks that the Gram matrix is kept exactly for the
+// rules that read it (BQ, the line search) and for an embedding's MMD².
+func TestGramOnlyWhereRead(t *testing.T) {
+	for _, tc := range []struct {
+		rule  Rule
+		withZ bool
+		want  bool
+	}{
+		{Equal, false, false}, {Classic, false, false}, {Schedule, false, false}, {Stein, false, false},
+		{BQ, false, true}, {LineSearch, false, true}, {Equal, true, true}, {Stein, true, true},
+	} {
+		if got := newWeights(tc.rule, 8, tc.withZ, 0, 1, 10).needsGram(); got != tc.want {
+			t.Errorf("rule %v, embedding %v: Gram kept %v, want %v", tc.rule, tc.withZ, got, tc.want)
+		}
 	}
 }
