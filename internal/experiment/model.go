@@ -167,8 +167,15 @@ type BNNData struct {
 func NewBNNData(info Info, m *model.BNN, Xtr *mat.Dense, ytr []float64, X *mat.Dense, y []float64, XDev *mat.Dense, yDev []float64, yMean, ySD float64) *BNNData {
 	d := &BNNData{Info: info, BNN: m, XTrain: Xtr, YTrain: ytr, YMean: yMean, YSD: ySD, XTest: X}
 	pred := func(x *mat.Dense, y []float64) *Predictive {
+		// The outputs of particles that stay put from one snapshot to the
+		// next (MMD-FW's) are computed once; Predictive.Eval serialises
+		// the calls.
+		var c *model.MetricsCache
 		return &Predictive{names: [2]string{RMSE, TestLL}, rows: x, eval: func(X *mat.Dense, w []float64) (float64, float64) {
-			return m.Metrics(x, y, X, w, yMean, ySD)
+			if c == nil {
+				c = m.NewMetricsCache(x, y, yMean, ySD)
+			}
+			return c.Metrics(X, w)
 		}}
 	}
 	d.test = pred(X, y)

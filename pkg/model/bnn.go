@@ -732,7 +732,7 @@ func (m *BNN) Predict(dst []float64, X, particles *mat.Dense, weights []float64,
 // meanₜ log Σₖ wₖ N(yₜ | ŷₖ(xₜ), ySD²/γₖ), summed in log space.
 func (m *BNN) Metrics(X *mat.Dense, yTest []float64, particles *mat.Dense, weights []float64, yMean, ySD float64) (rmse, logLik float64) {
 	nt, _ := X.Dims()
-	n, d := particles.Dims()
+	n, _ := particles.Dims()
 	if len(yTest) != nt {
 		panic("model: length of y does not match the rows of X")
 	}
@@ -742,41 +742,59 @@ func (m *BNN) Metrics(X *mat.Dense, yTest []float64, particles *mat.Dense, weigh
 	if nt == 0 {
 		return math.NaN(), math.NaN()
 	}
-	// Per particle: the predictive variance ySD²/γₖ on the original scale
-	// and its normalising constant.
-	inv2v := make([]float64, n)
-	lc := make([]float64, n)
+	inv2v, lc := metricConstants(particles, ySD)
+	B := bnnBlockRows(n*m.h, nt)
+	nb := (nt + B - 1) / B
+	sses := make([]float64, nb)
+	lls := make([]float64, nb)
+	m.eachBlock(X, particles, func(lo int, F blas64.General) {
+		sses[lo/B], lls[lo/B] = metricsBlock(F, yTest[lo:lo+F.Rows], weights, lc, inv2v, make([]float64, n), yMean, ySD)
+	})
+	return metricsTotal(sses, lls, nt)
+}
+
+// metricConstants returns, per particle, 1/(2v) and −½ log 2πv for the
+// predictive variance v = ySD²/γₖ on the original scale of y (log γₖ is the
+// particle's next-to-last coordinate).
+func metricConstants(particles *mat.Dense, ySD float64) (inv2v, lc []float64) {
+	n, d := particles.Dims()
+	inv2v = make([]float64, n)
+	lc = make([]float64, n)
 	for k := 0; k < n; k++ {
 		lg := particles.At(k, d-2)
 		v := ySD * ySD * math.Exp(-lg)
 		inv2v[k] = 1 / (2 * v)
 		lc[k] = -0.5 * math.Log(2*math.Pi*v)
 	}
-	B := bnnBlockRows(n*m.h, nt)
-	nb := (nt + B - 1) / B
-	sses := make([]float64, nb)
-	lls := make([]float64, nb)
-	m.eachBlock(X, particles, func(lo int, F blas64.General) {
-		l := make([]float64, n)
-		var sse, ll float64
-		for r := 0; r < F.Rows; r++ {
-			yt := yTest[lo+r]
-			var mean float64
-			for k, f := range F.Data[r*F.Stride : r*F.Stride+F.Cols] {
-				yh := f*ySD + yMean
-				mean += weights[k] * yh
-				e := yt - yh
-				l[k] = lc[k] - e*e*inv2v[k]
-			}
-			e := yt - mean
-			sse += e * e
-			ll += logWeightedSum(weights, l)
+	return inv2v, lc
+}
+
+// metricsBlock returns the sums over the rows of F (standardised outputs,
+// rows × particles, at rows with responses yt) of the squared error of the
+// weighted mean prediction and of the log-likelihood of the mixture; l is
+// scratch of one entry per particle.
+func metricsBlock(F blas64.General, yt, weights, lc, inv2v, l []float64, yMean, ySD float64) (sse, ll float64) {
+	for r := 0; r < F.Rows; r++ {
+		y := yt[r]
+		var mean float64
+		for k, f := range F.Data[r*F.Stride : r*F.Stride+F.Cols] {
+			yh := f*ySD + yMean
+			mean += weights[k] * yh
+			e := y - yh
+			l[k] = lc[k] - e*e*inv2v[k]
 		}
-		sses[lo/B] = sse
-		lls[lo/B] = ll
-	})
+		e := y - mean
+		sse += e * e
+		ll += logWeightedSum(weights, l)
+	}
+	return sse, ll
+}
+
+// metricsTotal adds the blocks' sums in block order and returns the RMSE
+// and the mean log-likelihood over nt rows.
+func metricsTotal(sses, lls []float64, nt int) (rmse, logLik float64) {
 	var sse, ll float64
-	for b := range nb {
+	for b := range sses {
 		sse += sses[b]
 		ll += lls[b]
 	}
