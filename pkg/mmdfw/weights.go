@@ -282,10 +282,19 @@ func (s *weights) steinSolve() {
 		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y: K₀ is stored symmetric, so
 		// K₀y = K₀ᵀy, each row's sum in serial order over j.
 		mulSparse(g, zero, s.K0, c, y)
+		// A lower bound of the projection's threshold from the support of
+		// the previous iterate (prev, on the simplex): the values below
+		// it can be left out of the sort.
+		var sum float64
+		var k int
 		for i, gi := range g {
 			w[i] = y[i] - 2*gi/L
+			if prev[i] > 0 {
+				sum += w[i]
+				k++
+			}
 		}
-		projectSimplex(w, s.tmp3[:n])
+		projectSimplexAbove(w, s.tmp3[:n], (sum-1)/float64(max(k, 1)))
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		beta := (t - 1) / tn
 		t = tn
@@ -329,8 +338,27 @@ func mulSparse(g, b, K []float64, c int, y []float64) {
 // probability simplex (Held, Wolfe & Crowder; sort-based). scratch has
 // len(v).
 func projectSimplex(v, scratch []float64) {
-	u := scratch[:len(v)]
-	copy(u, v)
+	projectSimplexAbove(v, scratch, math.Inf(-1))
+}
+
+// projectSimplexAbove is projectSimplex given a lower bound of its
+// threshold θ: for any set A of the entries, (Σ_A vᵢ − 1)/|A| ≤ θ =
+// maxₖ (Sₖ − 1)/k (Sₖ the sum of the k largest), and entries at or below
+// θ are 0 in the projection, so only the entries above the bound (less a
+// margin of 10⁻⁹ far above rounding) are sorted. The threshold is summed
+// over the same entries in the same order as by a full sort, so the result
+// has the same bits.
+func projectSimplexAbove(v, scratch []float64, lower float64) {
+	lower -= 1e-9 * (1 + math.Abs(lower))
+	u := scratch[:0]
+	for _, x := range v {
+		if x > lower {
+			u = append(u, x)
+		}
+	}
+	if len(u) == 0 { // a NaN bound or a bound above every entry
+		u = append(u, v...)
+	}
 	slices.Sort(u)
 	var cum, theta float64
 	for i := len(u) - 1; i >= 0; i-- {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -154,6 +155,47 @@ func TestGramOnlyWhereRead(t *testing.T) {
 	} {
 		if got := newWeights(tc.rule, 8, tc.withZ, 0, 1, 10).needsGram(); got != tc.want {
 			t.Errorf("rule %v, embedding %v: Gram kept %v, want %v", tc.rule, tc.withZ, got, tc.want)
+		}
+	}
+}
+
+// TestProjectSimplexAboveBits checks that a lower bound from any subset of
+// the entries leaves the projection's bits unchanged, on random vectors,
+// vectors with ties and vectors whose whole mass is on one entry.
+func TestProjectSimplexAboveBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + rng.IntN(200)
+		v := make([]float64, n)
+		for i := range v {
+			switch trial % 3 {
+			case 0:
+				v[i] = rng.NormFloat64() * 0.1
+			case 1:
+				v[i] = float64(rng.IntN(4)) / 8 // ties
+			default:
+				v[i] = -rng.Float64()
+			}
+		}
+		if trial%3 == 2 {
+			v[rng.IntN(n)] = 1.5
+		}
+		// Any nonempty subset gives a lower bound of the threshold.
+		sum, k := v[0], 1
+		for i := 1; i < n; i++ {
+			if rng.IntN(3) == 0 {
+				sum += v[i]
+				k++
+			}
+		}
+		want := slices.Clone(v)
+		projectSimplex(want, make([]float64, n))
+		got := slices.Clone(v)
+		projectSimplexAbove(got, make([]float64, n), (sum-1)/float64(k))
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("trial %d, n = %d, entry %d: %v, full sort %v", trial, n, i, got[i], want[i])
+			}
 		}
 	}
 }
