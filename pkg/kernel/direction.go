@@ -18,7 +18,8 @@ import (
 // estimate of −∇F(x) of the linear minimisation oracle, F(x) =
 // Σᵢ wᵢ k(x, xᵢ) − μ_p(x), and the returned sum is the first term of F.
 // It costs O(n·d) (for the RBF kernel through pkg/dense's distance
-// and update kernels) and allocates nothing. X and S may be views of larger
+// and update kernels; rows of zero weight are not read) and allocates
+// nothing. X and S may be views of larger
 // matrices.
 func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) float64 {
 	n := checkDirection(dst, x, X, S, w)
@@ -29,6 +30,11 @@ func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) floa
 	inv := 1 / (k.H * k.H)
 	var sum float64
 	for i := 0; i < n; i++ {
+		if w[i] == 0 {
+			// wᵢ·k = +0 adds nothing to the sum or the direction, so the
+			// row is not read (most Stein weights are 0).
+			continue
+		}
 		xi := X.RawRowView(i)
 		xi = xi[:len(x)]
 		kv := math.Exp(-a * dense.SqDist(xi, x))

@@ -283,6 +283,52 @@ func TestSteinDirectionAgainstDirectSum(t *testing.T) {
 	}
 }
 
+// TestSteinDirectionZeroWeightsBits checks that the rows of zero weight,
+// which the RBF direction does not read, change no bit: the same
+// particles with their zero-weight rows removed give the same direction
+// and sum, and a NaN in a skipped row does not reach the result.
+func TestSteinDirectionZeroWeightsBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	n, d := 40, 7
+	X := testutil.RandDense(rng, n, d)
+	S := testutil.RandDense(rng, n, d)
+	w := make([]float64, n)
+	var keep []int
+	for i := range w {
+		if rng.IntN(3) > 0 {
+			w[i] = rng.Float64()
+			keep = append(keep, i)
+		}
+	}
+	Xk := mat.NewDense(len(keep), d, nil)
+	Sk := mat.NewDense(len(keep), d, nil)
+	wk := make([]float64, len(keep))
+	for j, i := range keep {
+		Xk.SetRow(j, X.RawRowView(i))
+		Sk.SetRow(j, S.RawRowView(i))
+		wk[j] = w[i]
+	}
+	for i := range w {
+		if w[i] == 0 {
+			X.Set(i, 0, math.NaN())
+			break
+		}
+	}
+	x := testutil.RandVec(rng, d, 1)
+	k := kernel.RBF{H: 1.1}
+	got, want := make([]float64, d), make([]float64, d)
+	sum := k.SteinDirection(got, x, X, S, w)
+	wantSum := k.SteinDirection(want, x, Xk, Sk, wk)
+	if math.Float64bits(sum) != math.Float64bits(wantSum) {
+		t.Errorf("Σwk = %v, without the zero-weight rows %v", sum, wantSum)
+	}
+	for j := range want {
+		if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+			t.Errorf("φ[%d] = %v, without the zero-weight rows %v", j, got[j], want[j])
+		}
+	}
+}
+
 // TestSteinDirectionOverExactDraws checks the two facts behind MMD-FW's
 // LMO step on a Gaussian: over exact draws yₛ (weights 1/S) the Stein
 // direction averages to zero (μ̂ = μ_p, so −∇F = 0), while its driving term
