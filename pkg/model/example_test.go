@@ -66,3 +66,36 @@ func ExampleBNN_Outputs() {
 	// ⎡1.5  2.5⎤
 	// ⎣  0    2⎦
 }
+
+// A greedy method adds particles and never moves them: a MetricsCache
+// computes each particle's outputs at the evaluation rows once, and gives
+// the bits of BNN.Metrics for every snapshot.
+func ExampleBNN_NewMetricsCache() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	X := mat.NewDense(100, 2, nil)
+	y := make([]float64, 100)
+	for i := range y {
+		X.Set(i, 0, rng.NormFloat64())
+		X.Set(i, 1, rng.NormFloat64())
+		y[i] = X.At(i, 0) - X.At(i, 1)
+	}
+	m := model.NewBNN(X, y, 10)
+	Xt, yt := X.Slice(0, 30, 0, 2).(*mat.Dense), y[:30]
+	cache := m.NewMetricsCache(Xt, yt, 0, 1)
+	P := mat.NewDense(8, m.Dim(), nil)
+	same := true
+	for n := 1; n <= 8; n++ {
+		m.Init(rng, P.RawRowView(n-1)) // the n-th particle joins
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 1 / float64(n)
+		}
+		Q := P.Slice(0, n, 0, m.Dim()).(*mat.Dense)
+		r1, l1 := cache.Metrics(Q, w)
+		r2, l2 := m.Metrics(Xt, yt, Q, w, 0, 1)
+		same = same && r1 == r2 && l1 == l2
+	}
+	fmt.Println("same as Metrics at every snapshot:", same)
+	// Output:
+	// same as Metrics at every snapshot: true
+}
