@@ -346,10 +346,8 @@ const bnnBatchWork = 1 << 15
 // scheduler does not hold up the call; every particle is computed the same
 // way whichever worker takes it.
 type bnnBatchScratch struct {
-	m       *BNN
-	xb      []float64 // |B|×p gathered rows
-	xbt     []float64 // their transpose, p×|B|
-	yb      []float64
+	m *BNN
+	batchRows
 	chunk   int       // particles per chunk
 	w, gw   []float64 // per worker p×(chunk·H) plus padding
 	a       []float64 // per worker |B|×(chunk·H) plus padding
@@ -465,11 +463,7 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 		s = &bnnBatchScratch{m: m, chunk: chunk}
 	}
 	ch := chunk * h
-	if cap(s.xb) < nb*p {
-		s.xb = make([]float64, nb*p)
-		s.xbt = make([]float64, nb*p)
-		s.yb = make([]float64, nb)
-	}
+	s.size(nb, p)
 	if need := workers * (p*ch + 8); cap(s.w) < need {
 		s.w = make([]float64, need)
 		s.gw = make([]float64, need)
@@ -483,7 +477,6 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	if need := workers * (nb + 8); cap(s.res) < need {
 		s.res = make([]float64, need)
 	}
-	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	s.w, s.gw, s.a, s.sse, s.res = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)], s.res[:cap(s.res)]
 	gatherRows(s.xb, s.yb, m.x, m.y, batch)
 	for r := 0; r < nb; r++ {

@@ -325,10 +325,8 @@ const lrBatchChunk = 8
 // worker delayed by the scheduler does not hold up the call; every particle
 // is computed the same way whichever worker takes it.
 type lrBatchScratch struct {
-	m       *Logistic
-	xb      []float64 // |B|×p gathered rows
-	xbt     []float64 // their transpose, p×|B|
-	yb      []float64
+	m *Logistic
+	batchRows
 	z       []float64 // per worker |B|·lrBatchChunk plus padding
 	xs, gs  blas64.General
 	lp      []float64
@@ -437,16 +435,11 @@ func (m *Logistic) batchScratch(nb, parts int) *lrBatchScratch {
 	if s == nil {
 		s = &lrBatchScratch{m: m}
 	}
-	if cap(s.xb) < nb*p {
-		s.xb = make([]float64, nb*p)
-		s.xbt = make([]float64, nb*p)
-		s.yb = make([]float64, nb)
-	}
+	s.size(nb, p)
 	if need := parts * (nb*lrBatchChunk + 8); cap(s.z) < need {
 		s.z = make([]float64, need)
 	}
 	s.z = s.z[:cap(s.z)]
-	s.xb, s.xbt, s.yb = s.xb[:nb*p], s.xbt[:nb*p], s.yb[:nb]
 	return s
 }
 

@@ -62,3 +62,25 @@ func gatherRows(xb, yb []float64, raw blas64.General, y []float64, batch []int) 
 		yb[r] = y[i]
 	}
 }
+
+// batchRows is a minibatch's gathered rows (|B|×p, row-major), their
+// transpose (p×|B|) and their responses, as the batched gradients of both
+// models hold them.
+type batchRows struct {
+	xb  []float64 // |B|×p gathered rows
+	xbt []float64 // their transpose, p×|B|
+	yb  []float64
+}
+
+// size makes room for nb rows of p features, keeping the buffers when they
+// are large enough, and slices them to that size.
+func (b *batchRows) size(nb, p int) {
+	if cap(b.xb) < nb*p {
+		b.xb = make([]float64, nb*p)
+		b.xbt = make([]float64, nb*p)
+	}
+	if cap(b.yb) < nb {
+		b.yb = make([]float64, nb)
+	}
+	b.xb, b.xbt, b.yb = b.xb[:nb*p], b.xbt[:nb*p], b.yb[:nb]
+}
