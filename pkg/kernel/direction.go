@@ -19,8 +19,7 @@ import (
 // Σᵢ wᵢ k(x, xᵢ) − μ_p(x), and the returned sum is the first term of F.
 // It costs O(n·d) (for the RBF kernel through pkg/dense's distance
 // and update kernels; rows of zero weight are not read) and allocates
-// nothing. X and S may be views of larger
-// matrices.
+// nothing. X and S may be views of larger matrices.
 func (k RBF) SteinDirection(dst, x []float64, X, S *mat.Dense, w []float64) float64 {
 	n := checkDirection(dst, x, X, S, w)
 	for j := range dst {
