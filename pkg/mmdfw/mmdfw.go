@@ -499,8 +499,14 @@ func (r *run) allocate() {
 	r.hist = make([]float64, d)
 	r.tmp = make([]float64, d)
 	r.sx = make([]float64, d)
-	r.krow = make([]float64, N)
-	r.k0row = make([]float64, N)
+	// The Gram and Stein kernel rows are scratch for the rules that keep
+	// those matrices only.
+	if r.wt.needsGram() {
+		r.krow = make([]float64, N)
+	}
+	if r.wt.K0 != nil {
+		r.k0row = make([]float64, N)
+	}
 	if s.Batch > 0 {
 		r.batch = make([]int, s.Batch)
 	}
@@ -555,7 +561,14 @@ func (r *run) add(x []float64) (stop bool, err error) {
 			r.k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
 		}
 	}
-	if err := r.wt.add(r.krow[:n+1], z, r.k0row[:n+1]); err != nil {
+	var krow, k0row []float64
+	if r.krow != nil {
+		krow = r.krow[:n+1]
+	}
+	if r.k0row != nil {
+		k0row = r.k0row[:n+1]
+	}
+	if err := r.wt.add(krow, z, k0row); err != nil {
 		return false, fmt.Errorf("mmdfw: weights at step %d: %w", step, err)
 	}
 	r.n++
