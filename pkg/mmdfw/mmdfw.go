@@ -535,6 +535,8 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if err := particle.CheckFinite("mmdfw: score", step, sc); err != nil {
 		return false, err
 	}
+	// The rows handed to the weights: nil where the rule never reads them.
+	var krow, k0row []float64
 	switch {
 	case !r.wt.needsGram():
 		// Equal, classic, schedule and Stein weights without an embedding
@@ -542,31 +544,27 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	case r.rff != nil:
 		// k_D(x, xᵢ) = φ(x)ᵀφ(xᵢ) from the cached features: O(n·D) for the
 		// new row instead of recomputing the 2D features of every pair.
+		krow = r.krow[:n+1]
 		px := r.phi.RawRowView(n)
-		for i := 0; i <= n; i++ {
-			r.krow[i] = floats.Dot(px, r.phi.RawRowView(i))
+		for i := range krow {
+			krow[i] = floats.Dot(px, r.phi.RawRowView(i))
 		}
 	default:
+		krow = r.krow[:n+1]
 		for i := 0; i < n; i++ {
-			r.krow[i] = r.k.Eval(x, r.X.RawRowView(i))
+			krow[i] = r.k.Eval(x, r.X.RawRowView(i))
 		}
-		r.krow[n] = r.k.Eval(x, x)
+		krow[n] = r.k.Eval(x, x)
 	}
 	var z float64
 	if r.emb != nil {
 		z = r.emb.Embedding(x)
 	}
 	if r.wt.K0 != nil {
-		for i := 0; i <= n; i++ {
-			r.k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
-		}
-	}
-	var krow, k0row []float64
-	if r.krow != nil {
-		krow = r.krow[:n+1]
-	}
-	if r.k0row != nil {
 		k0row = r.k0row[:n+1]
+		for i := range k0row {
+			k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
+		}
 	}
 	if err := r.wt.add(krow, z, k0row); err != nil {
 		return false, fmt.Errorf("mmdfw: weights at step %d: %w", step, err)
