@@ -13,6 +13,9 @@ import (
 type Set struct {
 	X *mat.Dense
 	W []float64
+	// Diag is what the method that made the set says about it (see
+	// Diagnostics); the zero value says nothing.
+	Diag Diagnostics
 }
 
 // Len returns the number of particles.
