@@ -386,6 +386,7 @@ func TestDeclarationPanics(t *testing.T) {
 		{func() { var s Space; s.Simplex("w", 1) }, "constrain: simplex w of 1 values"},
 		{func() { var s Space; v := s.Real("v", 2); s.Bounded("b", Affine(0, 1, v), Bound{}) }, "constrain: Affine bound on v, which is not a scalar"},
 		{func() { var s Space; s.Real("a"); s.Report("b") }, "constrain: Report of b, which is not declared"},
+		{func() { var s Space; s.Real("a"); s.Report("a", "a") }, "constrain: Report of a twice"},
 		{func() { var s Space; s.Real("b[1]") }, `constrain: invalid name "b[1]"`},
 		{func() { var s Space; s.Posterior(func(x, g []float64) float64 { return 0 }) }, "constrain: a posterior needs at least one parameter"},
 	} {

@@ -306,10 +306,15 @@ func (s *Space) Derived(name string, value func(dst, x []float64), invert func(x
 // quantities. Without it, Constrain writes every parameter in declaration
 // order.
 func (s *Space) Report(names ...string) {
+	seen := map[string]bool{}
 	for _, n := range names {
 		if !s.names[n] {
 			panic(fmt.Sprintf("constrain: Report of %s, which is not declared", n))
 		}
+		if seen[n] {
+			panic(fmt.Sprintf("constrain: Report of %s twice", n))
+		}
+		seen[n] = true
 	}
 	s.report = append([]string(nil), names...)
 }

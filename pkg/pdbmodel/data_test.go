@@ -69,7 +69,7 @@ func TestDiamondsPriorOnly(t *testing.T) {
 	if e := checkLogDensity(t, m, c, d, initPoints(m, rng, 4)); e > 1e-12 {
 		t.Errorf("relative error %.2g", e)
 	}
-	if e := checkGradient(t, m, initPoints(m, rng, 4), c.h()); e > gradTol {
+	if e := checkGradient(t, m, initPoints(m, rng, 4), fdStep); e > gradTol {
 		t.Errorf("gradient relative error %.2g", e)
 	}
 }

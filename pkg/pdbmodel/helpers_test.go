@@ -80,7 +80,7 @@ func readZip(path string) ([]byte, error) {
 
 // stagedFolder returns the staged posterior folder, or skips the test
 // saying why.
-func stagedFolder(t *testing.T, folder string) string {
+func stagedFolder(t testing.TB, folder string) string {
 	t.Helper()
 	dir := filepath.Join(posteriordbDir, folder)
 	if _, err := os.Stat(dir); err != nil {
@@ -89,7 +89,7 @@ func stagedFolder(t *testing.T, folder string) string {
 	return dir
 }
 
-func stagedData(t *testing.T, dir string) tdata {
+func stagedData(t testing.TB, dir string) tdata {
 	t.Helper()
 	b, err := readZip(filepath.Join(dir, "data.json.zip"))
 	if err != nil {

@@ -15,15 +15,6 @@ type modelCase struct {
 	// transforms and their log-Jacobian spelled out by hand, and the
 	// values the reference names (in Names order).
 	ref func(d tdata, u []float64) (lp float64, named []float64)
-	// step is the finite-difference step, fdStep when 0.
-	step float64
-}
-
-func (c modelCase) h() float64 {
-	if c.step == 0 {
-		return fdStep
-	}
-	return c.step
 }
 
 func uniforms(rng *rand.Rand, n int, lo, hi float64) []float64 {
@@ -329,10 +320,7 @@ var cases = []modelCase{
 		},
 	},
 	{
-		// 5,000 rows make |log p| reach 10⁶ at Stan's initial points,
-		// where the rounding of log p, ≈ 10⁻¹⁶|log p|/h, dominates a
-		// smaller step; log p is quadratic in b and Intercept.
-		model: "diamonds", folder: "diamonds-diamonds", step: 1e-3,
+		model: "diamonds", folder: "diamonds-diamonds",
 		synth: func(rng *rand.Rand) map[string]any {
 			n, K := 30, 5
 			X := make([][]float64, n)

@@ -3,6 +3,10 @@ package pdbmodel
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
 	"github.com/mmdfw/mmdfw/pkg/constrain"
 )
 
@@ -66,13 +70,20 @@ type coef struct {
 // with X the n×p design (row-major) whose columns the coefficient blocks
 // take in order, β = (blocks…) and σ declared after them, as sigmaName:
 //
-//	log p = Σⱼ log pⱼ(βⱼ) + log p_σ(σ) − n log σ − ‖y − Xβ‖²/(2σ²),
+//	log p = Σⱼ log pⱼ(βⱼ) + log p_σ(σ) − n log σ − S(β)/(2σ²),  S(β) = ‖y − Xβ‖²,
 //	∂/∂β = Xᵀ(y − Xβ)/σ² + ∂log p(β),
-//	∂/∂σ = −n/σ + ‖y − Xβ‖²/σ³ + ∂log p_σ(σ).
+//	∂/∂σ = −n/σ + S(β)/σ³ + ∂log p_σ(σ).
 //
-// Without likelihood (brms's prior_only) the sum over rows is left out. The
-// pass over X reads each row once: its dot product, residual and gradient
-// update while it is in cache.
+// The data enter through their QR decomposition, computed once: with
+// X = QR (Q orthogonal n×n, R upper trapezoidal, its first k = min(n, p)
+// rows R₁) and Qᵀy = (z, z₀), z of length k,
+//
+//	S(β) = ‖z − R₁β‖² + ‖z₀‖²,   Xᵀ(y − Xβ) = R₁ᵀ(z − R₁β),
+//
+// exact identities (Q preserves norms) that hold whatever the rank of X,
+// free of the cancellation of the normal equations, and that cost O(p²)
+// per evaluation instead of O(np). Without likelihood (brms's prior_only)
+// S and n are left out.
 func linearRegression(name string, y, X []float64, coefs []coef, sigmaName string, sigmaPrior prior, likelihood bool) *Model {
 	var s constrain.Space
 	var priors []prior
@@ -93,22 +104,26 @@ func linearRegression(name string, y, X []float64, coefs []coef, sigmaName strin
 	if len(X) != n*p {
 		panic("pdbmodel: design and response sizes do not match")
 	}
+	if !likelihood {
+		n = 0
+	}
+	R, z, s0 := reduceQR(y[:n], X[:n*p], n, p)
+	k := len(z)
 	post := s.Posterior(func(x, grad []float64) float64 {
 		beta, sd := x[:p], x[p]
 		gb := grad[:p]
 		var lp float64
-		if likelihood && n > 0 {
-			var ss float64
-			for i, yi := range y {
-				row := X[i*p : i*p+p : i*p+p]
-				eta := 0.0
-				for j, v := range row {
-					eta += v * beta[j]
+		if n > 0 {
+			ss := s0
+			for i := 0; i < k; i++ {
+				row := R[i*p : i*p+p : i*p+p]
+				w := z[i]
+				for j := i; j < p; j++ {
+					w -= row[j] * beta[j]
 				}
-				r := yi - eta
-				ss += r * r
-				for j, v := range row {
-					gb[j] += r * v
+				ss += w * w
+				for j := i; j < p; j++ {
+					gb[j] += w * row[j]
 				}
 			}
 			iv := 1 / (sd * sd)
@@ -128,6 +143,37 @@ func linearRegression(name string, y, X []float64, coefs []coef, sigmaName strin
 		return lp + l
 	})
 	return fromPosterior(name, post)
+}
+
+// reduceQR returns, for X = QR (n×p, row-major), the first k = min(n, p)
+// rows of R (k×p, row-major, zero below the diagonal), z, the first k
+// entries of Qᵀy, and ‖z₀‖², the squared norm of the others.
+func reduceQR(y, X []float64, n, p int) (R, z []float64, s0 float64) {
+	k := min(n, p)
+	if k == 0 {
+		return nil, nil, 0
+	}
+	a := blas64.General{Rows: n, Cols: p, Stride: p, Data: append([]float64(nil), X...)}
+	tau := make([]float64, k)
+	work := make([]float64, 1)
+	lapack64.Geqrf(a, tau, work, -1)
+	work = make([]float64, max(int(work[0]), n))
+	lapack64.Geqrf(a, tau, work, len(work))
+
+	c := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: append([]float64(nil), y...)}
+	refl := blas64.General{Rows: n, Cols: k, Stride: p, Data: a.Data}
+	lapack64.Ormqr(blas.Left, blas.Trans, refl, tau, c, work[:1], -1)
+	work = make([]float64, max(int(work[0]), 1))
+	lapack64.Ormqr(blas.Left, blas.Trans, refl, tau, c, work, len(work))
+
+	R = make([]float64, k*p)
+	for i := 0; i < k; i++ {
+		copy(R[i*p+i:i*p+p], a.Data[i*p+i:i*p+p])
+	}
+	for _, v := range c.Data[k:] {
+		s0 += v * v
+	}
+	return R, c.Data[:k:k], s0
 }
 
 // columns returns the n×p row-major design whose columns are cols (each of
