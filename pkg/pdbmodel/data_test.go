@@ -91,3 +91,27 @@ func TestNoAllocation(t *testing.T) {
 		}
 	}
 }
+
+// Fewer rows than coefficients (a rank-deficient design): the QR form of
+// the regressions still gives the Stan code's density and gradient.
+func TestRegressionFewRows(t *testing.T) {
+	var c modelCase
+	for _, k := range cases {
+		if k.model == "blr" {
+			c = k
+		}
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	X := [][]float64{{1, 2, 3, 4}, {0.5, -1, 2, 0}}
+	d := toData(t, map[string]any{"N": 2, "D": 4, "X": X, "y": []float64{1, -2}})
+	m, err := New("blr", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := checkLogDensity(t, m, c, d, initPoints(m, rng, 4)); e > 1e-12 {
+		t.Errorf("log density relative error %.2g", e)
+	}
+	if e := checkGradient(t, m, initPoints(m, rng, 4), fdStep); e > gradTol {
+		t.Errorf("gradient relative error %.2g", e)
+	}
+}
