@@ -56,7 +56,8 @@
 // x₁ = e^{u₁} and adds u₁ to J.
 //
 // A simplex of K (Simplex: xₖ ≥ 0, Σ xₖ = 1) has K − 1 unconstrained
-// coordinates and Stan's stick-breaking transform: with the stick s₁ = 1,
+// coordinates and the centred stick-breaking transform of Stan's reference
+// manual (section "Unit simplex" of the 2.2x manuals): with the stick s₁ = 1,
 // for k = 1, …, K − 1,
 //
 //	zₖ = σ(uₖ − log(K − k)),   xₖ = sₖ zₖ,   sₖ₊₁ = sₖ − xₖ,

@@ -45,9 +45,11 @@
 // Space.Report. A normal linear regression needs only its design and priors
 // (see linearRegression).
 //
-// Its test is a case in the table of pdbmodel_test.go: synthetic data made
-// in the test, and an independent log density written from the Stan code on
-// the unconstrained point (transforms and log-Jacobian spelled out by hand).
+// Its test is an entry of the cases table of models_test.go (TestRegistry
+// fails for a registered model without one): the staged folder's name,
+// synthetic data made in the test, and an independent log density written
+// from the Stan code on the unconstrained point (transforms and
+// log-Jacobian spelled out by hand).
 // The table's checks then run on it: the gradient against central finite
 // differences, the log density against the independent one (as differences
 // between points, free of the dropped constants), and, where the staged
