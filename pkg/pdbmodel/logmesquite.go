@@ -1,0 +1,27 @@
+package pdbmodel
+
+import "encoding/json"
+
+func init() { register("logmesquite", logmesquite) }
+
+// logmesquite is ARM's log weight of mesquite bushes on the logs of their
+// dimensions and the group indicator (posteriordb data mesquite), under
+// flat priors on β and on σ > 0:
+//
+//	log weight ~ N(β₁ + β₂ log diam1 + β₃ log diam2 + β₄ log canopy_height
+//	               + β₅ log total_height + β₆ log density + β₇ group, σ).
+func logmesquite(data map[string]json.RawMessage) (*Model, error) {
+	f := fields{data: data}
+	n := f.count("N")
+	logv := func(key string) []float64 { return f.logOf(key, f.vector(key, n, "N")) }
+	y := logv("weight")
+	d1, d2 := logv("diam1"), logv("diam2")
+	ch, th := logv("canopy_height"), logv("total_height")
+	dens := logv("density")
+	group := f.vector("group", n, "N")
+	if f.err != nil {
+		return nil, f.err
+	}
+	X := columns(n, ones(n), d1, d2, ch, th, dens, group)
+	return linearRegression("logmesquite", y, X, []coef{{"beta", 7, flat()}}, "sigma", flat(), true), nil
+}
