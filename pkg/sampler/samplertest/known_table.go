@@ -26,7 +26,8 @@ type KnownRow struct {
 //	|Δρ|       the largest correlation error over the correlation checks
 //	spread     E(x − m)ᵀΣ⁻¹(x − m)/d of a Gaussian (1 when right)
 //	P (exact)  the set's probabilities of the probability checks, each
-//	           followed by the exact value
+//	           followed by the exact value (a range over consecutive checks
+//	           of one exact value)
 //	steps      the Step of the run's last snapshot (particles for MMD-FW and
 //	           Stein Points, iterations for the others)
 //	grads      its gradient evaluations
@@ -69,9 +70,26 @@ func summarise(cs []CheckResult) (dm, vr, dr, sp, p string) {
 			cmax = max(cmax, math.Abs(c.Estimate-c.Exact))
 		case CheckSpread:
 			sp = fmt.Sprintf("%.2f", c.Estimate/c.Exact)
-		case CheckProb:
-			probs = append(probs, fmt.Sprintf("%s=%.3f (%.3f)", c.Name, c.Estimate, c.Exact))
 		}
+	}
+	// Consecutive probabilities with one exact value (the funnel's
+	// P(|xᵢ| < 1)) show as one range.
+	for i := 0; i < len(cs); {
+		c := cs[i]
+		if c.Kind != CheckProb {
+			i++
+			continue
+		}
+		j, lo, hi := i+1, c.Estimate, c.Estimate
+		for ; j < len(cs) && cs[j].Kind == CheckProb && cs[j].Exact == c.Exact; j++ {
+			lo, hi = min(lo, cs[j].Estimate), max(hi, cs[j].Estimate)
+		}
+		if j == i+1 {
+			probs = append(probs, fmt.Sprintf("%s=%.3f (%.3f)", c.Name, c.Estimate, c.Exact))
+		} else {
+			probs = append(probs, fmt.Sprintf("%s…%s=%.3f–%.3f (%.3f)", c.Name, cs[j-1].Name, lo, hi, c.Exact))
+		}
+		i = j
 	}
 	dm, vr, dr, p = "-", "-", "-", "-"
 	if dmax >= 0 {

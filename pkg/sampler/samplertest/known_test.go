@@ -264,4 +264,13 @@ func TestWriteKnownTable(t *testing.T) {
 	if !strings.Contains(lines[1], "P(x1<0)=") || !strings.Contains(lines[1], "(0.301)") {
 		t.Errorf("the weight column: %s", lines[1])
 	}
+	// The funnel's nine P(|xᵢ| < 1) show as one range.
+	b.Reset()
+	r := samplertest.RunKnown(ctx, exact(1000, nil, nil), samplertest.KnownTargetByName("funnel"), 0)
+	if err := samplertest.WriteKnownTable(&b, []samplertest.KnownRow{{Method: "exact", Result: r}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "P(v<-3)=") || !strings.Contains(b.String(), "P(|x2|<1)…P(|x10|<1)=") {
+		t.Errorf("the funnel's probabilities:\n%s", b.String())
+	}
 }
