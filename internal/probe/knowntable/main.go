@@ -65,6 +65,7 @@ func main() {
 			want[name] = true
 		}
 	}
+	seen := map[string]bool{}
 	var rows []samplertest.KnownRow
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	var totals []string
@@ -72,7 +73,7 @@ func main() {
 		if len(want) > 0 && !want[m.name] {
 			continue
 		}
-		delete(want, m.name)
+		seen[m.name] = true
 		var secs float64
 		count := map[samplertest.Verdict]int{}
 		for _, k := range ks {
@@ -86,8 +87,10 @@ func main() {
 			count[samplertest.Flagged], count[samplertest.Errored], count[samplertest.Fail], secs))
 	}
 	for name := range want {
-		fmt.Fprintf(os.Stderr, "knowntable: no method %q\n", name)
-		os.Exit(2)
+		if !seen[name] {
+			fmt.Fprintf(os.Stderr, "knowntable: no method %q\n", name)
+			os.Exit(2)
+		}
 	}
 	if err := samplertest.WriteKnownTable(os.Stdout, rows); err != nil {
 		fmt.Fprintln(os.Stderr, "knowntable:", err)

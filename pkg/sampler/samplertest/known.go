@@ -83,6 +83,8 @@ type KnownResult struct {
 	Checks []CheckResult
 	// Outside counts the particles outside the support.
 	Outside int
+	// Kish is the set's Kish ESS (Σwᵢ)²/Σwᵢ².
+	Kish float64
 	// ESS is the effective sample size of the tolerances (at least
 	// MinESS) and Z their
 	// normal quantile.
@@ -241,7 +243,8 @@ func judge(r *KnownResult) {
 		r.Verdict, r.Why = Fail, fmt.Sprintf("weights sum to %v", sw)
 		return
 	}
-	r.ESS = s.ESS()
+	r.Kish = s.ESS()
+	r.ESS = r.Kish
 	for _, name := range DiagESSNames {
 		if v, ok := s.Diag.Values[name]; ok && v < r.ESS {
 			r.ESS = v

@@ -20,6 +20,7 @@ type KnownRow struct {
 //	method     the row's Method
 //	target     the target's name
 //	n          the particles of the set
+//	kish       the set's Kish ESS
 //	ess        the ESS of the tolerances (see Known)
 //	|Δm|/sd    the largest |mean error| / σⱼ over the mean checks
 //	var ratio  the range of E(xⱼ − mⱼ)²/σⱼ² over the variance checks
@@ -38,18 +39,18 @@ type KnownRow struct {
 // A column without checks of its kind shows "-".
 func WriteKnownTable(w io.Writer, rows []KnownRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\ttarget\tn\tess\t|Δm|/sd\tvar ratio\t|Δρ|\tspread\tP (exact)\tsteps\tgrads\ts\tverdict")
+	fmt.Fprintln(tw, "method\ttarget\tn\tkish\tess\t|Δm|/sd\tvar ratio\t|Δρ|\tspread\tP (exact)\tsteps\tgrads\ts\tverdict")
 	for _, row := range rows {
 		r := row.Result
-		n, ess, dm, vr, dr, sp, p := "-", "-", "-", "-", "-", "-", "-"
+		n, kish, ess, dm, vr, dr, sp, p := "-", "-", "-", "-", "-", "-", "-", "-"
 		if r.Err == nil {
 			n = fmt.Sprint(r.Set.Len())
 		}
 		if r.Checks != nil {
-			ess = fmt.Sprintf("%.0f", r.ESS)
+			kish, ess = fmt.Sprintf("%.0f", r.Kish), fmt.Sprintf("%.0f", r.ESS)
 			dm, vr, dr, sp, p = summarise(r.Checks)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", row.Method, r.Target.Name, n, ess, dm, vr, dr, sp, p,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", row.Method, r.Target.Name, n, kish, ess, dm, vr, dr, sp, p,
 			r.Steps, r.GradEvals, r.Seconds, verdictLine(r))
 	}
 	return tw.Flush()
