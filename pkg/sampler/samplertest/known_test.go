@@ -25,6 +25,15 @@ func draws(k *samplertest.KnownTarget, n int, rng *rand.Rand) *mat.Dense {
 	return x
 }
 
+// drawCount returns n, or n/10 for a target above 10 dimensions, whose draws
+// and checks cost d² each (gauss50).
+func drawCount(k *samplertest.KnownTarget, n int) int {
+	if k.Dim() > 10 {
+		return n / 10
+	}
+	return n
+}
+
 // Every score agrees with central finite differences of the log density at
 // exact draws (and the half-line's is −∞ with a zero score outside).
 func TestKnownTargetsGradient(t *testing.T) {
@@ -67,10 +76,9 @@ func TestKnownTargetsGradient(t *testing.T) {
 // E ∂ⱼ log p = 0 and E (xⱼ − mⱼ) ∂ⱼ log p = −1: Draw samples the density
 // of LogProbGrad.
 func TestKnownTargetsStein(t *testing.T) {
-	const n = 100000
 	for _, k := range samplertest.KnownTargets() {
 		t.Run(k.Name, func(t *testing.T) {
-			d := k.Dim()
+			d, n := k.Dim(), drawCount(k, 100000)
 			x := draws(k, n, rand.New(rand.NewPCG(3, 4)))
 			grad := make([]float64, d)
 			var s1, s2, q1, q2 = make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
@@ -90,8 +98,8 @@ func TestKnownTargetsStein(t *testing.T) {
 					name       string
 					s, q, want float64
 				}{{"E ∂log p", s1[j], q1[j], 0}, {"E (x−m) ∂log p", s2[j], q2[j], -1}} {
-					m := c.s / n
-					se := math.Sqrt((c.q/n - m*m) / n)
+					m := c.s / float64(n)
+					se := math.Sqrt((c.q/float64(n) - m*m) / float64(n))
 					if math.Abs(m-c.want) > 5*se {
 						t.Errorf("coordinate %d: %s = %.4f ± %.4f, want %v", j, c.name, m, se, c.want)
 					}
@@ -106,9 +114,9 @@ func TestKnownTargetsStein(t *testing.T) {
 // has a fourth moment (not the variance of the Student t, whose
 // F = (x − m)² has none).
 func TestKnownTargetsExact(t *testing.T) {
-	const n = 200000
 	for _, k := range samplertest.KnownTargets() {
 		t.Run(k.Name, func(t *testing.T) {
+			n := drawCount(k, 200000)
 			x := draws(k, n, rand.New(rand.NewPCG(5, 6)))
 			for _, c := range k.Checks {
 				var s, q float64
@@ -117,10 +125,10 @@ func TestKnownTargetsExact(t *testing.T) {
 					s += f
 					q += f * f
 				}
-				m := s / n
-				sd := math.Sqrt(q/n - m*m)
-				if math.Abs(m-c.Exact) > 5*c.SD/math.Sqrt(n) {
-					t.Errorf("%s: %d draws give %.5f, exact %.5f ± %.5f", c.Name, n, m, c.Exact, c.SD/math.Sqrt(n))
+				m := s / float64(n)
+				sd := math.Sqrt(q/float64(n) - m*m)
+				if se := c.SD / math.Sqrt(float64(n)); math.Abs(m-c.Exact) > 5*se {
+					t.Errorf("%s: %d draws give %.5f, exact %.5f ± %.5f", c.Name, n, m, c.Exact, se)
 				}
 				heavy := k.Name == "student5" && c.Kind == samplertest.CheckVar
 				if !heavy && math.Abs(sd/c.SD-1) > 0.05 {
