@@ -71,6 +71,7 @@ type CheckResult struct {
 
 // KnownResult is one run of a method on a known target, judged.
 type KnownResult struct {
+	// Target is the known target of the run.
 	Target *KnownTarget
 	// Set and Err are what Run returned.
 	Set particle.Set

@@ -72,8 +72,10 @@ const (
 type Check struct {
 	// Name says what is measured, e.g. "mean x1", "P(x1<0)".
 	Name string
+	// Kind says what F measures.
 	Kind CheckKind
-	// J (and I for CheckCorr) are the coordinates (0 based).
+	// I and J are the coordinates (0 based) that F reads: I = J but for
+	// CheckCorr (the pair) and CheckSpread (0 and d − 1: all of them).
 	I, J int
 	// F is the function whose expectation is checked.
 	F func(x []float64) float64
