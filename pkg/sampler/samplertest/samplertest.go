@@ -1,5 +1,6 @@
 // Package samplertest checks that a sampler.Sampler keeps the contract of
-// the interface, the one conformance suite of every method of this module.
+// the interface, the one conformance suite of every method of this module,
+// and (Known) that its zero settings answer targets whose answer is known.
 //
 // Test runs these checks, each a subtest:
 //
