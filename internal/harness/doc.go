@@ -39,7 +39,8 @@
 //
 //	[methods.mmdfw-rbf]               # the table name is the display name
 //	kind = "mmdfw"                    # required; a registered method kind
-//	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell
+//	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell at
+//	                                  # the method's default (never [])
 //	datasets = ["covertype"]          # optional; a subset of the file's
 //	protocols = ["paper", "fair"]     # optional: the arm of its kind (below)
 //	[methods.mmdfw-rbf.settings]      # decoded strictly into the kind's Settings
