@@ -71,6 +71,9 @@ func ReadCSV(r io.Reader, name string) (*CSV, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, csv.ErrFieldCount) {
+			return nil, fieldCountError(name, err, len(rec), t.Header)
+		}
 		if err != nil {
 			return nil, csvError(name, err)
 		}
@@ -103,6 +106,22 @@ func csvError(name string, err error) error {
 		return &ParseError{File: name, Line: pe.Line, Column: pe.Column, Err: pe.Err}
 	}
 	return &ParseError{File: name, Err: err}
+}
+
+// fieldCountError is the error of a row of n fields under a header of
+// other width: it names the row's line and both counts (the csv package's
+// own error points at the row's first field, which is not at fault).
+func fieldCountError(name string, err error, n int, header []string) error {
+	line := 0
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		line = pe.StartLine
+	}
+	fields := "fields"
+	if n == 1 {
+		fields = "field"
+	}
+	return &ParseError{File: name, Line: line, Err: fmt.Errorf("%d %s where the header has %d columns (%s)", n, fields, len(header), strings.Join(header, ", "))}
 }
 
 // Rows returns the number of data rows.
@@ -232,7 +251,8 @@ func (t *CSV) checkSplit(train, test []int) error {
 
 // Classification builds a logistic-regression dataset from the columns c:
 // y = +1 where the target cell equals positive (as text, after trimming
-// spaces) and −1 elsewhere; the features are scaled to [0, 1] with the
+// spaces) and −1 where it holds the one other value; a third value is a
+// *ParseError naming its line and the column; the features are scaled to [0, 1] with the
 // training rows' minimum and range, as for Covertype (a constant column is
 // divided by 1), and a last column of ones is the bias. train and test are
 // 0-based data rows (SeededSplit, ReadSplitFiles). A target with a single
@@ -268,6 +288,9 @@ func (t *CSV) Classification(c Columns, positive string, train, test []int) (*Cl
 		}
 		return nil, &ParseError{File: t.Name, Err: fmt.Errorf("target column %q has a single class: %s (values: %s)", c.Target, why, strings.Join(seen, ", "))}
 	}
+	if len(values) > 2 {
+		return nil, t.thirdClass(c.Target, tg, positive)
+	}
 	x, err := t.matrix(feat, 1)
 	if err != nil {
 		return nil, err
@@ -302,6 +325,24 @@ func (t *CSV) Classification(c Columns, positive string, train, test []int) (*Cl
 		XTrain: xtr, XTest: xte, YTrain: ytr, YTest: yte, Min: lo, Scale: scale,
 		Files: []FileSum{{Path: t.Name, SHA256: t.SHA256}},
 	}, nil
+}
+
+// thirdClass returns the error for the first row of the target column tg
+// whose value is neither positive nor the first other value.
+func (t *CSV) thirdClass(target string, tg int, positive string) error {
+	negative, negLine := "", 0 // the other class and the line it first appears on
+	for i, rec := range t.records {
+		switch v := rec[tg]; {
+		case v == positive:
+		case negLine == 0:
+			negative, negLine = v, t.lines[i]
+		case v != negative:
+			return &ParseError{File: t.Name, Line: t.lines[i], Column: tg + 1, Err: fmt.Errorf(
+				"target column %q has a third value %q (besides the positive class %q and %q, first at line %d): a logistic model needs exactly two classes",
+				target, v, positive, negative, negLine)}
+		}
+	}
+	panic("data: thirdClass called on a column of two values")
 }
 
 // Regression builds a regression dataset from the columns c: features and

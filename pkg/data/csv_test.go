@@ -112,6 +112,14 @@ func TestCSVErrors(t *testing.T) {
 			_, err := c.Classification(Columns{Target: "label", Features: []string{"x1"}}, "Yes", []int{0, 1}, []int{2})
 			return err
 		}, `own.csv: target column "label" has a single class: no row has the positive class "Yes" (values: "no", "yes")`},
+		{"third class", strings.Replace(ownCSV, "3,40,no", "3,40,maybe", 1), func(c *CSV) error {
+			_, err := c.Classification(Columns{Target: "label", Features: []string{"x1"}}, "yes", []int{0, 1}, []int{2})
+			return err
+		}, `own.csv:5: column 4: target column "label" has a third value "maybe" (besides the positive class "yes" and "no", first at line 3): a logistic model needs exactly two classes`},
+		{"third class before the second", strings.Replace(ownCSV, "1,20,no", "1,20,maybe", 1), func(c *CSV) error {
+			_, err := c.Classification(Columns{Target: "label", Features: []string{"x1"}}, "yes", []int{0, 1}, []int{2})
+			return err
+		}, `own.csv:5: column 4: target column "label" has a third value "no" (besides the positive class "yes" and "maybe", first at line 3)`},
 		{"constant target", strings.NewReplacer("1.5", "2", "2.5", "2", "3.5", "2").Replace(ownCSV), func(c *CSV) error {
 			_, err := c.Regression(Columns{Target: "y", Features: []string{"x1"}}, []int{0, 1, 2}, []int{3})
 			return err
@@ -133,12 +141,14 @@ func TestCSVErrors(t *testing.T) {
 		})
 	}
 	for text, want := range map[string]string{
-		"":              "own.csv: file is empty",
-		"a,b\n":         "a header and no data row",
-		"a,b\n1,2\n3\n": "own.csv:3: column 1: wrong number of fields",
-		"a,a\n1,2\n":    `own.csv:1: column 2: column "a" repeats column 1`,
-		"a,\n1,2\n":     "own.csv:1: column 2: empty column name",
-		"a,b\n1,\"2\n":  "extraneous or missing",
+		"":                       "own.csv: file is empty",
+		"a,b\n":                  "a header and no data row",
+		"a,b\n1,2\n3\n":          "own.csv:3: 1 field where the header has 2 columns (a, b)",
+		"a,b\n1,2\n3,4\n5,6,7\n": "own.csv:4: 3 fields where the header has 2 columns (a, b)",
+		"a,b,c\n1,2,3\n\n4,5\n":  "own.csv:4: 2 fields where the header has 3 columns (a, b, c)",
+		"a,a\n1,2\n":             `own.csv:1: column 2: column "a" repeats column 1`,
+		"a,\n1,2\n":              "own.csv:1: column 2: empty column name",
+		"a,b\n1,\"2\n":           "extraneous or missing",
 	} {
 		if _, err := ReadCSV(strings.NewReader(text), "own.csv"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ReadCSV(%q): %v, want %q", text, err, want)
