@@ -97,7 +97,10 @@
 // base of the file declares data (not a profile, not an override). The
 // wiring builds the dataset when the file is loaded, so a missing column
 // or a bad cell is an error of the load, naming the CSV file, line and
-// column; its Checksums (the CSV's sha256, its split files', the
+// column, as are a row whose field count is not the header's, a third
+// value in a logistic model's target column, and a file too small for its
+// seeded splits (each split needs data.MinSplitRows = 5 training and 5
+// test rows, so data.MinRows(train_fraction) rows: 23 for 0.8); its Checksums (the CSV's sha256, its split files', the
 // declaration's) enter the cache keys like a registered dataset's.
 //
 // # Figures
