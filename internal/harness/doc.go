@@ -288,8 +288,10 @@
 // running. The first cell of each experiment's dataset split that has a
 // reference starts first, so the long reference computations overlap
 // everything else. Run's Summary.Time says where the time went: the wall
-// time, the methods' compute seconds, the time cells waited, the slot time
-// of each experiment's cells and the time of each reference computed.
+// time, the methods' compute seconds, the wall time during which some cell
+// waited beside the waiting summed over cells (cell-seconds, which exceed
+// the wall when cells wait side by side), the slot time of each
+// experiment's cells and the time of each reference computed.
 //
 // # Time, threads and -j
 //

@@ -42,7 +42,10 @@ type Summary struct {
 // seconds during which a cell held a job slot (loading its data, preparing
 // its metrics, computing a reference it was the first to need, running its
 // method); the seconds during which a cell waited for an artefact another
-// cell or process was computing are Waiting, and hold no slot.
+// cell or process was computing are Waiting, and hold no slot. Cells wait
+// side by side (every cell of a split waits for its one reference), so
+// Waiting, summed over cells, may exceed Wall; WaitingWall, the wall time
+// during which at least one cell waited, never does.
 type TimeReport struct {
 	// Wall is the run's duration.
 	Wall time.Duration
@@ -54,15 +57,24 @@ type TimeReport struct {
 	// run computed, by reference id (it is part of the slot time of the
 	// cell that computed it).
 	References map[string]time.Duration
-	// Waiting is the total time cells waited for artefacts.
+	// Waiting is the time cells waited for artefacts (or for a cell
+	// another runner held), summed over cells: cell-seconds.
 	Waiting time.Duration
+	// WaitingWall is the wall time during which at least one cell waited
+	// (at most Wall).
+	WaitingWall time.Duration
 }
 
 // String is one line per part, longest first.
 func (t TimeReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "time: %s wall, %s of method compute, %s waiting for shared artefacts (no job slot held)",
-		fmtDur(t.Wall), fmtDur(t.Compute), fmtDur(t.Waiting))
+	fmt.Fprintf(&b, "time: %s wall, %s of method compute", fmtDur(t.Wall), fmtDur(t.Compute))
+	if t.Waiting > 0 {
+		fmt.Fprintf(&b, ", %s of the wall with cells waiting for shared artefacts (%.1f cell-seconds summed over the waiting cells; no job slot held)",
+			fmtDur(t.WaitingWall), t.Waiting.Seconds())
+	} else {
+		b.WriteString(", no cell waited for shared artefacts")
+	}
 	list := func(title string, m map[string]time.Duration) {
 		if len(m) == 0 {
 			return
@@ -131,10 +143,11 @@ func (s *Summary) Err() error {
 // slot back while it waits for an artefact that another cell or process
 // computes, so that a waiting cell never keeps another from running.
 type slot struct {
-	sem  chan struct{}
-	cell *Cell
-	log  *slog.Logger
-	bar  *cellBar
+	sem   chan struct{}
+	cell  *Cell
+	log   *slog.Logger
+	bar   *cellBar
+	clock *waitClock // the run's, shared by its slots
 
 	mu     sync.Mutex
 	held   bool
@@ -172,15 +185,66 @@ func (s *slot) wait(ctx context.Context, what string) (resume func()) {
 	s.log.Info("cell waiting", "cell", s.cell.ID, "for", what)
 	s.bar.waiting(what)
 	s.release()
-	start := time.Now()
+	end := s.startWaiting()
 	return func() {
-		d := time.Since(start)
-		s.mu.Lock()
-		s.waited += d
-		s.mu.Unlock()
+		end()
 		s.bar.waiting("")
 		s.acquire(ctx)
 	}
+}
+
+// startWaiting starts the cell's waiting clock and the run's; the
+// returned function stops both.
+func (s *slot) startWaiting() (end func()) {
+	start := time.Now()
+	s.clock.start(start)
+	return func() {
+		now := time.Now()
+		s.clock.stop(now)
+		s.mu.Lock()
+		s.waited += now.Sub(start)
+		s.mu.Unlock()
+	}
+}
+
+// waitClock measures the wall time during which at least one cell of a
+// run waits. A nil *waitClock measures nothing.
+type waitClock struct {
+	mu    sync.Mutex
+	n     int       // cells waiting now
+	since time.Time // when n became positive
+	total time.Duration
+}
+
+func (w *waitClock) start(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		w.since = now
+	}
+	w.n++
+}
+
+func (w *waitClock) stop(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n--
+	if w.n == 0 {
+		w.total += now.Sub(w.since)
+	}
+}
+
+// wall returns the wall time with at least one cell waiting.
+func (w *waitClock) wall() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total
 }
 
 type slotKey struct{}
@@ -255,9 +319,10 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)
+	clock := &waitClock{}
 	var wg sync.WaitGroup
 	for _, st := range todo {
-		s := &slot{sem: sem, cell: st.Cell, log: log}
+		s := &slot{sem: sem, cell: st.Cell, log: log, clock: clock}
 		if err := s.acquire(ctx); err != nil {
 			mu.Lock()
 			sum.Interrupted++
@@ -319,6 +384,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	sum.Time.References = r.refTimes
 	r.refTimes = nil
 	sum.Time.Wall = time.Since(begin)
+	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
 }
 
@@ -363,17 +429,16 @@ func (r *Runner) cellLoop(ctx context.Context, st CellStatus, s *slot, prog *pro
 		}
 		other = true
 		s.release()
-		start := time.Now()
+		end := s.startWaiting()
 		for r.Running(c) {
 			select {
 			case <-ctx.Done():
+				end()
 				return nil, interrupted, other
 			case <-time.After(markerPoll):
 			}
 		}
-		s.mu.Lock()
-		s.waited += time.Since(start)
-		s.mu.Unlock()
+		end()
 		if err := s.acquire(ctx); err != nil {
 			return nil, interrupted, other
 		}
