@@ -257,6 +257,20 @@
 // named "method:<key>" (StatPrefix), after the scheduled metrics and in
 // sorted key order, so that the CSV stays deterministic.
 //
+// # Result diagnostics
+//
+// A method says how far its returned set is to be trusted in
+// particle.Set.Diag: named values (R̂, ESS, KSD², iterations…) and flags,
+// each a code and a reason. A cell records them in its provenance
+// (Provenance.Diagnostics: "values", non-finite ones as the strings "NaN",
+// "+Inf", "-Inf", and "flags") when there are any; they enter no cache
+// key, so results made before a method said anything stay current. A
+// flagged result is done: the log line of the cell, the run's summary
+// (Summary.Flagged) and the report's section "Flagged results" name it.
+// Options.Strict (repro run --strict) fails the cell of a flagged result,
+// with the reasons in its error, and counts a cached flagged result as
+// failed without recomputing it (it would be flagged again).
+//
 // # Runners that share a results directory
 //
 // Before any work on a cell a runner claims it: it takes the cell's

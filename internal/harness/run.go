@@ -30,6 +30,10 @@ type Summary struct {
 	// Failures and Skips give "cell: reason" per failed or skipped cell.
 	Failures []string
 	Skips    []string
+	// Flagged gives "cell: reason" per cell of this run, computed or
+	// cached, whose result its method flagged (Provenance.Diagnostics);
+	// under Options.Strict they are also failures.
+	Flagged []string
 	// Elsewhere counts the cells another runner sharing the results
 	// directory was running when this one reached them; this run waited
 	// for them (without a job slot) and counts their outcome.
@@ -113,6 +117,9 @@ func (s *Summary) String() string {
 	}
 	for _, f := range s.Failures {
 		b.WriteString("\n  failed: " + f)
+	}
+	for _, f := range s.Flagged {
+		b.WriteString("\n  flagged: " + f)
 	}
 	reasons := map[string]int{}
 	for _, sk := range s.Skips {
@@ -293,6 +300,14 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			return nil, err
 		}
 		if st.Err == nil && !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
+			if st.Status == Done && st.Prov.Diagnostics.Flagged() {
+				sum.Flagged = append(sum.Flagged, c.ID+": "+st.Prov.Diagnostics.Reason())
+			}
+			if f, ok := r.strictCached(c, st.Prov); ok {
+				sum.Failed++
+				sum.Failures = append(sum.Failures, f)
+				continue
+			}
 			sum.Cached++
 			if st.Status == Done {
 				sum.Done++
@@ -340,11 +355,19 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			if other {
 				sum.Elsewhere++
 			}
-			switch {
-			case out == interrupted:
+			if out == interrupted {
 				sum.Interrupted++
 				return
-			case out == cached && (p.Status == Done || p.Status == Skipped):
+			}
+			if p.Diagnostics.Flagged() {
+				sum.Flagged = append(sum.Flagged, p.Cell+": "+p.Diagnostics.Reason())
+			}
+			if f, ok := r.strictCached(st.Cell, p); ok && out == cached {
+				sum.Failed++
+				sum.Failures = append(sum.Failures, f)
+				return
+			}
+			if out == cached && (p.Status == Done || p.Status == Skipped) {
 				sum.Cached++
 			}
 			switch p.Status {
@@ -373,6 +396,8 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			if p.Error != "" {
 				first, _, _ := strings.Cut(p.Error, "\n")
 				args = append(args, "error", first)
+			} else if p.Diagnostics.Flagged() {
+				args = append(args, "flagged", p.Diagnostics.Reason())
 			}
 			log.Info("cell finished", args...)
 		}()
@@ -381,11 +406,22 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	prog.wait()
 	sort.Strings(sum.Failures)
 	sort.Strings(sum.Skips)
+	sort.Strings(sum.Flagged)
 	sum.Time.References = r.refTimes
 	r.refTimes = nil
 	sum.Time.Wall = time.Since(begin)
 	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
+}
+
+// strictCached returns the failure of a cached result under
+// Options.Strict: a done cell whose provenance records a flag. It stays
+// cached (recomputing it would flag it again) and fails the strict run.
+func (r *Runner) strictCached(c *Cell, p *Provenance) (string, bool) {
+	if !r.opts.Strict || p == nil || p.Status != Done || !p.Diagnostics.Flagged() {
+		return "", false
+	}
+	return c.ID + ": " + c.Method.Name + ": result flagged (cached; --force recomputes it): " + p.Diagnostics.Reason(), true
 }
 
 // referencesFirst moves to the front, in order, the first cell of each
