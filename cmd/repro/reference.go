@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
@@ -41,6 +43,8 @@ func referenceCmd(args []string) error {
 			"mean leapfrog steps and the warm-up and sampling draws; per parameter the",
 			"mean, sd, the Monte Carlo standard error of the mean, the 5/50/95 %",
 			"quantiles, the rank-normalised split-R̂ and the bulk and tail ESS.",
+			"After make reproduce-quick, give --results quick/results (where the Makefile",
+			"writes the quick profile's results).",
 		},
 		noKeyRevision: true,
 	})
@@ -56,6 +60,11 @@ func referenceCmd(args []string) error {
 	if err := printReferences(os.Stdout, sums); err != nil {
 		return err
 	}
+	resultsSet := false
+	cmd.fs.Visit(func(f *flag.Flag) { resultsSet = resultsSet || f.Name == "results" })
+	if h := quickResultsHint(*cmd.profile, *cmd.results, resultsSet, sums); h != "" {
+		fmt.Fprintln(os.Stderr, h)
+	}
 	if *csvOut != "" {
 		var buf bytes.Buffer
 		if err := writeReferenceCSV(&buf, sums); err != nil {
@@ -66,6 +75,27 @@ func referenceCmd(args []string) error {
 		}
 	}
 	return nil
+}
+
+// quickResults is where `make reproduce-quick` (PROFILE=quick) writes the
+// quick profile's results (the Makefile's $(OUT)results).
+const quickResults = "quick/results"
+
+// quickResultsHint says where the Makefile keeps the quick profile's results
+// when references of the quick profile were looked for, not found, under
+// the default results directory: `make reproduce-quick` writes them to
+// quickResults, not to results. It returns "" otherwise.
+func quickResultsHint(profile, results string, resultsSet bool, sums []*refSummary) string {
+	if profile != "quick" || resultsSet {
+		return ""
+	}
+	for _, s := range sums {
+		if strings.HasPrefix(s.missing, "not cached") {
+			return fmt.Sprintf("repro reference: looked under --results %s (the default); make reproduce-quick writes the quick profile's results to %s: add --results %s",
+				results, quickResults, quickResults)
+		}
+	}
+	return ""
 }
 
 // refSummary is the summary of one cached reference, or why there is none.

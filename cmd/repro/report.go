@@ -24,7 +24,8 @@ func reportCmd(args []string) error {
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
 		"paper's claims with its measured evidence and a computed verdict, Table 1 and the",
-		"HMC reference diagnostics. It draws the figures it links to (as repro plot does)",
+		"HMC reference diagnostics, and the cells whose method flagged its result (when",
+		"any did). It draws the figures it links to (as repro plot does)",
 		"and never computes results. Results that are not current (see repro plot -h) are",
 		"ignored and listed among the deviations.")
 	out := c.fs.String("out", "REPORT.md", "report file (an existing directory: REPORT.md in it)")

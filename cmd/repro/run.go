@@ -24,18 +24,24 @@ func runCmd(args []string) error {
 	cmd := newCellCmd(cellSpec{
 		name: "run",
 		usage: []string{
-			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--results DIR]",
+			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--strict] [--results DIR]",
 			"\nRuns every cell of the experiment files that is not cached under the results",
 			"directory (in <results>/<profile>/). Interrupt with Ctrl-C: running cells stop at",
 			"their next snapshot, nothing half-written remains, the exit status is 130, and",
 			"the next run resumes. Runners sharing a results directory (other processes,",
 			"other machines) compute each cell once. Ends with where the time went.",
+			"\nA method may flag its result (chains that disagree, particles collapsed onto a",
+			"point, an iteration ceiling reached before convergence): the cell's provenance",
+			"records the diagnostics, the summary lists the flagged cells, and the report a",
+			"section \"Flagged results\". With --strict a flagged result fails its cell, with the",
+			"reasons in its error, and a cached flagged result counts as failed (exit 1).",
 		},
 		profile: "profile to apply: quick or full (default: the file's base settings)",
 		jobs:    "cells run at once (at least 1); each gets max(1, NumCPU/j) threads",
 	})
 	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): A-B, A-, -B or A")
 	force := cmd.fs.Bool("force", false, "recompute cached cells (each old result stays until its new one is complete)")
+	strict := cmd.fs.Bool("strict", false, "fail a cell whose method flagged its result (the error gives the reasons); cached flagged results count as failed")
 	cpuProfile := cmd.fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	all, err := cmd.load(args)
 	if err != nil {
@@ -64,7 +70,7 @@ func runCmd(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(harness.Options{Force: *force, Progress: harness.TerminalStderr()})
+	r := cmd.runner(harness.Options{Force: *force, Strict: *strict, Progress: harness.TerminalStderr()})
 	sum, err := r.Run(ctx, sel)
 	if err != nil {
 		return err

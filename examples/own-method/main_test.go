@@ -179,28 +179,3 @@ func TestRunErrors(t *testing.T) {
 		t.Logf("%s: %v", c.name, err)
 	}
 }
-
-// README.md's section "Use it for your own method" shows the registration
-// of this program verbatim.
-func TestREADMEShowsTheRegistration(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, body, _ := strings.Cut(string(src), "func newRegistry() *repro.Registry {\n")
-	body, _, _ = strings.Cut(body, "\treturn reg\n}")
-	body = strings.ReplaceAll(body, "\n\t", "\n")[1:]
-	_, sec, ok := strings.Cut(string(readme), "## Use it for your own method")
-	if !ok {
-		t.Fatal(`README.md has no section "Use it for your own method"`)
-	}
-	_, block, _ := strings.Cut(sec, "```go\n")
-	block, _, _ = strings.Cut(block, "```\n")
-	if block != body {
-		t.Errorf("README.md's registration differs from main.go's:\n%s\nwant:\n%s", block, body)
-	}
-}

@@ -34,6 +34,11 @@ const (
 //	train_fraction = 0.8      #   … each training on this share of the rows
 //	split_dir = "splits"      # or split files index_{train,test}_<s>.txt (PBP layout)
 //
+// Every split needs data.MinSplitRows (5) training and test rows: a file
+// of fewer rows than data.MinRows(train_fraction) (23 for 0.8) is an error
+// of the load naming the file and that count, a split file of fewer rows
+// fails the cells of its split naming the file.
+//
 // The cache key of a cell covers the CSV file's sha256, the split files'
 // (with split_dir) and the declaration itself (columns, model, positive
 // class, hidden units, split rule), but not the file names nor the label.
@@ -147,6 +152,13 @@ func (d *csvDataset) rows(s int) (train, test []int, sums []data.FileSum, err er
 // bad cell, a missing column, a single class or a constant target is found
 // when the experiment file is loaded.
 func (d *csvDataset) check() error {
+	if d.decl.SplitCount > 0 {
+		// Too few rows for the splits (data.MinRows): refused here, not
+		// per cell.
+		if err := d.table.CheckSeededSplit(d.decl.TrainFraction); err != nil {
+			return err
+		}
+	}
 	n := d.table.Rows()
 	if n < 2 {
 		return fmt.Errorf("%s: %d data row: too few to split", d.table.Name, n)

@@ -182,6 +182,11 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		ckPath = harness.CheckpointPath(path)
 		ck := hmcCheckpoint
 		ck.Path = ckPath
+		// A checkpoint that cannot be written (a full disk) costs only
+		// the progress since the last one: the reference goes on.
+		ck.Failed = func(err error) {
+			in.Env.Log().Warn("checkpoint not written; the reference goes on and tries again at the next one", "reference", key, "error", err)
+		}
 		s.Checkpoint = &ck
 		mon := in.Env.ChainMonitor(key, chains)
 		defer mon.Close()

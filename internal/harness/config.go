@@ -101,8 +101,9 @@ type Method struct {
 	Name string
 	// Kind is the registered method kind.
 	Kind string
-	// Particles are the particle counts, one cell each; empty means one
-	// cell with N = 0 (the method's own default).
+	// Particles are the particle counts, one cell each; empty (the key
+	// omitted: an empty list is a *ConfigError) means one cell with N = 0
+	// (the method's own default).
 	Particles []int
 	// Datasets are the datasets the method runs on, in the experiment's
 	// order: the method's own datasets list when the file gives one (a

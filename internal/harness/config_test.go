@@ -123,6 +123,8 @@ func TestLoadErrors(t *testing.T) {
 		{"missing kind", func(s string) string { return strings.Replace(s, "kind = \"walk\"\nparticles", "particles", 1) }, "", 14, "methods.walk-a.kind", "required"},
 		{"missing metrics", func(s string) string { return strings.Replace(s, "metrics = [\"mean0\", \"sq\"]\n", "", 1) }, "", 10, "eval.metrics", "required"},
 		{"out of range particles", func(s string) string { return strings.Replace(s, "particles = [3, 4]", "particles = [3, 0]", 1) }, "", 16, "methods.walk-a.particles", "out of range"},
+		{"empty particles", func(s string) string { return strings.Replace(s, "particles = [3, 4]", "particles = []", 1) }, "", 16, "methods.walk-a.particles", "at least one particle count"},
+		{"empty particles in profile", func(s string) string { return strings.Replace(s, "particles = [2]", "particles = []", 1) }, "quick", 32, "profiles.quick.methods.walk-a.particles", "at least one particle count"},
 		{"out of range budget", func(s string) string { return strings.Replace(s, "steps = 10", "steps = -1", 1) }, "", 8, "budget.steps", "out of range"},
 		{"out of range gradient budget", func(s string) string { return strings.Replace(s, "steps = 10", "steps = 10\ngrad_evals = -5", 1) }, "", 9, "budget.grad_evals", "out of range"},
 		{"out of range gradient schedule", func(s string) string { return strings.Replace(s, "every = 2", "every = 2\nevery_grad_evals = -1", 1) }, "", 13, "eval.every_grad_evals", "out of range"},

@@ -138,6 +138,11 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 		if !ok {
 			return nil, d.errAt(w("methods", name, "kind"), "%v", unknownName("method", m.Kind, d.reg))
 		}
+		// particles = [] would plan one cell at the method's default count,
+		// which is not what an empty list says: omit the key for that.
+		if pk := w("methods", name, "particles"); len(m.Particles) == 0 && d.defined(pk) {
+			return nil, d.errAt(pk, "at least one particle count is needed (omit the key for one cell at the method's default)")
+		}
 		seenI := map[int]bool{}
 		for _, n := range m.Particles {
 			if n < 1 {

@@ -39,7 +39,8 @@
 //
 //	[methods.mmdfw-rbf]               # the table name is the display name
 //	kind = "mmdfw"                    # required; a registered method kind
-//	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell
+//	particles = [10, 20, 50, 100]     # one cell each; omitted = one cell at
+//	                                  # the method's default (never [])
 //	datasets = ["covertype"]          # optional; a subset of the file's
 //	protocols = ["paper", "fair"]     # optional: the arm of its kind (below)
 //	[methods.mmdfw-rbf.settings]      # decoded strictly into the kind's Settings
@@ -96,7 +97,10 @@
 // base of the file declares data (not a profile, not an override). The
 // wiring builds the dataset when the file is loaded, so a missing column
 // or a bad cell is an error of the load, naming the CSV file, line and
-// column; its Checksums (the CSV's sha256, its split files', the
+// column, as are a row whose field count is not the header's, a third
+// value in a logistic model's target column, and a file too small for its
+// seeded splits (each split needs data.MinSplitRows = 5 training and 5
+// test rows, so data.MinRows(train_fraction) rows: 23 for 0.8); its Checksums (the CSV's sha256, its split files', the
 // declaration's) enter the cache keys like a registered dataset's.
 //
 // # Figures
@@ -253,6 +257,20 @@
 // named "method:<key>" (StatPrefix), after the scheduled metrics and in
 // sorted key order, so that the CSV stays deterministic.
 //
+// # Result diagnostics
+//
+// A method says how far its returned set is to be trusted in
+// particle.Set.Diag: named values (R̂, ESS, KSD², iterations…) and flags,
+// each a code and a reason. A cell records them in its provenance
+// (Provenance.Diagnostics: "values", non-finite ones as the strings "NaN",
+// "+Inf", "-Inf", and "flags") when there are any; they enter no cache
+// key, so results made before a method said anything stay current. A
+// flagged result is done: the log line of the cell, the run's summary
+// (Summary.Flagged) and the report's section "Flagged results" name it.
+// Options.Strict (repro run --strict) fails the cell of a flagged result,
+// with the reasons in its error, and counts a cached flagged result as
+// failed without recomputing it (it would be flagged again).
+//
 // # Runners that share a results directory
 //
 // Before any work on a cell a runner claims it: it takes the cell's
@@ -284,8 +302,10 @@
 // running. The first cell of each experiment's dataset split that has a
 // reference starts first, so the long reference computations overlap
 // everything else. Run's Summary.Time says where the time went: the wall
-// time, the methods' compute seconds, the time cells waited, the slot time
-// of each experiment's cells and the time of each reference computed.
+// time, the methods' compute seconds, the wall time during which some cell
+// waited beside the waiting summed over cells (cell-seconds, which exceed
+// the wall when cells wait side by side), the slot time of each
+// experiment's cells and the time of each reference computed.
 //
 // # Time, threads and -j
 //

@@ -133,3 +133,15 @@ func TestOverrideErrors(t *testing.T) {
 		t.Errorf("conflict: %v", err)
 	}
 }
+
+// An empty particles list given by --set is refused like one in the file,
+// naming the override.
+func TestOverrideEmptyParticles(t *testing.T) {
+	ty := newToy()
+	_, err := LoadSet(ty.reg, "toy.toml", []byte(base), "", []string{"methods.walk-a.particles=[]"})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "methods.walk-a.particles" || !strings.Contains(ce.Msg, "--set methods.walk-a.particles=[]") ||
+		!strings.Contains(ce.Msg, "at least one particle count") {
+		t.Fatalf("got %v, want a ConfigError at key methods.walk-a.particles naming the override", err)
+	}
+}

@@ -67,6 +67,11 @@ type Provenance struct {
 	Error       string          `json:"error,omitempty"`
 	CSVSHA256   string          `json:"csv_sha256,omitempty"`
 	Summary     json.RawMessage `json:"summary,omitempty"`
+	// Diagnostics is what the method said about the set it returned
+	// (particle.Set.Diag), when it said anything: named values and flags.
+	// A flagged result is done unless the run is strict (Options.Strict).
+	// It enters no cache key.
+	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
 
 	keyMetric string
 	keyValue  float64

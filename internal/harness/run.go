@@ -30,6 +30,10 @@ type Summary struct {
 	// Failures and Skips give "cell: reason" per failed or skipped cell.
 	Failures []string
 	Skips    []string
+	// Flagged gives "cell: reason" per cell of this run, computed or
+	// cached, whose result its method flagged (Provenance.Diagnostics);
+	// under Options.Strict they are also failures.
+	Flagged []string
 	// Elsewhere counts the cells another runner sharing the results
 	// directory was running when this one reached them; this run waited
 	// for them (without a job slot) and counts their outcome.
@@ -42,7 +46,10 @@ type Summary struct {
 // seconds during which a cell held a job slot (loading its data, preparing
 // its metrics, computing a reference it was the first to need, running its
 // method); the seconds during which a cell waited for an artefact another
-// cell or process was computing are Waiting, and hold no slot.
+// cell or process was computing are Waiting, and hold no slot. Cells wait
+// side by side (every cell of a split waits for its one reference), so
+// Waiting, summed over cells, may exceed Wall; WaitingWall, the wall time
+// during which at least one cell waited, never does.
 type TimeReport struct {
 	// Wall is the run's duration.
 	Wall time.Duration
@@ -54,15 +61,24 @@ type TimeReport struct {
 	// run computed, by reference id (it is part of the slot time of the
 	// cell that computed it).
 	References map[string]time.Duration
-	// Waiting is the total time cells waited for artefacts.
+	// Waiting is the time cells waited for artefacts (or for a cell
+	// another runner held), summed over cells: cell-seconds.
 	Waiting time.Duration
+	// WaitingWall is the wall time during which at least one cell waited
+	// (at most Wall).
+	WaitingWall time.Duration
 }
 
 // String is one line per part, longest first.
 func (t TimeReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "time: %s wall, %s of method compute, %s waiting for shared artefacts (no job slot held)",
-		fmtDur(t.Wall), fmtDur(t.Compute), fmtDur(t.Waiting))
+	fmt.Fprintf(&b, "time: %s wall, %s of method compute", fmtDur(t.Wall), fmtDur(t.Compute))
+	if t.Waiting > 0 {
+		fmt.Fprintf(&b, ", %s of the wall with cells waiting for shared artefacts (%.1f cell-seconds summed over the waiting cells; no job slot held)",
+			fmtDur(t.WaitingWall), t.Waiting.Seconds())
+	} else {
+		b.WriteString(", no cell waited for shared artefacts")
+	}
 	list := func(title string, m map[string]time.Duration) {
 		if len(m) == 0 {
 			return
@@ -102,6 +118,9 @@ func (s *Summary) String() string {
 	for _, f := range s.Failures {
 		b.WriteString("\n  failed: " + f)
 	}
+	for _, f := range s.Flagged {
+		b.WriteString("\n  flagged: " + f)
+	}
 	reasons := map[string]int{}
 	for _, sk := range s.Skips {
 		_, why, _ := strings.Cut(sk, ": ")
@@ -131,10 +150,11 @@ func (s *Summary) Err() error {
 // slot back while it waits for an artefact that another cell or process
 // computes, so that a waiting cell never keeps another from running.
 type slot struct {
-	sem  chan struct{}
-	cell *Cell
-	log  *slog.Logger
-	bar  *cellBar
+	sem   chan struct{}
+	cell  *Cell
+	log   *slog.Logger
+	bar   *cellBar
+	clock *waitClock // the run's, shared by its slots
 
 	mu     sync.Mutex
 	held   bool
@@ -172,15 +192,66 @@ func (s *slot) wait(ctx context.Context, what string) (resume func()) {
 	s.log.Info("cell waiting", "cell", s.cell.ID, "for", what)
 	s.bar.waiting(what)
 	s.release()
-	start := time.Now()
+	end := s.startWaiting()
 	return func() {
-		d := time.Since(start)
-		s.mu.Lock()
-		s.waited += d
-		s.mu.Unlock()
+		end()
 		s.bar.waiting("")
 		s.acquire(ctx)
 	}
+}
+
+// startWaiting starts the cell's waiting clock and the run's; the
+// returned function stops both.
+func (s *slot) startWaiting() (end func()) {
+	start := time.Now()
+	s.clock.start(start)
+	return func() {
+		now := time.Now()
+		s.clock.stop(now)
+		s.mu.Lock()
+		s.waited += now.Sub(start)
+		s.mu.Unlock()
+	}
+}
+
+// waitClock measures the wall time during which at least one cell of a
+// run waits. A nil *waitClock measures nothing.
+type waitClock struct {
+	mu    sync.Mutex
+	n     int       // cells waiting now
+	since time.Time // when n became positive
+	total time.Duration
+}
+
+func (w *waitClock) start(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		w.since = now
+	}
+	w.n++
+}
+
+func (w *waitClock) stop(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n--
+	if w.n == 0 {
+		w.total += now.Sub(w.since)
+	}
+}
+
+// wall returns the wall time with at least one cell waiting.
+func (w *waitClock) wall() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total
 }
 
 type slotKey struct{}
@@ -229,6 +300,14 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			return nil, err
 		}
 		if st.Err == nil && !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
+			if st.Status == Done && st.Prov.Diagnostics.Flagged() {
+				sum.Flagged = append(sum.Flagged, c.ID+": "+st.Prov.Diagnostics.Reason())
+			}
+			if f, ok := r.strictCached(c, st.Prov); ok {
+				sum.Failed++
+				sum.Failures = append(sum.Failures, f)
+				continue
+			}
 			sum.Cached++
 			if st.Status == Done {
 				sum.Done++
@@ -255,9 +334,10 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)
+	clock := &waitClock{}
 	var wg sync.WaitGroup
 	for _, st := range todo {
-		s := &slot{sem: sem, cell: st.Cell, log: log}
+		s := &slot{sem: sem, cell: st.Cell, log: log, clock: clock}
 		if err := s.acquire(ctx); err != nil {
 			mu.Lock()
 			sum.Interrupted++
@@ -275,11 +355,19 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			if other {
 				sum.Elsewhere++
 			}
-			switch {
-			case out == interrupted:
+			if out == interrupted {
 				sum.Interrupted++
 				return
-			case out == cached && (p.Status == Done || p.Status == Skipped):
+			}
+			if p.Diagnostics.Flagged() {
+				sum.Flagged = append(sum.Flagged, p.Cell+": "+p.Diagnostics.Reason())
+			}
+			if f, ok := r.strictCached(st.Cell, p); ok && out == cached {
+				sum.Failed++
+				sum.Failures = append(sum.Failures, f)
+				return
+			}
+			if out == cached && (p.Status == Done || p.Status == Skipped) {
 				sum.Cached++
 			}
 			switch p.Status {
@@ -308,6 +396,8 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			if p.Error != "" {
 				first, _, _ := strings.Cut(p.Error, "\n")
 				args = append(args, "error", first)
+			} else if p.Diagnostics.Flagged() {
+				args = append(args, "flagged", p.Diagnostics.Reason())
 			}
 			log.Info("cell finished", args...)
 		}()
@@ -316,10 +406,22 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	prog.wait()
 	sort.Strings(sum.Failures)
 	sort.Strings(sum.Skips)
+	sort.Strings(sum.Flagged)
 	sum.Time.References = r.refTimes
 	r.refTimes = nil
 	sum.Time.Wall = time.Since(begin)
+	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
+}
+
+// strictCached returns the failure of a cached result under
+// Options.Strict: a done cell whose provenance records a flag. It stays
+// cached (recomputing it would flag it again) and fails the strict run.
+func (r *Runner) strictCached(c *Cell, p *Provenance) (string, bool) {
+	if !r.opts.Strict || p == nil || p.Status != Done || !p.Diagnostics.Flagged() {
+		return "", false
+	}
+	return c.ID + ": " + c.Method.Name + ": result flagged (cached; --force recomputes it): " + p.Diagnostics.Reason(), true
 }
 
 // referencesFirst moves to the front, in order, the first cell of each
@@ -363,17 +465,16 @@ func (r *Runner) cellLoop(ctx context.Context, st CellStatus, s *slot, prog *pro
 		}
 		other = true
 		s.release()
-		start := time.Now()
+		end := s.startWaiting()
 		for r.Running(c) {
 			select {
 			case <-ctx.Done():
+				end()
 				return nil, interrupted, other
 			case <-time.After(markerPoll):
 			}
 		}
-		s.mu.Lock()
-		s.waited += time.Since(start)
-		s.mu.Unlock()
+		end()
 		if err := s.acquire(ctx); err != nil {
 			return nil, interrupted, other
 		}

@@ -35,6 +35,12 @@ type Options struct {
 	Jobs int
 	// Force recomputes cells whose results are cached.
 	Force bool
+	// Strict fails a cell whose method flagged its result
+	// (particle.Set.Diag): the error gives the flags' reasons and the
+	// provenance records the diagnostics. A cached result that recorded a
+	// flag counts as failed in the run's summary, and stays cached. It
+	// enters no cache key.
+	Strict bool
 	// KeyRevision adds the VCS revision (and dirty flag) to every cache
 	// key, so that any commit recomputes everything.
 	KeyRevision bool
@@ -290,7 +296,17 @@ func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads in
 			prov.Summary, _ = json.Marshal(map[string]string{"error": jerr.Error()})
 		}
 	}
+	prov.Diagnostics = recordDiagnostics(out.Set.Diag)
+	var fe *particle.FlaggedError
+	if errors.As(err, &fe) && prov.Diagnostics == nil {
+		// A method strict by its own settings returns its diagnostics
+		// in the error.
+		prov.Diagnostics = recordDiagnostics(fe.Diagnostics)
+	}
 	if err != nil {
+		return Failed, err
+	}
+	if err := particle.Strict(c.Method.Name, out.Set, r.opts.Strict); err != nil {
 		return Failed, err
 	}
 	rec.final(out.Set)

@@ -206,8 +206,8 @@ type Options struct {
 }
 
 // Write writes the report on res: deviations from the paper first, then
-// each claim with its evidence and verdict, Table 1 and the HMC reference
-// diagnostics.
+// each claim with its evidence and verdict, Table 1, the HMC reference
+// diagnostics and, when a cell recorded one, the flagged results.
 func Write(w io.Writer, res *Results, opts Options) error {
 	var b strings.Builder
 	b.WriteString("# Reproduction report\n\n")
@@ -245,8 +245,35 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	writeTuning(&b, res, opts)
 	writeOther(&b, res, opts)
 	writeRefDiags(&b, res)
+	writeFlagged(&b, res)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFlagged lists the cells whose method flagged its result
+// (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
+// the heading, when no cell recorded a flag, so that a report on results
+// without flags is as it was before results recorded them.
+func writeFlagged(b *strings.Builder, res *Results) {
+	var rows []string
+	for _, c := range res.Cells {
+		if d := c.Prov.Diagnostics; d.Flagged() {
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, cellText(c.Prov.Method), cellText(d.Reason())))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (the figures and verdicts above include them; "+
+		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows))
+	for _, r := range rows {
+		b.WriteString(r)
+	}
+}
+
+// cellText makes s safe in a Markdown table cell.
+func cellText(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
 
 // figureLinks returns Markdown image links to the PNGs of the given

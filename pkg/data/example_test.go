@@ -67,11 +67,19 @@ func ExampleDataset_LoadRegression() {
 }
 
 // A dataset of one's own: a CSV file with a header row, a class column and
-// two features, split 75/25 by a seeded rule.
+// two features, split 75/25 by a seeded rule, which needs at least
+// MinRows(0.75) rows (five on each side of every split).
 func ExampleReadCSV() {
-	src := "x1,x2,label\n0,10,yes\n1,20,no\n2,30,yes\n3,40,no\n4,50,yes\n5,60,no\n6,70,yes\n7,80,no\n"
+	src := "x1,x2,label\n"
+	for i := range 20 {
+		src += fmt.Sprintf("%d,%d,%s\n", i, 10*i, []string{"yes", "no"}[i%2])
+	}
 	t, err := data.ReadCSV(strings.NewReader(src), "own.csv")
 	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.Rows(), "rows; 75/25 splits need at least", data.MinRows(0.75))
+	if err := t.CheckSeededSplit(0.75); err != nil {
 		log.Fatal(err)
 	}
 	train, test, err := data.SeededSplit(t.Rows(), 0.75, 0)
@@ -87,7 +95,8 @@ func ExampleReadCSV() {
 	_, err = t.Classification(data.Columns{Target: "label", Features: []string{"x3"}}, "yes", train, test)
 	fmt.Println(err)
 	// Output:
-	// [x1 x2 label] 6 training rows, 3 columns (two features and the bias)
+	// 20 rows; 75/25 splits need at least 19
+	// [x1 x2 label] 15 training rows, 3 columns (two features and the bias)
 	// own.csv:1: no column "x3" (columns: x1, x2, label)
 }
 

@@ -47,6 +47,17 @@ type Checkpoint struct {
 	// NoInterval writes by Every only (other negative values are errors).
 	// A checkpoint is also written when the context is cancelled.
 	Interval time.Duration
+	// Write, when non-nil, stores a checkpoint's bytes at Path in place
+	// of the default atomic file write (a temporary file renamed over
+	// Path), e.g. to keep checkpoints elsewhere or to test a failing
+	// disk. Default nil.
+	Write func(path string, data []byte) error
+	// Failed, when non-nil, is told of each checkpoint that could not be
+	// stored (a full disk, say) and the run goes on: the next checkpoint
+	// is tried as planned, and only the progress since the last stored
+	// one is at risk. When nil, a failed store stops the run with its
+	// error. The chains are paused while it runs. Default nil.
+	Failed func(error)
 }
 
 // NoInterval as Checkpoint.Interval writes checkpoints by Every only.
@@ -188,17 +199,17 @@ func (p *checkpointer) run(ctx context.Context, chains []*chain, to int, pooled 
 		switch {
 		case errors.Is(err, errPause):
 			p.pause.Store(false)
-			if err := p.write(chains, pooled); err != nil {
+			if err := p.checkpoint(chains, pooled); err != nil {
 				return err
 			}
 		case err == nil:
 			if p.ck.Every > 0 && block%p.ck.Every == 0 {
-				if err := p.write(chains, pooled); err != nil {
+				if err := p.checkpoint(chains, pooled); err != nil {
 					return err
 				}
 			}
 		case ctx.Err() != nil:
-			if werr := p.write(chains, pooled); werr != nil {
+			if werr := p.checkpoint(chains, pooled); werr != nil {
 				return errors.Join(err, werr)
 			}
 			return err
@@ -208,24 +219,45 @@ func (p *checkpointer) run(ctx context.Context, chains []*chain, to int, pooled 
 	}
 }
 
-// write saves the state of every chain, which must all be stopped.
-func (p *checkpointer) write(chains []*chain, pooled *mat.Dense) error {
+// checkpoint writes a checkpoint of the stopped chains. A store that fails
+// goes to Checkpoint.Failed, when set, and the run goes on; an error in
+// encoding the state (which would recur at every checkpoint) always stops
+// it.
+func (p *checkpointer) checkpoint(chains []*chain, pooled *mat.Dense) error {
+	b, err := p.encode(chains, pooled)
+	if err != nil {
+		return err
+	}
+	write := p.ck.Write
+	if write == nil {
+		write = func(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
+	}
+	if err := write(p.ck.Path, b); err != nil {
+		err = fmt.Errorf("hmc: checkpoint %s: %w", p.ck.Path, err)
+		if p.ck.Failed == nil {
+			return err
+		}
+		p.ck.Failed(err)
+	}
+	return nil
+}
+
+// encode returns the stored form of the state of every chain, which must
+// all be stopped.
+func (p *checkpointer) encode(chains []*chain, pooled *mat.Dense) ([]byte, error) {
 	f := ckFile{Header: p.header, Chains: make([]ckChain, len(chains))}
 	for i, c := range chains {
 		st, err := c.save(pooled)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f.Chains[i] = st
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&f); err != nil {
-		return fmt.Errorf("hmc: checkpoint %s: %w", p.ck.Path, err)
+		return nil, fmt.Errorf("hmc: checkpoint %s: %w", p.ck.Path, err)
 	}
-	if err := atomicfile.Write(p.ck.Path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("hmc: checkpoint: %w", err)
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
 // resume restores the chains from the checkpoint file when there is one.

@@ -1,0 +1,104 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+)
+
+// Diagnostics is the provenance record of what a method said about the set
+// it returned (particle.Set.Diag): its named values and its flags, each
+// with the reason that makes the result suspect. A cell records it when
+// the method said anything; it enters no cache key, so results made before
+// it existed stay current.
+type Diagnostics struct {
+	// Values are the named diagnostics (R̂, ESS, KSD², iterations…).
+	Values map[string]DiagValue `json:"values,omitempty"`
+	// Flags are the reasons not to trust the result, in the order raised.
+	Flags []DiagFlag `json:"flags,omitempty"`
+}
+
+// DiagFlag is one flag of a result: a short stable code and its reason.
+type DiagFlag struct {
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+}
+
+// DiagValue is a diagnostic value. JSON has no non-finite numbers, so
+// NaN and ±Inf are written as the strings "NaN", "+Inf" and "-Inf".
+type DiagValue float64
+
+// MarshalJSON writes v as a number, or as a string when it is not finite.
+func (v DiagValue) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	switch {
+	case math.IsNaN(f):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(f, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (v *DiagValue) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		switch s {
+		case "NaN":
+			*v = DiagValue(math.NaN())
+		case "+Inf":
+			*v = DiagValue(math.Inf(1))
+		case "-Inf":
+			*v = DiagValue(math.Inf(-1))
+		default:
+			return fmt.Errorf("harness: diagnostic value %q is not a number", s)
+		}
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*v = DiagValue(f)
+	return nil
+}
+
+// recordDiagnostics returns the record of d, nil when d holds nothing.
+func recordDiagnostics(d particle.Diagnostics) *Diagnostics {
+	if len(d.Values) == 0 && len(d.Flags) == 0 {
+		return nil
+	}
+	r := &Diagnostics{}
+	if len(d.Values) > 0 {
+		r.Values = make(map[string]DiagValue, len(d.Values))
+		for k, v := range d.Values {
+			r.Values[k] = DiagValue(v)
+		}
+	}
+	for _, f := range d.Flags {
+		r.Flags = append(r.Flags, DiagFlag{Code: f.Code, Reason: f.Reason})
+	}
+	return r
+}
+
+// Flagged reports whether the record holds a flag (false for nil).
+func (d *Diagnostics) Flagged() bool { return d != nil && len(d.Flags) > 0 }
+
+// Reason joins the flags into one line, "code: reason; code: reason", as
+// particle.Diagnostics.Reason does ("" for nil or no flag).
+func (d *Diagnostics) Reason() string {
+	if d == nil {
+		return ""
+	}
+	parts := make([]string, len(d.Flags))
+	for i, f := range d.Flags {
+		parts[i] = f.Code + ": " + f.Reason
+	}
+	return strings.Join(parts, "; ")
+}
