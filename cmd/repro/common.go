@@ -156,6 +156,7 @@ func newCellCmd(s cellSpec) *cellCmd {
 	c.results = c.fs.String("results", "results", s.results)
 	c.dataDir = c.fs.String("data-dir", defaultDataDir(),
 		"data folder the experiments read (also $"+dataEnv+")")
+	addPosteriorDBFlag(c.fs)
 	c.fs.Var(&c.sets, "set", "override KEY=VALUE of the experiment files after the profile, in TOML (methods.svgd.settings.step=0.01, splits=[0,1]; repeatable)")
 	if !s.noKeyRevision {
 		c.fs.BoolVar(&c.keyRev, "key-revision", false, "make the VCS revision part of every cache key")

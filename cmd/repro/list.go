@@ -65,6 +65,8 @@ func listCmd(args []string) error {
 			note = firstLine(st.Err.Error())
 		case st.Prov != nil && st.Status != harness.Done && st.Prov.Error != "":
 			note = firstLine(st.Prov.Error)
+		case st.Status == harness.Pending && st.DataMissing():
+			note = "skipped when run: " + firstLine(st.MissingReason())
 		}
 		if why := st.StaleReason(); why != "" {
 			note = "changed: " + why

@@ -21,6 +21,14 @@
 // network), never its type; a new model embeds Info and overrides what it
 // has.
 //
+// posteriordb.<posterior> is a posterior of posteriordb (pkg/posteriordb),
+// read from the folder PosteriorDB names (SetPosteriorDB, the commands'
+// --posteriordb flag; else $MMDFW_POSTERIORDB; else ../shared/posteriordb):
+// its model from pkg/pdbmodel on the unconstrained space, bound to its data
+// (PDBData), whose own start is Stan's, uniform on [−2, 2] per coordinate.
+// Its splits are seeds. A posterior whose model pkg/pdbmodel lacks, or that
+// the folder lacks, is harness.ErrDataMissing ("model not available").
+//
 // An experiment file may also declare datasets of its own from CSV files
 // in [data.NAME] tables (CSVData): logistic regression on a class column
 // (model = "logistic", positive = the class +1) or a BNN on a numeric one
@@ -91,6 +99,20 @@
 //	            first T = 100 evaluation rows, weighted particles against
 //	            the reference draws
 //	ksd2        Σᵢⱼ wᵢwⱼ k₀(xᵢ, xⱼ), IMQ base kernel, full-data scores
+//
+// On posteriordb datasets, against posteriordb's reference draws in their
+// constrained space (each particle mapped through the model's Constrain;
+// pkg/posteriordb's Comparison, formulas in its documentation):
+//
+//	pdb_mmd2          MMD² on draws standardised by the reference's means
+//	                  and sds, RBF kernel, median heuristic, all 10,000 draws
+//	pdb_mean_err      maxⱼ |x̄ⱼ − mⱼ| / sⱼ
+//	pdb_mean_z        maxⱼ |x̄ⱼ − mⱼ| / MCSEⱼ of the reference
+//	pdb_sd_ratio_min  minⱼ σ̂ⱼ / sⱼ
+//	pdb_sd_ratio_max  maxⱼ σ̂ⱼ / sⱼ
+//
+// with their floors (the reference's second half of chains scored against
+// its first) in every cell's summary under reference.floors.
 //
 // mmd2 uses one RBF kernel per dataset split: its bandwidth h is the median
 // distance between distinct pairs of at most 1000 reference draws, the same

@@ -211,6 +211,7 @@ func Register(r *harness.Registry) {
 	}
 	registerData(r)
 	registerMetrics(r)
+	registerPosteriorDB(r)
 	// svgd 2: the direction's products, distances and Gram exponentials and
 	// the logistic minibatch scores come from pkg/dense's kernels
 	// (fused multiply-adds, a vectorised exponential), which move the last

@@ -210,6 +210,7 @@ type Registry struct {
 	metrics  map[string]MetricFactory
 	mversion map[string]string
 	fileData *fileDataKind // see RegisterFileDataset
+	families families      // see RegisterDatasetFamily
 }
 
 // NewRegistry returns an empty registry.
@@ -318,8 +319,11 @@ func (r *Registry) method(name string) (*methodKind, bool) {
 
 func (r *Registry) dataset(name string) (*Dataset, bool) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	d, ok := r.datasets[name]
+	r.mu.RUnlock()
+	if !ok {
+		return r.families.lookup(name)
+	}
 	return d, ok
 }
 
@@ -343,6 +347,7 @@ func (r *Registry) names(kind string) []string {
 		for n := range r.datasets {
 			s = append(s, n)
 		}
+		s = append(s, r.families.patterns()...)
 	case "metric":
 		for n := range r.metrics {
 			s = append(s, n)
