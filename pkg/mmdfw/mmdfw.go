@@ -25,7 +25,9 @@ import (
 type Result struct {
 	// Set holds the weighted particles.
 	Set particle.Set
-	// Kernel is the frozen kernel of the run and Bandwidth its h.
+	// Kernel is the frozen kernel of the run and Bandwidth its h (with
+	// ScaleTarget both act on the whitened coordinates L⁻¹(x − x̂) of
+	// Laplace).
 	Kernel    Kernel
 	Bandwidth float64
 	// Seconds is the compute time and GradEvals the per-datapoint gradient
@@ -45,8 +47,8 @@ type Result struct {
 	Train          *optim.Result
 	// Scales are the per-coordinate scales of ScaleGiven (nil otherwise).
 	Scales []float64
-	// Laplace is the Laplace approximation of ScaleLaplace (nil
-	// otherwise).
+	// Laplace is the Laplace approximation of ScaleLaplace, or the fit
+	// at the MAP whose coordinates ScaleTarget whitens (nil otherwise).
 	Laplace *laplace.Approx
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is

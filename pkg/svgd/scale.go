@@ -180,7 +180,6 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	}
 	if set.X != nil || err == nil {
 		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
-		set.Diag.Set("laplace_flipped", float64(sc.Approx.Flipped))
 	}
 	return set, err
 }
