@@ -74,7 +74,10 @@ const (
 	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
 	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
 	// median heuristic, without SVGD particles or a pool, uses
-	// MedianDraws draws of N(x₁, Σ) instead of the prior.
+	// MedianDraws draws of N(x₁, Σ) instead of the prior. The kernel
+	// stays isotropic in x, so that on a posterior whose scales differ
+	// widely its bandwidth fits one coordinate and misfits the others:
+	// ScaleTarget whitens the kernel as well.
 	ScaleLaplace
 	// ScaleGiven takes per-coordinate scales σ from Settings.Scales (or,
 	// with StartTrained, from the training): the noise of InitPerturb is
