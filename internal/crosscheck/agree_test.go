@@ -15,8 +15,11 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
-// Settings of the cross-check. The choices and their measurements are in
-// the comments; the test logs the comparison table (go test -v).
+// Settings of the cross-check, in the target's own coordinates for a fixed
+// number of iterations (svgd.WhitenNone, svgd.StopFixed and sgld's): the
+// algorithms as the reference code runs them. The choices and their
+// measurements are in the comments; the test logs the comparison table
+// (go test -v).
 const (
 	// HMC: Stan-like defaults but a shorter warm-up; on this
 	// well-conditioned posterior 500 warm-up iterations give ε ≈ 0.65,
@@ -77,6 +80,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	sv, err := svgd.Run(ctx, lr, svgd.Settings{
 		Particles: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
+		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,
 	}, rand.NewPCG(3, 0), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +109,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	sg, err := sgld.Run(ctx, lr, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
+		Whiten: sgld.WhitenNone, Stop: sgld.StopFixed,
 	}, rand.NewPCG(4, 0), nil)
 	if err != nil {
 		t.Fatal(err)

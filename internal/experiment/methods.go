@@ -102,9 +102,12 @@ type SVGDConfig struct {
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the package's settings and the wiring's own.
+// Validate checks the package's settings, as the wiring runs them
+// (legacySVGD), and the wiring's own.
 func (c SVGDConfig) Validate() error {
-	if err := c.Settings.Validate(); err != nil {
+	s := c.Settings
+	legacySVGD(&s)
+	if err := s.Validate(); err != nil {
 		return err
 	}
 	return oneOf("init", c.InitFrom, "", "prior", "model", "laplace", InitReference)
@@ -140,6 +143,7 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	c := in.Settings
 	n := cmp.Or(in.N, svgd.DefaultParticles)
 	s := c.Settings
+	legacySVGD(&s)
 	s.Particles, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
 	rec := in.Recorder
@@ -171,9 +175,12 @@ type SGLDConfig struct {
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the package's settings and the wiring's own.
+// Validate checks the package's settings, as the wiring runs them
+// (legacySGLD), and the wiring's own.
 func (c SGLDConfig) Validate() error {
-	if err := c.Settings.Validate(); err != nil {
+	s := c.Settings
+	legacySGLD(&s)
+	if err := s.Validate(); err != nil {
 		return err
 	}
 	return oneOf("init", c.InitFrom, "", "prior", "map")
@@ -186,6 +193,7 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 	}
 	c := in.Settings
 	s := c.Settings
+	legacySGLD(&s)
 	s.Workers = in.Threads
 	chains := cmp.Or(c.Chains, sgld.DefaultChains)
 	if in.N > 0 {

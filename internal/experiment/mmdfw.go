@@ -238,6 +238,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	if start == "svgd" || c.Init == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{Particles: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
+		legacySVGD(sv)
 		if sv.Init, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
@@ -249,6 +250,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	if c.PoolSampler == "hmc" {
 		s.PoolSampler = mmdfw.HMCPool(pilot)
 	}
+	legacyMMDFW(&s)
 	res, err := mmdfw.RunResult(ctx, in.Problem.Target, s, in.Src, rec)
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,

@@ -18,6 +18,14 @@ type SPConfig struct {
 	MAPStart bool `toml:"map" json:"map,omitempty"`
 }
 
+// Validate checks the package's settings as the wiring runs them
+// (legacySP).
+func (c SPConfig) Validate() error {
+	s := c.Settings
+	legacySP(&s)
+	return s.Validate()
+}
+
 func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, error) {
 	d, err := modelOf(in.Problem)
 	if err != nil {
@@ -26,6 +34,7 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 	c := in.Settings
 	s := c.Settings
 	s.Points = in.N
+	legacySP(&s)
 	rec := in.Recorder
 	var m *MAP
 	if c.MAPStart {

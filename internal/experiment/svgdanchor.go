@@ -50,7 +50,9 @@ type SVGDAnchorConfig struct {
 
 // Validate checks the package's settings; the protocol needs minibatches.
 func (c SVGDAnchorConfig) Validate() error {
-	if err := c.Settings.Validate(); err != nil {
+	s := c.Settings
+	legacySVGD(&s)
+	if err := s.Validate(); err != nil {
 		return err
 	}
 	if c.BatchSize < 0 {
@@ -219,6 +221,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	n := cmp.Or(in.N, 20)
 	s.Particles, s.Workers, s.RecordEvery, s.Sequential = n, in.Threads, max(1, c.RecordEvery), true
 	s.Iterations = cmp.Or(s.Iterations, 2000)
+	legacySVGD(&s)
 	rng := rand.New(in.Src)
 	dim := sub.Dim()
 	s.Init = mat.NewDense(n, dim, nil)

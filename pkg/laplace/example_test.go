@@ -52,3 +52,34 @@ func ExampleFit() {
 	// marginal sds: (2.000, 0.500)
 	// gradient evaluations: 4
 }
+
+// A posterior whose coordinates differ by 10³ in scale: in the whitened
+// coordinates z = L⁻¹(x − x̂) of its Laplace fit it is N(0, I), so that one
+// kernel bandwidth, one step and one start spread suit every coordinate.
+// This is what the particle methods' default coordinates are.
+func ExampleFitAtMAP() {
+	g, err := target.NewGaussian([]float64{0.02, 30}, mat.NewSymDense(2, []float64{1e-4, 0.05, 0.05, 100}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sc, err := laplace.FitAtMAP(context.Background(), g, []float64{0, 0}, laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("MAP (%.2f, %.1f), marginal sds (%.3f, %.1f)\n", sc.MAP.X[0], sc.MAP.X[1], sc.Approx.SD[0], sc.Approx.SD[1])
+	wt := sc.Whitening.Target(g)
+	z, grad := []float64{1, -2}, make([]float64, 2)
+	wt.LogProbGrad(z, grad)
+	fmt.Printf("whitened score at z = (1, −2): (%.3f, %.3f)\n", grad[0], grad[1])
+	x := make([]float64, 2)
+	sc.Whitening.ToX(x, []float64{1, 0})
+	fmt.Printf("z = (1, 0) is x = (%.2f, %.1f)\n", x[0], x[1])
+	fmt.Println("bandwidth in whitened units:", fmt.Sprintf("%.2f", laplace.WhitenedBandwidth(2)))
+	// Output:
+	// MAP (0.02, 30.0), marginal sds (0.010, 10.0)
+	// whitened score at z = (1, −2): (-1.000, 2.000)
+	// z = (1, 0) is x = (0.03, 35.0)
+	// bandwidth in whitened units: 1.18
+}

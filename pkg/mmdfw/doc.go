@@ -69,6 +69,16 @@
 // laplace.FindMAP is that L-BFGS search on its own, for callers that share
 // one MAP point between runs.
 //
+// The zero Settings run in the target's own scales (ScaleTarget): the
+// Laplace fit at the MAP whitens the coordinates, so that the kernel is an
+// RBF of ‖L⁻¹(x − y)‖ and the candidates' noise and the LMO's steps are in
+// posterior standard deviations. They stop by a criterion (StopKSD, with
+// the Stein weights): once the weighted particles' kernel Stein
+// discrepancy is that of KSDSize independent draws, N being a ceiling
+// whose reaching flags the result (particle.Set.Diag). A run that fails
+// returns its error and no particles. The paper's protocol is
+// ScaleBandwidth (or the scales it names) with StopFixed.
+//
 // With z available every snapshot reports, in particle.Snapshot.Stats,
 // ‖μ̂ − μ_p‖² of its particles and reported weights in the run's own kernel
 // (StatMMD2Kernel with an exact embedding, StatMMD2KernelPool with a pool):

@@ -25,7 +25,9 @@ import (
 type Result struct {
 	// Set holds the weighted particles.
 	Set particle.Set
-	// Kernel is the frozen kernel of the run and Bandwidth its h.
+	// Kernel is the frozen kernel of the run and Bandwidth its h (with
+	// ScaleTarget both act on the whitened coordinates L⁻¹(x − x̂) of
+	// Laplace).
 	Kernel    Kernel
 	Bandwidth float64
 	// Seconds is the compute time and GradEvals the per-datapoint gradient
@@ -45,8 +47,8 @@ type Result struct {
 	Train          *optim.Result
 	// Scales are the per-coordinate scales of ScaleGiven (nil otherwise).
 	Scales []float64
-	// Laplace is the Laplace approximation of ScaleLaplace (nil
-	// otherwise).
+	// Laplace is the Laplace approximation of ScaleLaplace, or the fit
+	// at the MAP whose coordinates ScaleTarget whitens (nil otherwise).
 	Laplace *laplace.Approx
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
@@ -83,7 +85,16 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 		return Result{}, fmt.Errorf("mmdfw: %w", err)
 	}
 	s.defaults()
-	r := &run{t: t, s: s, rng: rand.New(src), rec: rec, d: t.Dim(), ndata: int64(target.NData(t))}
+	if s.Scale == ScaleTarget {
+		return runWhitened(ctx, t, s, rand.New(src), rec)
+	}
+	return runResult(ctx, t, s, rand.New(src), rec)
+}
+
+// runResult is RunResult with the resolved settings s. A run that fails
+// (other than by cancellation) returns no particles.
+func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder) (Result, error) {
+	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop()}
 	r.sw.Start()
 	err := r.run(ctx)
 	r.sw.Stop()
@@ -95,6 +106,10 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 		TrainGradEvals: r.trainEvals, Train: r.train, Scales: r.sig,
 		MMD2: r.mmd,
 	}
+	if err != nil && ctx.Err() == nil {
+		// A failure leaves nothing that could pass for an answer.
+		return res, err
+	}
 	if r.n == 0 && r.x1 != nil {
 		// Stopped at the early snapshot of the first particle.
 		res.Set = particle.Set{X: mat.NewDense(1, r.d, append([]float64(nil), r.x1...)), W: []float64{1}}
@@ -104,6 +119,9 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 			X: mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d)),
 			W: append([]float64(nil), r.reported()...),
 		}
+	}
+	if err == nil {
+		r.ks.finish(&res.Set)
 	}
 	return res, err
 }
@@ -165,6 +183,9 @@ type run struct {
 	// LMO scratch.
 	g, hist, tmp, sx, krow, k0row []float64
 	batch                         []int
+
+	// ks is the state of StopKSD (nil without it).
+	ks *ksdStop
 }
 
 // run is the whole algorithm: the checks of the inputs, the SVGD run and
@@ -221,6 +242,9 @@ func (r *run) run(ctx context.Context) error {
 		}
 		if stop, err := r.add(x); stop || err != nil {
 			return err
+		}
+		if r.ks.add(r.wt) {
+			return nil
 		}
 	}
 	return nil
@@ -829,14 +853,17 @@ func (r *run) score(x, dst []float64) {
 
 // first writes the first particle into x.
 // localDraws returns MedianDraws draws of a short SGLD run around x, the
-// bandwidth's initial set on a target without a prior: 4 chains started at
-// x + N(0, I) of 20·⌈MedianDraws/4⌉ iterations, the second half thinned by
-// 10. Its gradient evaluations are charged to the run.
+// bandwidth's initial set on a target without a prior: 4 chains of
+// 20·⌈MedianDraws/4⌉ iterations (sgld.StopFixed) in the coordinates of the
+// Laplace fit at the MAP found from x (sgld's default, which keeps its
+// step stable whatever the target's scales), started at draws of that
+// fit, the second half thinned by 10. Its gradient evaluations are
+// charged to the run.
 func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
 	keep := (r.s.MedianDraws + 3) / 4
 	var grads int64
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x},
+	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x, Stop: sgld.StopFixed},
 		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
 	r.evals += grads
 	if err != nil {

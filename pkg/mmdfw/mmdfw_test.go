@@ -449,7 +449,7 @@ func TestPoolSamplerCharged(t *testing.T) {
 
 func TestMAPStart(t *testing.T) {
 	g := newGaussian(5, rand.New(rand.NewPCG(2, 9)))
-	res, err := RunResult(context.Background(), g, Settings{N: 1}, rand.NewPCG(1, 1), nil)
+	res, err := RunResult(context.Background(), g, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@ import (
 )
 
 // SGLDPool returns the PoolSampler that ZPool uses by default: 4 SGLD
-// chains (pkg/sgld, its default start, step sizes and minibatch) of
-// iterations each, half of them burn-in, keeping the last ⌈size/4⌉ draws of
+// chains (pkg/sgld in the target's own coordinates, sgld.WhitenNone, with
+// its start, polynomial step sizes and minibatch there) of exactly
+// iterations each (sgld.StopFixed), half of them burn-in, keeping the last ⌈size/4⌉ draws of
 // each chain after thinning by max(1, ⌊(T − ⌊T/2⌋)/⌈size/4⌉⌋), T =
 // iterations. With the defaults (2000 iterations, size 1000) that is 400
 // draws, fewer than size: a chain gives at most (T − ⌊T/2⌋)/thin draws. The
@@ -30,7 +31,8 @@ func SGLDPool(iterations int) PoolSampler {
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
-		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin},
+		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
+			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, grads, err

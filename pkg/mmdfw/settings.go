@@ -62,7 +62,9 @@ const (
 type Scale int
 
 const (
-	// ScaleAuto is ScaleBandwidth.
+	// ScaleAuto is ScaleGiven with Settings.Scales or StartTrained,
+	// ScaleTarget where the run allows it (see ScaleTarget) and
+	// ScaleBandwidth otherwise.
 	ScaleAuto Scale = iota
 	// ScaleBandwidth measures Noise and StepSize in units of the kernel
 	// bandwidth h, the same in every coordinate.
@@ -72,7 +74,10 @@ const (
 	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
 	// first AdaGrad step of coordinate j is about StepSize·√Σⱼⱼ, and the
 	// median heuristic, without SVGD particles or a pool, uses
-	// MedianDraws draws of N(x₁, Σ) instead of the prior.
+	// MedianDraws draws of N(x₁, Σ) instead of the prior. The kernel
+	// stays isotropic in x, so that on a posterior whose scales differ
+	// widely its bandwidth fits one coordinate and misfits the others:
+	// ScaleTarget whitens the kernel as well.
 	ScaleLaplace
 	// ScaleGiven takes per-coordinate scales σ from Settings.Scales (or,
 	// with StartTrained, from the training): the noise of InitPerturb is
@@ -80,6 +85,20 @@ const (
 	// about StepSize·σⱼ, and the median heuristic, without SVGD
 	// particles, uses MedianDraws draws of N(x₁, diag σ²).
 	ScaleGiven
+	// ScaleTarget runs MMD-FW in the target's own scales: in the
+	// coordinates z = L⁻¹(x − x̂) of the Laplace fit N(x̂, LLᵀ) at the MAP x̂
+	// (laplace.FitAtMAP from X0, the fit's and the MAP's gradient
+	// evaluations charged to the run; a diagonal L above
+	// laplace.DenseMaxDim dimensions), with unit scales there. The kernel
+	// is then the RBF of ‖L⁻¹(x − y)‖ (random features likewise) with,
+	// unless Bandwidth is given (in whitened units), the bandwidth
+	// laplace.WhitenedBandwidth(d); the candidates' noise is N(0, Noise²Σ)
+	// and the first AdaGrad step of the LMO moves by about StepSize
+	// posterior standard deviations along the fit's axes. The particles are returned, and reported, in x. It is
+	// what ScaleAuto becomes for a MAP or given start with candidates
+	// perturbed from the particles and no closed-form embedding, pool or
+	// SVGD particles, whose coordinates are the target's.
+	ScaleTarget
 )
 
 // The clamp of the trained start's scales: optim.Result.Scale is +Inf on a
@@ -127,8 +146,21 @@ const (
 // recorded settings (JSON); fields that hold data rather than settings
 // (X0, SVGDParticles, Pool…) have none.
 type Settings struct {
-	// N is the number of particles. Default DefaultN (100).
+	// N is the number of particles with StopFixed and their ceiling with
+	// StopKSD. Default DefaultN (100) with StopFixed, DefaultCeiling with
+	// StopKSD.
 	N int `toml:"-" json:"-"`
+
+	// Stop selects when the run ends: StopKSD (the default, also "", with
+	// Stein weights) once the weighted particles are as close to the
+	// target in the kernel Stein discrepancy as KSDSize independent draws
+	// are expected to be, N being a ceiling whose reaching flags the
+	// result; StopFixed (the default with the other rules) after N
+	// particles.
+	Stop string `toml:"stop" json:"stop,omitempty"`
+	// KSDSize is StopKSD's number of independent draws. Default
+	// DefaultKSDSize.
+	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
 
 	// Start selects the first particle. Default StartAuto.
 	Start Start `toml:"start" json:"start,omitempty"`
@@ -312,7 +344,7 @@ func (s Settings) Validate() error {
 	case s.Scale == ScaleLaplace && s.Start == StartTrained && s.Scales != nil:
 		return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
 	}
-	return nil
+	return s.validateScale()
 }
 
 func (s *Settings) defaults() {
@@ -326,7 +358,6 @@ func (s *Settings) defaults() {
 			*v = d
 		}
 	}
-	def(&s.N, DefaultN)
 	def(&s.MAPIterations, DefaultMAPIterations)
 	deff(&s.MAPGradTol, DefaultMAPGradTol)
 	def(&s.LMOSteps, DefaultLMOSteps)
@@ -349,9 +380,13 @@ func (s *Settings) defaults() {
 		}
 	}
 	if s.Scale == ScaleAuto {
-		s.Scale = ScaleBandwidth
-		if s.Scales != nil || s.Start == StartTrained {
+		switch {
+		case s.Scales != nil || s.Start == StartTrained:
 			s.Scale = ScaleGiven
+		case s.targetScalable():
+			s.Scale = ScaleTarget
+		default:
+			s.Scale = ScaleBandwidth
 		}
 	}
 	if s.Scale == ScaleLaplace {
@@ -384,6 +419,7 @@ func (s *Settings) defaults() {
 			s.Weights = Stein
 		}
 	}
+	s.resolveStop()
 }
 
 // startSVGD starts at the first SVGD particle (StartAuto with SVGD

@@ -11,7 +11,7 @@ import (
 var (
 	startNames     = []string{StartAuto: "", StartMAP: "map", StartPrior: "prior", StartGiven: "given", StartTrained: "trained"}
 	initNames      = []string{InitAuto: "", InitPrior: "prior", InitSVGD: "svgd", InitPerturb: "perturb"}
-	scaleNames     = []string{ScaleAuto: "", ScaleBandwidth: "bandwidth", ScaleLaplace: "laplace", ScaleGiven: "given"}
+	scaleNames     = []string{ScaleAuto: "", ScaleBandwidth: "bandwidth", ScaleLaplace: "laplace", ScaleGiven: "given", ScaleTarget: "target"}
 	pickNames      = []string{PickUniform: "uniform", PickByWeight: "weight"}
 	directionNames = []string{DirectionAuto: "", Frozen: "frozen", Self: "self", Exact: "exact"}
 	ruleNames      = []string{RuleAuto: "", BQ: "bq", LineSearch: "line-search", Equal: "equal",
@@ -74,7 +74,7 @@ func (i *Init) UnmarshalText(b []byte) error {
 	return err
 }
 
-// MarshalText returns "", "bandwidth", "laplace" or "given".
+// MarshalText returns "", "bandwidth", "laplace", "given" or "target".
 func (s Scale) MarshalText() ([]byte, error) { return marshalEnum(scaleNames, "Scale", int(s)) }
 
 // UnmarshalText parses the forms of MarshalText.

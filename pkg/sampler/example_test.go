@@ -47,7 +47,7 @@ func ExampleSampler() {
 	// mmdfw   50 particles, mean within 0.2 of (1, 1): true
 	// svgd    50 particles, mean within 0.2 of (1, 1): true
 	// sp      50 particles, mean within 0.2 of (1, 1): true
-	// sgld  2000 particles, mean within 0.2 of (1, 1): true
+	// sgld  1860 particles, mean within 0.2 of (1, 1): true
 	// hmc   4000 particles, mean within 0.2 of (1, 1): true
 }
 

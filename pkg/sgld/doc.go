@@ -20,6 +20,14 @@
 // permutation of the data per epoch), which keeps ĝ unbiased. A target that
 // is not target.Stochastic is driven by its full gradient.
 //
+// The zero Settings run the chains in the target's own scales and stop by
+// a criterion: preconditioned by the Laplace fit at the MAP
+// (WhitenLaplace), with a step adapted during the burn-in
+// (ScheduleAdaptive), until the chains agree and their draws suffice
+// (StopConverged: R̂ < 1.01, bulk ESS ≥ 400), Iterations being a ceiling
+// whose reaching flags the result in particle.Set.Diag. Welling & Teh's
+// sampler is WhitenNone with the polynomial schedule and StopFixed.
+//
 // Several chains run in parallel, each with its own random stream derived
 // from the caller's source, so the result does not depend on scheduling.
 // The particles are the thinned post-burn-in states of all chains, with

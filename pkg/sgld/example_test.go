@@ -10,8 +10,10 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// Sample N(2, 0.5²) with the default settings: 4 chains of 10000 iterations,
-// the second half kept and thinned by 10.
+// Sample N(2, 0.5²) with the zero Settings: 4 chains in the coordinates
+// of the Laplace fit at the MAP, their step adapted during a burn-in of
+// 1000 iterations, run until R̂ < 1.01 and the bulk ESS reaches 400; the
+// set is the second half of every chain's draws, thinned by 10.
 func ExampleRun() {
 	const mu, sd = 2.0, 0.5
 	gauss := target.Func{D: 1, F: func(x, grad []float64) float64 {
@@ -33,11 +35,14 @@ func ExampleRun() {
 		v += set.W[i] * r * r
 	}
 	fmt.Printf("%d particles, mean %.1f, sd %.1f\n", set.Len(), m, math.Sqrt(v))
+	fmt.Printf("%.0f iterations per chain, flagged: %v\n", set.Diag.Values["iterations"], set.Diag.Flagged())
 	// Output:
-	// 2000 particles, mean 2.0, sd 0.5
+	// 1860 particles, mean 2.0, sd 0.5
+	// 10300 iterations per chain, flagged: false
 }
 
-// A constant step size: the chain's stationary law is then N(2, 0.5²)
+// A constant step size in the target's own coordinates, for a fixed number
+// of iterations: the chain's stationary law is then N(2, 0.5²)
 // widened by the discretisation, here by a factor 1/√(1 − ε/(4·0.5²)) ≈ 1.03
 // at ε = 0.03.
 func ExampleRun_constantSchedule() {
@@ -47,7 +52,7 @@ func ExampleRun_constantSchedule() {
 		grad[0] = -r / sd
 		return -r * r / 2
 	}}
-	s := sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
+	s := sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
 	set, err := sgld.Run(context.Background(), gauss, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)

@@ -20,7 +20,7 @@ import (
 func TestConstantSchedule(t *testing.T) {
 	std := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
 	set, err := Run(context.Background(), std, Settings{
-		Schedule: ScheduleConstant, A: 0.5, Iterations: 200000, BurnIn: 100000, Thin: 10, Chains: 4,
+		Whiten: WhitenNone, Stop: StopFixed, Schedule: ScheduleConstant, A: 0.5, Iterations: 200000, BurnIn: 100000, Thin: 10, Chains: 4,
 	}, rand.NewPCG(7, 8), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +45,13 @@ func TestConstantSchedule(t *testing.T) {
 	}
 }
 
-// The polynomial schedule is the default: "" and SchedulePolynomial give
-// the same draws, and a constant schedule at the first polynomial step
-// gives other draws.
+// In the target's coordinates the polynomial schedule is the default: ""
+// and SchedulePolynomial give the same draws, and a constant schedule at
+// the first polynomial step gives other draws.
 func TestScheduleDefault(t *testing.T) {
 	m := newGaussMean(100, []float64{0}, []float64{0}, 1, 1, 1)
 	run := func(s Settings) *mat.Dense {
-		s.Iterations, s.Chains = 400, 2
+		s.Iterations, s.Chains, s.Whiten, s.Stop = 400, 2, WhitenNone, StopFixed
 		set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -18,11 +18,15 @@ import (
 // Settings configure Run. The zero value is usable: every field documents
 // the default that its zero value stands for.
 type Settings struct {
-	// Iterations is the number of updates of every chain. Default 10000.
+	// Iterations is the number of updates of every chain with StopFixed
+	// and their ceiling with StopConverged. Default 10000 with StopFixed,
+	// DefaultCeiling with StopConverged.
 	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 	// BurnIn is the number of initial iterations of every chain whose states
-	// are discarded. Zero means Iterations/2; NoBurnIn (-1) discards
-	// nothing. Other negative values are errors.
+	// are discarded (with ScheduleAdaptive, those of the step's
+	// adaptation). Zero means Iterations/2 with StopFixed and
+	// DefaultWarmup with StopConverged; NoBurnIn (-1) discards nothing.
+	// Other negative values are errors.
 	BurnIn int `toml:"burn_in" json:"burn_in,omitempty"`
 	// Thin keeps every Thin-th state after the burn-in: the state after
 	// iteration t is kept when t > BurnIn and (t − BurnIn) is a multiple of
@@ -44,17 +48,23 @@ type Settings struct {
 	// has N ≤ Batch datapoints, gets the full-data gradient. Default 100.
 	Batch int `toml:"batch" json:"batch,omitempty"`
 
-	// Schedule names the step-size schedule: SchedulePolynomial (the
-	// default, also "") or ScheduleConstant.
+	// Schedule names the step-size schedule: ScheduleAdaptive (the
+	// default, also "", with WhitenLaplace), SchedulePolynomial (the
+	// default with WhitenNone) or ScheduleConstant.
 	Schedule string `toml:"schedule" json:"schedule,omitempty"`
 
 	// A, B and Gamma set the polynomial step size ε_t = A·(B + t)^(−Gamma)
 	// of iteration t = 1, 2, … (Welling & Teh); the constant schedule has
-	// ε_t = A, which must then be given, and takes neither B nor Gamma.
-	// For the polynomial schedule the zero A means 1/N with N = target.NData(t)
-	// (1 for a target without data): the posterior of N datapoints has a
-	// curvature of order N, and ε·curvature ≪ 1 keeps the Langevin
-	// discretisation stable and its bias small.
+	// ε_t = A and takes neither B nor Gamma; the adaptive schedule starts
+	// at A, which is also its ceiling. Steps are in the run's coordinates.
+	// With WhitenNone the constant schedule needs A, and for the polynomial
+	// schedule the zero A means 1/N with N = target.NData(t) (1 for a
+	// target without data): the posterior of N datapoints has a curvature
+	// of order N, and ε·curvature ≪ 1 keeps the Langevin discretisation
+	// stable and its bias small. With WhitenLaplace the posterior's
+	// curvature is about 1 in every direction and the zero A means
+	// DefaultWhitenedStep (the polynomial schedule's first step then
+	// being DefaultWhitenedStep).
 	A float64 `toml:"a" json:"a,omitempty"`
 	// B delays the decay of the step size. Default 1000, so that
 	// ε_1 ≈ 0.022·A and the step falls only by a factor (1 + T/1000)^0.55
@@ -67,12 +77,35 @@ type Settings struct {
 	// Init, when not nil, is the point (length Dim) around which the chains
 	// start, each at Init + Jitter·z with z ~ N(0, I). When Init is nil the
 	// chains start from independent draws of the prior when the target is a
-	// target.PriorSampler, and at Jitter·z otherwise.
+	// target.PriorSampler, and at Jitter·z otherwise. With WhitenLaplace
+	// the chains start at x̂ + Jitter·Lz, draws of the Laplace fit N(x̂, LLᵀ)
+	// at the MAP x̂, found from Init (default a prior draw, else the
+	// origin).
 	Init []float64 `toml:"-" json:"-"`
 	// Jitter is the standard deviation of the Gaussian perturbation of the
-	// starting points. Zero means 1; NoJitter (-1) means none. Other
+	// starting points (in posterior standard deviations with
+	// WhitenLaplace). Zero means 1; NoJitter (-1) means none. Other
 	// negative values are errors.
 	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
+
+	// Whiten selects the coordinates of the chains: WhitenLaplace (the
+	// default, also "") runs them in z = L⁻¹(x − x̂), the coordinates of
+	// the Laplace fit N(x̂, LLᵀ) at the MAP, i.e. preconditioned Langevin
+	// dynamics θ ← θ + (ε/2)Σĝ + N(0, εΣ) with Σ = LLᵀ; WhitenNone in the
+	// target's own coordinates. See the constants.
+	Whiten string `toml:"whiten" json:"whiten,omitempty"`
+	// Stop selects when the chains end: StopConverged (the default, also
+	// "") when the draws of the chains' second halves agree (R̂) and are
+	// plentiful (ESS), Iterations being a ceiling whose reaching flags the
+	// result; StopFixed after exactly Iterations.
+	Stop string `toml:"stop" json:"stop,omitempty"`
+	// MaxRhat is StopConverged's bound on the largest rank-normalised
+	// split-R̂ over the coordinates. Zero means DefaultMaxRhat (1.01).
+	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
+	// MinESS is StopConverged's bound on the smallest bulk effective
+	// sample size over the coordinates, all chains together. Zero means
+	// DefaultMinESS (400).
+	MinESS float64 `toml:"min_ess" json:"min_ess,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
@@ -137,9 +170,16 @@ func (s Settings) Validate() error {
 	}
 	switch s.Schedule {
 	case "", SchedulePolynomial:
+	case ScheduleAdaptive:
+		switch {
+		case s.B != 0:
+			return setting.Errorf("b", s.B, "applies only to the polynomial schedule")
+		case s.Gamma != 0:
+			return setting.Errorf("gamma", s.Gamma, "applies only to the polynomial schedule")
+		}
 	case ScheduleConstant:
 		switch {
-		case s.A == 0:
+		case s.A == 0 && s.Whiten == WhitenNone:
 			return setting.Errorf("a", s.A, "the constant schedule needs a positive step a")
 		case s.B != 0:
 			return setting.Errorf("b", s.B, "applies only to the polynomial schedule")
@@ -147,16 +187,19 @@ func (s Settings) Validate() error {
 			return setting.Errorf("gamma", s.Gamma, "applies only to the polynomial schedule")
 		}
 	default:
-		return setting.Errorf("schedule", s.Schedule, "is not one of %q", []string{SchedulePolynomial, ScheduleConstant})
+		return setting.Errorf("schedule", s.Schedule, "is not one of %q", []string{ScheduleAdaptive, SchedulePolynomial, ScheduleConstant})
 	}
 	if s.Gamma != 0 && (s.Gamma <= 0.5 || s.Gamma > 1) {
 		return setting.Errorf("gamma", s.Gamma, "is outside (0.5, 1]")
 	}
-	iters := cmp.Or(s.Iterations, DefaultIterations)
+	if err := s.validateScale(); err != nil {
+		return err
+	}
+	iters := cmp.Or(s.Iterations, s.defaultIterations())
 	burn := s.BurnIn
 	switch {
 	case burn == 0:
-		burn = iters / 2
+		burn = s.defaultBurnIn(iters)
 	case burn == NoBurnIn:
 		burn = 0
 	}
@@ -178,10 +221,10 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	if s.Init != nil && len(s.Init) != t.Dim() {
 		return s, fmt.Errorf("sgld: Init has length %d, target dimension is %d", len(s.Init), t.Dim())
 	}
-	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
+	s.Iterations = cmp.Or(s.Iterations, s.defaultIterations())
 	switch {
 	case s.BurnIn == 0:
-		s.BurnIn = s.Iterations / 2
+		s.BurnIn = s.defaultBurnIn(s.Iterations)
 	case s.BurnIn == NoBurnIn:
 		s.BurnIn = 0
 	}
@@ -190,9 +233,7 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	s.Workers = min(s.Workers, s.Chains)
 	s.Batch = cmp.Or(s.Batch, DefaultBatch)
-	s.A = cmp.Or(s.A, 1/float64(target.NData(t)))
-	s.B = cmp.Or(s.B, DefaultB)
-	s.Gamma = cmp.Or(s.Gamma, DefaultGamma)
+	s.resolveScale(t)
 	switch {
 	case s.Jitter == 0:
 		s.Jitter = 1
@@ -205,7 +246,7 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 
 // stepAt is the step size of iteration t under the resolved settings.
 func (s *Settings) stepAt(t int) float64 {
-	if s.Schedule == ScheduleConstant {
+	if s.Schedule == ScheduleConstant || s.Schedule == ScheduleAdaptive {
 		return s.A
 	}
 	return StepSize(s.A, s.B, s.Gamma, t)
@@ -227,10 +268,12 @@ type chain struct {
 
 	it  int   // iterations done
 	err error // divergence, with the iteration
+	ad  *adaptation
 
-	draws []float64 // ring of capacity rows of length d
+	draws []float64 // ring of capacity rows of length d, grown on the first pass
 	rows  int
 	kept  int // draws kept so far, including those overwritten in the ring
+	skip  int // oldest retained draws left out of the set (StopConverged's second half)
 }
 
 // step performs iteration t = c.it+1:
@@ -241,7 +284,10 @@ type chain struct {
 func (c *chain) step() bool {
 	t := c.it + 1
 	eps := c.s.stepAt(t)
-	c.est.eval(c.x, c.g)
+	lp := c.est.eval(c.x, c.g)
+	if c.ad != nil {
+		eps = c.ad.step(t, c.x, c.g, lp)
+	}
 	h, sd := eps/2, math.Sqrt(eps)
 	x := c.x
 	for j, g := range c.g[:len(x)] {
@@ -254,7 +300,13 @@ func (c *chain) step() bool {
 	c.it = t
 	if b := c.s.BurnIn; t > b && (t-b)%c.s.Thin == 0 {
 		i := c.kept % c.rows
-		copy(c.draws[i*len(x):(i+1)*len(x)], x)
+		if (i+1)*len(x) > len(c.draws) {
+			// The first pass through the rows grows the buffer, so that a
+			// long ceiling reserves no memory it does not use.
+			c.draws = append(c.draws, x...)
+		} else {
+			copy(c.draws[i*len(x):(i+1)*len(x)], x)
+		}
 		c.kept++
 	}
 	return true
@@ -274,8 +326,9 @@ func (c *chain) run(ctx context.Context, until int) {
 	}
 }
 
-// retained returns the number of draws of c that are in the particle set.
-func (c *chain) retained() int { return min(c.kept, c.rows) }
+// retained returns the number of draws of c that are in the particle set:
+// the last min(kept, rows) kept, less the oldest skip.
+func (c *chain) retained() int { return max(0, min(c.kept, c.rows)-c.skip) }
 
 // copyDraws writes the retained draws of c, oldest first, into dst and
 // returns the number of values written.
@@ -292,7 +345,9 @@ func (c *chain) copyDraws(dst []float64) int {
 
 // Run samples the posterior t with stochastic gradient Langevin dynamics and
 // returns the thinned post-burn-in draws of all chains, chain by chain and
-// oldest first, with equal weights.
+// oldest first, with equal weights (with StopConverged, those of the
+// second half of each chain's kept draws). With WhitenLaplace the MAP
+// search and the Laplace fit come first, charged to the run.
 //
 // Each chain has its own random stream, seeded in turn from src before any
 // chain starts, so the result depends on src and s only, not on the
@@ -303,8 +358,9 @@ func (c *chain) copyDraws(dst []float64) int {
 // When rec returns particle.ErrStop, Run returns the particles kept so far and
 // a nil error. When ctx is cancelled, Run returns promptly with the particles
 // kept so far and an error wrapping ctx.Err(). When a chain diverges, Run
-// returns the (finite) particles kept before and an error naming the chain
-// and the iteration. Invalid settings return an error wrapping a
+// returns an error naming the chain and the iteration, with the (finite)
+// particles kept before in the target's coordinates and none with
+// WhitenLaplace. Invalid settings return an error wrapping a
 // *setting.Error (Validate) and no particles.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
@@ -314,6 +370,15 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	if err != nil {
 		return particle.Set{}, err
 	}
+	if s.Whiten == WhitenLaplace {
+		return runWhitened(ctx, t, s, src, rec, &sw)
+	}
+	return run(ctx, t, s, src, rec, &sw)
+}
+
+// run is Run with the resolved settings s in the target's coordinates, on
+// the clock sw.
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, error) {
 	d := t.Dim()
 	rows := (s.Iterations - s.BurnIn) / s.Thin
 	if s.Keep > 0 {
@@ -330,7 +395,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			x:     make([]float64, d),
 			g:     make([]float64, d),
 			rng:   rng,
-			draws: make([]float64, rows*d),
+			draws: make([]float64, 0, min(rows, 1024)*d),
 			rows:  rows,
 		}
 		switch ps, ok := t.(target.PriorSampler); {
@@ -346,19 +411,27 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			return particle.Set{}, err
 		}
 		c.est = newEstimator(t, s.Batch, rng)
+		c.ad = s.adaptation(c.est, d)
 		chains[i] = c
 	}
 
-	snap := make([]float64, s.Chains*rows*d)
-	w := make([]float64, s.Chains*rows)
+	var snap, w []float64
 	collect := func() int {
-		off, n := 0, 0
+		n := 0
+		for _, c := range chains {
+			n += c.retained()
+		}
+		if cap(snap) < n*d {
+			snap, w = make([]float64, n*d, 2*n*d), make([]float64, n, 2*n)
+		}
+		snap, w = snap[:n*d], w[:n]
+		off := 0
 		for _, c := range chains {
 			off += c.copyDraws(snap[off:])
-			n += c.retained()
 		}
 		return n
 	}
+	cv := s.converge(len(chains), d)
 	result := func() particle.Set {
 		n := collect()
 		if n == 0 {
@@ -425,7 +498,11 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			return result(), fmt.Errorf("sgld: stopped after iteration %d: %w", lo, err)
 		}
 		at = until
+		converged := cv.check(chains, at)
 		if rec == nil {
+			if converged {
+				break
+			}
 			continue
 		}
 
@@ -439,7 +516,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		for i := range w[:n] {
 			w[i] = 1 / float64(n)
 		}
-		stopped, err := particle.Report(rec, &sw, particle.Snapshot{
+		stopped, err := particle.Report(rec, sw, particle.Snapshot{
 			Step:      at,
 			X:         mat.NewDense(n, d, snap[:n*d]),
 			W:         w[:n],
@@ -451,8 +528,11 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		if stopped {
 			return result(), nil
 		}
+		if converged {
+			break
+		}
 	}
-	return result(), nil
+	return cv.finish(result(), chains), nil
 }
 
 // jitter adds sd·z, z ~ N(0, I), to x.

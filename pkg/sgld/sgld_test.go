@@ -44,7 +44,7 @@ func TestUpdateRule(t *testing.T) {
 		return c[0]*x[0] + c[1]*x[1]
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
-	s := Settings{Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
+	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
 		Init: []float64{0.5, -0.5}, Jitter: NoJitter}
 	got, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestGaussianFunc(t *testing.T) {
 	}}
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.05 * math.Pow(b+1, gamma) // ε₁ = 0.05
-	s := Settings{Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
+	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
 	set, err := Run(context.Background(), tgt, s, rand.NewPCG(11, 12), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestDeterminism(t *testing.T) {
 func TestSnapshots(t *testing.T) {
 	const n, batch, chains, iters, burn, every, keep = 1000, 50, 2, 1030, 300, 100, 40
 	m := newGaussMean(n, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
-	s := Settings{Iterations: iters, BurnIn: burn, Thin: 3, Keep: keep, Chains: chains, Batch: batch, RecordEvery: every}
+	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: 3, Keep: keep, Chains: chains, Batch: batch, RecordEvery: every}
 	var steps []int
 	var last particle.Set
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
@@ -318,12 +318,14 @@ func (w withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
 	}
 }
 
-// With a negligible step the first draw is the starting point: a prior draw
-// when the target samples its prior and Init is nil, Init otherwise.
+// With a negligible step the first draw is the starting point: in the
+// target's coordinates a prior draw when the target samples its prior and
+// Init is nil, Init otherwise.
 func TestInit(t *testing.T) {
 	m := withPrior{newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)}
 	first := func(s Settings) particle.Set {
 		s.Iterations, s.BurnIn, s.Thin, s.Chains, s.A = 1, -1, 1, 3, 1e-16
+		s.Whiten, s.Stop = WhitenNone, StopFixed
 		set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -362,7 +364,7 @@ func TestInvalidSettings(t *testing.T) {
 		"thinning too long":   {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
 		"init dimension":      {Settings{Init: []float64{1, 2}}, ""},
 		"schedule":            {Settings{Schedule: "cosine"}, "schedule"},
-		"constant without a":  {Settings{Schedule: ScheduleConstant}, "a"},
+		"constant without a":  {Settings{Whiten: WhitenNone, Schedule: ScheduleConstant}, "a"},
 		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b"},
 		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma"},
 	} {

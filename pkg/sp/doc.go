@@ -41,4 +41,10 @@
 // Points is expensive, and why it stalls far from the mode in high
 // dimension, where neither random candidates nor a simplex search find
 // the low-score region.
+//
+// The zero Settings place the points in the target's own scales, the
+// whitened coordinates of the Laplace fit at the MAP (WhitenLaplace), and
+// stop once the points' KSD² is that of KSDSize independent draws
+// (StopKSD), Points being a ceiling whose reaching flags the result in
+// particle.Set.Diag. The original is WhitenNone with StopFixed.
 package sp

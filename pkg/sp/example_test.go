@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -50,4 +52,26 @@ func ExampleSettings_Validate() {
 	// Output:
 	// <nil>
 	// box = -0.5: must not be negative (NoBox, -1, searches without a box)
+}
+
+// The zero Settings on a posterior whose coordinates differ by 10³ in
+// scale, given only where to start looking for its mode: the points are
+// placed in the whitened coordinates of the Laplace fit at the MAP, until
+// their KSD² is that of 1000 independent draws.
+func Example_zeroValue() {
+	g, err := target.NewGaussian([]float64{0.02, 30}, mat.NewSymDense(2, []float64{1e-4, 0.05, 0.05, 100}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	post := target.Func{D: 2, F: g.LogProbGrad}
+	set, err := sp.Settings{MAP: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := set.Mean(nil)
+	fmt.Printf("%d points, mean (%.3f, %.1f), flagged: %v\n", set.Len(), m[0], m[1], set.Diag.Flagged())
+	// Output:
+	// 55 points, mean (0.020, 30.0), flagged: false
 }

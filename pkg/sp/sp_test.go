@@ -55,7 +55,7 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	}
 
 	// Run's objective trace against the double sum over its own points.
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Points: 8}, rand.NewPCG(5, 5), nil)
+	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 8}, rand.NewPCG(5, 5), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestHighDimCost(t *testing.T) {
 		last = s
 		return nil
 	})
-	s := Settings{Points: points, NelderMeadEvals: 20 * d}
+	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points, NelderMeadEvals: 20 * d}
 	set, cost, err := RunWithCost(context.Background(), lr, s, rand.NewPCG(9, 9), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestHighDimCost(t *testing.T) {
 	// The refinement must actually improve on the best candidate: the
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
-	noRefine := Settings{Points: 1, NelderMeadEvals: NoRefinement}
+	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 1, NelderMeadEvals: NoRefinement}
 	_, c0, err := RunWithCost(context.Background(), lr.Logistic, noRefine, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestDeterminism(t *testing.T) {
 // score is zero, the minimum of k₀(x, x)).
 func TestMAPStart(t *testing.T) {
 	g, m := gaussian2()
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Points: 1, MAP: m}, rand.NewPCG(1, 1), nil)
+	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 1, MAP: m}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,8 +457,8 @@ func TestLogistic2D(t *testing.T) {
 		name string
 		s    Settings
 	}{
-		{"prior", Settings{Points: points}},
-		{"MAP", Settings{Points: points, MAP: mode}},
+		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points}},
+		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points, MAP: mode}},
 	} {
 		set, cost, err := RunWithCost(context.Background(), lr, c.s, rand.NewPCG(1, 2), nil)
 		if err != nil {

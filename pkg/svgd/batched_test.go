@@ -53,7 +53,7 @@ func TestStochasticBatchedMatchesPerParticle(t *testing.T) {
 				row[j] = 0.5 * rng.NormFloat64()
 			}
 		}
-		s := svgd.Settings{Init: init, Iterations: 30, Step: 0.01, BatchSize: 40}
+		s := svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: 30, Step: 0.01, BatchSize: 40}
 		got, err := svgd.Run(context.Background(), c.tg, s, rand.NewPCG(5, 5), nil)
 		if err != nil {
 			t.Fatal(err)

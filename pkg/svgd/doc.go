@@ -32,6 +32,15 @@
 // target.StochasticBatched scores all particles on the batch in one call
 // (matrix products over the particles) with the same results.
 //
+// The zero Settings run in the target's own scales and stop by a
+// criterion: SVGD moves the particles in the whitened coordinates of the
+// Laplace fit at the MAP (WhitenLaplace; the RBF kernel then acts on
+// L⁻¹x, with a frozen bandwidth laplace.WhitenedBandwidth(d), the start
+// and the step in posterior standard deviations) and stops when their
+// moments have settled (StopPlateau), Iterations being a ceiling whose
+// reaching flags the result in particle.Set.Diag. The reference algorithm
+// is WhitenNone with StopFixed.
+//
 // Run returns the particles with equal weights 1/n. Costs are counted in
 // per-datapoint gradient evaluations: n|B| per iteration with minibatches,
 // n N with full-data scores.

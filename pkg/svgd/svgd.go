@@ -52,23 +52,31 @@ type Settings struct {
 	Particles int `toml:"-" json:"-"`
 
 	// Init holds the initial particles, one per row (n×d). Run copies it
-	// and never modifies it. When nil, Run draws Particles points
-	// X0 + InitScale·z, z ~ N(0, I), when X0 is set, else Particles prior
-	// draws from a target that implements target.PriorSampler, and fails
-	// otherwise.
+	// and never modifies it. When nil, Run draws Particles points: with
+	// WhitenLaplace x̂ + InitScale·Lz, z ~ N(0, I), draws of the Laplace
+	// fit N(x̂, LLᵀ) at the MAP x̂ (found from X0, else from a prior draw,
+	// else from the origin); with WhitenNone X0 + InitScale·z when X0 is
+	// set, else prior draws from a target that implements
+	// target.PriorSampler, and it fails otherwise.
 	Init *mat.Dense `toml:"-" json:"-"`
 	// X0 is the point around which the initial particles are drawn when
-	// Init is nil (length Dim).
+	// Init is nil (length Dim); with WhitenLaplace, where the search for
+	// the MAP starts (default the mean of the Init rows, else a prior
+	// draw, else the origin).
 	X0 []float64 `toml:"-" json:"-"`
 
-	// Iterations is the number of SVGD updates. Zero means
-	// DefaultIterations (1000, the reference update's n_iter; its logistic
-	// regression runs 6000, its neural network 2000).
+	// Iterations is the number of SVGD updates with StopFixed and their
+	// ceiling with StopPlateau. Zero means DefaultIterations (1000, the
+	// reference update's n_iter; its logistic regression runs 6000, its
+	// neural network 2000) with StopFixed and DefaultCeiling with
+	// StopPlateau.
 	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 
-	// Step is the master step size ε of AdaGrad. Zero means DefaultStep
-	// (1e-3, the reference update's default and its neural network's
-	// master_stepsize; its logistic regression uses 0.05).
+	// Step is the master step size ε of AdaGrad, in the run's coordinates
+	// (posterior standard deviations with WhitenLaplace). Zero means
+	// DefaultStep (1e-3, the reference update's default and its neural
+	// network's master_stepsize; its logistic regression uses 0.05) with
+	// WhitenNone and DefaultWhitenedStep with WhitenLaplace.
 	Step float64 `toml:"step" json:"step,omitempty"`
 
 	// BatchSize is the minibatch size |B| of a target.Stochastic target,
@@ -85,9 +93,10 @@ type Settings struct {
 	// data in consecutive batches, wrapping around modulo N.
 	Sequential bool `toml:"sequential" json:"sequential,omitempty"`
 
-	// Bandwidth fixes the RBF bandwidth h. Zero means the median heuristic
-	// h = √(½ med / log(n+1)), recomputed from the particles at every
-	// iteration as the reference code does.
+	// Bandwidth fixes the RBF bandwidth h, in the run's coordinates. Zero
+	// means, with WhitenNone, the median heuristic h = √(½ med / log(n+1)),
+	// recomputed from the particles at every iteration as the reference
+	// code does, and with WhitenLaplace laplace.WhitenedBandwidth(d), frozen.
 	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
 
 	// RecordEvery reports a snapshot after every RecordEvery iterations.
@@ -109,8 +118,29 @@ type Settings struct {
 	ExcludeDiagonal bool `toml:"exclude_diagonal" json:"exclude_diagonal,omitempty"`
 
 	// InitScale is the standard deviation of the initial particles around
-	// X0. Zero means DefaultInitScale (1).
+	// X0 (WhitenNone), or around the MAP in posterior standard deviations
+	// (WhitenLaplace). Zero means DefaultInitScale (1).
 	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
+
+	// Whiten selects the coordinates of the run: WhitenLaplace (the
+	// default, also "") runs SVGD in the target's own scales, the
+	// coordinates z = L⁻¹(x − x̂) of the Laplace fit N(x̂, LLᵀ) at the MAP x̂,
+	// so that the kernel is an RBF on whitened coordinates, the start
+	// spread InitScale and the step Step are in posterior standard
+	// deviations; WhitenNone runs in the target's coordinates as the
+	// reference code does. See Whiten's constants.
+	Whiten string `toml:"whiten" json:"whiten,omitempty"`
+
+	// Stop selects when the run ends: StopPlateau (the default, also "")
+	// when the particles' moments have settled, Iterations being a ceiling
+	// whose reaching flags the result; StopFixed after exactly Iterations
+	// updates, as the reference code does.
+	Stop string `toml:"stop" json:"stop,omitempty"`
+
+	// StopTol is the change of the window-averaged particles' means and
+	// standard deviations, in those standard deviations, below which
+	// StopPlateau counts a window as settled. Zero means DefaultStopTol.
+	StopTol float64 `toml:"stop_tol" json:"stop_tol,omitempty"`
 
 	// Workers is the number of goroutines that evaluate the particles'
 	// scores. Zero means runtime.GOMAXPROCS(0). The result does not depend
@@ -149,7 +179,7 @@ func (s Settings) Validate() error {
 	if s.Alpha >= 1 {
 		return setting.Errorf("alpha", s.Alpha, "is outside [0, 1)")
 	}
-	return nil
+	return s.validateScale()
 }
 
 // resolved returns s with the defaults filled in, or an error naming the
@@ -159,8 +189,7 @@ func (s Settings) resolved() (Settings, error) {
 		return s, fmt.Errorf("svgd: %w", err)
 	}
 	s.Particles = cmp.Or(s.Particles, DefaultParticles)
-	s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
-	s.Step = cmp.Or(s.Step, DefaultStep)
+	s.resolveScale()
 	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
 	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
 	s.BatchSize = cmp.Or(s.BatchSize, DefaultBatchSize)
@@ -180,6 +209,14 @@ func (s Settings) resolved() (Settings, error) {
 // non-finite particle ends the run with an error naming the iteration and
 // an empty set.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	if s.whitened() {
+		return runWhitened(ctx, t, s, src, rec)
+	}
+	return run(ctx, t, s, src, rec)
+}
+
+// run is Run in the target's own coordinates.
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	st, err := newState(t, s, src)
 	if err != nil {
 		return particle.Set{}, err
@@ -196,6 +233,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	if stop, err := snap(0); stop || err != nil {
 		return st.set(), err
 	}
+	plat := st.s.plateau()
 	for it := 1; it <= st.s.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return st.set(), err
@@ -204,13 +242,17 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		if err := st.checkFinite(it); err != nil {
 			return particle.Set{}, err
 		}
-		if it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
+		done := plat.add(st.x)
+		if done || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
 			if stop, err := snap(it); stop || err != nil {
 				return st.set(), err
 			}
 		}
+		if done {
+			return st.finish(it, plat), nil
+		}
 	}
-	return st.set(), nil
+	return st.finish(st.s.Iterations, plat), nil
 }
 
 // state is one SVGD run: the particles, their scores and direction, the

@@ -58,7 +58,7 @@ func TestOneStepByHand(t *testing.T) {
 	}
 	init := mat.NewDense(2, 1, []float64{0, 1})
 	got, err := svgd.Run(context.Background(), stdNormal(1),
-		svgd.Settings{Init: init, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil)
+		svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestRunMatchesNaiveIterations(t *testing.T) {
 		return nil
 	})
 	got, err := svgd.Run(context.Background(), tg, svgd.Settings{
-		Init: init, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1, Workers: 2,
+		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1, Workers: 2,
 	}, rand.NewPCG(9, 9), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	var ref *mat.Dense
 	for _, w := range []int{1, 2, 3, 7, 40} {
 		got, err := svgd.Run(context.Background(), tg, svgd.Settings{
-			Init: init, Iterations: 50, Step: 0.05, BatchSize: 20, Workers: w,
+			Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: 50, Step: 0.05, BatchSize: 20, Workers: w,
 		}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -310,7 +310,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 		return nil
 	})
 	_, err := svgd.Run(context.Background(), tg, svgd.Settings{
-		Init: randInit(rng, 4, 2, 1), Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch,
+		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: randInit(rng, 4, 2, 1), Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch,
 	}, rand.NewPCG(1, 1), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +375,7 @@ func TestDivergenceIsAnError(t *testing.T) {
 		return 0
 	}}
 	got, err := svgd.Run(context.Background(), tg, svgd.Settings{
-		Init: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1), Iterations: 10, Workers: 1,
+		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1), Iterations: 10, Workers: 1,
 	}, rand.NewPCG(1, 1), nil)
 	if err == nil || !strings.Contains(err.Error(), "step 4") {
 		t.Fatalf("error %v, want a divergence at step 4", err)
@@ -400,7 +400,7 @@ func (p priorNormal) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestInitialisation(t *testing.T) {
 	ctx := context.Background()
 	src := rand.NewPCG(1, 1)
-	got, err := svgd.Run(ctx, priorNormal{stdNormal(3), 2}, svgd.Settings{Particles: 9, Iterations: 1}, src, nil)
+	got, err := svgd.Run(ctx, priorNormal{stdNormal(3), 2}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Particles: 9, Iterations: 1}, src, nil)
 	if err != nil || got.Len() != 9 {
 		t.Fatalf("prior initialisation: %d particles, error %v", got.Len(), err)
 	}
@@ -410,7 +410,7 @@ func TestInitialisation(t *testing.T) {
 		s    svgd.Settings
 		want string
 	}{
-		{"no prior", stdNormal(3), svgd.Settings{}, "PriorSampler"},
+		{"no prior", stdNormal(3), svgd.Settings{Whiten: svgd.WhitenNone}, "PriorSampler"},
 		{"columns", stdNormal(3), svgd.Settings{Init: mat.NewDense(4, 2, nil)}, "columns"},
 		{"NaN init", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, []float64{0, math.NaN()})}, "initial particle 1"},
 		{"alpha", stdNormal(1), svgd.Settings{Init: mat.NewDense(2, 1, nil), Alpha: 1}, "alpha = 1"},

@@ -138,7 +138,7 @@ func TestTeamSameBits(t *testing.T) {
 	const iters = 2*pickBlock + 6 // a block on the team, one alone, then the faster
 	for _, c := range teamCases() {
 		init := teamInit(c)
-		s := Settings{Init: init, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl}
+		s := Settings{Whiten: WhitenNone, Stop: StopFixed, Init: init, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl}
 		// The reference: the batches of a run, the serial iteration.
 		ref, err := newState(c.t, Settings{Init: init, Step: c.step, BatchSize: c.batch, Workers: 1}, rand.NewPCG(21, 22))
 		if err != nil {

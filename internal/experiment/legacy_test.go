@@ -1,0 +1,60 @@
+package experiment
+
+import (
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
+	"github.com/mmdfw/mmdfw/pkg/sp"
+	"github.com/mmdfw/mmdfw/pkg/svgd"
+)
+
+// A settings table that is silent on the new keys runs the methods as the
+// committed results were made; one that names them keeps them.
+func TestLegacySettings(t *testing.T) {
+	var v svgd.Settings
+	legacySVGD(&v)
+	if v.Whiten != svgd.WhitenNone || v.Stop != svgd.StopFixed || v.Step != 1e-3 || v.Iterations != 1000 {
+		t.Errorf("svgd: %+v", v)
+	}
+	v = svgd.Settings{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}
+	legacySVGD(&v)
+	if v.Step != 0 || v.Iterations != 0 {
+		t.Errorf("svgd opting in: step %v, iterations %v, want the package's defaults (0)", v.Step, v.Iterations)
+	}
+
+	var g sgld.Settings
+	legacySGLD(&g)
+	if g.Whiten != sgld.WhitenNone || g.Stop != sgld.StopFixed || g.Schedule != sgld.SchedulePolynomial || g.Iterations != 10000 || g.A != 0 {
+		t.Errorf("sgld: %+v", g)
+	}
+	// Refused as before: a constant schedule without a step.
+	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant}}).Validate(); err == nil {
+		t.Error("sgld: a constant schedule without a accepted")
+	}
+	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant, Whiten: sgld.WhitenLaplace}}).Validate(); err != nil {
+		t.Errorf("sgld: whitened constant schedule: %v", err)
+	}
+
+	var p sp.Settings
+	legacySP(&p)
+	if p.Whiten != sp.WhitenNone || p.Stop != sp.StopFixed || p.Points != 100 {
+		t.Errorf("sp: %+v", p)
+	}
+
+	for _, c := range []struct {
+		start mmdfw.Start
+		want  mmdfw.Scale
+	}{{mmdfw.StartGiven, mmdfw.ScaleBandwidth}, {mmdfw.StartTrained, mmdfw.ScaleGiven}, {mmdfw.StartAuto, mmdfw.ScaleBandwidth}} {
+		m := mmdfw.Settings{Start: c.start, N: 200}
+		legacyMMDFW(&m)
+		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 {
+			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d", c.start, m.Scale, m.Stop, m.N)
+		}
+	}
+	m := mmdfw.Settings{Scale: mmdfw.ScaleLaplace}
+	legacyMMDFW(&m)
+	if m.Scale != mmdfw.ScaleLaplace || m.N != mmdfw.DefaultN {
+		t.Errorf("mmdfw: scale %v, n %d", m.Scale, m.N)
+	}
+}

@@ -1,0 +1,229 @@
+package mmdfw
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Stopping rules (Settings.Stop).
+const (
+	// StopKSD ends the run after particle n once the kernel Stein
+	// discrepancy of the weighted particles, KSD²ₙ = wᵀK₀w in the Stein
+	// kernel K₀ of the Stein weights (base: the RBF kernel of the run's
+	// bandwidth, in the run's coordinates), is at most k̄/KSDSize, k̄ =
+	// Σᵢ wᵢ k₀(xᵢ, xᵢ): the expected KSD² of KSDSize independent draws of
+	// the target is E k₀(x, x)/KSDSize, so that the particles are then at
+	// least as close to it, in this discrepancy, as that many draws. N is
+	// the ceiling: a run that reaches it first is returned with the flag
+	// "ceiling" in particle.Set.Diag, which also records "particles" and
+	// "ksd_size" (k̄/KSD²ₙ). It needs the Stein weights, whose K₀ the run
+	// keeps.
+	StopKSD = "ksd"
+	// StopFixed adds exactly N particles.
+	StopFixed = "fixed"
+)
+
+// Defaults of the stopping rule.
+const (
+	// DefaultCeiling is the zero N with StopKSD.
+	DefaultCeiling = 400
+	// DefaultKSDSize is the zero KSDSize.
+	DefaultKSDSize = 1000
+)
+
+// validateScale checks Stop, KSDSize and the starts ScaleTarget allows.
+func (s Settings) validateScale() error {
+	switch s.Stop {
+	case "", StopKSD, StopFixed:
+	default:
+		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopKSD, StopFixed})
+	}
+	if s.KSDSize < 0 {
+		return setting.Errorf("ksd_size", s.KSDSize, "must not be negative")
+	}
+	if s.Stop == StopKSD && s.Weights != RuleAuto && s.Weights != Stein {
+		return setting.Errorf("stop", s.Stop, "needs the Stein weights (weights %q)", s.Weights)
+	}
+	if s.Scale == ScaleTarget {
+		switch {
+		case s.Start != StartAuto && s.Start != StartMAP && s.Start != StartGiven:
+			return setting.Errorf("scale", s.Scale, "needs a MAP or given start")
+		case s.Init == InitPrior || s.Init == InitSVGD || s.SVGD != nil || s.SVGDParticles != nil:
+			return setting.Errorf("scale", s.Scale, "needs candidates perturbed from the particles (init \"perturb\")")
+		case s.Embed != nil || s.Pool != nil || s.Z == ZExact:
+			return setting.Errorf("scale", s.Scale, "cannot take an embedding or a pool in the target's coordinates")
+		case s.Scales != nil:
+			return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
+		}
+	}
+	return nil
+}
+
+// targetScalable reports whether ScaleAuto may be ScaleTarget: a MAP or
+// given start, candidates perturbed from the particles, no embedding, pool
+// or SVGD particles in the target's coordinates.
+func (s *Settings) targetScalable() bool {
+	return (s.Start == StartMAP || s.Start == StartGiven) &&
+		(s.Init == InitAuto || s.Init == InitPerturb) &&
+		s.SVGD == nil && s.SVGDParticles == nil &&
+		s.Embed == nil && s.Pool == nil && s.PoolSampler == nil && s.Z == ZAuto
+}
+
+// resolveStop fills Stop, KSDSize and N once the weight rule is known.
+func (s *Settings) resolveStop() {
+	if s.Stop == "" {
+		s.Stop = StopFixed
+		if s.Weights == Stein {
+			s.Stop = StopKSD
+		}
+	}
+	if s.KSDSize == 0 {
+		s.KSDSize = DefaultKSDSize
+	}
+	if s.N == 0 {
+		s.N = DefaultN
+		if s.Stop == StopKSD {
+			s.N = DefaultCeiling
+		}
+	}
+}
+
+// runWhitened is RunResult with ScaleTarget: the MAP and the Laplace fit,
+// then the run on the whitened target with unit scales from the MAP (or
+// the given start), its particles mapped back.
+func runWhitened(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder) (Result, error) {
+	var sw particle.Stopwatch
+	sw.Start()
+	d := t.Dim()
+	x0 := make([]float64, d)
+	switch prior, ok := t.(target.PriorSampler); {
+	case s.X0 != nil:
+		if len(s.X0) != d {
+			return Result{}, fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
+		}
+		copy(x0, s.X0)
+	case ok:
+		prior.SamplePrior(rng, x0)
+	}
+	if err := particle.CheckFinite("mmdfw: MAP search start", 0, x0); err != nil {
+		return Result{}, err
+	}
+	sc, err := laplace.FitAtMAP(ctx, t, x0,
+		laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: rng, NewtonTol: s.MAPNewtonTol},
+		laplace.FitSettings{Batch: s.LaplaceBatch, Src: rng})
+	res := Result{GradEvals: sc.GradEvals, MAPGradEvals: sc.MAP.GradEvals, LaplaceGradEvals: sc.GradEvals - sc.MAP.GradEvals}
+	if err != nil {
+		sw.Stop()
+		res.Seconds = sw.Seconds()
+		if e := ctx.Err(); e != nil {
+			return res, e
+		}
+		return res, fmt.Errorf("mmdfw: the target's scales (MAP and Laplace fit): %w", err)
+	}
+	w := sc.Whitening
+	inner := s
+	inner.Scale, inner.Scales = ScaleGiven, make([]float64, d)
+	for j := range inner.Scales {
+		inner.Scales[j] = 1
+	}
+	inner.X0 = make([]float64, d)
+	if s.Start == StartGiven {
+		w.ToZ(inner.X0, s.X0)
+	}
+	inner.Start = StartGiven
+	if inner.Bandwidth == 0 {
+		inner.Bandwidth = laplace.WhitenedBandwidth(d)
+	}
+	sw.Stop()
+	r, err := runResult(ctx, w.Target(t), inner, rng, w.Recorder(rec, sw.Seconds(), sc.GradEvals))
+	r.Seconds += sw.Seconds()
+	r.GradEvals += sc.GradEvals
+	r.MAPGradEvals += sc.MAP.GradEvals
+	r.LaplaceGradEvals += sc.GradEvals - sc.MAP.GradEvals
+	r.Laplace, r.Scales = sc.Approx, nil
+	if r.Set.X != nil {
+		r.Set.X = w.RowsToX(nil, r.Set.X)
+		r.Set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
+	}
+	return r, err
+}
+
+// ksdStop is the state of StopKSD; a nil *ksdStop never stops.
+type ksdStop struct {
+	size  int
+	n     int // the ceiling
+	ksd2  float64
+	equal float64 // k̄/KSD²
+	done  bool
+}
+
+// ksdStop returns the stopping state of s, nil without StopKSD or Stein
+// weights.
+func (s *Settings) ksdStop() *ksdStop {
+	if s.Stop != StopKSD || s.Weights != Stein {
+		return nil
+	}
+	return &ksdStop{size: s.KSDSize, n: s.N}
+}
+
+// add checks the weighted particles of wt and reports whether they are
+// close enough.
+func (k *ksdStop) add(wt *weights) bool {
+	if k == nil || wt.K0 == nil {
+		return false
+	}
+	n, c := wt.n, wt.cap
+	w := wt.w[:n]
+	var q, kbar, tot float64
+	for i, wi := range w {
+		if wi == 0 {
+			continue
+		}
+		row := wt.K0[i*c : i*c+n]
+		var r float64
+		for j, wj := range w {
+			r += wj * row[j]
+		}
+		q += wi * r
+		kbar += abs(wi) * row[i]
+		tot += abs(wi)
+	}
+	if tot > 0 {
+		q /= tot * tot
+		kbar /= tot
+	}
+	k.ksd2 = q
+	k.equal = kbar / q
+	k.done = k.equal >= float64(k.size)
+	return k.done
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// finish adds the run's diagnostics to set.
+func (k *ksdStop) finish(set *particle.Set) {
+	if set.X == nil {
+		return
+	}
+	n, _ := set.X.Dims()
+	set.Diag.Set("particles", float64(n))
+	if k == nil {
+		return
+	}
+	set.Diag.Set("ksd_size", k.equal)
+	if !k.done && n >= k.n {
+		set.Diag.Raise("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d",
+			n, k.ksd2, k.equal, k.size)
+	}
+}

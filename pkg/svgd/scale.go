@@ -1,0 +1,282 @@
+package svgd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/setting"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Coordinates of a run (Settings.Whiten).
+const (
+	// WhitenLaplace runs SVGD on the target in the coordinates
+	// z = L⁻¹(x − x̂) of its Laplace fit N(x̂, LLᵀ) at the MAP x̂
+	// (laplace.FitAtMAP: L-BFGS from Settings.X0, then the target's exact
+	// Hessian where it offers one, else 2d gradients by central
+	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
+	// whose gradient evaluations are charged to the run. The kernel is
+	// then k(x, y) = exp(−‖L⁻¹(x − y)‖²/(2h²)), an RBF on whitened
+	// coordinates, equivalent to SVGD with the constant matrix kernel
+	// k·LLᵀ; the median heuristic, the start spread and the AdaGrad step
+	// are measured in posterior standard deviations along the fit's axes,
+	// so that coordinates whose scales differ by orders of magnitude need
+	// no hand scaling. The particles are returned, and reported, in x.
+	WhitenLaplace = "laplace"
+	// WhitenNone runs in the target's own coordinates, as the reference
+	// code does.
+	WhitenNone = "none"
+)
+
+// Stopping rules (Settings.Stop).
+const (
+	// StopPlateau ends the run when the particles have settled: the
+	// particles are averaged over windows of PlateauWindow iterations
+	// (which cancels the jitter of AdaGrad's steps of length ≈ Step around
+	// the fixed point), and when the mean and the standard deviation of
+	// every coordinate of those averages have changed by less than StopTol
+	// of that standard deviation from one window to the next for
+	// PlateauPatience windows in a row, the run ends. Iterations is the
+	// ceiling: a run that reaches it first is returned with the flag
+	// "ceiling" in particle.Set.Diag. Diag's "iterations" is the number of
+	// updates made.
+	StopPlateau = "plateau"
+	// StopFixed runs exactly Iterations updates.
+	StopFixed = "fixed"
+)
+
+// Defaults of the stopping rule and of the whitened coordinates.
+const (
+	// DefaultCeiling is the zero Iterations with StopPlateau.
+	DefaultCeiling = 10000
+	// DefaultWhitenedStep is the zero Step with WhitenLaplace: the first
+	// AdaGrad step moves every whitened coordinate by ≈ 0.05 posterior
+	// standard deviations.
+	DefaultWhitenedStep = 0.05
+	// DefaultStopTol is the zero StopTol: a change of 1 % of a standard
+	// deviation per window.
+	DefaultStopTol = 0.01
+	// PlateauWindow is the number of iterations of one window of
+	// StopPlateau, and PlateauPatience the number of flat windows in a row
+	// that end the run.
+	PlateauWindow   = 50
+	PlateauPatience = 3
+)
+
+// validateScale checks Whiten, Stop and StopTol.
+func (s Settings) validateScale() error {
+	switch s.Whiten {
+	case "", WhitenLaplace, WhitenNone:
+	default:
+		return setting.Errorf("whiten", s.Whiten, "is not one of %q", []string{WhitenLaplace, WhitenNone})
+	}
+	switch s.Stop {
+	case "", StopPlateau, StopFixed:
+	default:
+		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopPlateau, StopFixed})
+	}
+	if s.StopTol < 0 || s.StopTol >= 1 || math.IsNaN(s.StopTol) {
+		return setting.Errorf("stop_tol", s.StopTol, "is outside [0, 1)")
+	}
+	return nil
+}
+
+// resolveScale fills Whiten, Stop, StopTol, Iterations and Step, whose
+// defaults depend on the coordinates and the stopping rule.
+func (s *Settings) resolveScale() {
+	s.Whiten = cmp.Or(s.Whiten, WhitenLaplace)
+	s.Stop = cmp.Or(s.Stop, StopPlateau)
+	s.StopTol = cmp.Or(s.StopTol, DefaultStopTol)
+	if s.Stop == StopPlateau {
+		s.Iterations = cmp.Or(s.Iterations, DefaultCeiling)
+	} else {
+		s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
+	}
+	if s.Whiten == WhitenLaplace {
+		s.Step = cmp.Or(s.Step, DefaultWhitenedStep)
+	} else {
+		s.Step = cmp.Or(s.Step, DefaultStep)
+	}
+}
+
+// whitened reports whether s runs in the Laplace fit's coordinates.
+func (s Settings) whitened() bool { return s.Whiten == "" || s.Whiten == WhitenLaplace }
+
+// runWhitened is Run with WhitenLaplace: the MAP and the Laplace fit,
+// then SVGD on the whitened target from whitened initial particles, its
+// snapshots and result mapped back.
+func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	var sw particle.Stopwatch
+	sw.Start()
+	s, err := s.resolved()
+	if err != nil {
+		return particle.Set{}, err
+	}
+	d := t.Dim()
+	if d < 1 {
+		return particle.Set{}, fmt.Errorf("svgd: target dimension %d < 1", d)
+	}
+	rng := rand.New(src)
+	x0 := make([]float64, d)
+	switch ps, ok := t.(target.PriorSampler); {
+	case s.X0 != nil:
+		if len(s.X0) != d {
+			return particle.Set{}, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
+		}
+		copy(x0, s.X0)
+	case s.Init != nil:
+		n, c := s.Init.Dims()
+		if c != d {
+			return particle.Set{}, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
+		}
+		for i := 0; i < n; i++ {
+			for j, v := range s.Init.RawRowView(i) {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return particle.Set{}, fmt.Errorf("svgd: initial particle %d: coordinate %d is %v", i, j, v)
+				}
+				x0[j] += v / float64(n)
+			}
+		}
+	case ok:
+		ps.SamplePrior(rng, x0)
+	}
+	if err := particle.CheckFinite("svgd: MAP search start", 0, x0); err != nil {
+		return particle.Set{}, err
+	}
+	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return particle.Set{}, ctx.Err()
+		}
+		return particle.Set{}, fmt.Errorf("svgd: the target's scales (MAP and Laplace fit): %w", err)
+	}
+	w := sc.Whitening
+	inner := s
+	inner.Whiten, inner.X0 = WhitenNone, nil
+	if inner.Bandwidth == 0 {
+		inner.Bandwidth = laplace.WhitenedBandwidth(d)
+	}
+	if s.Init != nil {
+		inner.Init = w.RowsToZ(nil, s.Init)
+	} else {
+		inner.Init = mat.NewDense(s.Particles, d, nil)
+		for i := 0; i < s.Particles; i++ {
+			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
+				row[j] = s.InitScale * rng.NormFloat64()
+			}
+		}
+	}
+	sw.Stop()
+	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, sw.Seconds(), sc.GradEvals))
+	if set.X != nil {
+		set.X = w.RowsToX(nil, set.X)
+	}
+	if set.X != nil || err == nil {
+		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
+	}
+	return set, err
+}
+
+// plateau is the state of StopPlateau; a nil *plateau never stops.
+type plateau struct {
+	tol      float64
+	it       int
+	mean, sd []float64 // of the last window's end
+	m, v     []float64 // scratch
+	avg      []float64 // the particles summed over the current window
+	flat     int       // flat windows in a row
+	windows  int
+	done     bool
+	last     float64 // the last window's largest change
+}
+
+// plateau returns the stopping state of s, nil with StopFixed.
+func (s Settings) plateau() *plateau {
+	if s.Stop != StopPlateau {
+		return nil
+	}
+	return &plateau{tol: s.StopTol}
+}
+
+// add is called after every iteration with the particles and reports
+// whether the plateau is reached.
+func (p *plateau) add(x *mat.Dense) bool {
+	if p == nil {
+		return false
+	}
+	n, d := x.Dims()
+	if p.mean == nil {
+		p.mean, p.sd, p.m, p.v = make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+		p.avg = make([]float64, n*d)
+	}
+	for i := 0; i < n; i++ {
+		a := p.avg[i*d : (i+1)*d]
+		for j, v := range x.RawRowView(i) {
+			a[j] += v
+		}
+	}
+	p.it++
+	if p.it%PlateauWindow != 0 {
+		return false
+	}
+	for j := range p.m {
+		p.m[j], p.v[j] = 0, 0
+	}
+	for i, v := range p.avg {
+		v /= PlateauWindow
+		p.avg[i] = v
+		p.m[i%d] += v
+	}
+	for j := range p.m {
+		p.m[j] /= float64(n)
+	}
+	for i, v := range p.avg {
+		j := i % d
+		p.v[j] += (v - p.m[j]) * (v - p.m[j])
+		p.avg[i] = 0
+	}
+	var worst float64
+	for j := range p.v {
+		p.v[j] = math.Sqrt(p.v[j] / float64(n))
+		if p.windows > 0 {
+			s := math.Max(p.v[j], 1e-300)
+			worst = math.Max(worst, math.Max(math.Abs(p.m[j]-p.mean[j]), math.Abs(p.v[j]-p.sd[j]))/s)
+		}
+	}
+	copy(p.mean, p.m)
+	copy(p.sd, p.v)
+	p.windows++
+	if p.windows == 1 {
+		return false
+	}
+	p.last = worst
+	if worst < p.tol {
+		p.flat++
+	} else {
+		p.flat = 0
+	}
+	if p.flat >= PlateauPatience {
+		p.done = true
+	}
+	return p.done
+}
+
+// finish returns the current particles with the run's diagnostics: the
+// iterations done and, when a stopping rule was set and not met, the flag
+// "ceiling".
+func (st *state) finish(it int, p *plateau) particle.Set {
+	set := st.set()
+	set.Diag.Set("iterations", float64(it))
+	if p != nil && !p.done {
+		set.Diag.Raise("ceiling", "svgd: %d iterations (the ceiling) before the particles' moments settled (last change %.3g sd per %d iterations, tolerance %.3g)",
+			it, p.last, PlateauWindow, p.tol)
+	}
+	return set
+}
