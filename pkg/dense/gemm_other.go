@@ -7,6 +7,15 @@ var useFMA = false
 
 const haveFMA = false
 
+// use512 is false: the portable loop is used.
+var use512 = false
+
+const have512 = false
+
+func mul4x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int) {
+	panic("dense: no AVX-512 kernel")
+}
+
 func mul4x8(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
 	panic("dense: no FMA kernel")
 }

@@ -1,0 +1,78 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func mul4x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int)
+//
+// The 4×16 block of C at c (row stride ldc) set to α times the product of
+// the 4×k block of A at a and the k×16 block of B at b, with AVX-512: eight
+// accumulators Z0–Z7 (two 8-lane vectors per row); per step l, two vectors
+// of B's row l are multiplied by the four broadcast A_il and added with
+// one rounding each (VFMADD231PD), as math.FMA does in the portable loop.
+// Bit c of mask (16 bits) enables column c: B is loaded with the lanes of
+// disabled columns zeroed and never read there, and C is stored through
+// the mask, so the columns beyond a tail are not touched.
+TEXT ·mul4x16(SB), NOSPLIT, $0-72
+	MOVQ k+0(FP), CX
+	VBROADCASTSD alpha+8(FP), Z15
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R8
+	SHLQ $3, R8
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
+	SHLQ $3, R9
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
+	SHLQ $3, R10
+	MOVQ mask+64(FP), AX
+	KMOVW AX, K1
+	KSHIFTRW $8, K1, K2
+	LEAQ (R8)(R8*2), R11
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+loop16:
+	VMOVUPD.Z    (DI), K1, Z8
+	VMOVUPD.Z    64(DI), K2, Z9
+	VBROADCASTSD (SI), Z10
+	VFMADD231PD  Z8, Z10, Z0
+	VFMADD231PD  Z9, Z10, Z1
+	VBROADCASTSD (SI)(R8*1), Z11
+	VFMADD231PD  Z8, Z11, Z2
+	VFMADD231PD  Z9, Z11, Z3
+	VBROADCASTSD (SI)(R8*2), Z12
+	VFMADD231PD  Z8, Z12, Z4
+	VFMADD231PD  Z9, Z12, Z5
+	VBROADCASTSD (SI)(R11*1), Z13
+	VFMADD231PD  Z8, Z13, Z6
+	VFMADD231PD  Z9, Z13, Z7
+	ADDQ         $8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          loop16
+
+	VMULPD  Z15, Z0, Z0
+	VMULPD  Z15, Z1, Z1
+	VMULPD  Z15, Z2, Z2
+	VMULPD  Z15, Z3, Z3
+	VMULPD  Z15, Z4, Z4
+	VMULPD  Z15, Z5, Z5
+	VMULPD  Z15, Z6, Z6
+	VMULPD  Z15, Z7, Z7
+	VMOVUPD Z0, K1, (DX)
+	VMOVUPD Z1, K2, 64(DX)
+	VMOVUPD Z2, K1, (DX)(R10*1)
+	VMOVUPD Z3, K2, 64(DX)(R10*1)
+	LEAQ    (DX)(R10*2), DX
+	VMOVUPD Z4, K1, (DX)
+	VMOVUPD Z5, K2, 64(DX)
+	VMOVUPD Z6, K1, (DX)(R10*1)
+	VMOVUPD Z7, K2, 64(DX)(R10*1)
+	VZEROUPPER
+	RET
