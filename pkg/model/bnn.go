@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mmdfw/mmdfw/pkg/dense"
+	"github.com/mmdfw/mmdfw/pkg/par"
 )
 
 // bnnMinRows is the smallest row block worth a goroutine of its own.
@@ -183,6 +184,26 @@ func (m *BNN) finish(x, grad []float64, sse float64, count int, scale float64) f
 	grad[d-2] += dG
 	grad[d-1] += dL
 	return lp + lpG + lpL
+}
+
+// finishGrad is finish without the log density: the same operations on
+// grad, so the same bits (the derivatives of the Gamma priors are those of
+// logGammaPriorLog, a − b·eˢ with eˢ the γ and λ computed here).
+func (m *BNN) finishGrad(x, grad []float64, sse float64, count int, scale float64) {
+	d := m.Dim()
+	nw := d - 2
+	lg, ll := x[d-2], x[d-1]
+	gamma, lambda := math.Exp(lg), math.Exp(ll)
+	floats.Scale(gamma*scale, grad[:nw])
+	c := float64(count)
+	grad[d-2] = scale * (0.5*c - 0.5*gamma*sse)
+	grad[d-1] = 0
+	w := x[:nw]
+	ss := floats.Dot(w, w)
+	floats.AddScaled(grad[:nw], -lambda, w)
+	grad[d-1] += 0.5*float64(nw) - 0.5*lambda*ss
+	grad[d-2] += m.A0 - m.B0*gamma
+	grad[d-1] += m.A0 - m.B0*lambda
 }
 
 // bnnChunkRows is the number of rows of one chunk of a full-data gradient:
@@ -359,6 +380,7 @@ type bnnBatchScratch struct {
 	next    atomic.Int64
 	workers int
 	wg      sync.WaitGroup
+	job     bnnTeamJob
 }
 
 func (s *bnnBatchScratch) run(k int) {
@@ -434,6 +456,10 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		for j := 0; j < p; j++ {
 			copy(g[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
 		}
+		if s.lp == nil {
+			m.finishGrad(th(i)[:d], g, sse[i], nb, scale)
+			continue
+		}
 		s.lp[lo+i] = m.finish(th(i)[:d], g, sse[i], nb, scale)
 	}
 }
@@ -445,11 +471,62 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 // their first-layer gradients one product Xbᵀ·[Δᵢ …], the chunks taken in
 // turn by Workers goroutines. It allocates nothing in steady state.
 func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
+	if n, _ := xs.Dims(); len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	m.minibatchBatch(false, nil, nil, xs, grads, lp, batch)
+}
+
+// MinibatchGradBatch writes into row i of grads what
+// MinibatchLogProbGradBatch writes there, bit for bit, without the log
+// densities (the Gaussian and Gamma normalising terms and their
+// logarithms). It allocates nothing in steady state.
+func (m *BNN) MinibatchGradBatch(xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatch(false, nil, nil, xs, grads, nil, batch)
+}
+
+// MinibatchGradBatchOn is MinibatchGradBatch with the work split over
+// team's goroutines instead of the package's own: the chunks of particles
+// are taken in turn, and side.Run(0), when side is not nil, runs once as
+// one more part of that job (the caller's work that does not depend on the
+// result; it must not touch xs or grads). Every particle is computed as
+// MinibatchGradBatch computes it, so the gradients have the same bits
+// with any team, nil included (the caller alone). It allocates nothing in
+// steady state.
+func (m *BNN) MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatch(true, team, side, xs, grads, nil, batch)
+}
+
+// bnnTeamJob is the chunks of a minibatch pass as the parts of a team job,
+// with side as one more part.
+type bnnTeamJob struct {
+	s    *bnnBatchScratch
+	side par.Runner
+}
+
+func (j *bnnTeamJob) Run(k int) {
+	if j.side != nil {
+		if k == 0 {
+			j.side.Run(0)
+			return
+		}
+		k--
+	}
+	s := j.s
+	lo := k * s.chunk
+	s.block(k, lo, min(lo+s.chunk, s.n))
+}
+
+// minibatchBatch is MinibatchLogProbGradBatch (without the log densities
+// when lp is nil) on the package's workers, or with onTeam on team (nil:
+// the caller alone), chunk k on buffer k, with side.Run(0) as one more
+// part.
+func (m *BNN) minibatchBatch(onTeam bool, team *par.Team, side par.Runner, xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.Dim() {
 		panic("model: dimension mismatch")
 	}
-	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+	if r, c := grads.Dims(); r != n || c != d {
 		panic("model: dimension mismatch")
 	}
 	if len(batch) == 0 {
@@ -457,7 +534,11 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	}
 	p, h, nb := m.p, m.h, len(batch)
 	chunk := bnnChunk(h)
-	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
+	chunks := (n + chunk - 1) / chunk
+	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), chunks)
+	if onTeam {
+		workers = chunks // one buffer per chunk
+	}
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
 		s = &bnnBatchScratch{m: m, chunk: chunk}
@@ -486,8 +567,18 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	}
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
-	s.next.Store(0)
-	parallel(workers, s, &s.wg)
+	if onTeam {
+		s.job = bnnTeamJob{s: s, side: side}
+		parts := chunks
+		if side != nil {
+			parts++
+		}
+		team.Do(parts, &s.job)
+		s.job = bnnTeamJob{}
+	} else {
+		s.next.Store(0)
+		parallel(workers, s, &s.wg)
+	}
 	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
 	m.mbScratch.Store(s)
 }

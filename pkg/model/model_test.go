@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -1012,5 +1013,97 @@ func TestLogPriorConstSameBits(t *testing.T) {
 				t.Fatalf("gradient %d: %v, formula %v", j, g1[j], g0[j])
 			}
 		}
+	}
+}
+
+// gradBatcher is a model's gradient-only minibatch pass, plain and on a
+// team.
+type gradBatcher interface {
+	target.StochasticBatched
+	MinibatchGradBatch(xs, grads *mat.Dense, batch []int)
+	MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int)
+}
+
+// TestMinibatchGradBatchSameBits: the gradient-only minibatch passes of the
+// logistic model and the network give the gradients of
+// MinibatchLogProbGradBatch bit for bit, alone and on teams of one and two
+// (GOMAXPROCS 1 and 2; nil, the caller alone), both logistic kernel paths,
+// batches whose tiles end in a partial group of four, partial last chunks,
+// and run their side part once.
+func TestMinibatchGradBatchSameBits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(4, 7))
+	X, y := synthLogistic(rng, 3000, 55)
+	lr := NewLogistic(X, y)
+	Xb, yb := synthBNN(rng, 900, 16)
+	bnn := NewBNN(Xb, yb, 50)
+	for _, c := range []struct {
+		name  string
+		m     gradBatcher
+		n, nb int
+	}{
+		{"logistic", lr, 100, 100}, {"logistic", lr, 37, 67}, {"logistic", lr, 9, 5}, {"logistic", lr, 4, 100},
+		{"bnn", bnn, 20, 100}, {"bnn", bnn, 7, 33}, {"bnn", bnn, 1, 3},
+	} {
+		d := c.m.Dim()
+		xs := mat.NewDense(c.n, d, nil)
+		for i := 0; i < c.n; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		batch := make([]int, c.nb)
+		for k := range batch {
+			batch[k] = rng.IntN(900)
+		}
+		for _, fma := range []bool{haveFMA, false} {
+			lrUseFMA = fma
+			want := mat.NewDense(c.n, d, nil)
+			c.m.MinibatchLogProbGradBatch(xs, want, make([]float64, c.n), batch)
+			check := func(how string, got *mat.Dense) {
+				t.Helper()
+				for i := 0; i < c.n; i++ {
+					for j := 0; j < d; j++ {
+						if math.Float64bits(got.At(i, j)) != math.Float64bits(want.At(i, j)) {
+							t.Fatalf("%s n %d |B| %d FMA %v %s: grad[%d][%d] = %v, want %v", c.name, c.n, c.nb, fma, how, i, j, got.At(i, j), want.At(i, j))
+						}
+					}
+				}
+			}
+			got := mat.NewDense(c.n, d, nil)
+			c.m.MinibatchGradBatch(xs, got, batch)
+			check("alone", got)
+			var side sideCount
+			got = mat.NewDense(c.n, d, nil)
+			c.m.MinibatchGradBatchOn(nil, &side, xs, got, batch)
+			check("nil team", got)
+			if side.n != 1 {
+				t.Fatalf("%s nil team: the side part ran %d times", c.name, side.n)
+			}
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				for _, w := range []int{1, 2} {
+					team := par.NewTeam(w)
+					for rep := 0; rep < 3; rep++ {
+						side = sideCount{}
+						got := mat.NewDense(c.n, d, nil)
+						c.m.MinibatchGradBatchOn(team, &side, xs, got, batch)
+						check(fmt.Sprintf("GOMAXPROCS %d team %d", procs, w), got)
+						if side.n != 1 {
+							t.Fatalf("%s GOMAXPROCS %d team %d: the side part ran %d times", c.name, procs, w, side.n)
+						}
+					}
+					if c.nb == 100 {
+						got := mat.NewDense(c.n, d, nil)
+						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatchOn(team, nil, xs, got, batch) }); a != 0 {
+							t.Errorf("%s GOMAXPROCS %d, team %d: %v allocations per call", c.name, procs, w, a)
+						}
+						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatch(xs, got, batch) }); a != 0 {
+							t.Errorf("%s: %v allocations per call", c.name, a)
+						}
+					}
+					team.Close()
+				}
+			}
+		}
+		lrUseFMA = haveFMA
 	}
 }

@@ -117,7 +117,10 @@ type Settings struct {
 	// on it. A target that scores all particles in one call
 	// (target.StochasticBatched with minibatches, target.Batched with full
 	// data) is called once per iteration and parallelises on its own,
-	// except that model.Logistic's minibatch scores share the run's team.
+	// except that the minibatch scores of model.Logistic and model.BNN
+	// share the run's team. A target with a gradient-only minibatch pass
+	// (MinibatchGradBatch, as both models have) is called through it: SVGD
+	// never reads the log densities.
 	//
 	// With Workers and GOMAXPROCS above 1 and n²d ≥ 2¹⁶ (n particles in
 	// dimension d), a run also keeps a par.Team of min(Workers, GOMAXPROCS)
@@ -219,6 +222,7 @@ type state struct {
 	t  target.Target
 	st target.Stochastic        // nil for full-data scores
 	sb target.StochasticBatched // non-nil when minibatch scores come in one batch
+	gb gradBatched              // non-nil when they come without the log densities
 	bt target.Batched           // non-nil when full-data scores come in one batch
 	s  Settings
 
@@ -240,6 +244,7 @@ type state struct {
 	// or the problem is too small to split.
 	team *par.Team
 	tb   teamBatched
+	gtb  gradTeamBatched
 	pick teamPick
 
 	// Score workers 1..len(start) take the particle blocks after the
@@ -321,6 +326,9 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 			st.sb = sb
 			st.lp = make([]float64, n)
 		}
+		if gb, ok := t.(gradBatched); ok {
+			st.gb = gb
+		}
 	} else {
 		st.cost = int64(n) * int64(target.NData(t))
 		if bt, ok := t.(target.Batched); ok {
@@ -336,8 +344,25 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		if tb, ok := t.(teamBatched); ok && st.sb != nil {
 			st.tb = tb
 		}
+		if gtb, ok := t.(gradTeamBatched); ok && st.sb != nil {
+			st.gtb = gtb
+		}
 	}
 	return st, nil
+}
+
+// gradBatched is a minibatch-batched target that also gives the scores
+// alone, with the bits of MinibatchLogProbGradBatch's gradients and
+// without its log densities, which SVGD never reads (model.Logistic and
+// model.BNN are two).
+type gradBatched interface {
+	MinibatchGradBatch(xs, grads *mat.Dense, batch []int)
+}
+
+// gradTeamBatched is gradBatched on a par.Team given by the caller, with
+// side.Run(0) run once beside the scores.
+type gradTeamBatched interface {
+	MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int)
 }
 
 // teamBatched is a minibatch-batched target that splits its work over a
@@ -408,7 +433,11 @@ func (st *state) computeScores(team *par.Team, side par.Runner) {
 		}
 		st.pos = (st.pos + len(st.batch)) % nd
 	}
-	if st.tb != nil {
+	switch {
+	case st.gtb != nil:
+		st.gtb.MinibatchGradBatchOn(team, side, st.x, st.scores, st.batch)
+		return
+	case st.tb != nil:
 		st.tb.MinibatchLogProbGradBatchOn(team, side, st.x, st.scores, st.lp, st.batch)
 		return
 	}
@@ -416,6 +445,9 @@ func (st *state) computeScores(team *par.Team, side par.Runner) {
 		side.Run(0)
 	}
 	switch {
+	case st.gb != nil:
+		st.gb.MinibatchGradBatch(st.x, st.scores, st.batch)
+		return
 	case st.sb != nil:
 		st.sb.MinibatchLogProbGradBatch(st.x, st.scores, st.lp, st.batch)
 		return
