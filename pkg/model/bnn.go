@@ -485,6 +485,11 @@ func (m *BNN) MinibatchGradBatch(xs, grads *mat.Dense, batch []int) {
 	m.minibatchBatch(false, nil, nil, xs, grads, nil, batch)
 }
 
+// Prefetch asks the processor to bring the data rows named by batch into
+// its caches ahead of a minibatch pass on them. It changes no result and
+// allocates nothing; indices outside [0, N) make it do nothing.
+func (m *BNN) Prefetch(batch []int) { prefetchBatch(m.x, batch) }
+
 // MinibatchGradBatchOn is MinibatchGradBatch with the work split over
 // team's goroutines instead of the package's own: the chunks of particles
 // are taken in turn, and side.Run(0), when side is not nil, runs once as

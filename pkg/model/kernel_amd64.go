@@ -35,3 +35,9 @@ var haveFMA = func() bool {
 
 //go:noescape
 func sigmoidFMA(z, y *float64, n int) (lmin, prod float64)
+
+// prefetchRows asks the processor to bring the first bytes (> 0) bytes of
+// rows idx[0], …, idx[n−1] of x (row stride in elements) into its caches.
+//
+//go:noescape
+func prefetchRows(x *float64, stride int, idx *int, n int, bytes int)

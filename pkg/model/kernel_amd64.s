@@ -443,3 +443,38 @@ sigdone:
 	VMOVSD X7, prod+32(FP)
 	VZEROUPPER
 	RET
+
+// func prefetchRows(x *float64, stride int, idx *int, n int, bytes int)
+//
+// PREFETCHT1 (into the level-2 cache, leaving the level-1 cache to the
+// work in between) for every cache line of the first bytes (> 0) bytes of rows
+// idx[0], …, idx[n−1] of x (row stride in elements).
+TEXT ·prefetchRows(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $3, R8
+	MOVQ idx+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ bytes+32(FP), R9
+	TESTQ CX, CX
+	JLE  pfdone
+
+pfrow:
+	MOVQ  (DI), AX
+	IMULQ R8, AX
+	ADDQ  SI, AX
+	LEAQ  -1(AX)(R9*1), R10
+	MOVQ  AX, DX
+
+pfline:
+	PREFETCHT1 (DX)
+	ADDQ       $64, DX
+	CMPQ       DX, R10
+	JLE        pfline
+	PREFETCHT1 (R10)
+	ADDQ       $8, DI
+	DECQ       CX
+	JNZ        pfrow
+
+pfdone:
+	RET

@@ -613,6 +613,13 @@ func (m *Logistic) MinibatchLogProbGradBatchOn(team *par.Team, side par.Runner, 
 	m.minibatchBatchOn(team, side, xs, grads, lp, batch)
 }
 
+// Prefetch asks the processor to bring the data rows named by batch into
+// its caches ahead of a minibatch pass on them (a caller that knows its
+// next batch calls it one pass early, so that the gathering of the rows
+// finds them there). It changes no result and allocates nothing; indices
+// outside [0, N) make it do nothing.
+func (m *Logistic) Prefetch(batch []int) { prefetchBatch(m.x, batch) }
+
 // MinibatchGradBatchOn is MinibatchGradBatch split over team as
 // MinibatchLogProbGradBatchOn splits MinibatchLogProbGradBatch: the
 // gradients have the bits of MinibatchLogProbGradBatch with any team, and

@@ -1107,3 +1107,37 @@ func TestMinibatchGradBatchSameBits(t *testing.T) {
 		lrUseFMA = haveFMA
 	}
 }
+
+// TestPrefetch: a prefetch of valid rows, of none and of rows outside the
+// data (ignored) leaves a later minibatch pass with its bits and allocates
+// nothing.
+func TestPrefetch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 8))
+	X, y := synthLogistic(rng, 500, 55)
+	lr := NewLogistic(X, y)
+	Xb, yb := synthBNN(rng, 500, 16)
+	bnn := NewBNN(Xb, yb, 50)
+	batch := []int{0, 499, 17, 250, 3}
+	for _, m := range []interface {
+		gradBatcher
+		Prefetch([]int)
+	}{lr, bnn} {
+		d := m.Dim()
+		xs := mat.NewDense(3, d, nil)
+		for i := 0; i < 3; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		want, got := mat.NewDense(3, d, nil), mat.NewDense(3, d, nil)
+		m.MinibatchGradBatch(xs, want, batch)
+		for _, b := range [][]int{batch, nil, {500}, {-1, 2}} {
+			m.Prefetch(b)
+		}
+		m.MinibatchGradBatch(xs, got, batch)
+		if !mat.Equal(got, want) {
+			t.Fatalf("%T: gradients moved after a prefetch", m)
+		}
+		if a := testing.AllocsPerRun(20, func() { m.Prefetch(batch) }); a != 0 {
+			t.Errorf("%T: %v allocations per prefetch", m, a)
+		}
+	}
+}

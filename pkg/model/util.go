@@ -63,6 +63,23 @@ func gatherRows(xb, yb []float64, raw blas64.General, y []float64, batch []int) 
 	}
 }
 
+// prefetchBatch asks the processor to bring the rows of raw named by batch
+// into its caches, ahead of a minibatch pass that will gather them; rows
+// outside raw are ignored. It changes no result.
+func prefetchBatch(raw blas64.General, batch []int) {
+	if raw.Rows == 0 || raw.Cols == 0 {
+		return
+	}
+	for _, i := range batch {
+		if i < 0 || i >= raw.Rows {
+			return
+		}
+	}
+	if len(batch) > 0 {
+		prefetchRows(&raw.Data[0], raw.Stride, &batch[0], len(batch), raw.Cols*8)
+	}
+}
+
 // batchRows is a minibatch's gathered rows (|B|×p, row-major), their
 // transpose (p×|B|) and their responses, as the batched gradients of both
 // models hold them.

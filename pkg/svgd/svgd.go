@@ -236,6 +236,8 @@ type state struct {
 	perm  []int // minibatch order: one permutation of the data
 	pos   int   // start of the next minibatch in perm
 	batch []int
+	ahead []int      // the next minibatch, for pf
+	pf    prefetcher // non-nil when the target prefetches rows
 	evals int64
 	cost  int64 // gradient evaluations per iteration
 
@@ -329,6 +331,10 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		if gb, ok := t.(gradBatched); ok {
 			st.gb = gb
 		}
+		if pf, ok := t.(prefetcher); ok {
+			st.pf = pf
+			st.ahead = make([]int, s.BatchSize)
+		}
 	} else {
 		st.cost = int64(n) * int64(target.NData(t))
 		if bt, ok := t.(target.Batched); ok {
@@ -357,6 +363,13 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 // model.BNN are two).
 type gradBatched interface {
 	MinibatchGradBatch(xs, grads *mat.Dense, batch []int)
+}
+
+// prefetcher is a minibatch target that can bring the rows of a batch
+// into the processor's caches ahead of its pass (model.Logistic and
+// model.BNN are two); it changes no result.
+type prefetcher interface {
+	Prefetch(batch []int)
 }
 
 // gradTeamBatched is gradBatched on a par.Team given by the caller, with
@@ -414,6 +427,29 @@ func (st *state) scoreBlock(lo, hi int) {
 	}
 }
 
+// fillBatch writes the minibatch that starts at position pos of perm into
+// dst: consecutive entries of perm (the identity when Sequential), wrapping
+// around modulo N.
+func (st *state) fillBatch(dst []int, pos int) {
+	nd := len(st.perm)
+	for k := range dst {
+		p := pos + k
+		if p >= nd {
+			p -= nd
+		}
+		dst[k] = st.perm[p]
+	}
+}
+
+// prefetchNext asks the target to bring the rows of the next iteration's
+// minibatch into the caches while this iteration's direction is computed.
+func (st *state) prefetchNext() {
+	if st.pf != nil {
+		st.fillBatch(st.ahead, st.pos)
+		st.pf.Prefetch(st.ahead)
+	}
+}
+
 // computeScores fills scores for the current particles, on the next
 // minibatch when the target is stochastic, and runs side.Run(0) (the median
 // heuristic of the direction, independent of the scores) once: beside the
@@ -421,17 +457,8 @@ func (st *state) scoreBlock(lo, hi int) {
 // before them.
 func (st *state) computeScores(team *par.Team, side par.Runner) {
 	if st.st != nil {
-		// Consecutive batches of perm (the identity when Sequential),
-		// wrapping around modulo N.
-		nd := len(st.perm)
-		for k := range st.batch {
-			p := st.pos + k
-			if p >= nd {
-				p -= nd
-			}
-			st.batch[k] = st.perm[p]
-		}
-		st.pos = (st.pos + len(st.batch)) % nd
+		st.fillBatch(st.batch, st.pos)
+		st.pos = (st.pos + len(st.batch)) % len(st.perm)
 	}
 	switch {
 	case st.gtb != nil:
@@ -478,6 +505,7 @@ func (st *state) step(it int) {
 	}
 	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
 	st.computeScores(team, med)
+	st.prefetchNext()
 	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
 	finishDirection(st.phi, st.ws, &st.upd)
 	st.evals += st.cost
