@@ -18,6 +18,13 @@ var use512 = have512
 // have512 reports whether the AVX-512 micro-kernel can run here.
 var have512 = haveFMA && cpu.X86.HasAVX512F
 
+// expNeg512 sets x[i] = exp(−nc·x[i]) for i < n, n ≥ 1, with the
+// operations of expNeg, eight at a time and the last n mod 8 through a
+// lane mask.
+//
+//go:noescape
+func expNeg512(x *float64, n int, nc float64)
+
 // mul4x16 sets the columns of the 4×16 block of C at c (row stride ldc)
 // enabled by the bits of mask (bit j: column j) to α times the product of
 // the 4×k block of A at a (row stride lda) and the k×16 block of B at b
