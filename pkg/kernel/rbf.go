@@ -284,7 +284,16 @@ func medianBracketed(sq *mat.Dense, scratch []float64, kHi, kLo int, even bool) 
 	}
 	s := scratch[:m]
 	below, c, good := 0, 0, 0
-	for i := 0; i < n; i++ {
+	if use512 {
+		for i := 0; i < n-1; i++ {
+			row := sq.RawRowView(i)[i+1:]
+			kept, ge, nn := bracket512(&s[c], &row[0], len(row), lo, hi)
+			c += kept
+			below += len(row) - ge
+			good += nn
+		}
+	}
+	for i := 0; i < n && !use512; i++ {
 		for _, v := range sq.RawRowView(i)[i+1:] {
 			s[c] = v
 			// Flags, not branches: the comparisons are unpredictable.
