@@ -22,7 +22,7 @@ import "math"
 //	s ← 0;  s ← fma(A_il, B_lj, s) for l = 0, …, k−1;  C_ij = α·s,
 //
 // in 4×8, 4×4 and masked 4×r register blocks of C on the AVX2/FMA path
-// and in masked 4×16 blocks on the AVX-512 path. It panics ("dense: ...") when a stride is smaller than its
+// and in masked 8×16 and 4×16 blocks on the AVX-512 path. It panics ("dense: ...") when a stride is smaller than its
 // row length or a slice is too short.
 func MulNN(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	if m < 0 || n < 0 || k < 0 {
@@ -49,7 +49,14 @@ func MulNN(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb in
 	m4, n8 := 0, 0
 	if useFMA && use512 {
 		m4, n8 = m&^3, n
-		for i := 0; i < m4; i += 4 {
+		m8 := m &^ 7
+		for i := 0; i < m8; i += 8 {
+			for j := 0; j < n; j += 16 {
+				mask := 1<<min(16, n-j) - 1
+				mul8x16(k, alpha, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc, mask)
+			}
+		}
+		for i := m8; i < m4; i += 4 {
 			for j := 0; j < n; j += 16 {
 				mask := 1<<min(16, n-j) - 1
 				mul4x16(k, alpha, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc, mask)

@@ -25,6 +25,11 @@ var have512 = haveFMA && cpu.X86.HasAVX512F
 //go:noescape
 func expNeg512(x *float64, n int, nc float64)
 
+// mul8x16 is mul4x16 for an 8×16 block of C (A's block 8×k).
+//
+//go:noescape
+func mul8x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int)
+
 // mul4x16 sets the columns of the 4×16 block of C at c (row stride ldc)
 // enabled by the bits of mask (bit j: column j) to α times the product of
 // the 4×k block of A at a (row stride lda) and the k×16 block of B at b

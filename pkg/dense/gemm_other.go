@@ -16,6 +16,10 @@ func expNeg512(x *float64, n int, nc float64) {
 	panic("dense: no AVX-512 kernel")
 }
 
+func mul8x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int) {
+	panic("dense: no AVX-512 kernel")
+}
+
 func mul4x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int) {
 	panic("dense: no AVX-512 kernel")
 }
