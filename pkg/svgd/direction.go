@@ -84,7 +84,7 @@ type adagradStep struct {
 // Phases of a direction job.
 const (
 	phaseTranspose = iota // Xᵀ in column blocks of X
-	phaseGram             // X Xᵀ in strips of four rows
+	phaseGram             // X Xᵀ in strips of eight rows
 	phaseDists            // squared distances in blocks of rows
 	phaseMedian           // the bandwidth, one part
 	phaseExp              // exponentials of the upper rows, then T = S − X/h²
@@ -109,7 +109,10 @@ type dirJob struct {
 // the Gram and product phases.
 const (
 	dirRowBlock = 8
-	dirStrip    = 4
+	dirStrip    = 8
+	// sumGroup is the number of rows whose sums rowSums takes side by
+	// side.
+	sumGroup = 4
 )
 
 // dirTransposeBlock is the number of columns of X per transpose part.
@@ -128,8 +131,8 @@ func (j *dirJob) Run(part int) {
 			}
 		}
 	case phaseGram:
-		// Only the blocks on and above the diagonal: the strip of four
-		// rows from the first column of their 8-column block on.
+		// Only the blocks on and above the diagonal: the strip of eight
+		// rows from its first row's column on.
 		xr, raw := j.x.RawMatrix(), ws.k.RawMatrix()
 		i0 := part * dirStrip
 		rows, j0 := min(dirStrip, n-i0), i0&^7
@@ -196,12 +199,12 @@ func (j *dirJob) product(part int) {
 	c1 := min(c0+j.colBlk, d)
 	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), j.dst.RawMatrix()
 	dense.MulNN(i1-i0, c1-c0, n, j.invN, kr.Data[i0*kr.Stride:], kr.Stride, tr.Data[c0:], tr.Stride, dr.Data[i0*dr.Stride+c0:], dr.Stride)
-	var sums [dirStrip]float64
+	var sums [sumGroup]float64
 	for i := i0; i < i1; i++ {
-		if r := (i - i0) % dirStrip; r == 0 {
-			rowSums(sums[:min(dirStrip, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
+		if r := (i - i0) % sumGroup; r == 0 {
+			rowSums(sums[:min(sumGroup, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
 		}
-		cf := sums[(i-i0)%dirStrip] * j.inv2 * j.invN
+		cf := sums[(i-i0)%sumGroup] * j.inv2 * j.invN
 		out := dr.Data[i*dr.Stride+c0 : i*dr.Stride+c1]
 		for c, v := range j.x.RawRowView(i)[c0:c1] {
 			out[c] += cf * v
@@ -326,12 +329,13 @@ func finishDirection(dst *mat.Dense, ws *Workspace, upd *adagradStep) kernel.RBF
 	j.phase = phaseExp
 	team.Do(2*blocks, j)
 
-	// The product in strips of four rows when there are enough of them
-	// for the team, else in column blocks of whole 8-column panels.
+	// The product in strips of eight rows when there are enough of them
+	// for the team, else in column blocks of whole 16-column panels (the
+	// product kernel's widest blocks).
 	j.rowParts, j.colBlk = strips, d
 	if team.Workers() > 1 && strips < 4*team.Workers() {
 		j.rowParts = 1
-		j.colBlk = max(8, (d/(4*team.Workers())+7)&^7)
+		j.colBlk = max(16, (d/(4*team.Workers())+15)&^15)
 	}
 	j.phase = phaseProduct
 	team.Do(j.rowParts*((d+j.colBlk-1)/j.colBlk), j)
