@@ -15,12 +15,16 @@ import (
 type Workspace struct {
 	n, d int
 	// k holds the squared distances, then the Gram matrix in place.
-	k      *mat.Dense
-	t      *mat.Dense // S − X/h²
-	xt     []float64  // Xᵀ, d×n
-	norms  []float64
-	median []float64
-	job    dirJob
+	k  *mat.Dense
+	t  *mat.Dense // S − X/h²
+	xt []float64  // Xᵀ, d×n
+	// xtFresh reports that xt already holds the transpose of the X of the
+	// next startDirection: the update of the previous direction wrote it
+	// beside the particles it moved (see dirJob.product).
+	xtFresh bool
+	norms   []float64
+	median  []float64
+	job     dirJob
 }
 
 // NewWorkspace returns the scratch for n particles in dimension d: two n×n
@@ -62,6 +66,7 @@ func NewWorkspace(n, d int) *Workspace {
 //
 // dst must not share memory with X or scores.
 func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Workspace) kernel.RBF {
+	ws.xtFresh = false
 	startDirection(nil, X, scores, k, excludeDiag, ws).Run(0)
 	return finishDirection(dst, ws, nil)
 }
@@ -210,6 +215,10 @@ func (j *dirJob) product(part int) {
 		if u := j.upd; u != nil {
 			xr, hr := u.x.RawRowView(i)[c0:c1], u.hist.RawRowView(i)[c0:c1]
 			dense.AdaGrad(xr, out, hr, u.eps, u.alpha, u.fudge, u.first)
+			// The moved coordinates into Xᵀ for the next direction.
+			for c, v := range xr {
+				ws.xt[(c0+c)*n+i] = v
+			}
 		}
 	}
 }
@@ -267,7 +276,8 @@ func rowSums(dst []float64, k []float64, ldk, i0, n int) {
 
 // startDirection is the first half of Direction on team (nil: the caller
 // alone), which needs X but not the scores: three jobs, the transpose of
-// X, the upper strips of X Xᵀ and the squared distances (upper triangle;
+// X (skipped when the previous update wrote it, ws.xtFresh), the upper
+// strips of X Xᵀ and the squared distances (upper triangle;
 // the median reads no other). It returns the job whose Run(0) takes the
 // median heuristic (phaseMedian), which the caller runs alone or beside
 // other work, before finishDirection.
@@ -291,8 +301,11 @@ func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeD
 	}
 	j := &ws.job
 	*j = dirJob{ws: ws, x: X, scores: scores, team: team, kern: k, excludeDiag: excludeDiag}
-	j.phase = phaseTranspose
-	team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)
+	if !ws.xtFresh {
+		j.phase = phaseTranspose
+		team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)
+	}
+	ws.xtFresh = false
 	j.phase = phaseGram
 	team.Do((n+dirStrip-1)/dirStrip, j)
 	raw := ws.k.RawMatrix()
@@ -337,6 +350,9 @@ func finishDirection(dst *mat.Dense, ws *Workspace, upd *adagradStep) kernel.RBF
 	}
 	j.phase = phaseProduct
 	team.Do(j.rowParts*((d+j.colBlk-1)/j.colBlk), j)
+	// Every coordinate was updated by exactly one part, which wrote it
+	// into Xᵀ too.
+	ws.xtFresh = upd != nil
 	k := j.kern
 	*j = dirJob{}
 	return k
