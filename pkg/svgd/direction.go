@@ -91,8 +91,7 @@ type adagradStep struct {
 const (
 	phaseTranspose = iota // Xᵀ in column blocks of X
 	phaseGram             // X Xᵀ in strips of eight rows
-	phaseDists            // squared distances in blocks of rows
-	phaseMedian           // the bandwidth, one part
+	phaseMedian           // the squared distances and the bandwidth, one part
 	phaseExp              // exponentials of the upper rows, then T = S − X/h²
 	phaseProduct          // K·T, the diagonal term and the update, in row strips
 )
@@ -111,7 +110,7 @@ type dirJob struct {
 	rowParts, colBlk int // the product phase's row strips and column block
 }
 
-// Rows per part of the distance and exponential phases, and per strip of
+// Rows per part of the exponential phase, and per strip of
 // the Gram and product phases.
 const (
 	dirRowBlock = 8
@@ -143,9 +142,11 @@ func (j *dirJob) Run(part int) {
 		i0 := part * dirStrip
 		rows, j0 := min(dirStrip, n-i0), i0&^7
 		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
-	case phaseDists:
+	case phaseMedian:
+		// The squared distances above the diagonal (the exponentials
+		// need them whatever the bandwidth), then the median heuristic.
 		raw := ws.k.RawMatrix()
-		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
+		for i := 0; i < n; i++ {
 			raw.Data[i*raw.Stride+i] = 0
 			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
 			nc := ws.norms[i+1 : n]
@@ -158,7 +159,6 @@ func (j *dirJob) Run(part int) {
 				row[c] = v
 			}
 		}
-	case phaseMedian:
 		if j.kern.H == 0 {
 			j.kern.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !j.excludeDiag, ws.median), n)
 		}
@@ -275,12 +275,12 @@ func rowSums(dst []float64, k []float64, ldk, i0, n int) {
 }
 
 // startDirection is the first half of Direction on team (nil: the caller
-// alone), which needs X but not the scores: three jobs, the transpose of
-// X (skipped when the previous update wrote it, ws.xtFresh), the upper
-// strips of X Xᵀ and the squared distances (upper triangle;
-// the median reads no other). It returns the job whose Run(0) takes the
-// median heuristic (phaseMedian), which the caller runs alone or beside
-// other work, before finishDirection.
+// alone), which needs X but not the scores: two jobs, the transpose of X
+// (skipped when the previous update wrote it, ws.xtFresh) and the upper
+// strips of X Xᵀ. It returns the job whose Run(0) takes the squared
+// distances (upper triangle; the median and the exponentials read no
+// other) and the median heuristic (phaseMedian), which the caller runs
+// alone or beside other work, before finishDirection.
 //
 // Every element is computed by the same operations in the same order
 // whichever goroutine takes its part, so the result has the same bits for
@@ -312,8 +312,6 @@ func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeD
 	for i := 0; i < n; i++ {
 		ws.norms[i] = raw.Data[i*raw.Stride+i]
 	}
-	j.phase = phaseDists
-	team.Do((n+dirRowBlock-1)/dirRowBlock, j)
 	j.phase = phaseMedian
 	return j
 }
