@@ -108,6 +108,13 @@ type dirJob struct {
 	excludeDiag      bool
 	inv2, c, invN    float64
 	rowParts, colBlk int // the product phase's row strips and column block
+	parts            int // of the product phase
+
+	// pf, when not nil, is asked to prefetch the rows ahead, a slice per
+	// part of the product phase, so that the prefetches overlap the
+	// products instead of waiting for the memory in one burst.
+	pf    prefetcher
+	ahead []int
 }
 
 // Rows per part of the exponential phase, and per strip of
@@ -202,6 +209,9 @@ func (j *dirJob) product(part int) {
 	}
 	c0 := (part / j.rowParts) * j.colBlk
 	c1 := min(c0+j.colBlk, d)
+	if j.pf != nil {
+		j.pf.Prefetch(j.ahead[part*len(j.ahead)/j.parts : (part+1)*len(j.ahead)/j.parts])
+	}
 	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), j.dst.RawMatrix()
 	dense.MulNN(i1-i0, c1-c0, n, j.invN, kr.Data[i0*kr.Stride:], kr.Stride, tr.Data[c0:], tr.Stride, dr.Data[i0*dr.Stride+c0:], dr.Stride)
 	var sums [sumGroup]float64
@@ -347,7 +357,8 @@ func finishDirection(dst *mat.Dense, ws *Workspace, upd *adagradStep) kernel.RBF
 		j.colBlk = max(16, (d/(4*team.Workers())+15)&^15)
 	}
 	j.phase = phaseProduct
-	team.Do(j.rowParts*((d+j.colBlk-1)/j.colBlk), j)
+	j.parts = j.rowParts * ((d + j.colBlk - 1) / j.colBlk)
+	team.Do(j.parts, j)
 	// Every coordinate was updated by exactly one part, which wrote it
 	// into Xᵀ too.
 	ws.xtFresh = upd != nil

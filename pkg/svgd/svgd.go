@@ -441,15 +441,6 @@ func (st *state) fillBatch(dst []int, pos int) {
 	}
 }
 
-// prefetchNext asks the target to bring the rows of the next iteration's
-// minibatch into the caches while this iteration's direction is computed.
-func (st *state) prefetchNext() {
-	if st.pf != nil {
-		st.fillBatch(st.ahead, st.pos)
-		st.pf.Prefetch(st.ahead)
-	}
-}
-
 // computeScores fills scores for the current particles, on the next
 // minibatch when the target is stochastic, and runs side.Run(0) (the median
 // heuristic of the direction, independent of the scores) once: beside the
@@ -505,7 +496,12 @@ func (st *state) step(it int) {
 	}
 	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
 	st.computeScores(team, med)
-	st.prefetchNext()
+	if st.pf != nil {
+		// The rows of the next minibatch, prefetched by the parts of the
+		// direction's last job.
+		st.fillBatch(st.ahead, st.pos)
+		med.pf, med.ahead = st.pf, st.ahead
+	}
 	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
 	finishDirection(st.phi, st.ws, &st.upd)
 	st.evals += st.cost
