@@ -170,6 +170,10 @@ func lrTileRows(x blas64.General, y, w, g []float64, t0, t1 int, c []float64, ll
 // benchmarks switch it off to measure the portable ones.
 var lrUseFMA = haveFMA
 
+// lrUse512 selects, with lrUseFMA, the AVX-512 weights of the gradient-only
+// minibatch pass (sigmoid512); tests switch it off.
+var lrUse512 = have512
+
 // lrRowsFMA is lrRows with the AVX2/FMA kernels: the tile's logits come
 // from one row at a time with four vector accumulators (memory is then read
 // as a single stream, which the hardware prefetchers follow), its weights
@@ -428,7 +432,18 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, nb, z, nb)
 	if s.lp == nil {
 		// The weights alone: the same sigmoids, without the logarithms.
-		for k := 0; k < nk; k++ {
+		// The tiles below give the vector kernel every position but the
+		// last (nb mod lrTile) mod 4, which take logSigmoidPair's scalar
+		// form; sigmoid512 takes those same positions at once.
+		nv := nb - (nb%lrTile)%4
+		for k := 0; k < nk && lrUse512 && nv > 0; k++ {
+			zk := z[k*nb : k*nb+nb]
+			sigmoid512(&zk[0], &s.yb[0], nv)
+			for r := nv; r < nb; r++ {
+				zk[r] = s.yb[r] * sigmoidNeg(s.yb[r]*zk[r])
+			}
+		}
+		for k := 0; k < nk && !(lrUse512 && nv > 0); k++ {
 			zk := z[k*nb : k*nb+nb]
 			for t0 := 0; t0 < nb; t0 += lrTile {
 				t1 := min(t0+lrTile, nb)

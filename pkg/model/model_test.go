@@ -1054,8 +1054,9 @@ func TestMinibatchGradBatchSameBits(t *testing.T) {
 		for k := range batch {
 			batch[k] = rng.IntN(900)
 		}
-		for _, fma := range []bool{haveFMA, false} {
-			lrUseFMA = fma
+		for _, path := range [][2]bool{{haveFMA, have512}, {haveFMA, false}, {false, false}} {
+			fma := path[0]
+			lrUseFMA, lrUse512 = path[0], path[1]
 			want := mat.NewDense(c.n, d, nil)
 			c.m.MinibatchLogProbGradBatch(xs, want, make([]float64, c.n), batch)
 			check := func(how string, got *mat.Dense) {
@@ -1104,7 +1105,7 @@ func TestMinibatchGradBatchSameBits(t *testing.T) {
 				}
 			}
 		}
-		lrUseFMA = haveFMA
+		lrUseFMA, lrUse512 = haveFMA, have512
 	}
 }
 
