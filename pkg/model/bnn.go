@@ -539,6 +539,11 @@ func (m *BNN) minibatchBatch(onTeam bool, team *par.Team, side par.Runner, xs, g
 	}
 	p, h, nb := m.p, m.h, len(batch)
 	chunk := bnnChunk(h)
+	if onTeam && team.Workers() > 1 {
+		// Half chunks, so that a team's goroutines share the parts evenly
+		// (SVGD's 20 particles: 10 chunks of 2 instead of 5 of 4).
+		chunk = max(1, chunk/2)
+	}
 	chunks := (n + chunk - 1) / chunk
 	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), chunks)
 	if onTeam {
@@ -546,8 +551,9 @@ func (m *BNN) minibatchBatch(onTeam bool, team *par.Team, side par.Runner, xs, g
 	}
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
-		s = &bnnBatchScratch{m: m, chunk: chunk}
+		s = &bnnBatchScratch{m: m}
 	}
+	s.chunk = chunk
 	ch := chunk * h
 	s.size(nb, p)
 	if need := workers * (p*ch + 8); cap(s.w) < need {
