@@ -30,7 +30,10 @@
 // the start and walks it in consecutive batches of |B| (100 by default),
 // wrapping around modulo N. A target that implements
 // target.StochasticBatched scores all particles on the batch in one call
-// (matrix products over the particles) with the same results.
+// (matrix products over the particles) with the same results; one that
+// also gives the scores alone (MinibatchGradBatch, as model.Logistic and
+// model.BNN do) is called that way, since the update never reads the log
+// densities.
 //
 // Run returns the particles with equal weights 1/n. Costs are counted in
 // per-datapoint gradient evaluations: n|B| per iteration with minibatches,
