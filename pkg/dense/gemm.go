@@ -3,11 +3,11 @@
 // C = α·A·B of row-major matrices (MulNN) and the exponential of a scaled
 // vector (ExpScaled), as the SVGD direction and the RBF repulsion need them.
 //
-// Every path gives the same bits: the AVX-512 and AVX2/FMA kernels on amd64
-// processors that have them, and portable Go loops elsewhere or with the noasm build
-// tag, which perform the same IEEE operations in the same order (fused
-// multiply-adds through math.FMA). Results therefore do not depend on the
-// processor or the build. The products served are too small for gonum's
+// Every path gives the same bits: the AVX-512 and AVX2/FMA kernels on
+// amd64 processors that have them, and portable Go loops elsewhere or with
+// the noasm build tag, which perform the same IEEE operations in the same
+// order (fused multiply-adds through math.FMA). Results therefore do not
+// depend on the processor or the build. The products served are too small for gonum's
 // Dgemm to pay for its goroutines and allocations (100×100×56 in one SVGD
 // iteration).
 package dense
