@@ -185,3 +185,43 @@ loop8x16:
 	VMOVUPD Z15, K2, 64(R14)(R13*1)
 	VZEROUPPER
 	RET
+
+// func subScaled512(dst, s, x *float64, n int, c float64)
+//
+// dst[i] = s[i] − c·x[i] for i < n (n ≥ 1): VMULPD then VSUBPD, eight lanes
+// at a time, the last n mod 8 through a lane mask.
+TEXT ·subScaled512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DX
+	MOVQ s+8(FP), SI
+	MOVQ x+16(FP), DI
+	MOVQ n+24(FP), CX
+	VBROADCASTSD c+32(FP), Z15
+	MOVQ $0xff, AX
+	KMOVW AX, K1
+
+ssloop:
+	CMPQ CX, $8
+	JGE  ssfull
+	TESTQ CX, CX
+	JZ   ssdone
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	MOVQ $8, CX
+
+ssfull:
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (SI), K1, Z1
+	VMULPD    Z0, Z15, Z0
+	VSUBPD    Z0, Z1, Z1
+	VMOVUPD   Z1, K1, (DX)
+	ADDQ      $64, DX
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	SUBQ      $8, CX
+	JMP       ssloop
+
+ssdone:
+	VZEROUPPER
+	RET

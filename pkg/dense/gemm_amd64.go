@@ -103,3 +103,9 @@ func affineAVX(a, b, w *float64, ws int, x *float64, p, n int)
 
 //go:noescape
 func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int)
+
+// subScaled512 sets dst[i] = s[i] − c·x[i] for i < n, n ≥ 1 (see
+// SubScaledTo).
+//
+//go:noescape
+func subScaled512(dst, s, x *float64, n int, c float64)

@@ -71,3 +71,7 @@ func affineAVX(a, b, w *float64, ws int, x *float64, p, n int) {
 func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int) {
 	panic("dense: no AVX2 kernel")
 }
+
+func subScaled512(dst, s, x *float64, n int, c float64) {
+	panic("dense: no AVX-512 kernel")
+}

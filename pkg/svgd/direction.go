@@ -184,10 +184,8 @@ func (j *dirJob) Run(part int) {
 			return
 		}
 		part -= blocks
-		// t = s − x/h² as s + (−1/h²)·x: negation is exact, so the bits
-		// are those of s[c] − inv2·x[c] (a product, then a sum, unfused).
 		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
-			floats.AddScaledTo(ws.t.RawRowView(i), j.scores.RawRowView(i), -j.inv2, j.x.RawRowView(i))
+			dense.SubScaledTo(ws.t.RawRowView(i), j.scores.RawRowView(i), j.inv2, j.x.RawRowView(i))
 		}
 	case phaseProduct:
 		j.product(part)
