@@ -1,8 +1,11 @@
 package svgd
 
 import (
+	"unsafe"
+
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -16,8 +19,12 @@ type Workspace struct {
 	n, d int
 	// k holds the squared distances, then the Gram matrix in place.
 	k  *mat.Dense
-	t  *mat.Dense // S − X/h²
-	xt []float64  // Xᵀ, d×n
+	t  *mat.Dense // S − X/h², rows padded to whole cache lines
+	xt []float64  // Xᵀ, d×n with row stride ldxt
+	// ldxt is n rounded up to whole cache lines (8 values): with xt and
+	// t aligned to 64 bytes, the rows that the products load as vectors
+	// never straddle two cache lines.
+	ldxt int
 	// xtFresh reports that xt already holds the transpose of the X of the
 	// next startDirection: the update of the previous direction wrote it
 	// beside the particles it moved (see dirJob.product).
@@ -33,14 +40,29 @@ func NewWorkspace(n, d int) *Workspace {
 	if n < 1 || d < 1 {
 		panic("svgd: workspace needs n ≥ 1 particles and d ≥ 1")
 	}
+	ldxt, ldt := (n+7)&^7, (d+7)&^7
+	t := &mat.Dense{}
+	t.SetRawMatrix(blas64.General{Rows: n, Cols: d, Stride: ldt, Data: aligned64((n-1)*ldt + d)})
 	return &Workspace{
 		n: n, d: d,
 		k:      mat.NewDense(n, n, nil),
-		t:      mat.NewDense(n, d, nil),
-		xt:     make([]float64, d*n),
+		t:      t,
+		xt:     aligned64((d-1)*ldxt + n),
+		ldxt:   ldxt,
 		norms:  make([]float64, n),
 		median: make([]float64, n*n),
 	}
+}
+
+// aligned64 returns a zeroed slice of length n whose first element is at an
+// address that is a multiple of 64 bytes (a cache line).
+func aligned64(n int) []float64 {
+	s := make([]float64, n+7)
+	off := int(uintptr(unsafe.Pointer(&s[0]))%64) / 8
+	if off != 0 {
+		off = 8 - off
+	}
+	return s[off : off+n : off+n]
 }
 
 // Direction writes the SVGD direction of every particle into dst (n×d):
@@ -139,7 +161,7 @@ func (j *dirJob) Run(part int) {
 		c0, c1 := part*dirTransposeBlock, min((part+1)*dirTransposeBlock, d)
 		for i := 0; i < n; i++ {
 			for c, v := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
-				ws.xt[(c0+c)*n+i] = v
+				ws.xt[(c0+c)*ws.ldxt+i] = v
 			}
 		}
 	case phaseGram:
@@ -148,7 +170,7 @@ func (j *dirJob) Run(part int) {
 		xr, raw := j.x.RawMatrix(), ws.k.RawMatrix()
 		i0 := part * dirStrip
 		rows, j0 := min(dirStrip, n-i0), i0&^7
-		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
+		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], ws.ldxt, raw.Data[i0*raw.Stride+j0:], raw.Stride)
 	case phaseMedian:
 		// The squared distances above the diagonal (the exponentials
 		// need them whatever the bandwidth), then the median heuristic.
@@ -225,7 +247,7 @@ func (j *dirJob) product(part int) {
 			dense.AdaGrad(xr, out, hr, u.eps, u.alpha, u.fudge, u.first)
 			// The moved coordinates into Xᵀ for the next direction.
 			for c, v := range xr {
-				ws.xt[(c0+c)*n+i] = v
+				ws.xt[(c0+c)*ws.ldxt+i] = v
 			}
 		}
 	}
