@@ -403,7 +403,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.w[k*(p*ch+8):]}
 	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.gw[k*(p*ch+8):]}
 	A := blas64.General{Rows: nb, Cols: nh, Stride: nh, Data: s.a[k*(nb*ch+8):]}
-	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: s.ldx, Data: s.xb}
 	sse := s.sse[k*(s.chunk+8) : k*(s.chunk+8)+nk]
 	th := func(i int) []float64 { return s.xs.Data[(lo+i)*s.xs.Stride:] }
 	gr := func(i int) []float64 { return s.gs.Data[(lo+i)*s.gs.Stride:] }
@@ -420,7 +420,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	}
 	// The pre-activations Xb·W (pkg/dense's product on this goroutine)
 	// plus b1.
-	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
+	dense.MulNN(nb, nh, p, 1, Xb.Data, Xb.Stride, W.Data, nh, A.Data, nh)
 	// Per particle, the forward pass over all rows (pkg/dense, four
 	// rows at a time), the residuals, then the backward pass (four units at
 	// a time). Every sum keeps the order of the row-by-row loop of
@@ -448,7 +448,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		}
 		g[p*h+2*h] = gb2
 	}
-	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
+	dense.MulNN(p, nh, nb, 1, s.xbt, s.ldt, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
 	d := m.Dim()
 	for i := 0; i < nk; i++ {
@@ -570,12 +570,8 @@ func (m *BNN) minibatchBatch(onTeam bool, team *par.Team, side par.Runner, xs, g
 		s.res = make([]float64, need)
 	}
 	s.w, s.gw, s.a, s.sse, s.res = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)], s.res[:cap(s.res)]
-	gatherRows(s.xb, s.yb, m.x, m.y, batch)
-	for r := 0; r < nb; r++ {
-		for j, v := range s.xb[r*p : r*p+p] {
-			s.xbt[j*nb+r] = v
-		}
-	}
+	gatherRows(s.xb, s.ldx, s.yb, m.x, m.y, batch)
+	transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, 0, nb)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	if onTeam {

@@ -375,7 +375,7 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 		s.blockFMA(zk, lo, hi)
 		return
 	}
-	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: s.ldx, Data: s.xb}
 	W := subGeneral(s.xs, lo, hi, 0, p)
 	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: zk}
 	gemmSerial(blas.NoTrans, blas.Trans, 1, Xb, W, 0, Z)
@@ -429,7 +429,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	nk := hi - lo
 	c := float64(m.n) / float64(nb)
 	z = z[:nk*nb]
-	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, nb, z, nb)
+	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, s.ldt, z, nb)
 	if s.lp == nil {
 		// The weights alone: the same sigmoids, without the logarithms.
 		// The tiles below give the vector kernel every position but the
@@ -456,7 +456,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 				}
 			}
 		}
-		dense.MulNN(nk, p, nb, c, z, nb, s.xb, p, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+		dense.MulNN(nk, p, nb, c, z, nb, s.xb, s.ldx, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
 		for i := lo; i < hi; i++ {
 			g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
 			g[p] = 0
@@ -482,7 +482,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 		}
 		s.lp[lo+k] = ll
 	}
-	dense.MulNN(nk, p, nb, c, z, nb, s.xb, p, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+	dense.MulNN(nk, p, nb, c, z, nb, s.xb, s.ldx, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
 	for i := lo; i < hi; i++ {
 		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
 		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
@@ -547,12 +547,8 @@ func (m *Logistic) minibatchBatch(xs, grads *mat.Dense, lp []float64, batch []in
 	p, nb := m.p, len(batch)
 	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), (n+lrBatchChunk-1)/lrBatchChunk)
 	s := m.batchScratch(nb, workers)
-	gatherRows(s.xb, s.yb, m.x, m.y, batch)
-	for r := 0; r < nb; r++ {
-		for j, v := range s.xb[r*p : r*p+p] {
-			s.xbt[j*nb+r] = v
-		}
-	}
+	gatherRows(s.xb, s.ldx, s.yb, m.x, m.y, batch)
+	transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, 0, nb)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.prior = m.priorConst()
@@ -598,12 +594,8 @@ func (j *lrTeamJob) Run(k int) {
 	p, nb := s.m.p, s.nb
 	if j.gather {
 		lo, hi := blockRange(k, lrGatherParts, nb)
-		gatherRows(s.xb[lo*p:hi*p], s.yb[lo:hi], s.m.x, s.m.y, j.batch[lo:hi])
-		for r := lo; r < hi; r++ {
-			for c, v := range s.xb[r*p : r*p+p] {
-				s.xbt[c*nb+r] = v
-			}
-		}
+		gatherRows(s.xb[lo*s.ldx:], s.ldx, s.yb[lo:hi], s.m.x, s.m.y, j.batch[lo:hi])
+		transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, lo, hi)
 		return
 	}
 	lo := k * lrBatchChunk
