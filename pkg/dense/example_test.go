@@ -36,6 +36,17 @@ func ExampleExpScaled() {
 	// [1.000000 0.606531 0.367879]
 }
 
+// T = S − X/h², row by row, as the SVGD direction forms it.
+func ExampleSubScaledTo() {
+	s := []float64{1, 2, 3}
+	x := []float64{2, 4, 8}
+	t := make([]float64, 3)
+	dense.SubScaledTo(t, s, 0.5, x)
+	fmt.Println(t)
+	// Output:
+	// [0 0 -1]
+}
+
 // One row of a hidden layer, a = b + Wᵀx for the 2×3 weights W (two inputs,
 // three units), and the gradient update G ← G + x dᵀ of the same weights.
 func ExampleAddMulTrans() {

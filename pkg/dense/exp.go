@@ -25,10 +25,16 @@ var expPoly = [14]float64{
 // r = k·ln 2 − a ∈ [−ln 2/2, ln 2/2] and the Taylor polynomial of degree 13
 // (truncation below 5·10⁻¹⁸), evaluated with fused multiply-adds: within
 // 2 ulps of math.Exp. Values with a > 708 (below 3·10⁻³⁰⁸) give 0. The
-// AVX2/FMA path does four at a time, with the same bits as the portable
-// loop. Inputs with c·x[i] > 0 or NaN are not supported.
+// AVX2/FMA path does four at a time and the AVX-512 path eight (its
+// last few through a lane mask), with the same bits as the portable loop. Inputs with c·x[i] > 0 or NaN are not supported.
 func ExpScaled(x []float64, c float64) {
 	nc := -c
+	if useFMA && use512 {
+		if len(x) > 0 {
+			expNeg512(&x[0], len(x), nc)
+		}
+		return
+	}
 	n4 := 0
 	if useFMA {
 		n4 = len(x) &^ 3

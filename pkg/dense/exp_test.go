@@ -14,21 +14,25 @@ func ulps(a, b float64) float64 {
 }
 
 // TestExpScaled compares ExpScaled with math.Exp (within 2 ulps, and 0
-// below the cut-off) and checks that the AVX2/FMA path and the portable loop
-// give the same bits, on lengths with and without a tail of fewer than four.
+// below the cut-off) and checks that the AVX2/FMA and AVX-512 paths and the
+// portable loop give the same bits, on lengths with and without tails of
+// fewer than four and eight.
 func TestExpScaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	defer func(v bool) { useFMA = v }(useFMA)
+	defer func(v, z bool) { useFMA, use512 = v, z }(useFMA, use512)
 	var in []float64
 	for range 20000 {
 		in = append(in, 40*rng.Float64()*rng.Float64())
 	}
 	in = append(in, 0, 1e-300, 0.5*math.Ln2, 707.9, 708, 708.0000001, 745, 1e6, 1)
 	for _, c := range []float64{-1, -0.37, -1e-3} {
-		for _, n := range []int{len(in), len(in) - 1, 3, 0} {
-			var got [2][]float64
-			for p, fma := range []bool{false, haveFMA} {
-				useFMA = fma
+		for _, n := range []int{len(in), len(in) - 1, len(in) - 3, len(in) - 7, 3, 9, 15, 1, 0} {
+			// The portable loop, the AVX2 kernel and the AVX-512 kernel
+			// (its masked tails), where the processor has them.
+			var got [3][]float64
+			for p, path := range [][2]bool{{false, false}, {haveFMA, false}, {haveFMA, have512}} {
+				fma := path[0]
+				useFMA, use512 = path[0], path[1]
 				x := append([]float64(nil), in[:n]...)
 				ExpScaled(x, c)
 				got[p] = x
@@ -44,8 +48,10 @@ func TestExpScaled(t *testing.T) {
 				}
 			}
 			for i := range got[0] {
-				if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
-					t.Fatalf("c=%v n=%d: portable %v and kernel %v differ at %d (input %v)", c, n, got[0][i], got[1][i], i, in[i])
+				for p := 1; p < 3; p++ {
+					if math.Float64bits(got[0][i]) != math.Float64bits(got[p][i]) {
+						t.Fatalf("c=%v n=%d: portable %v and kernel %d %v differ at %d (input %v)", c, n, got[0][i], p, got[p][i], i, in[i])
+					}
 				}
 			}
 		}

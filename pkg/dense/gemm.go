@@ -3,11 +3,11 @@
 // C = α·A·B of row-major matrices (MulNN) and the exponential of a scaled
 // vector (ExpScaled), as the SVGD direction and the RBF repulsion need them.
 //
-// Every path gives the same bits: the AVX2/FMA kernels on amd64 processors
-// that have them, and portable Go loops elsewhere or with the noasm build
-// tag, which perform the same IEEE operations in the same order (fused
-// multiply-adds through math.FMA). Results therefore do not depend on the
-// processor or the build. The products served are too small for gonum's
+// Every path gives the same bits: the AVX-512 and AVX2/FMA kernels on
+// amd64 processors that have them, and portable Go loops elsewhere or with
+// the noasm build tag, which perform the same IEEE operations in the same
+// order (fused multiply-adds through math.FMA). Results therefore do not
+// depend on the processor or the build. The products served are too small for gonum's
 // Dgemm to pay for its goroutines and allocations (100×100×56 in one SVGD
 // iteration).
 package dense
@@ -21,7 +21,8 @@ import "math"
 //
 //	s ← 0;  s ← fma(A_il, B_lj, s) for l = 0, …, k−1;  C_ij = α·s,
 //
-// in 4×8, 4×4 and masked 4×r register blocks of C on the AVX2/FMA path. It panics ("dense: ...") when a stride is smaller than its
+// in 4×8, 4×4 and masked 4×r register blocks of C on the AVX2/FMA path
+// and in masked 8×16 and 4×16 blocks on the AVX-512 path. It panics ("dense: ...") when a stride is smaller than its
 // row length or a slice is too short.
 func MulNN(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	if m < 0 || n < 0 || k < 0 {
@@ -46,7 +47,22 @@ func MulNN(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb in
 		panic("dense: A or B too short")
 	}
 	m4, n8 := 0, 0
-	if useFMA {
+	if useFMA && use512 {
+		m4, n8 = m&^3, n
+		m8 := m &^ 7
+		for i := 0; i < m8; i += 8 {
+			for j := 0; j < n; j += 16 {
+				mask := 1<<min(16, n-j) - 1
+				mul8x16(k, alpha, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc, mask)
+			}
+		}
+		for i := m8; i < m4; i += 4 {
+			for j := 0; j < n; j += 16 {
+				mask := 1<<min(16, n-j) - 1
+				mul4x16(k, alpha, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc, mask)
+			}
+		}
+	} else if useFMA {
 		m4, n8 = m&^3, n&^7
 		n4 := n &^ 3
 		for i := 0; i < m4; i += 4 {

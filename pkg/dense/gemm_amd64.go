@@ -11,6 +11,34 @@ var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // haveFMA reports whether the micro-kernel can run here.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// use512 selects the AVX-512 micro-kernel of MulNN (with useFMA); tests
+// switch it off to compare the AVX2 kernel and the portable loop.
+var use512 = have512
+
+// have512 reports whether the AVX-512 micro-kernel can run here.
+var have512 = haveFMA && cpu.X86.HasAVX512F
+
+// expNeg512 sets x[i] = exp(−nc·x[i]) for i < n, n ≥ 1, with the
+// operations of expNeg, eight at a time and the last n mod 8 through a
+// lane mask.
+//
+//go:noescape
+func expNeg512(x *float64, n int, nc float64)
+
+// mul8x16 is mul4x16 for an 8×16 block of C (A's block 8×k).
+//
+//go:noescape
+func mul8x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int)
+
+// mul4x16 sets the columns of the 4×16 block of C at c (row stride ldc)
+// enabled by the bits of mask (bit j: column j) to α times the product of
+// the 4×k block of A at a (row stride lda) and the k×16 block of B at b
+// (row stride ldb), k ≥ 1; the disabled columns of B and C are not
+// touched.
+//
+//go:noescape
+func mul4x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int)
+
 // mul4x8 sets the 4×8 block of C at c (row stride ldc) to α times the
 // product of the 4×k block of A at a (row stride lda) and the k×8 block of B
 // at b (row stride ldb), k ≥ 1.
@@ -75,3 +103,9 @@ func affineAVX(a, b, w *float64, ws int, x *float64, p, n int)
 
 //go:noescape
 func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int)
+
+// subScaled512 sets dst[i] = s[i] − c·x[i] for i < n, n ≥ 1 (see
+// SubScaledTo).
+//
+//go:noescape
+func subScaled512(dst, s, x *float64, n int, c float64)

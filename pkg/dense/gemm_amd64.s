@@ -606,3 +606,85 @@ r12row:
 	VMOVUPD Y5, 64(R10)
 	VZEROUPPER
 	RET
+
+// func expNeg512(x *float64, n int, nc float64)
+//
+// x[i] ← exp(−nc·x[i]) for i < n (n ≥ 1): the operations of expNeg, eight
+// lanes at a time with AVX-512; the last n mod 8 values are loaded and
+// stored through a lane mask (the other lanes compute exp(0) and are
+// dropped). The constants live in Z16–Z31.
+TEXT ·expNeg512(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSD nc+16(FP), Z15
+	VBROADCASTSD expc<>+0(SB), Z14
+	VBROADCASTSD expc<>+8(SB), Z13
+	VBROADCASTSD expc<>+16(SB), Z12
+	VBROADCASTSD expc<>+24(SB), Z11
+	VBROADCASTSD expc<>+32(SB), Z10
+	VBROADCASTSD expc<>+40(SB), Z9
+	VBROADCASTSD expp<>+0(SB), Z16
+	VBROADCASTSD expp<>+32(SB), Z17
+	VBROADCASTSD expp<>+64(SB), Z18
+	VBROADCASTSD expp<>+96(SB), Z19
+	VBROADCASTSD expp<>+128(SB), Z20
+	VBROADCASTSD expp<>+160(SB), Z21
+	VBROADCASTSD expp<>+192(SB), Z22
+	VBROADCASTSD expp<>+224(SB), Z23
+	VBROADCASTSD expp<>+256(SB), Z24
+	VBROADCASTSD expp<>+288(SB), Z25
+	VBROADCASTSD expp<>+320(SB), Z26
+	VBROADCASTSD expp<>+352(SB), Z27
+	VBROADCASTSD expp<>+384(SB), Z28
+	MOVQ $0xff, AX
+	KMOVW AX, K1
+
+e512loop:
+	CMPQ CX, $8
+	JGE  e512full
+	TESTQ CX, CX
+	JZ   e512done
+	// The tail: the first CX lanes.
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	MOVQ $8, CX
+
+e512full:
+	VMOVUPD.Z   (SI), K1, Z7
+	VMULPD      Z7, Z15, Z0
+	VCMPPD      $14, Z10, Z0, K2
+	VMINPD      Z10, Z0, Z1
+	VMOVAPD     Z1, Z2
+	VFMADD213PD Z13, Z14, Z2
+	VPSUBQ      Z13, Z2, Z3
+	VSUBPD      Z13, Z2, Z2
+	VMOVAPD     Z1, Z4
+	VFMSUB231PD Z12, Z2, Z4
+	VFMADD231PD Z11, Z2, Z4
+	VMOVAPD     Z9, Z5
+	VFMADD213PD Z16, Z4, Z5
+	VFMADD213PD Z17, Z4, Z5
+	VFMADD213PD Z18, Z4, Z5
+	VFMADD213PD Z19, Z4, Z5
+	VFMADD213PD Z20, Z4, Z5
+	VFMADD213PD Z21, Z4, Z5
+	VFMADD213PD Z22, Z4, Z5
+	VFMADD213PD Z23, Z4, Z5
+	VFMADD213PD Z24, Z4, Z5
+	VFMADD213PD Z25, Z4, Z5
+	VFMADD213PD Z26, Z4, Z5
+	VFMADD213PD Z27, Z4, Z5
+	VFMADD213PD Z28, Z4, Z5
+	VPSLLQ      $52, Z3, Z3
+	VPSUBQ      Z3, Z5, Z5
+	VXORPD      Z5, Z5, K2, Z5
+	VMOVUPD     Z5, K1, (SI)
+	ADDQ        $64, SI
+	SUBQ        $8, CX
+	JMP         e512loop
+
+e512done:
+	VZEROUPPER
+	RET

@@ -7,6 +7,23 @@ var useFMA = false
 
 const haveFMA = false
 
+// use512 is false: the portable loop is used.
+var use512 = false
+
+const have512 = false
+
+func expNeg512(x *float64, n int, nc float64) {
+	panic("dense: no AVX-512 kernel")
+}
+
+func mul8x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int) {
+	panic("dense: no AVX-512 kernel")
+}
+
+func mul4x16(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, mask int) {
+	panic("dense: no AVX-512 kernel")
+}
+
 func mul4x8(k int, alpha float64, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
 	panic("dense: no FMA kernel")
 }
@@ -53,4 +70,8 @@ func affineAVX(a, b, w *float64, ws int, x *float64, p, n int) {
 
 func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int) {
 	panic("dense: no AVX2 kernel")
+}
+
+func subScaled512(dst, s, x *float64, n int, c float64) {
+	panic("dense: no AVX-512 kernel")
 }

@@ -38,17 +38,20 @@ func naive(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb in
 // larger than the rows.
 func TestMulNN(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	defer func(v bool) { useFMA = v }(useFMA)
-	for _, sh := range [][3]int{{1, 1, 1}, {4, 8, 1}, {4, 8, 7}, {5, 9, 3}, {100, 56, 100}, {13, 953, 20}, {3, 5, 0}, {8, 16, 33}, {8, 12, 5}, {100, 100, 56}, {7, 14, 9}} {
+	defer func(v, z bool) { useFMA, use512 = v, z }(useFMA, use512)
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 8, 1}, {4, 8, 7}, {5, 9, 3}, {100, 56, 100}, {13, 953, 20}, {3, 5, 0}, {8, 16, 33}, {8, 12, 5}, {100, 100, 56}, {7, 14, 9}, {4, 17, 3}, {8, 31, 6}, {12, 55, 100}, {8, 100, 55}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		lda, ldb, ldc := k+3, n+1, n+2
 		a := randSlice(rng, m*lda)
 		b := randSlice(rng, max(k, 1)*ldb)
 		want := make([]float64, m*ldc)
 		naive(m, n, k, 0.7, a, lda, b, ldb, want, ldc)
-		var got [2][]float64
-		for p, fma := range []bool{false, haveFMA} {
-			useFMA = fma
+		// The portable loop, the AVX2 kernel and the AVX-512 kernel, where
+		// the processor has them.
+		var got [3][]float64
+		for p, path := range [][2]bool{{false, false}, {haveFMA, false}, {haveFMA, have512}} {
+			fma := path[0]
+			useFMA, use512 = path[0], path[1]
 			c := make([]float64, m*ldc)
 			for i := range c {
 				c[i] = math.NaN()
@@ -77,8 +80,10 @@ func TestMulNN(t *testing.T) {
 		}
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
-				if got[0][i*ldc+j] != got[1][i*ldc+j] {
-					t.Fatalf("%v: portable %v and kernel %v differ at (%d,%d)", sh, got[0][i*ldc+j], got[1][i*ldc+j], i, j)
+				for p := 1; p < 3; p++ {
+					if got[0][i*ldc+j] != got[p][i*ldc+j] {
+						t.Fatalf("%v: portable %v and kernel %d %v differ at (%d,%d)", sh, got[0][i*ldc+j], p, got[p][i*ldc+j], i, j)
+					}
 				}
 			}
 		}
@@ -129,6 +134,17 @@ func BenchmarkMulNN(b *testing.B) {
 			}
 			report(b)
 		})
+		if have512 {
+			b.Run(name+"/avx2", func(b *testing.B) {
+				defer func(v bool) { use512 = v }(use512)
+				use512 = false
+				b.ReportAllocs()
+				for b.Loop() {
+					MulNN(m, n, k, 1, a, k, bb, n, c, n)
+				}
+				report(b)
+			})
+		}
 		if haveFMA {
 			b.Run(name+"/portable", func(b *testing.B) {
 				defer func(v bool) { useFMA = v }(useFMA)

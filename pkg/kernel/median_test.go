@@ -73,9 +73,13 @@ func TestMedianBracketedBits(t *testing.T) {
 			SqDists(sq, X, make([]float64, n))
 			for _, diag := range []bool{false, true} {
 				want := medianSqQuickselect(sq, diag)
-				got := MedianSq(sq, diag, make([]float64, n*n))
-				if math.Float64bits(got) != math.Float64bits(want) {
-					t.Fatalf("n=%d trial %d diag=%v: %v, quickselect %v", n, trial, diag, got, want)
+				for _, z := range []bool{false, have512} {
+					use512 = z
+					got := MedianSq(sq, diag, make([]float64, n*n))
+					use512 = have512
+					if math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("n=%d trial %d diag=%v AVX-512 %v: %v, quickselect %v", n, trial, diag, z, got, want)
+					}
 				}
 				m := n * (n - 1) / 2
 				kHi, kLo := m/2, m/2-1
@@ -116,16 +120,31 @@ func TestMedianBracketedRanks(t *testing.T) {
 		}
 		slices.Sort(pairs)
 		kHi := 1 + rng.IntN(m-1)
-		got, ok := medianBracketed(sq, make([]float64, m), kHi, kHi-1, true)
-		if ok {
-			taken++
-		}
-		if want := (pairs[kHi-1] + pairs[kHi]) / 2; ok && got != want {
-			t.Fatalf("n=%d k=%d: %v, sorted %v", n, kHi, got, want)
-		}
-		got, ok = medianBracketed(sq, make([]float64, m), kHi, kHi, false)
-		if ok && got != pairs[kHi] {
-			t.Fatalf("n=%d k=%d: %v, sorted %v", n, kHi, got, pairs[kHi])
+		for _, z := range []bool{false, have512} {
+			use512 = z
+			got, ok := medianBracketed(sq, make([]float64, m), kHi, kHi-1, true)
+			if ok && !z {
+				taken++
+			}
+			if want := (pairs[kHi-1] + pairs[kHi]) / 2; ok && got != want {
+				t.Fatalf("n=%d k=%d AVX-512 %v: %v, sorted %v", n, kHi, z, got, want)
+			}
+			got, ok = medianBracketed(sq, make([]float64, m), kHi, kHi, false)
+			if ok && got != pairs[kHi] {
+				t.Fatalf("n=%d k=%d AVX-512 %v: %v, sorted %v", n, kHi, z, got, pairs[kHi])
+			}
+			// One negative or NaN pair anywhere makes it decline.
+			i := rng.IntN(n - 1)
+			j := i + 1 + rng.IntN(n-1-i)
+			old := sq.At(i, j)
+			for _, bad := range []float64{-1e-300, math.NaN()} {
+				sq.Set(i, j, bad)
+				if _, ok := medianBracketed(sq, make([]float64, m), kHi, kHi-1, true); ok {
+					t.Fatalf("n=%d AVX-512 %v: pair (%d,%d) = %v taken", n, z, i, j, bad)
+				}
+			}
+			sq.Set(i, j, old)
+			use512 = have512
 		}
 	}
 	if taken < 150 {

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -242,14 +241,16 @@ const (
 // medianBracketed returns the median of the pairs above the diagonal of sq
 // (n×n) from their order statistics kHi and kLo (0 based; a position of −1
 // is a zero of the diagonal): the value at kHi, or with even the mean of
-// the values at kLo and kHi, as MedianSq computes them. It sorts an evenly
-// spaced sample of the pairs, keeps those between two sample values around
-// the expected position of kHi (one branch-free pass over sq that compacts
-// them into scratch, of length at least n(n−1)/2, and counts those below)
-// and selects among those few. It reports false when the bracket does not
-// hold both order statistics, when there are fewer than 8·bracketSample
-// pairs, when a pair is negative or NaN, or when a selected value is zero
-// (a zero's sign is then quickselect's, which the caller reproduces).
+// the values at kLo and kHi, as MedianSq computes them. It takes an evenly
+// spaced sample of the pairs and selects the two sample values around the
+// expected position of kHi (the sample is not sorted: two selections), keeps
+// the pairs between them in one branch-free pass over sq that compacts them
+// into scratch (of length at least n(n−1)/2) and counts those below, and
+// selects among those few. It reports false when the bracket does not hold
+// both order statistics, when there are fewer than 8·bracketSample pairs,
+// when a pair is negative or NaN, or when a selected value is zero (a
+// zero's sign is then quickselect's, which the caller reproduces). It
+// allocates nothing.
 func medianBracketed(sq *mat.Dense, scratch []float64, kHi, kLo int, even bool) (float64, bool) {
 	n, _ := sq.Dims()
 	m := n * (n - 1) / 2
@@ -266,36 +267,52 @@ func medianBracketed(sq *mat.Dense, scratch []float64, kHi, kLo int, even bool) 
 		}
 		smp[t] = sq.RawRowView(row)[row+1+p-first]
 	}
-	slices.Sort(smp[:])
+	// The sample's order statistics a and b: after the first selection
+	// every value from a on is at least smp[a], so the b-th is the
+	// (b−a)-th of those. A NaN in the sample gives some bracket, and the
+	// pass below then reports the NaN.
 	q := kHi * bracketSample / m
 	a, b := q-bracketHalf, q+bracketHalf
 	lo, hi := math.Inf(-1), math.Inf(1)
+	from := 0
 	if a > 0 {
-		lo = smp[a]
+		lo = selectK(smp[:], a)
+		from = a
 	}
 	if b < bracketSample-1 {
-		hi = smp[b]
+		hi = selectK(smp[from:], b-from)
 	}
 	s := scratch[:m]
-	below, c := 0, 0
-	mn := math.Inf(1)
-	for i := 0; i < n; i++ {
+	below, c, good := 0, 0, 0
+	if use512 {
+		for i := 0; i < n-1; i++ {
+			row := sq.RawRowView(i)[i+1:]
+			kept, ge, nn := bracket512(&s[c], &row[0], len(row), lo, hi)
+			c += kept
+			below += len(row) - ge
+			good += nn
+		}
+	}
+	for i := 0; i < n && !use512; i++ {
 		for _, v := range sq.RawRowView(i)[i+1:] {
 			s[c] = v
 			// Flags, not branches: the comparisons are unpredictable.
-			var ge, le int
+			var ge, le, nn int
 			if v >= lo {
 				ge = 1
 			}
 			if v <= hi {
 				le = 1
 			}
+			if v >= 0 {
+				nn = 1
+			}
 			c += ge & le
 			below += 1 - ge
-			mn = min(mn, v)
+			good += nn
 		}
 	}
-	if !(mn >= 0) {
+	if good != m {
 		return 0, false // a negative pair or a NaN
 	}
 	mid := s[:c]

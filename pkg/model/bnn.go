@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mmdfw/mmdfw/pkg/dense"
+	"github.com/mmdfw/mmdfw/pkg/par"
 )
 
 // bnnMinRows is the smallest row block worth a goroutine of its own.
@@ -183,6 +184,26 @@ func (m *BNN) finish(x, grad []float64, sse float64, count int, scale float64) f
 	grad[d-2] += dG
 	grad[d-1] += dL
 	return lp + lpG + lpL
+}
+
+// finishGrad is finish without the log density: the same operations on
+// grad, so the same bits (the derivatives of the Gamma priors are those of
+// logGammaPriorLog, a − b·eˢ with eˢ the γ and λ computed here).
+func (m *BNN) finishGrad(x, grad []float64, sse float64, count int, scale float64) {
+	d := m.Dim()
+	nw := d - 2
+	lg, ll := x[d-2], x[d-1]
+	gamma, lambda := math.Exp(lg), math.Exp(ll)
+	floats.Scale(gamma*scale, grad[:nw])
+	c := float64(count)
+	grad[d-2] = scale * (0.5*c - 0.5*gamma*sse)
+	grad[d-1] = 0
+	w := x[:nw]
+	ss := floats.Dot(w, w)
+	floats.AddScaled(grad[:nw], -lambda, w)
+	grad[d-1] += 0.5*float64(nw) - 0.5*lambda*ss
+	grad[d-2] += m.A0 - m.B0*gamma
+	grad[d-1] += m.A0 - m.B0*lambda
 }
 
 // bnnChunkRows is the number of rows of one chunk of a full-data gradient:
@@ -359,6 +380,7 @@ type bnnBatchScratch struct {
 	next    atomic.Int64
 	workers int
 	wg      sync.WaitGroup
+	job     bnnTeamJob
 }
 
 func (s *bnnBatchScratch) run(k int) {
@@ -381,7 +403,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	W := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.w[k*(p*ch+8):]}
 	GW := blas64.General{Rows: p, Cols: nh, Stride: nh, Data: s.gw[k*(p*ch+8):]}
 	A := blas64.General{Rows: nb, Cols: nh, Stride: nh, Data: s.a[k*(nb*ch+8):]}
-	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: s.ldx, Data: s.xb}
 	sse := s.sse[k*(s.chunk+8) : k*(s.chunk+8)+nk]
 	th := func(i int) []float64 { return s.xs.Data[(lo+i)*s.xs.Stride:] }
 	gr := func(i int) []float64 { return s.gs.Data[(lo+i)*s.gs.Stride:] }
@@ -398,7 +420,7 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 	}
 	// The pre-activations Xb·W (pkg/dense's product on this goroutine)
 	// plus b1.
-	dense.MulNN(nb, nh, p, 1, Xb.Data, p, W.Data, nh, A.Data, nh)
+	dense.MulNN(nb, nh, p, 1, Xb.Data, Xb.Stride, W.Data, nh, A.Data, nh)
 	// Per particle, the forward pass over all rows (pkg/dense, four
 	// rows at a time), the residuals, then the backward pass (four units at
 	// a time). Every sum keeps the order of the row-by-row loop of
@@ -426,13 +448,17 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 		}
 		g[p*h+2*h] = gb2
 	}
-	dense.MulNN(p, nh, nb, 1, s.xbt, nb, A.Data, nh, GW.Data, nh)
+	dense.MulNN(p, nh, nb, 1, s.xbt, s.ldt, A.Data, nh, GW.Data, nh)
 	scale := float64(m.n) / float64(nb)
 	d := m.Dim()
 	for i := 0; i < nk; i++ {
 		g := gr(i)[:d]
 		for j := 0; j < p; j++ {
 			copy(g[j*h:j*h+h], GW.Data[j*nh+i*h:j*nh+i*h+h])
+		}
+		if s.lp == nil {
+			m.finishGrad(th(i)[:d], g, sse[i], nb, scale)
+			continue
 		}
 		s.lp[lo+i] = m.finish(th(i)[:d], g, sse[i], nb, scale)
 	}
@@ -445,11 +471,67 @@ func (s *bnnBatchScratch) block(k, lo, hi int) {
 // their first-layer gradients one product Xbᵀ·[Δᵢ …], the chunks taken in
 // turn by Workers goroutines. It allocates nothing in steady state.
 func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
+	if n, _ := xs.Dims(); len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	m.minibatchBatch(false, nil, nil, xs, grads, lp, batch)
+}
+
+// MinibatchGradBatch writes into row i of grads what
+// MinibatchLogProbGradBatch writes there, bit for bit, without the log
+// densities (the Gaussian and Gamma normalising terms and their
+// logarithms). It allocates nothing in steady state.
+func (m *BNN) MinibatchGradBatch(xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatch(false, nil, nil, xs, grads, nil, batch)
+}
+
+// Prefetch asks the processor to bring the data rows named by batch into
+// its caches ahead of a minibatch pass on them. It changes no result and
+// allocates nothing; indices outside [0, N) make it do nothing.
+func (m *BNN) Prefetch(batch []int) { prefetchBatch(m.x, batch) }
+
+// MinibatchGradBatchOn is MinibatchGradBatch with the work split over
+// team's goroutines instead of the package's own: the chunks of particles
+// are taken in turn, and side.Run(0), when side is not nil, runs once as
+// one more part of that job (the caller's work that does not depend on the
+// result; it must not touch xs or grads). Every particle is computed as
+// MinibatchGradBatch computes it, so the gradients have the same bits
+// with any team, nil included (the caller alone). It allocates nothing in
+// steady state.
+func (m *BNN) MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatch(true, team, side, xs, grads, nil, batch)
+}
+
+// bnnTeamJob is the chunks of a minibatch pass as the parts of a team job,
+// with side as one more part.
+type bnnTeamJob struct {
+	s    *bnnBatchScratch
+	side par.Runner
+}
+
+func (j *bnnTeamJob) Run(k int) {
+	if j.side != nil {
+		if k == 0 {
+			j.side.Run(0)
+			return
+		}
+		k--
+	}
+	s := j.s
+	lo := k * s.chunk
+	s.block(k, lo, min(lo+s.chunk, s.n))
+}
+
+// minibatchBatch is MinibatchLogProbGradBatch (without the log densities
+// when lp is nil) on the package's workers, or with onTeam on team (nil:
+// the caller alone), chunk k on buffer k, with side.Run(0) as one more
+// part.
+func (m *BNN) minibatchBatch(onTeam bool, team *par.Team, side par.Runner, xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.Dim() {
 		panic("model: dimension mismatch")
 	}
-	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+	if r, c := grads.Dims(); r != n || c != d {
 		panic("model: dimension mismatch")
 	}
 	if len(batch) == 0 {
@@ -457,11 +539,21 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 	}
 	p, h, nb := m.p, m.h, len(batch)
 	chunk := bnnChunk(h)
-	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), (n+chunk-1)/chunk)
+	if onTeam && team.Workers() > 1 {
+		// Half chunks, so that a team's goroutines share the parts evenly
+		// (SVGD's 20 particles: 10 chunks of 2 instead of 5 of 4).
+		chunk = max(1, chunk/2)
+	}
+	chunks := (n + chunk - 1) / chunk
+	workers := min(workerCount(m.Workers, nb*n*h*p, bnnBatchWork), chunks)
+	if onTeam {
+		workers = chunks // one buffer per chunk
+	}
 	s := m.mbScratch.Swap(nil) // concurrent callers get their own
 	if s == nil {
-		s = &bnnBatchScratch{m: m, chunk: chunk}
+		s = &bnnBatchScratch{m: m}
 	}
+	s.chunk = chunk
 	ch := chunk * h
 	s.size(nb, p)
 	if need := workers * (p*ch + 8); cap(s.w) < need {
@@ -478,16 +570,22 @@ func (m *BNN) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batc
 		s.res = make([]float64, need)
 	}
 	s.w, s.gw, s.a, s.sse, s.res = s.w[:cap(s.w)], s.gw[:cap(s.gw)], s.a[:cap(s.a)], s.sse[:cap(s.sse)], s.res[:cap(s.res)]
-	gatherRows(s.xb, s.yb, m.x, m.y, batch)
-	for r := 0; r < nb; r++ {
-		for j, v := range s.xb[r*p : r*p+p] {
-			s.xbt[j*nb+r] = v
-		}
-	}
+	gatherRows(s.xb, s.ldx, s.yb, m.x, m.y, batch)
+	transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, 0, nb)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
-	s.next.Store(0)
-	parallel(workers, s, &s.wg)
+	if onTeam {
+		s.job = bnnTeamJob{s: s, side: side}
+		parts := chunks
+		if side != nil {
+			parts++
+		}
+		team.Do(parts, &s.job)
+		s.job = bnnTeamJob{}
+	} else {
+		s.next.Store(0)
+		parallel(workers, s, &s.wg)
+	}
 	s.xs, s.gs, s.lp = blas64.General{}, blas64.General{}, nil
 	m.mbScratch.Store(s)
 }

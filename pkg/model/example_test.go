@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/par"
 )
 
 func ExampleLogistic() {
@@ -99,3 +100,70 @@ func ExampleBNN_NewMetricsCache() {
 	// Output:
 	// same as Metrics at every snapshot: true
 }
+
+// A particle method that reads only the scores (SVGD) takes them without
+// the log densities: the same gradients, bit for bit. Prefetch brings the
+// rows of the next batch into the caches one pass ahead.
+func ExampleLogistic_MinibatchGradBatch() {
+	rng := rand.New(rand.NewPCG(5, 6))
+	X := mat.NewDense(500, 3, nil)
+	y := make([]float64, 500)
+	for i := range y {
+		X.Set(i, 0, rng.NormFloat64())
+		X.Set(i, 1, rng.NormFloat64())
+		X.Set(i, 2, 1)
+		y[i] = 1
+		if X.At(i, 0)-X.At(i, 1)+0.3*rng.NormFloat64() < 0 {
+			y[i] = -1
+		}
+	}
+	m := model.NewLogistic(X, y)
+	xs := mat.NewDense(4, m.Dim(), nil)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < m.Dim(); j++ {
+			xs.Set(i, j, 0.5*rng.NormFloat64())
+		}
+	}
+	batch, next := []int{3, 14, 15, 92, 65, 35}, []int{89, 79, 32, 38, 46, 26}
+	withLp, alone := mat.NewDense(4, m.Dim(), nil), mat.NewDense(4, m.Dim(), nil)
+	m.MinibatchLogProbGradBatch(xs, withLp, make([]float64, 4), batch)
+	m.MinibatchGradBatch(xs, alone, batch)
+	m.Prefetch(next)
+	fmt.Println("same gradients:", mat.Equal(withLp, alone))
+	// Output:
+	// same gradients: true
+}
+
+// The network's gradient-only pass on a team of goroutines, with other
+// work (here a counter) run beside it as one more part of the team's job.
+func ExampleBNN_MinibatchGradBatchOn() {
+	rng := rand.New(rand.NewPCG(7, 8))
+	X := mat.NewDense(300, 4, nil)
+	y := make([]float64, 300)
+	for i := range y {
+		for j := 0; j < 4; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+		y[i] = X.At(i, 0) * X.At(i, 1)
+	}
+	m := model.NewBNN(X, y, 8)
+	xs := mat.NewDense(6, m.Dim(), nil)
+	for i := 0; i < 6; i++ {
+		m.Init(rng, xs.RawRowView(i))
+	}
+	batch := []int{0, 10, 20, 30, 40, 50, 60, 70}
+	want, got := mat.NewDense(6, m.Dim(), nil), mat.NewDense(6, m.Dim(), nil)
+	m.MinibatchLogProbGradBatch(xs, want, make([]float64, 6), batch)
+	team := par.NewTeam(2)
+	defer team.Close()
+	var side counter
+	m.MinibatchGradBatchOn(team, &side, xs, got, batch)
+	fmt.Println("same gradients:", mat.Equal(want, got), "side part ran:", side.n)
+	// Output:
+	// same gradients: true side part ran: 1
+}
+
+// counter counts the runs of a side part.
+type counter struct{ n int }
+
+func (c *counter) Run(int) { c.n++ }

@@ -2,6 +2,8 @@
 
 package model
 
+import "golang.org/x/sys/cpu"
+
 // The amd64 tile kernels of the full-data logistic gradient use AVX2 and
 // FMA when the processor and the operating system support them.
 
@@ -35,3 +37,19 @@ var haveFMA = func() bool {
 
 //go:noescape
 func sigmoidFMA(z, y *float64, n int) (lmin, prod float64)
+
+// prefetchRows asks the processor to bring the first bytes (> 0) bytes of
+// rows idx[0], …, idx[n−1] of x (row stride in elements) into its caches.
+//
+//go:noescape
+func prefetchRows(x *float64, stride int, idx *int, n int, bytes int)
+
+// have512 reports AVX-512 (F and DQ) with the ZMM state saved by the OS;
+// lrUse512 selects sigmoid512 (tests switch it off).
+var have512 = haveFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+
+// sigmoid512 is sigmoidFMA's weights alone, z ← y·σ(−y·z), for n ≥ 1
+// values (any n), with the same bits, eight lanes at a time.
+//
+//go:noescape
+func sigmoid512(z, y *float64, n int)

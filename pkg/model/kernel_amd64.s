@@ -443,3 +443,133 @@ sigdone:
 	VMOVSD X7, prod+32(FP)
 	VZEROUPPER
 	RET
+
+// func prefetchRows(x *float64, stride int, idx *int, n int, bytes int)
+//
+// PREFETCHT1 (into the level-2 cache, leaving the level-1 cache to the
+// work in between) for every cache line of the first bytes (> 0) bytes of rows
+// idx[0], …, idx[n−1] of x (row stride in elements).
+TEXT ·prefetchRows(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $3, R8
+	MOVQ idx+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ bytes+32(FP), R9
+	TESTQ CX, CX
+	JLE  pfdone
+
+pfrow:
+	MOVQ  (DI), AX
+	IMULQ R8, AX
+	ADDQ  SI, AX
+	LEAQ  -1(AX)(R9*1), R10
+	MOVQ  AX, DX
+
+pfline:
+	PREFETCHT1 (DX)
+	ADDQ       $64, DX
+	CMPQ       DX, R10
+	JLE        pfline
+	PREFETCHT1 (R10)
+	ADDQ       $8, DI
+	DECQ       CX
+	JNZ        pfrow
+
+pfdone:
+	RET
+
+// func sigmoid512(z, y *float64, n int)
+//
+// The weights of sigmoidFMA alone, z ← y·σ(−y·z), for n ≥ 1 values with
+// AVX-512, eight lanes at a time (the last n mod 8 through a lane mask),
+// each lane with sigmoidFMA's operations (the sign blend by the sign bits
+// of u, VPMOVQ2M; a NaN u gives sigmoidFMA's all-ones NaN before the
+// products), so the same bits; the sums of the log-likelihood are not
+// formed. Z16–Z29 hold the Taylor coefficients.
+TEXT ·sigmoid512(SB), NOSPLIT, $0-24
+	MOVQ z+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSD sigc<>+0(SB), Z15
+	VBROADCASTSD sigc<>+32(SB), Z14
+	VBROADCASTSD sigc<>+64(SB), Z13
+	VBROADCASTSD sigc<>+96(SB), Z12
+	VBROADCASTSD sigc<>+128(SB), Z11
+	VBROADCASTSD sigc<>+160(SB), Z10
+	VBROADCASTSD sigc<>+192(SB), Z9
+	VBROADCASTSD sigc<>+640(SB), Z16
+	VBROADCASTSD sigc<>+608(SB), Z17
+	VBROADCASTSD sigc<>+576(SB), Z18
+	VBROADCASTSD sigc<>+544(SB), Z19
+	VBROADCASTSD sigc<>+512(SB), Z20
+	VBROADCASTSD sigc<>+480(SB), Z21
+	VBROADCASTSD sigc<>+448(SB), Z22
+	VBROADCASTSD sigc<>+416(SB), Z23
+	VBROADCASTSD sigc<>+384(SB), Z24
+	VBROADCASTSD sigc<>+352(SB), Z25
+	VBROADCASTSD sigc<>+320(SB), Z26
+	VBROADCASTSD sigc<>+288(SB), Z27
+	VBROADCASTSD sigc<>+256(SB), Z28
+	VBROADCASTSD sigc<>+224(SB), Z29
+	VPTERNLOGQ $0xff, Z31, Z31, Z31
+	MOVQ $0xff, AX
+	KMOVW AX, K7
+
+s512loop:
+	CMPQ CX, $8
+	JGE  s512full
+	TESTQ CX, CX
+	JZ   s512done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K7
+	MOVQ $8, CX
+
+s512full:
+	VMOVUPD.Z   (SI), K7, Z0
+	VMOVUPD.Z   (DI), K7, Z30
+	VMULPD      Z30, Z0, Z0
+	VPANDQ      Z15, Z0, Z1
+	VMINPD      Z1, Z9, Z1
+	VMOVAPD     Z1, Z2
+	VFMADD213PD Z13, Z14, Z2
+	VPSUBQ      Z13, Z2, Z3
+	VSUBPD      Z13, Z2, Z2
+	VMOVAPD     Z1, Z4
+	VFMSUB231PD Z12, Z2, Z4
+	VFMADD231PD Z11, Z2, Z4
+	VMOVAPD     Z16, Z5
+	VFMADD213PD Z17, Z4, Z5
+	VFMADD213PD Z18, Z4, Z5
+	VFMADD213PD Z19, Z4, Z5
+	VFMADD213PD Z20, Z4, Z5
+	VFMADD213PD Z21, Z4, Z5
+	VFMADD213PD Z22, Z4, Z5
+	VFMADD213PD Z23, Z4, Z5
+	VFMADD213PD Z24, Z4, Z5
+	VFMADD213PD Z25, Z4, Z5
+	VFMADD213PD Z26, Z4, Z5
+	VFMADD213PD Z27, Z4, Z5
+	VFMADD213PD Z28, Z4, Z5
+	VFMADD213PD Z29, Z4, Z5
+	VPSLLQ      $52, Z3, Z3
+	VPSUBQ      Z3, Z5, Z5
+	VCMPPD      $3, Z0, Z0, K2
+	VPORQ       Z31, Z5, K2, Z5
+	VADDPD      Z10, Z5, Z6
+	VDIVPD      Z6, Z10, Z6
+	VPMOVQ2M    Z0, K3
+	VMOVAPD     Z10, K3, Z5
+	VMULPD      Z6, Z5, Z5
+	VMULPD      Z30, Z5, Z5
+	VMOVUPD     Z5, K7, (SI)
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	SUBQ        $8, CX
+	JMP         s512loop
+
+s512done:
+	VZEROUPPER
+	RET

@@ -16,3 +16,12 @@ func axpyRowsFMA(x *float64, stride, rows, cols int, a *float64, grad *float64) 
 func sigmoidFMA(z, y *float64, n int) (lmin, prod float64) {
 	panic("model: no FMA kernels")
 }
+
+// prefetchRows does nothing here: a prefetch changes no result.
+func prefetchRows(x *float64, stride int, idx *int, n int, bytes int) {}
+
+const have512 = false
+
+func sigmoid512(z, y *float64, n int) {
+	panic("model: no AVX-512 kernels")
+}

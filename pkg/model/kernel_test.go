@@ -127,3 +127,46 @@ func TestGemmSerial(t *testing.T) {
 		}
 	}
 }
+
+// TestSigmoid512: the AVX-512 weights have the bits of sigmoidFMA's, lane
+// by lane, on logits of every range, ±0, the clamp, NaN (with either sign)
+// and ±Inf, for lengths with and without a masked tail.
+func TestSigmoid512(t *testing.T) {
+	if !have512 {
+		t.Skip("no AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(3, 10))
+	const n = 32 * 50
+	z := make([]float64, n)
+	y := make([]float64, n)
+	for i := range z {
+		switch i % 4 {
+		case 0:
+			z[i] = 3 * rng.NormFloat64()
+		case 1:
+			z[i] = 1600 * (rng.Float64() - 0.5)
+		case 2:
+			z[i] = 1e-8 * rng.NormFloat64()
+		default:
+			z[i] = 80 * (rng.Float64() - 0.5)
+		}
+		y[i] = float64(2*rng.IntN(2) - 1)
+	}
+	copy(z, []float64{0, math.Copysign(0, -1), 708.5, -745, 707.9, -707.9, 36.7, -36.7,
+		math.NaN(), math.Copysign(math.NaN(), -1), math.Inf(1), math.Inf(-1)})
+	want := append([]float64(nil), z...)
+	sigmoidFMA(&want[0], &y[0], n)
+	for _, m := range []int{n, n - 1, n - 7, 13, 8, 5, 1} {
+		got := append([]float64(nil), z...)
+		sigmoid512(&got[0], &y[0], m)
+		for i := range got {
+			w := want[i]
+			if i >= m {
+				w = z[i] // untouched beyond n
+			}
+			if math.Float64bits(got[i]) != math.Float64bits(w) {
+				t.Fatalf("n=%d: z[%d] = %v (u = %v): %v (%#x), sigmoidFMA %v (%#x)", m, i, z[i], y[i]*z[i], got[i], math.Float64bits(got[i]), w, math.Float64bits(w))
+			}
+		}
+	}
+}

@@ -100,6 +100,19 @@ func (m *Logistic) logPriorC(x, grad []float64, k lrPriorConst) float64 {
 	return lp
 }
 
+// priorGrad adds ∇log p₀(θ) to grad as logPriorC does, without the log
+// density: the same operations on grad, so the same bits.
+func (m *Logistic) priorGrad(x, grad []float64) {
+	p := m.p
+	w := x[:p]
+	s := x[p]
+	alpha := math.Exp(s)
+	ss := floats.Dot(w, w)
+	dG := m.A0 - m.B0*alpha
+	floats.AddScaled(grad[:p], -alpha, w)
+	grad[p] += dG + 0.5*float64(p) - 0.5*alpha*ss
+}
+
 // lrTile is the number of rows whose logits are computed before their
 // sigmoids and accumulations: the tile (32 rows of 55 columns, 14 KB) stays
 // in the L1 cache between the dot products and the accumulation, so X is
@@ -156,6 +169,10 @@ func lrTileRows(x blas64.General, y, w, g []float64, t0, t1 int, c []float64, ll
 // lrUseFMA selects the AVX2/FMA row kernels where the processor has them;
 // benchmarks switch it off to measure the portable ones.
 var lrUseFMA = haveFMA
+
+// lrUse512 selects, with lrUseFMA, the AVX-512 weights of the gradient-only
+// minibatch pass (sigmoid512); tests switch it off.
+var lrUse512 = have512
 
 // lrRowsFMA is lrRows with the AVX2/FMA kernels: the tile's logits come
 // from one row at a time with four vector accumulators (memory is then read
@@ -358,32 +375,46 @@ func (s *lrBatchScratch) block(k, lo, hi int) {
 		s.blockFMA(zk, lo, hi)
 		return
 	}
-	Xb := blas64.General{Rows: nb, Cols: p, Stride: p, Data: s.xb}
+	Xb := blas64.General{Rows: nb, Cols: p, Stride: s.ldx, Data: s.xb}
 	W := subGeneral(s.xs, lo, hi, 0, p)
 	Z := blas64.General{Rows: nb, Cols: nk, Stride: nk, Data: zk}
 	gemmSerial(blas.NoTrans, blas.Trans, 1, Xb, W, 0, Z)
-	lp := s.lp[lo:hi]
-	for i := range lp {
-		lp[i] = 0
-	}
-	for r := 0; r < nb; r++ {
-		yi := s.yb[r]
-		zr := Z.Data[r*nk : r*nk+nk]
-		for i, z := range zr {
-			ls, sn := logSigmoidPair(yi * z)
-			lp[i] += ls
-			zr[i] = yi * sn
+	if s.lp == nil {
+		for r := 0; r < nb; r++ {
+			yi := s.yb[r]
+			zr := Z.Data[r*nk : r*nk+nk]
+			for i, z := range zr {
+				zr[i] = yi * sigmoidNeg(yi*z)
+			}
+		}
+	} else {
+		lp := s.lp[lo:hi]
+		for i := range lp {
+			lp[i] = 0
+		}
+		for r := 0; r < nb; r++ {
+			yi := s.yb[r]
+			zr := Z.Data[r*nk : r*nk+nk]
+			for i, z := range zr {
+				ls, sn := logSigmoidPair(yi * z)
+				lp[i] += ls
+				zr[i] = yi * sn
+			}
 		}
 	}
 	G := subGeneral(s.gs, lo, hi, 0, p)
 	gemmSerial(blas.Trans, blas.NoTrans, 1, Z, Xb, 0, G)
 	c := float64(m.n) / float64(nb)
-	for i := range lp {
+	for i := 0; i < nk; i++ {
 		x := s.xs.Data[(lo+i)*s.xs.Stride : (lo+i)*s.xs.Stride+p+1]
 		g := s.gs.Data[(lo+i)*s.gs.Stride : (lo+i)*s.gs.Stride+p+1]
 		floats.Scale(c, g[:p])
 		g[p] = 0
-		lp[i] = c*lp[i] + m.logPriorC(x, g, s.prior)
+		if s.lp == nil {
+			m.priorGrad(x, g)
+			continue
+		}
+		s.lp[lo+i] = c*s.lp[lo+i] + m.logPriorC(x, g, s.prior)
 	}
 }
 
@@ -398,7 +429,41 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 	nk := hi - lo
 	c := float64(m.n) / float64(nb)
 	z = z[:nk*nb]
-	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, nb, z, nb)
+	dense.MulNN(nk, nb, p, 1, s.xs.Data[lo*s.xs.Stride:], s.xs.Stride, s.xbt, s.ldt, z, nb)
+	if s.lp == nil {
+		// The weights alone: the same sigmoids, without the logarithms.
+		// The tiles below give the vector kernel every position but the
+		// last (nb mod lrTile) mod 4, which take logSigmoidPair's scalar
+		// form; sigmoid512 takes those same positions at once.
+		nv := nb - (nb%lrTile)%4
+		for k := 0; k < nk && lrUse512 && nv > 0; k++ {
+			zk := z[k*nb : k*nb+nb]
+			sigmoid512(&zk[0], &s.yb[0], nv)
+			for r := nv; r < nb; r++ {
+				zk[r] = s.yb[r] * sigmoidNeg(s.yb[r]*zk[r])
+			}
+		}
+		for k := 0; k < nk && !(lrUse512 && nv > 0); k++ {
+			zk := z[k*nb : k*nb+nb]
+			for t0 := 0; t0 < nb; t0 += lrTile {
+				t1 := min(t0+lrTile, nb)
+				n4 := (t1 - t0) &^ 3
+				if n4 > 0 {
+					sigmoidFMA(&zk[t0], &s.yb[t0], n4)
+				}
+				for r := t0 + n4; r < t1; r++ {
+					zk[r] = s.yb[r] * sigmoidNeg(s.yb[r]*zk[r])
+				}
+			}
+		}
+		dense.MulNN(nk, p, nb, c, z, nb, s.xb, s.ldx, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+		for i := lo; i < hi; i++ {
+			g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
+			g[p] = 0
+			m.priorGrad(s.xs.Data[i*s.xs.Stride:i*s.xs.Stride+p+1], g)
+		}
+		return
+	}
 	for k := 0; k < nk; k++ {
 		zk := z[k*nb : k*nb+nb]
 		var ll float64
@@ -417,7 +482,7 @@ func (s *lrBatchScratch) blockFMA(z []float64, lo, hi int) {
 		}
 		s.lp[lo+k] = ll
 	}
-	dense.MulNN(nk, p, nb, c, z, nb, s.xb, p, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
+	dense.MulNN(nk, p, nb, c, z, nb, s.xb, s.ldx, s.gs.Data[lo*s.gs.Stride:], s.gs.Stride)
 	for i := lo; i < hi; i++ {
 		x := s.xs.Data[i*s.xs.Stride : i*s.xs.Stride+p+1]
 		g := s.gs.Data[i*s.gs.Stride : i*s.gs.Stride+p+1]
@@ -451,11 +516,29 @@ func (m *Logistic) batchScratch(nb, parts int) *lrBatchScratch {
 // goroutines (with AVX2/FMA, pkg/dense's products and the vectorised
 // sigmoid of LogProbGrad). It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
+	if n, _ := xs.Dims(); len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	m.minibatchBatch(xs, grads, lp, batch)
+}
+
+// MinibatchGradBatch writes into row i of grads what
+// MinibatchLogProbGradBatch writes there, bit for bit, without the log
+// densities: the weights σ(−y_b z_bi) without their logarithms and the
+// prior's gradient without its density. It allocates nothing in steady
+// state.
+func (m *Logistic) MinibatchGradBatch(xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatch(xs, grads, nil, batch)
+}
+
+// minibatchBatch is MinibatchLogProbGradBatch, without the log densities
+// when lp is nil.
+func (m *Logistic) minibatchBatch(xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	if d != m.p+1 {
 		panic("model: dimension mismatch")
 	}
-	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+	if r, c := grads.Dims(); r != n || c != d {
 		panic("model: dimension mismatch")
 	}
 	if len(batch) == 0 {
@@ -464,12 +547,8 @@ func (m *Logistic) MinibatchLogProbGradBatch(xs, grads *mat.Dense, lp []float64,
 	p, nb := m.p, len(batch)
 	workers := min(workerCount(m.Workers, nb*n*p, lrBatchWork), (n+lrBatchChunk-1)/lrBatchChunk)
 	s := m.batchScratch(nb, workers)
-	gatherRows(s.xb, s.yb, m.x, m.y, batch)
-	for r := 0; r < nb; r++ {
-		for j, v := range s.xb[r*p : r*p+p] {
-			s.xbt[j*nb+r] = v
-		}
-	}
+	gatherRows(s.xb, s.ldx, s.yb, m.x, m.y, batch)
+	transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, 0, nb)
 	s.xs, s.gs, s.lp = xs.RawMatrix(), grads.RawMatrix(), lp
 	s.nb, s.n, s.workers = nb, n, workers
 	s.prior = m.priorConst()
@@ -515,12 +594,8 @@ func (j *lrTeamJob) Run(k int) {
 	p, nb := s.m.p, s.nb
 	if j.gather {
 		lo, hi := blockRange(k, lrGatherParts, nb)
-		gatherRows(s.xb[lo*p:hi*p], s.yb[lo:hi], s.m.x, s.m.y, j.batch[lo:hi])
-		for r := lo; r < hi; r++ {
-			for c, v := range s.xb[r*p : r*p+p] {
-				s.xbt[c*nb+r] = v
-			}
-		}
+		gatherRows(s.xb[lo*s.ldx:], s.ldx, s.yb[lo:hi], s.m.x, s.m.y, j.batch[lo:hi])
+		transposeRows(s.xbt, s.ldt, s.xb, s.ldx, p, lo, hi)
 		return
 	}
 	lo := k * lrBatchChunk
@@ -539,19 +614,43 @@ func (j *lrTeamJob) Run(k int) {
 // Calls of fewer than 2¹⁶ multiply-adds per product (|B|·n·p) run on the
 // caller alone. It allocates nothing in steady state.
 func (m *Logistic) MinibatchLogProbGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, lp []float64, batch []int) {
+	if n, _ := xs.Dims(); len(lp) != n {
+		panic("model: dimension mismatch")
+	}
+	m.minibatchBatchOn(team, side, xs, grads, lp, batch)
+}
+
+// Prefetch asks the processor to bring the data rows named by batch into
+// its caches ahead of a minibatch pass on them (a caller that knows its
+// next batch calls it one pass early, so that the gathering of the rows
+// finds them there). It changes no result and allocates nothing; indices
+// outside [0, N) make it do nothing.
+func (m *Logistic) Prefetch(batch []int) { prefetchBatch(m.x, batch) }
+
+// MinibatchGradBatchOn is MinibatchGradBatch split over team as
+// MinibatchLogProbGradBatchOn splits MinibatchLogProbGradBatch: the
+// gradients have the bits of MinibatchLogProbGradBatch with any team, and
+// side.Run(0), when side is not nil, runs once beside them.
+func (m *Logistic) MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int) {
+	m.minibatchBatchOn(team, side, xs, grads, nil, batch)
+}
+
+// minibatchBatchOn is MinibatchLogProbGradBatchOn, without the log
+// densities when lp is nil.
+func (m *Logistic) minibatchBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, lp []float64, batch []int) {
 	n, d := xs.Dims()
 	p, nb := m.p, len(batch)
 	if team.Workers() < 2 || nb*n*p < lrTeamWork || n <= lrBatchChunk || nb < lrGatherParts {
 		if side != nil {
 			side.Run(0)
 		}
-		m.MinibatchLogProbGradBatch(xs, grads, lp, batch)
+		m.minibatchBatch(xs, grads, lp, batch)
 		return
 	}
 	if d != m.p+1 {
 		panic("model: dimension mismatch")
 	}
-	if r, c := grads.Dims(); r != n || c != d || len(lp) != n {
+	if r, c := grads.Dims(); r != n || c != d {
 		panic("model: dimension mismatch")
 	}
 	chunks := (n + lrBatchChunk - 1) / lrBatchChunk

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -1011,6 +1012,133 @@ func TestLogPriorConstSameBits(t *testing.T) {
 			if math.Float64bits(g0[j]) != math.Float64bits(g1[j]) {
 				t.Fatalf("gradient %d: %v, formula %v", j, g1[j], g0[j])
 			}
+		}
+	}
+}
+
+// gradBatcher is a model's gradient-only minibatch pass, plain and on a
+// team.
+type gradBatcher interface {
+	target.StochasticBatched
+	MinibatchGradBatch(xs, grads *mat.Dense, batch []int)
+	MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int)
+}
+
+// TestMinibatchGradBatchSameBits: the gradient-only minibatch passes of the
+// logistic model and the network give the gradients of
+// MinibatchLogProbGradBatch bit for bit, alone and on teams of one and two
+// (GOMAXPROCS 1 and 2; nil, the caller alone), both logistic kernel paths,
+// batches whose tiles end in a partial group of four, partial last chunks,
+// and run their side part once.
+func TestMinibatchGradBatchSameBits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(4, 7))
+	X, y := synthLogistic(rng, 3000, 55)
+	lr := NewLogistic(X, y)
+	Xb, yb := synthBNN(rng, 900, 16)
+	bnn := NewBNN(Xb, yb, 50)
+	for _, c := range []struct {
+		name  string
+		m     gradBatcher
+		n, nb int
+	}{
+		{"logistic", lr, 100, 100}, {"logistic", lr, 37, 67}, {"logistic", lr, 9, 5}, {"logistic", lr, 4, 100},
+		{"bnn", bnn, 20, 100}, {"bnn", bnn, 7, 33}, {"bnn", bnn, 1, 3},
+	} {
+		d := c.m.Dim()
+		xs := mat.NewDense(c.n, d, nil)
+		for i := 0; i < c.n; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		batch := make([]int, c.nb)
+		for k := range batch {
+			batch[k] = rng.IntN(900)
+		}
+		for _, path := range [][2]bool{{haveFMA, have512}, {haveFMA, false}, {false, false}} {
+			fma := path[0]
+			lrUseFMA, lrUse512 = path[0], path[1]
+			want := mat.NewDense(c.n, d, nil)
+			c.m.MinibatchLogProbGradBatch(xs, want, make([]float64, c.n), batch)
+			check := func(how string, got *mat.Dense) {
+				t.Helper()
+				for i := 0; i < c.n; i++ {
+					for j := 0; j < d; j++ {
+						if math.Float64bits(got.At(i, j)) != math.Float64bits(want.At(i, j)) {
+							t.Fatalf("%s n %d |B| %d FMA %v %s: grad[%d][%d] = %v, want %v", c.name, c.n, c.nb, fma, how, i, j, got.At(i, j), want.At(i, j))
+						}
+					}
+				}
+			}
+			got := mat.NewDense(c.n, d, nil)
+			c.m.MinibatchGradBatch(xs, got, batch)
+			check("alone", got)
+			var side sideCount
+			got = mat.NewDense(c.n, d, nil)
+			c.m.MinibatchGradBatchOn(nil, &side, xs, got, batch)
+			check("nil team", got)
+			if side.n != 1 {
+				t.Fatalf("%s nil team: the side part ran %d times", c.name, side.n)
+			}
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				for _, w := range []int{1, 2} {
+					team := par.NewTeam(w)
+					for rep := 0; rep < 3; rep++ {
+						side = sideCount{}
+						got := mat.NewDense(c.n, d, nil)
+						c.m.MinibatchGradBatchOn(team, &side, xs, got, batch)
+						check(fmt.Sprintf("GOMAXPROCS %d team %d", procs, w), got)
+						if side.n != 1 {
+							t.Fatalf("%s GOMAXPROCS %d team %d: the side part ran %d times", c.name, procs, w, side.n)
+						}
+					}
+					if c.nb == 100 {
+						got := mat.NewDense(c.n, d, nil)
+						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatchOn(team, nil, xs, got, batch) }); a != 0 {
+							t.Errorf("%s GOMAXPROCS %d, team %d: %v allocations per call", c.name, procs, w, a)
+						}
+						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatch(xs, got, batch) }); a != 0 {
+							t.Errorf("%s: %v allocations per call", c.name, a)
+						}
+					}
+					team.Close()
+				}
+			}
+		}
+		lrUseFMA, lrUse512 = haveFMA, have512
+	}
+}
+
+// TestPrefetch: a prefetch of valid rows, of none and of rows outside the
+// data (ignored) leaves a later minibatch pass with its bits and allocates
+// nothing.
+func TestPrefetch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 8))
+	X, y := synthLogistic(rng, 500, 55)
+	lr := NewLogistic(X, y)
+	Xb, yb := synthBNN(rng, 500, 16)
+	bnn := NewBNN(Xb, yb, 50)
+	batch := []int{0, 499, 17, 250, 3}
+	for _, m := range []interface {
+		gradBatcher
+		Prefetch([]int)
+	}{lr, bnn} {
+		d := m.Dim()
+		xs := mat.NewDense(3, d, nil)
+		for i := 0; i < 3; i++ {
+			xs.SetRow(i, randVec(rng, d, 0.5))
+		}
+		want, got := mat.NewDense(3, d, nil), mat.NewDense(3, d, nil)
+		m.MinibatchGradBatch(xs, want, batch)
+		for _, b := range [][]int{batch, nil, {500}, {-1, 2}} {
+			m.Prefetch(b)
+		}
+		m.MinibatchGradBatch(xs, got, batch)
+		if !mat.Equal(got, want) {
+			t.Fatalf("%T: gradients moved after a prefetch", m)
+		}
+		if a := testing.AllocsPerRun(20, func() { m.Prefetch(batch) }); a != 0 {
+			t.Errorf("%T: %v allocations per prefetch", m, a)
 		}
 	}
 }

@@ -113,6 +113,16 @@ func logSigmoidPair(u float64) (logSig, sigNeg float64) {
 	return u - log1p(e), 1 / (1 + e)
 }
 
+// sigmoidNeg returns σ(−u), the second value of logSigmoidPair, with its
+// operations (the same bits) and without the logarithm.
+func sigmoidNeg(u float64) float64 {
+	if u >= 0 {
+		e := math.Exp(-u)
+		return e / (1 + e)
+	}
+	return 1 / (1 + math.Exp(u))
+}
+
 // sigmoid returns σ(u) = 1/(1+exp(−u)) without overflow.
 func sigmoid(u float64) float64 {
 	if u >= 0 {

@@ -1,8 +1,12 @@
 package svgd
 
 import (
+	"unsafe"
+
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/dense"
@@ -14,12 +18,20 @@ import (
 type Workspace struct {
 	n, d int
 	// k holds the squared distances, then the Gram matrix in place.
-	k      *mat.Dense
-	t      *mat.Dense // S − X/h²
-	xt     []float64  // Xᵀ, d×n
-	norms  []float64
-	median []float64
-	job    dirJob
+	k  *mat.Dense
+	t  *mat.Dense // S − X/h², rows padded to whole cache lines
+	xt []float64  // Xᵀ, d×n with row stride ldxt
+	// ldxt is n rounded up to whole cache lines (8 values): with xt and
+	// t aligned to 64 bytes, the rows that the products load as vectors
+	// never straddle two cache lines.
+	ldxt int
+	// xtFresh reports that xt already holds the transpose of the X of the
+	// next startDirection: the update of the previous direction wrote it
+	// beside the particles it moved (see dirJob.product).
+	xtFresh bool
+	norms   []float64
+	median  []float64
+	job     dirJob
 }
 
 // NewWorkspace returns the scratch for n particles in dimension d: two n×n
@@ -28,14 +40,29 @@ func NewWorkspace(n, d int) *Workspace {
 	if n < 1 || d < 1 {
 		panic("svgd: workspace needs n ≥ 1 particles and d ≥ 1")
 	}
+	ldxt, ldt := (n+7)&^7, (d+7)&^7
+	t := &mat.Dense{}
+	t.SetRawMatrix(blas64.General{Rows: n, Cols: d, Stride: ldt, Data: aligned64((n-1)*ldt + d)})
 	return &Workspace{
 		n: n, d: d,
 		k:      mat.NewDense(n, n, nil),
-		t:      mat.NewDense(n, d, nil),
-		xt:     make([]float64, d*n),
+		t:      t,
+		xt:     aligned64((d-1)*ldxt + n),
+		ldxt:   ldxt,
 		norms:  make([]float64, n),
 		median: make([]float64, n*n),
 	}
+}
+
+// aligned64 returns a zeroed slice of length n whose first element is at an
+// address that is a multiple of 64 bytes (a cache line).
+func aligned64(n int) []float64 {
+	s := make([]float64, n+7)
+	off := int(uintptr(unsafe.Pointer(&s[0]))%64) / 8
+	if off != 0 {
+		off = 8 - off
+	}
+	return s[off : off+n : off+n]
 }
 
 // Direction writes the SVGD direction of every particle into dst (n×d):
@@ -61,6 +88,7 @@ func NewWorkspace(n, d int) *Workspace {
 //
 // dst must not share memory with X or scores.
 func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Workspace) kernel.RBF {
+	ws.xtFresh = false
 	startDirection(nil, X, scores, k, excludeDiag, ws).Run(0)
 	return finishDirection(dst, ws, nil)
 }
@@ -84,9 +112,8 @@ type adagradStep struct {
 // Phases of a direction job.
 const (
 	phaseTranspose = iota // Xᵀ in column blocks of X
-	phaseGram             // X Xᵀ in strips of four rows
-	phaseDists            // squared distances in blocks of rows
-	phaseMedian           // the bandwidth, one part
+	phaseGram             // X Xᵀ in strips of eight rows
+	phaseMedian           // the squared distances and the bandwidth, one part
 	phaseExp              // exponentials of the upper rows, then T = S − X/h²
 	phaseProduct          // K·T, the diagonal term and the update, in row strips
 )
@@ -103,13 +130,23 @@ type dirJob struct {
 	excludeDiag      bool
 	inv2, c, invN    float64
 	rowParts, colBlk int // the product phase's row strips and column block
+	parts            int // of the product phase
+
+	// pf, when not nil, is asked to prefetch the rows ahead, a slice per
+	// part of the product phase, so that the prefetches overlap the
+	// products instead of waiting for the memory in one burst.
+	pf    prefetcher
+	ahead []int
 }
 
-// Rows per part of the distance and exponential phases, and per strip of
+// Rows per part of the exponential phase, and per strip of
 // the Gram and product phases.
 const (
 	dirRowBlock = 8
-	dirStrip    = 4
+	dirStrip    = 8
+	// sumGroup is the number of rows whose sums rowSums takes side by
+	// side.
+	sumGroup = 4
 )
 
 // dirTransposeBlock is the number of columns of X per transpose part.
@@ -124,19 +161,21 @@ func (j *dirJob) Run(part int) {
 		c0, c1 := part*dirTransposeBlock, min((part+1)*dirTransposeBlock, d)
 		for i := 0; i < n; i++ {
 			for c, v := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
-				ws.xt[(c0+c)*n+i] = v
+				ws.xt[(c0+c)*ws.ldxt+i] = v
 			}
 		}
 	case phaseGram:
-		// Only the blocks on and above the diagonal: the strip of four
-		// rows from the first column of their 8-column block on.
+		// Only the blocks on and above the diagonal: the strip of eight
+		// rows from its first row's column on.
 		xr, raw := j.x.RawMatrix(), ws.k.RawMatrix()
 		i0 := part * dirStrip
 		rows, j0 := min(dirStrip, n-i0), i0&^7
-		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], n, raw.Data[i0*raw.Stride+j0:], raw.Stride)
-	case phaseDists:
+		dense.MulNN(rows, n-j0, d, 1, xr.Data[i0*xr.Stride:], xr.Stride, ws.xt[j0:], ws.ldxt, raw.Data[i0*raw.Stride+j0:], raw.Stride)
+	case phaseMedian:
+		// The squared distances above the diagonal (the exponentials
+		// need them whatever the bandwidth), then the median heuristic.
 		raw := ws.k.RawMatrix()
-		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
+		for i := 0; i < n; i++ {
 			raw.Data[i*raw.Stride+i] = 0
 			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n]
 			nc := ws.norms[i+1 : n]
@@ -149,7 +188,6 @@ func (j *dirJob) Run(part int) {
 				row[c] = v
 			}
 		}
-	case phaseMedian:
 		if j.kern.H == 0 {
 			j.kern.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !j.excludeDiag, ws.median), n)
 		}
@@ -169,10 +207,7 @@ func (j *dirJob) Run(part int) {
 		}
 		part -= blocks
 		for i := part * dirRowBlock; i < min((part+1)*dirRowBlock, n); i++ {
-			t, s, x := ws.t.RawRowView(i), j.scores.RawRowView(i), j.x.RawRowView(i)
-			for c := range t {
-				t[c] = s[c] - j.inv2*x[c]
-			}
+			dense.SubScaledTo(ws.t.RawRowView(i), j.scores.RawRowView(i), j.inv2, j.x.RawRowView(i))
 		}
 	case phaseProduct:
 		j.product(part)
@@ -194,21 +229,26 @@ func (j *dirJob) product(part int) {
 	}
 	c0 := (part / j.rowParts) * j.colBlk
 	c1 := min(c0+j.colBlk, d)
+	if j.pf != nil {
+		j.pf.Prefetch(j.ahead[part*len(j.ahead)/j.parts : (part+1)*len(j.ahead)/j.parts])
+	}
 	kr, tr, dr := ws.k.RawMatrix(), ws.t.RawMatrix(), j.dst.RawMatrix()
 	dense.MulNN(i1-i0, c1-c0, n, j.invN, kr.Data[i0*kr.Stride:], kr.Stride, tr.Data[c0:], tr.Stride, dr.Data[i0*dr.Stride+c0:], dr.Stride)
-	var sums [dirStrip]float64
+	var sums [sumGroup]float64
 	for i := i0; i < i1; i++ {
-		if r := (i - i0) % dirStrip; r == 0 {
-			rowSums(sums[:min(dirStrip, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
+		if r := (i - i0) % sumGroup; r == 0 {
+			rowSums(sums[:min(sumGroup, i1-i)], kr.Data[i*kr.Stride:], kr.Stride, i, n)
 		}
-		cf := sums[(i-i0)%dirStrip] * j.inv2 * j.invN
+		cf := sums[(i-i0)%sumGroup] * j.inv2 * j.invN
 		out := dr.Data[i*dr.Stride+c0 : i*dr.Stride+c1]
-		for c, v := range j.x.RawRowView(i)[c0:c1] {
-			out[c] += cf * v
-		}
+		floats.AddScaled(out, cf, j.x.RawRowView(i)[c0:c1]) // out[c] += cf·x[c], unfused
 		if u := j.upd; u != nil {
 			xr, hr := u.x.RawRowView(i)[c0:c1], u.hist.RawRowView(i)[c0:c1]
 			dense.AdaGrad(xr, out, hr, u.eps, u.alpha, u.fudge, u.first)
+			// The moved coordinates into Xᵀ for the next direction.
+			for c, v := range xr {
+				ws.xt[(c0+c)*ws.ldxt+i] = v
+			}
 		}
 	}
 }
@@ -265,11 +305,12 @@ func rowSums(dst []float64, k []float64, ldk, i0, n int) {
 }
 
 // startDirection is the first half of Direction on team (nil: the caller
-// alone), which needs X but not the scores: three jobs, the transpose of
-// X, the upper strips of X Xᵀ and the squared distances (upper triangle;
-// the median reads no other). It returns the job whose Run(0) takes the
-// median heuristic (phaseMedian), which the caller runs alone or beside
-// other work, before finishDirection.
+// alone), which needs X but not the scores: two jobs, the transpose of X
+// (skipped when the previous update wrote it, ws.xtFresh) and the upper
+// strips of X Xᵀ. It returns the job whose Run(0) takes the squared
+// distances (upper triangle; the median and the exponentials read no
+// other) and the median heuristic (phaseMedian), which the caller runs
+// alone or beside other work, before finishDirection.
 //
 // Every element is computed by the same operations in the same order
 // whichever goroutine takes its part, so the result has the same bits for
@@ -290,16 +331,17 @@ func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeD
 	}
 	j := &ws.job
 	*j = dirJob{ws: ws, x: X, scores: scores, team: team, kern: k, excludeDiag: excludeDiag}
-	j.phase = phaseTranspose
-	team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)
+	if !ws.xtFresh {
+		j.phase = phaseTranspose
+		team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)
+	}
+	ws.xtFresh = false
 	j.phase = phaseGram
 	team.Do((n+dirStrip-1)/dirStrip, j)
 	raw := ws.k.RawMatrix()
 	for i := 0; i < n; i++ {
 		ws.norms[i] = raw.Data[i*raw.Stride+i]
 	}
-	j.phase = phaseDists
-	team.Do((n+dirRowBlock-1)/dirRowBlock, j)
 	j.phase = phaseMedian
 	return j
 }
@@ -326,15 +368,20 @@ func finishDirection(dst *mat.Dense, ws *Workspace, upd *adagradStep) kernel.RBF
 	j.phase = phaseExp
 	team.Do(2*blocks, j)
 
-	// The product in strips of four rows when there are enough of them
-	// for the team, else in column blocks of whole 8-column panels.
+	// The product in strips of eight rows when there are enough of them
+	// for the team, else in column blocks of whole 16-column panels (the
+	// product kernel's widest blocks).
 	j.rowParts, j.colBlk = strips, d
 	if team.Workers() > 1 && strips < 4*team.Workers() {
 		j.rowParts = 1
-		j.colBlk = max(8, (d/(4*team.Workers())+7)&^7)
+		j.colBlk = max(16, (d/(4*team.Workers())+15)&^15)
 	}
 	j.phase = phaseProduct
-	team.Do(j.rowParts*((d+j.colBlk-1)/j.colBlk), j)
+	j.parts = j.rowParts * ((d + j.colBlk - 1) / j.colBlk)
+	team.Do(j.parts, j)
+	// Every coordinate was updated by exactly one part, which wrote it
+	// into Xᵀ too.
+	ws.xtFresh = upd != nil
 	k := j.kern
 	*j = dirJob{}
 	return k

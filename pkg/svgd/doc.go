@@ -30,7 +30,10 @@
 // the start and walks it in consecutive batches of |B| (100 by default),
 // wrapping around modulo N. A target that implements
 // target.StochasticBatched scores all particles on the batch in one call
-// (matrix products over the particles) with the same results.
+// (matrix products over the particles) with the same results; one that
+// also gives the scores alone (MinibatchGradBatch, as model.Logistic and
+// model.BNN do) is called that way, since the update never reads the log
+// densities.
 //
 // The zero Settings run in the target's own scales and stop by a
 // criterion: SVGD moves the particles in the whitened coordinates of the

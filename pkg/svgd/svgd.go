@@ -147,7 +147,10 @@ type Settings struct {
 	// on it. A target that scores all particles in one call
 	// (target.StochasticBatched with minibatches, target.Batched with full
 	// data) is called once per iteration and parallelises on its own,
-	// except that model.Logistic's minibatch scores share the run's team.
+	// except that the minibatch scores of model.Logistic and model.BNN
+	// share the run's team. A target with a gradient-only minibatch pass
+	// (MinibatchGradBatch, as both models have) is called through it: SVGD
+	// never reads the log densities.
 	//
 	// With Workers and GOMAXPROCS above 1 and n²d ≥ 2¹⁶ (n particles in
 	// dimension d), a run also keeps a par.Team of min(Workers, GOMAXPROCS)
@@ -261,6 +264,7 @@ type state struct {
 	t  target.Target
 	st target.Stochastic        // nil for full-data scores
 	sb target.StochasticBatched // non-nil when minibatch scores come in one batch
+	gb gradBatched              // non-nil when they come without the log densities
 	bt target.Batched           // non-nil when full-data scores come in one batch
 	s  Settings
 
@@ -274,6 +278,8 @@ type state struct {
 	perm  []int // minibatch order: one permutation of the data
 	pos   int   // start of the next minibatch in perm
 	batch []int
+	ahead []int      // the next minibatch, for pf
+	pf    prefetcher // non-nil when the target prefetches rows
 	evals int64
 	cost  int64 // gradient evaluations per iteration
 
@@ -282,6 +288,7 @@ type state struct {
 	// or the problem is too small to split.
 	team *par.Team
 	tb   teamBatched
+	gtb  gradTeamBatched
 	pick teamPick
 
 	// Score workers 1..len(start) take the particle blocks after the
@@ -363,6 +370,13 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 			st.sb = sb
 			st.lp = make([]float64, n)
 		}
+		if gb, ok := t.(gradBatched); ok {
+			st.gb = gb
+		}
+		if pf, ok := t.(prefetcher); ok {
+			st.pf = pf
+			st.ahead = make([]int, s.BatchSize)
+		}
 	} else {
 		st.cost = int64(n) * int64(target.NData(t))
 		if bt, ok := t.(target.Batched); ok {
@@ -378,8 +392,32 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		if tb, ok := t.(teamBatched); ok && st.sb != nil {
 			st.tb = tb
 		}
+		if gtb, ok := t.(gradTeamBatched); ok && st.sb != nil {
+			st.gtb = gtb
+		}
 	}
 	return st, nil
+}
+
+// gradBatched is a minibatch-batched target that also gives the scores
+// alone, with the bits of MinibatchLogProbGradBatch's gradients and
+// without its log densities, which SVGD never reads (model.Logistic and
+// model.BNN are two).
+type gradBatched interface {
+	MinibatchGradBatch(xs, grads *mat.Dense, batch []int)
+}
+
+// prefetcher is a minibatch target that can bring the rows of a batch
+// into the processor's caches ahead of its pass (model.Logistic and
+// model.BNN are two); it changes no result.
+type prefetcher interface {
+	Prefetch(batch []int)
+}
+
+// gradTeamBatched is gradBatched on a par.Team given by the caller, with
+// side.Run(0) run once beside the scores.
+type gradTeamBatched interface {
+	MinibatchGradBatchOn(team *par.Team, side par.Runner, xs, grads *mat.Dense, batch []int)
 }
 
 // teamBatched is a minibatch-batched target that splits its work over a
@@ -431,6 +469,20 @@ func (st *state) scoreBlock(lo, hi int) {
 	}
 }
 
+// fillBatch writes the minibatch that starts at position pos of perm into
+// dst: consecutive entries of perm (the identity when Sequential), wrapping
+// around modulo N.
+func (st *state) fillBatch(dst []int, pos int) {
+	nd := len(st.perm)
+	for k := range dst {
+		p := pos + k
+		if p >= nd {
+			p -= nd
+		}
+		dst[k] = st.perm[p]
+	}
+}
+
 // computeScores fills scores for the current particles, on the next
 // minibatch when the target is stochastic, and runs side.Run(0) (the median
 // heuristic of the direction, independent of the scores) once: beside the
@@ -438,19 +490,14 @@ func (st *state) scoreBlock(lo, hi int) {
 // before them.
 func (st *state) computeScores(team *par.Team, side par.Runner) {
 	if st.st != nil {
-		// Consecutive batches of perm (the identity when Sequential),
-		// wrapping around modulo N.
-		nd := len(st.perm)
-		for k := range st.batch {
-			p := st.pos + k
-			if p >= nd {
-				p -= nd
-			}
-			st.batch[k] = st.perm[p]
-		}
-		st.pos = (st.pos + len(st.batch)) % nd
+		st.fillBatch(st.batch, st.pos)
+		st.pos = (st.pos + len(st.batch)) % len(st.perm)
 	}
-	if st.tb != nil {
+	switch {
+	case st.gtb != nil:
+		st.gtb.MinibatchGradBatchOn(team, side, st.x, st.scores, st.batch)
+		return
+	case st.tb != nil:
 		st.tb.MinibatchLogProbGradBatchOn(team, side, st.x, st.scores, st.lp, st.batch)
 		return
 	}
@@ -458,6 +505,9 @@ func (st *state) computeScores(team *par.Team, side par.Runner) {
 		side.Run(0)
 	}
 	switch {
+	case st.gb != nil:
+		st.gb.MinibatchGradBatch(st.x, st.scores, st.batch)
+		return
 	case st.sb != nil:
 		st.sb.MinibatchLogProbGradBatch(st.x, st.scores, st.lp, st.batch)
 		return
@@ -488,6 +538,12 @@ func (st *state) step(it int) {
 	}
 	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
 	st.computeScores(team, med)
+	if st.pf != nil {
+		// The rows of the next minibatch, prefetched by the parts of the
+		// direction's last job.
+		st.fillBatch(st.ahead, st.pos)
+		med.pf, med.ahead = st.pf, st.ahead
+	}
 	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
 	finishDirection(st.phi, st.ws, &st.upd)
 	st.evals += st.cost

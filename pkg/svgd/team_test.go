@@ -102,6 +102,7 @@ type teamCase struct {
 	batch int
 	step  float64
 	excl  bool
+	bw    float64 // a fixed bandwidth; 0: the median heuristic
 }
 
 func teamCases() []teamCase {
@@ -109,10 +110,11 @@ func teamCases() []teamCase {
 	lr := model.NewLogistic(testutil.LogisticData(rng, 3000, 55))
 	bnn := model.NewBNN(testutil.RandDense(rng, 2000, 16), testutil.RandVec(rng, 2000, 1), 50)
 	return []teamCase{
-		{"logistic n=100 d=56", lr, 100, 100, 0.05, false},
-		{"logistic n=37 d=56 excluding the diagonal", lr, 37, 64, 0.05, true},
-		{"logistic n=20 d=56 (one goroutine)", lr, 20, 100, 0.05, false},
-		{"bnn n=20 d=903", bnn, 20, 100, 1e-3, false},
+		{"logistic n=100 d=56", lr, 100, 100, 0.05, false, 0},
+		{"logistic n=37 d=56 excluding the diagonal", lr, 37, 64, 0.05, true, 0},
+		{"logistic n=20 d=56 (one goroutine)", lr, 20, 100, 0.05, false, 0},
+		{"bnn n=20 d=903", bnn, 20, 100, 1e-3, false, 0},
+		{"logistic n=100 d=56, fixed bandwidth", lr, 100, 100, 0.05, false, 0.7},
 	}
 }
 
@@ -138,7 +140,7 @@ func TestTeamSameBits(t *testing.T) {
 	const iters = 2*pickBlock + 6 // a block on the team, one alone, then the faster
 	for _, c := range teamCases() {
 		init := teamInit(c)
-		s := Settings{Whiten: WhitenNone, Stop: StopFixed, Init: init, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl}
+		s := Settings{Whiten: WhitenNone, Stop: StopFixed, Init: init, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl, Bandwidth: c.bw}
 		// The reference: the batches of a run, the serial iteration.
 		ref, err := newState(c.t, Settings{Init: init, Step: c.step, BatchSize: c.batch, Workers: 1}, rand.NewPCG(21, 22))
 		if err != nil {
