@@ -190,6 +190,9 @@ func swapSentence(rows []SwapRow) string {
 				keep = append(keep, r.Factor)
 			}
 		}
+		if base.Verdict == NotMeasured && len(change) == 0 {
+			continue
+		}
 		s := fmt.Sprintf("From the %s protocol (%s; %s), ", protocolName(from), base.Verdict, base.Tally.CountsText())
 		switch {
 		case len(change) == 0:

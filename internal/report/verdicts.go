@@ -48,8 +48,9 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 		b.WriteString("**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**\n\n")
 	}
 	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(claims))
-	b.WriteString("| claim | protocol | cost axis | better | worse | inconclusive | confounded (not counted) | not computable | verdict | counted contrasts, mean [95 % CI] | rests on |\n" +
-		"|---|---|---|---|---|---|---|---|---|---|---|\n")
+	one := quickProfile(res) || oneSplit(claims)
+	b.WriteString("| claim | protocol | cost axis | better | worse | inconclusive | confounded (not counted) | not computable | verdict | why | counted contrasts, mean [95 % CI] | rests on |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range claims {
 		for i, v := range c.Verdicts {
 			claim := ""
@@ -83,7 +84,11 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 			if i == 0 {
 				rests = strings.Join(c.Figures, ", ")
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), verdictText(v.Verdict, v.Why), iv, rests)
+			why := v.Why
+			if one && !strings.Contains(why, "one split") {
+				why += "; one split: the numbers decide nothing"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, cellText(why), iv, rests)
 		}
 	}
 	b.WriteString("\n")
@@ -184,9 +189,11 @@ func OutcomeParagraph(claims []Claim) string {
 				change = append(change, fmt.Sprintf("the %s (%s → %s)", r.Factor, base, r.Verdict))
 			}
 		}
-		if len(change) == 0 {
+		switch {
+		case len(change) == 0 && base == NotMeasured:
+		case len(change) == 0:
 			decide = append(decide, fmt.Sprintf("claim %d: no single factor changes the verdict", c.Number))
-		} else {
+		default:
 			decide = append(decide, fmt.Sprintf("claim %d: only %s", c.Number, joinAnd(change)))
 		}
 	}
