@@ -116,6 +116,13 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 	out := []Contrast{rm, ll}
 	for i := range out {
 		out[i].Notes = append(out[i].Notes, notes...)
+		switch {
+		case len(out[i].D) > 0:
+		case len(empty) > 0:
+			out[i].Skip = "MMD-FW has no snapshot within the budget on any split"
+		case len(diverged) > 0:
+			out[i].Skip = "SVGD diverged on every split"
+		}
 		out[i].finish()
 	}
 	return out

@@ -84,7 +84,7 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 			if i == 0 {
 				rests = strings.Join(c.Figures, ", ")
 			}
-			why := v.Why
+			why := strings.TrimSuffix(v.Why, ".")
 			if one && !strings.Contains(why, "one split") {
 				why += "; one split: the numbers decide nothing"
 			}
