@@ -89,118 +89,108 @@ func TestTableAtBudgets(t *testing.T) {
 	}
 }
 
-// Claim 5 under budgets: the fair protocol judges 1× the reference budget
-// against every SVGD arm; the paper's protocol reads the final snapshots
-// within the seconds SVGD took for 1× (all 0 here: MMD-FW's last snapshot,
-// RMSE 2, against SVGD's 3.02 at 1×).
-func TestClaim5Protocols(t *testing.T) {
-	grads := []int64{25, 50, 100, 200, 400}
-	fw := budgetCell("mmdfw", "mmdfw", 0, grads, []float64{5, 3, 4, 1, 2}, []float64{5, 3.0, 4, 1, 2})
-	ref := budgetCell("svgd", "svgd", 0, grads, []float64{5, 4, 3, 2, 1}, []float64{5, 4, 3.02, 2, 1})
-	tuned := budgetCell("svgd-tuned", "svgd", 0, grads, []float64{5, 4, 2, 2, 1}, []float64{5, 4, 2, 2, 1})
-	// At 1× (100): MMD-FW's dev-best snapshot has test RMSE 3.0, LL −3.0;
-	// the reference arm's 3.02 (level 3.02 + 1% = 3.05), the tuned arm's 2
-	// (level 2.02).
-	c := claim5(&Results{Cells: []*Cell{fw, ref}})
-	if c.Verdict != Supported || c.Paper != Supported || c.Difference != "" {
-		t.Errorf("reference arm only: fair %s, paper %s, difference %q\n%s", c.Verdict, c.Paper, c.Difference, c.Markdown())
+// Claim 1: MMD-FW first in seconds but not in gradient evaluations gives
+// the two protocols different verdicts, and the swap table says that the
+// cost axis decides.
+func TestClaim1Protocols(t *testing.T) {
+	cells := splits3(func(s int) *Cell {
+		e := 0.01 * float64(s)
+		return memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20,
+			Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 2 + e}, Row{Seconds: 2, GradEvals: 2000, Metric: "rmse", Value: 1 + e})
+	})
+	cells = append(cells, splits3(func(s int) *Cell {
+		e := 0.01 * float64(s)
+		return memCell("fig2a", "svgd", "svgd", "naval", s, 20,
+			Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1 + e})
+	})...)
+	c := claim1(&Results{Cells: cells})
+	if c.Paper != Supported || c.Verdict != NotSupported {
+		t.Errorf("paper %s, fair %s; want supported, not supported\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
-	c = claim5(&Results{Cells: []*Cell{fw, ref, tuned}})
-	if c.Verdict != NotSupported {
-		t.Errorf("with the tuned arm: fair %s, want %s\n%s", c.Verdict, NotSupported, c.Markdown())
+	if !strings.Contains(c.Difference, "cost axis (compute seconds → gradient evaluations: not supported") {
+		t.Errorf("the swap sentence does not name the cost axis: %s", c.Difference)
 	}
-	if !strings.Contains(c.Markdown(), "| fair | boston | mmdfw | svgd-tuned |") {
-		t.Errorf("no tuned-arm row:\n%s", c.Markdown())
+	// SVGD's final RMSE 1 + e relaxed by 1 %: MMD-FW reaches it at
+	// 1.99 s (1,990 gradient evaluations), SVGD at 3.985 s (398.5).
+	k := c.Contrasts[0]
+	if len(k.Splits) != 3 || !near(k.levels[0], 1.01, 1e-12) || !near(k.aCost[0].secs, 1.99, 1e-9) || !near(k.bCost[0].grads, 398.5, 1e-9) {
+		t.Errorf("paper contrast: splits %v, level %v, MMD-FW %+v, SVGD %+v", k.Splits, k.levels, k.aCost, k.bCost)
+	}
+	// Each protocol is read on both axes: four rows in the verdict table.
+	if len(c.Verdicts) != 4 || c.Verdicts[0].Axis != axisSeconds || c.Verdicts[1].Verdict != NotSupported {
+		t.Errorf("verdicts %+v", c.Verdicts)
 	}
 }
 
-// Claim 1: MMD-FW first in seconds but not in gradient evaluations gives
-// the two protocols different verdicts, and the report says why.
-func TestClaim1Protocols(t *testing.T) {
-	fw := memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20,
-		Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 2}, Row{Seconds: 2, GradEvals: 2000, Metric: "rmse", Value: 1})
-	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
-		Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1})
-	c := claim1(&Results{Cells: []*Cell{fw, sv}})
-	if c.Paper != Supported || c.Verdict != NotSupported || c.Difference == "" {
-		t.Errorf("paper %s, fair %s, difference %q; want supported, not supported and a reason\n%s", c.Paper, c.Verdict, c.Difference, c.Markdown())
+// Claim 5 on the seconds axis: per split the budget is the compute seconds
+// the SVGD arm took to spend 1× the reference budget (its last snapshot
+// within it); the final rule reads MMD-FW's last snapshot within those
+// seconds, whatever the development rows say.
+func TestClaim5SecondsBudget(t *testing.T) {
+	grads := []int64{25, 50, 100, 200, 400}
+	timed := func(c *Cell, secs []float64) *Cell {
+		for i := range c.Rows {
+			c.Rows[i].Seconds = secs[c.Rows[i].Step-1]
+		}
+		return c
 	}
-	// SVGD's final RMSE 1 relaxed by 1%: MMD-FW reaches 1.01 at 1.99 s, SVGD at 3.985 s.
-	for _, r := range c.Rows {
-		if r[0] == "paper" && (r[6] != "1.01" || r[10] != "yes") {
-			t.Errorf("paper row %v", r)
-		}
-		if r[0] == "fair" && r[10] != "no" {
-			t.Errorf("fair row %v", r)
-		}
+	var cells []*Cell
+	for split, off := range []float64{0, 1} {
+		// SVGD spends 1× (100 gradient evaluations) in 2 s (split 0) or 3 s.
+		sv := timed(budgetCell("svgd", "svgd", split, grads, []float64{1, 1, 1, 1, 1}, []float64{9, 8, 7 + off, 6, 5}),
+			[]float64{1 + off, 1.5 + off, 2 + off, 3 + off, 4 + off})
+		// MMD-FW is slower per gradient: within 2 s (3 s) it has reached
+		// its second (third) snapshot.
+		fw := timed(budgetCell("mmdfw", "mmdfw", split, grads, []float64{9, 1, 9, 9, 9}, []float64{4, 3, 2, 1, 0.5}),
+			[]float64{1, 2, 3, 10, 20})
+		cells = append(cells, sv, fw)
+	}
+	res := &Results{Cells: cells}
+	cs := accuracyContrasts(res, "table1", "boston", "mmdfw", "svgd", paperConfig)
+	if len(cs) != 2 {
+		t.Fatalf("%d contrasts, want RMSE and test LL", len(cs))
+	}
+	r := cs[0]
+	if len(r.BVal) != 2 || r.BVal[0] != 7 || r.BVal[1] != 8 {
+		t.Errorf("SVGD at 1×: %v, want [7 8]", r.BVal)
+	}
+	if r.AVal[0] != 3 || r.AVal[1] != 2 {
+		t.Errorf("MMD-FW within SVGD's seconds: %v, want [3 2] (last snapshots within 2 s and 3 s, not the development-best)", r.AVal)
+	}
+	if l := cs[1]; l.AVal[0] != -3 || l.AVal[1] != -2 {
+		t.Errorf("MMD-FW test LL %v, want [-3 -2]", l.AVal)
+	}
+	// On the gradient axis with development rows, MMD-FW's dev-best
+	// snapshot within 100 (its second: RMSE 3).
+	cs = accuracyContrasts(res, "table1", "boston", "mmdfw", "svgd", fairConfig)
+	if a := cs[0].AVal; a[0] != 3 || a[1] != 3 {
+		t.Errorf("MMD-FW at 1×, development-selected: %v, want [3 3]", a)
 	}
 }
 
 // Claim 4 compares SP on KSD² as on MMD²: SP worse on MMD² but better on
-// KSD² is not "SP worse in every comparison".
+// KSD² is not supported, at equal N and at equal cost.
 func TestClaim4KSD(t *testing.T) {
-	greedy := func(method, kind string, mmd, ksd float64) *Cell {
-		var rows []Row
-		for n := 1; n <= 3; n++ {
-			rows = append(rows, Row{Step: n, Metric: "mmd2", Value: mmd / float64(n)}, Row{Step: n, Metric: "ksd2", Value: ksd / float64(n)})
-		}
-		return memCell("fig1b", method, kind, "covertype", 1, 3, rows...)
-	}
-	sp := greedy("sp", "sp", 10, 1)
-	fw := greedy("mmdfw", "mmdfw", 1, 10)
-	c := claim4(&Results{Cells: []*Cell{sp, fw}})
+	cells := spCells(map[string][3]float64{"sp": {10, 1, 100}, "mmdfw": {1, 10, 100}})
+	c := claim4(&Results{Cells: cells})
 	var mmd, ksd int
-	for _, r := range c.Rows {
+	for _, k := range c.Contrasts {
 		switch {
-		case strings.Contains(r[2], "MMD²"):
+		case strings.HasPrefix(k.What, "MMD²"):
 			mmd++
-			if r[5] != "yes" {
-				t.Errorf("MMD² row %v: SP is worse", r)
+			if k.Outcome != Better {
+				t.Errorf("%s: %s, want better (SP worse)", k.What, k.Outcome)
 			}
-		case strings.Contains(r[2], "KSD²"):
+		case strings.HasPrefix(k.What, "KSD²"):
 			ksd++
-			if r[5] != "no" {
-				t.Errorf("KSD² row %v: SP is better", r)
+			if k.Outcome != Worse {
+				t.Errorf("%s: %s, want worse (SP better)", k.What, k.Outcome)
 			}
 		}
 	}
-	if mmd != 1 || ksd != 1 || c.Verdict != NotSupported || c.Paper != c.Verdict {
-		t.Errorf("%d MMD² and %d KSD² rows, verdict %s (paper %s)\n%s", mmd, ksd, c.Verdict, c.Paper, c.Markdown())
-	}
-}
-
-// Claim 3 under the fair protocol compares MMD-FW with every SVGD arm; the
-// paper's protocol with the first only.
-func TestClaim3Arms(t *testing.T) {
-	var cells []*Cell
-	var rows []Row
-	for n := 1; n <= 20; n++ {
-		rows = append(rows, Row{Step: n, Metric: "mmd2", Value: 1 / float64(n)})
-	}
-	cells = append(cells, memCell("fig1b", "mmdfw", "mmdfw", "covertype", 1, 20, rows...))
-	// The reference arm is worse than MMD-FW at N = 10 and 20; the tuned
-	// arm better at both.
-	for _, a := range []struct {
-		method string
-		v      float64
-	}{{"svgd", 0.5}, {"svgd-tuned", 0.01}} {
-		for _, n := range []int{10, 20} {
-			c := memCell("fig1b", a.method, "svgd", "covertype", 1, n, Row{Step: 100, Metric: "mmd2", Value: a.v})
-			c.Prov.Cell += "/n" + strings.Repeat("x", n)
-			cells = append(cells, c)
-		}
-	}
-	c := claim3(&Results{Cells: cells})
-	if c.Paper != NotSupported || c.Verdict != NotSupported || len(c.Rows) != 4 {
-		t.Errorf("paper %s, fair %s, %d rows; want not supported (0 of 2), not supported (2 of 4), 4 rows\n%s", c.Paper, c.Verdict, len(c.Rows), c.Markdown())
-	}
-	if !strings.Contains(c.Why, "2 of 4") || !strings.Contains(c.PaperWhy, "0 of 2") {
-		t.Errorf("why %q; paper %q", c.Why, c.PaperWhy)
-	}
-	// Without the reference arm the tuned arm alone decides both.
-	c = claim3(&Results{Cells: append(cells[:1:1], cells[3:]...)})
-	if c.Paper != Supported || c.Verdict != Supported {
-		t.Errorf("tuned arm only: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
+	// Two of each per protocol.
+	if mmd != 4 || ksd != 4 || c.Verdict != NotSupported || c.Paper != c.Verdict {
+		t.Errorf("%d MMD² and %d KSD² contrasts, verdict %s (paper %s)\n%s", mmd, ksd, c.Verdict, c.Paper, c.Markdown())
 	}
 }
 
@@ -255,40 +245,5 @@ func TestTableFloors(t *testing.T) {
 	// Without an OLS row there is no list.
 	if tb := MakeTable(&Results{Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
 		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
-	}
-}
-
-// The paper's protocol from budgeted runs: per split, the wall-clock budget
-// is the seconds the SVGD arm took to spend 1× the reference budget; both
-// methods report their last snapshot within it, whatever the development
-// rows say.
-func TestWallClockStats(t *testing.T) {
-	grads := []int64{25, 50, 100, 200, 400}
-	timed := func(c *Cell, secs []float64) *Cell {
-		for i := range c.Rows {
-			c.Rows[i].Seconds = secs[c.Rows[i].Step-1]
-		}
-		return c
-	}
-	var cells []*Cell
-	for split, off := range []float64{0, 1} {
-		// SVGD spends 1× (100 gradient evaluations) in 2 s (split 0) or 3 s.
-		sv := timed(budgetCell("svgd", "svgd", split, grads, []float64{1, 1, 1, 1, 1}, []float64{9, 8, 7 + off, 6, 5}),
-			[]float64{1 + off, 1.5 + off, 2 + off, 3 + off, 4 + off})
-		// MMD-FW is slower per gradient: within 2 s (3 s) it has reached
-		// its second (third) snapshot.
-		fw := timed(budgetCell("mmdfw", "mmdfw", split, grads, []float64{9, 1, 9, 9, 9}, []float64{4, 3, 2, 1, 0.5}),
-			[]float64{1, 2, 3, 10, 20})
-		cells = append(cells, sv, fw)
-	}
-	st := WallClockStats(cells, []string{"boston"}, []string{"rmse", "test_ll"}, "mmdfw", "svgd")
-	if got := st["boston"]["svgd"]["rmse"].Values; len(got) != 2 || got[0] != 7 || got[1] != 8 {
-		t.Errorf("SVGD at 1×: %v, want [7 8]", got)
-	}
-	if got := st["boston"]["mmdfw"]["rmse"].Values; len(got) != 2 || got[0] != 3 || got[1] != 2 {
-		t.Errorf("MMD-FW within SVGD's seconds: %v, want [3 2] (last snapshots within 2 s and 3 s, not the development-best)", got)
-	}
-	if m := st["boston"]["mmdfw"]["test_ll"].Mean; m != -2.5 {
-		t.Errorf("MMD-FW test LL mean %g, want -2.5", m)
 	}
 }

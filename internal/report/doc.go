@@ -75,43 +75,49 @@
 // # Verdicts
 //
 // Claims checks the five claims of the specification with fixed decision
-// rules (each Claim carries its rule in words). A rule that finds no
-// measurement gives NotMeasured; otherwise the verdict is Supported or
-// NotSupported as computed, never set by hand. Every claim has two
-// verdicts: Paper, under the paper's protocol as it states it (fixed
-// wall-clock budgets, final snapshots, the SVGD arm as the paper configures
-// it), and Verdict, under the fair protocol (per-datapoint
-// gradient-evaluation budgets, Table 1 snapshots chosen on development
-// rows, every SVGD arm including tuned ones); Difference says which choice
-// separates them when they differ. One level rule (Level) serves claims 1
-// and 5: SVGD's final mean m over splits relaxed by δ = max(1%·|m|, its sd
-// over splits).
+// rules (each Claim carries its rule in words); no verdict is set by hand.
+// A verdict is a set of paired contrasts (Contrast): two arms that should
+// differ in the method only, compared split by split under the same
+// budget, rows and snapshot rule, the difference of one measure oriented so
+// that positive goes the claim's way. Over the splits Paired gives the
+// mean, a 95 % paired-t interval and a sign test; the interval read against
+// the contrast's tolerance Band gives Better, Worse or Inconclusive. A
+// contrast whose arms differ in more than the method (StartOf: their start
+// resolved by each kind's defaults; their budget or evaluation rows; on the
+// seconds axis the run setting of their timed cells) is shown and not
+// counted. Tally.Decide: Supported when more than half of the computed
+// contrasts are better and none is worse, NotSupported when a counted one
+// is worse, CannotDecide otherwise (one split, intervals covering the band,
+// arms that differ in their start), NotMeasured without a contrast.
 //
-//  1. cost to SVGD's level: MMD-FW first in more than half of the
-//     comparisons (fig1a, fig2a, each Table 1 dataset); paper: compute
-//     seconds, the paper's MMD-FW arm against the paper's SVGD arm; fair:
-//     gradient evaluations, the fair MMD-FW arm, won only against every
-//     SVGD arm of the fair protocol;
+// Each claim is read under two protocols (protocolConfig): the paper's as
+// it states it (compute seconds, final snapshots, the paper's arms) and
+// the fair one (gradient evaluations, snapshots chosen on development
+// rows, the fair arms against every SVGD arm). Claims 1 and 5 get a
+// verdict on each cost axis (Claim.Verdicts), and claims 1, 3 and 5 a
+// one-factor swap table (Claim.Swaps) whose rows change one factor of a
+// protocol at a time; Claim.Difference and OutcomeParagraph say from it
+// which factors decide.
+//
+//  1. cost to a level: per split the SVGD arm's value at its chosen
+//     snapshot relaxed by Level (a run worse than the constant predictor
+//     there has diverged and gives no level), each arm's cost to it read
+//     from its own snapshots (costToLevel), ln(SVGD's cost / MMD-FW's);
 //  2. every counted MMD-FW series is linear (TestRate): over the N above
-//     its numerical floor (up to the first N below ZeroFloor of its
-//     largest), a geometric fit log MMD² = a + b·N has b < 0, a larger R²
-//     than the power law log MMD² = a + c·log N and falls at least
+//     its numerical floor (ZeroFloor of its largest, or the floor its own
+//     tail shows), a geometric fit log MMD² = a + b·N has b < 0, a larger
+//     R² than the power law log MMD² = a + c·log N and falls at least
 //     MinDecades decades; where a dataset's reference is flagged in
 //     parameter space but not on the network's predictions, its series
 //     are read from fmmd2 (function space) and counted; otherwise from
 //     mmd2, and series against a flagged reference are listed, not
-//     counted; exact-LMO series are the control; a table gives the
-//     verdict per weight rule and kernel;
-//  3. SVGD's MMD² below MMD-FW's (RBF) in more than half of the
-//     comparisons: paper, the paper's arms at each common N; fair, the
-//     fair MMD-FW arm against every SVGD arm of the fair protocol;
-//  4. SP worse than MMD-FW and SVGD in every comparison: final accuracy
-//     lower by more than the pooled sd √((s₁²+s₂²)/2), MMD² and KSD² at
-//     SP's largest N higher;
-//  5. on more than half of the Table 1 datasets MMD-FW's RMSE and test LL
-//     reach SVGD's level: paper, at the final snapshot of a wall-clock
-//     Table 1; fair, at 1× the reference budget (Table.AtBudget), the fair
-//     MMD-FW arm against every SVGD arm of the fair protocol.
+//     counted; exact-LMO series are the control; each series' weights,
+//     kernel, direction and candidate score are the run's (ResolveMMDFW);
+//  3. at each particle count N, ln(MMD-FW's MMD² / SVGD's);
+//  4. SP against MMD-FW on accuracy, MMD² and KSD², at equal N and at
+//     equal cost;
+//  5. RMSE and test LL of each arm's chosen snapshot within the same
+//     budget, read as non-inferiority with a margin.
 //
 // # Table 1 under budgets
 //
@@ -149,7 +155,8 @@
 // metric (lower for an error or discrepancy, higher for an accuracy or a
 // log-likelihood, HigherBetter).
 //
-// Write puts them in a Markdown report after the deviations from the paper
+// Write puts them in a Markdown report, with a verdict table, the outcome
+// paragraph and each claim's contrasts, after the deviations from the paper
 // (reduced profiles, data subsets named by the dataset labels, skipped and
 // failed cells with their reasons, flagged HMC references, timed
 // experiments run under different -j, naming the methods of each setting,

@@ -221,8 +221,15 @@ func (f *fig) band(x, lo, hi []float64, c color.NRGBA) {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// curve adds the line (and, with few points, the markers) of a series and
-// returns the thumbnails of its legend entry.
+// markerCount is about how many markers a dense curve carries.
+const markerCount = 8
+
+// curve adds the line and the markers of a series and returns the
+// thumbnails of its legend entry. Every curve carries markers, so that a
+// curve drawn under another stays visible: at every point when markers is
+// set or the curve has few points, else at about markerCount points spread
+// along it, staggered by method so that the glyphs of coinciding curves do
+// not fall on one another.
 func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plot.Thumbnailer {
 	var pts plotter.XYs
 	for i := range x {
@@ -246,15 +253,21 @@ func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plo
 		p.Add(l)
 		th = append(th, l)
 	}
-	if markers || len(pts) == 1 {
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			panic("report: " + err.Error())
+	mk := pts
+	if !markers && len(pts) > 12 {
+		step := len(pts) / markerCount
+		mk = nil
+		for i := (s.index[method] * step / 3) % step; i < len(pts); i += step {
+			mk = append(mk, pts[i])
 		}
-		sc.GlyphStyle = s.glyph(method)
-		p.Add(sc)
-		th = append(th, sc)
 	}
+	sc, err := plotter.NewScatter(mk)
+	if err != nil {
+		panic("report: " + err.Error())
+	}
+	sc.GlyphStyle = s.glyph(method)
+	p.Add(sc)
+	th = append(th, sc)
 	return th
 }
 
@@ -363,6 +376,10 @@ func splitsText(n int) string {
 func (st *style) linearSeries(p *fig, series []Series, markers bool) []entry {
 	var entries []entry
 	for _, s := range series {
+		if s.Disjoint {
+			entries = append(entries, st.disjoint(p, &s, nil)...)
+			continue
+		}
 		mean, sd := s.MeanSD()
 		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
 		for i := range mean {
@@ -384,6 +401,10 @@ func (st *style) linearSeries(p *fig, series []Series, markers bool) []entry {
 func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string) []entry {
 	var entries []entry
 	for _, s := range series {
+		if s.Disjoint {
+			entries = append(entries, st.disjoint(p, &s, note)...)
+			continue
+		}
 		m, sd := s.LogMeanSD()
 		c, lo, hi := make([]float64, len(m)), make([]float64, len(m)), make([]float64, len(m))
 		for i := range m {
@@ -403,4 +424,24 @@ func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string)
 		entries = append(entries, entry{text, th})
 	}
 	return entries
+}
+
+// disjoint draws a series whose splits share no interval of the abscissa
+// (Series.Disjoint): each split's own curve with its markers, one legend
+// entry saying why there is no mean.
+func (st *style) disjoint(p *fig, s *Series, note func(*Series) string) []entry {
+	var th []plot.Thumbnailer
+	for i := range s.SplitX {
+		if t := st.curve(p, s.Method, s.SplitX[i], s.SplitY[i], true); th == nil {
+			th = t
+		}
+	}
+	if th == nil {
+		return nil
+	}
+	text := fmt.Sprintf("%s (%s, each drawn: they share no common range)", s.Name, splitsText(s.Splits))
+	if note != nil {
+		text += note(s)
+	}
+	return []entry{{text, th}}
 }

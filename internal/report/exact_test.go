@@ -96,11 +96,13 @@ func TestClaim2ExactControl(t *testing.T) {
 		}
 		md := c.Markdown()
 		for _, row := range []string{
-			"| rff | Gaussian, d = 2 | mmdfw-rbf | RBF | stein | approximate (self) |",
-			"| rff | Gaussian, d = 2 | mmdfw-rff-d50 | RFF | stein | approximate (frozen) | own RFF kernel",
-			"| rff | Gaussian, d = 2 | mmdfw-exact-rbf | RBF | stein | exact (control) |",
-			"| rff | Gaussian, d = 2 | mmdfw-exact-rff-d50 | RFF | stein | exact (control) | own RFF kernel",
-			"| rff | Covertype (20,000-row prefix) | mmdfw-rbf | RBF | stein | approximate (self) |",
+			// Unset weights on a Gaussian target run BQ with the exact z;
+			// on Covertype, without a z, Stein weights.
+			"| rff | Gaussian, d = 2 | mmdfw-rbf | RBF | bq (z exact) | approximate (self; full-data) |",
+			"| rff | Gaussian, d = 2 | mmdfw-rff-d50 | RFF, D = 50 | bq (z exact) | approximate (frozen; full-data) | own RFF kernel",
+			"| rff | Gaussian, d = 2 | mmdfw-exact-rbf | RBF | bq (z exact) | exact (control) |",
+			"| rff | Gaussian, d = 2 | mmdfw-exact-rff-d50 | RFF, D = 50 | bq (z exact) | exact (control) | own RFF kernel",
+			"| rff | Covertype (20,000-row prefix) | mmdfw-rbf | RBF | stein | approximate (self; full-data) |",
 		} {
 			if !strings.Contains(md, row) {
 				t.Errorf("exact linear %v: no row %q in\n%s", exactLinear, row, md)

@@ -85,12 +85,24 @@ func ExampleTestRate() {
 }
 
 func ExampleLevel() {
-	// SVGD's final mean RMSE 3.0 with sd 0.2 over splits: the level is
-	// 3.0 + max(1% of 3.0, 0.2); a final accuracy of 0.8 with sd 0.001
-	// gives 0.8 − max(0.008, 0.001).
-	fmt.Printf("%.3f %.3f\n", report.Level(3.0, 0.2, false), report.Level(0.8, 0.001, true))
+	// SVGD's RMSE 3.0 at its chosen snapshot on one split: the level is
+	// 1 % of the error above it; an accuracy of 0.8 relaxes its error rate
+	// 0.2 by 1 %.
+	fmt.Printf("%.3f %.3f\n", report.Level("rmse", 3.0), report.Level("accuracy", 0.8))
 	// Output:
-	// 3.200 0.792
+	// 3.030 0.798
+}
+
+func ExamplePaired() {
+	// Five splits on which one arm beats the other by about 0.005: the
+	// mean, its 95 % paired-t interval and the sign test.
+	p := report.Paired([]float64{0.004, 0.006, 0.005, 0.007, 0.003})
+	fmt.Printf("mean %.4f [%.4f, %.4f], %d+ %d− (p %.4f)\n", p.Mean, p.Lo, p.Hi, p.Pos, p.Neg, p.SignP)
+	// A tolerance band of ±0.001: the interval lies above it.
+	fmt.Println(report.Band{Tau: 0.001}.Outcome(p))
+	// Output:
+	// mean 0.0050 [0.0030, 0.0070], 5+ 0− (p 0.0625)
+	// better
 }
 
 func ExampleTuningGrids() {

@@ -174,12 +174,47 @@ func onlyMethods(cells []*Cell, methods []string) []*Cell {
 }
 
 // logY reports whether metric m is drawn on a log axis: as declared, else
-// for MMD² metrics (IsMMDMetric).
-func (f *Figure) logY(m string) bool {
+// for MMD² metrics (IsMMDMetric) and for any metric whose mean curves over
+// the series are positive and span more than a decade (spansDecade).
+func (f *Figure) logY(m string, series []Series) bool {
 	if f.LogY != nil {
 		return *f.LogY
 	}
-	return IsMMDMetric(m)
+	return IsMMDMetric(m) || spansDecade(series)
+}
+
+// spansDecade reports whether the curves of series (their means over
+// splits, or each split's curve for a disjoint series) are all positive
+// and their largest value exceeds ten times their smallest: an axis that
+// spans more than a decade is logarithmic, so that no curve is squeezed
+// against it.
+func spansDecade(series []Series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	add := func(v []float64) bool {
+		for _, x := range v {
+			if !finite(x) {
+				continue
+			}
+			if x <= 0 {
+				return false
+			}
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		return true
+	}
+	for i := range series {
+		s := &series[i]
+		m, _ := s.MeanSD()
+		if !add(m) {
+			return false
+		}
+		for _, y := range s.SplitY {
+			if !add(y) {
+				return false
+			}
+		}
+	}
+	return lo > 0 && hi > 10*lo
 }
 
 // logX reports whether the x axis is logarithmic: as declared, else for a
@@ -287,7 +322,7 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 	if len(series) == 0 {
 		return nil, nil
 	}
-	lx, ly := f.logX(series), f.logY(m)
+	lx, ly := f.logX(series), f.logY(m, series)
 	yl := f.yLabel(cells, ds, m)
 	avg := ", mean ± sd over splits"
 	axis := yl
@@ -311,7 +346,11 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 // methods it names, side by side with one legend.
 func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m string) ([]string, error) {
 	label := DatasetLabel(cells, ds)
-	ly := f.logY(m)
+	var all []Series
+	for _, pn := range f.Panels {
+		all = append(all, f.series(onlyMethods(cells, pn.Methods), ds, m)...)
+	}
+	ly := f.logY(m, all)
 	l := &layout{w: panelSide, h: panelSide}
 	inLegend := map[string]bool{}
 	for _, pn := range f.Panels {

@@ -86,7 +86,7 @@ func TestClaim2FunctionSpace(t *testing.T) {
 			t.Fatalf("predictions flagged %v: %d rows\n%s", pf, len(c.Rows), c.Markdown())
 		}
 		r := c.Rows[0]
-		if r[6] != tc.in || r[14] != tc.counted {
+		if r[6] != tc.in || r[15] != tc.counted {
 			t.Errorf("predictions flagged %v: row %q", pf, r)
 		}
 		if !strings.Contains(c.Why, tc.why) {
@@ -98,8 +98,8 @@ func TestClaim2FunctionSpace(t *testing.T) {
 		if pf {
 			want = "0.3"
 		}
-		if r[8] != want {
-			t.Errorf("predictions flagged %v: rate %s, want %s", pf, r[8], want)
+		if r[9] != want {
+			t.Errorf("predictions flagged %v: rate %s, want %s", pf, r[9], want)
 		}
 	}
 }

@@ -33,9 +33,6 @@ func TestMeanSDPooled(t *testing.T) {
 	if m, _ := MeanSD(nil); !math.IsNaN(m) {
 		t.Errorf("MeanSD(nil) = %v, want NaN", m)
 	}
-	if p := PooledSD(0.3, 0.4); !near(p, math.Sqrt(0.125), 1e-15) {
-		t.Errorf("PooledSD = %v", p)
-	}
 }
 
 func TestFitLineHand(t *testing.T) {
@@ -121,28 +118,47 @@ func TestTimeSeriesInterpolation(t *testing.T) {
 			t.Fatalf("at t=%v: %v, want [%v %v]", x, s.Vals[i], wa, wb)
 		}
 	}
-	// Time to reach RMSE 3.5 on the mean curve (4−x+6−(x−1))/2 = 5.5 − x:
-	// t = 2 (the mean is 3.5 at t = 2, between grid points).
-	if got := TimeToLevel(&s, 3.5, false); !near(got, 2, 1e-9) {
-		t.Errorf("TimeToLevel = %v, want 2", got)
+}
+
+// costToLevel reads one cell's own snapshots: the crossing is interpolated
+// between the two snapshots around it, on both axes at once; a cell that
+// never reaches the level returns its last snapshot's cost, unreached.
+func TestCostToLevel(t *testing.T) {
+	c := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
+		Row{Step: 0, Seconds: 0, GradEvals: 0, Metric: "rmse", Value: 5},
+		Row{Step: 1, Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 4},
+		Row{Step: 2, Seconds: 3, GradEvals: 300, Metric: "rmse", Value: 2})
+	// 3 is half-way from 4 to 2: 2 s, 200 gradient evaluations.
+	if k := costToLevel(c, "rmse", 3, false); !k.reached || !near(k.secs, 2, 1e-12) || !near(k.grads, 200, 1e-12) {
+		t.Errorf("cost to 3: %+v, want 2 s, 200, reached", k)
 	}
-	if got := TimeToLevel(&s, 0.5, false); !math.IsInf(got, 1) {
-		t.Errorf("TimeToLevel of an unreached level = %v, want +Inf", got)
+	// Reached at the first snapshot (cost 0): the first positive cost, so
+	// that a ratio of costs is defined.
+	if k := costToLevel(c, "rmse", 6, false); !k.reached || k.secs != 1 || k.grads != 100 {
+		t.Errorf("cost to 6: %+v, want the first positive cost", k)
+	}
+	if k := costToLevel(c, "rmse", 1, false); k.reached || k.secs != 3 || k.grads != 300 {
+		t.Errorf("cost to 1: %+v, want the last snapshot, unreached", k)
+	}
+	// An accuracy is reached from below.
+	a := memCell("fig1a", "svgd", "svgd", "covertype", 1, 20,
+		Row{Step: 1, Seconds: 1, GradEvals: 10, Metric: "accuracy", Value: 0.5}, Row{Step: 2, Seconds: 2, GradEvals: 20, Metric: "accuracy", Value: 0.9})
+	if k := costToLevel(a, "accuracy", 0.8, true); !k.reached || !near(k.grads, 17.5, 1e-12) {
+		t.Errorf("accuracy cost: %+v, want 17.5", k)
 	}
 }
 
-func TestTimeToLevelAfterNaN(t *testing.T) {
-	// A NaN mean just before the level is reached gives that grid time,
-	// not a NaN no comparison can order; a NaN level is never reached.
-	s := Series{X: []float64{1, 2, 3, 4}, Vals: [][]float64{{5}, {math.NaN()}, {3}, {1}}}
-	if got := TimeToLevel(&s, 3.5, false); got != 3 {
-		t.Errorf("TimeToLevel after a NaN = %v, want 3", got)
+// Level relaxes by 1 % of the error: an RMSE upwards, an accuracy's error
+// rate, a log-likelihood by 1 % of its size.
+func TestLevel(t *testing.T) {
+	if l := Level("rmse", 3); !near(l, 3.03, 1e-14) {
+		t.Errorf("RMSE level %v, want 3.03", l)
 	}
-	if got := TimeToLevel(&s, 2, false); !near(got, 3.5, 1e-12) {
-		t.Errorf("TimeToLevel = %v, want 3.5", got)
+	if l := Level("accuracy", 0.85); !near(l, 1-0.15*1.01, 1e-14) {
+		t.Errorf("accuracy level %v, want 0.8485", l)
 	}
-	if got := TimeToLevel(&s, math.NaN(), false); !math.IsInf(got, 1) {
-		t.Errorf("TimeToLevel of a NaN level = %v, want +Inf", got)
+	if l := Level("test_ll", -2); !near(l, -2.02, 1e-14) {
+		t.Errorf("test LL level %v, want -2.02", l)
 	}
 }
 
@@ -321,7 +337,7 @@ func TestTable1Hand(t *testing.T) {
 		}
 	}
 	md := tb.Markdown()
-	for _, s := range []string{"Wall-clock budget per cell: 10 s", "| Boston housing | mmdfw | 3.20 ± 0.20 | -2.60 ± 0.10 | 3 |", "| Boston housing | svgd | 3.20 ± 0.10 |",
+	for _, s := range []string{"Wall-clock budget per cell: 10 s", "| Boston housing | mmdfw | 3.20 ± 0.20 | -2.60 ± 0.10 | 3 |", "| Boston housing | svgd | 3.30 ± 0.20 |",
 		"| year |", "skipped: data missing: year-prediction-MSD is not downloaded"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("Markdown lacks %q:\n%s", s, md)
@@ -384,12 +400,12 @@ func TestClaim2NamesFlaggedReference(t *testing.T) {
 		switch r[0] {
 		case "fig2b":
 			fig2b++
-			if r[6] != "RBF kernel, to the reference (flagged in 2 of 2 splits)" || r[14] != "no (flagged reference)" {
+			if r[6] != "RBF kernel, to the reference (flagged in 2 of 2 splits)" || r[15] != "no (flagged reference)" {
 				t.Errorf("fig2b row: %q", r)
 			}
 		case "fig1b":
 			fig1b++
-			if strings.Contains(r[6], "flagged") || r[14] != "yes" {
+			if strings.Contains(r[6], "flagged") || r[15] != "yes" {
 				t.Errorf("fig1b row: %q", r)
 			}
 		}
@@ -476,10 +492,10 @@ func TestClaim2OwnKernel(t *testing.T) {
 			t.Errorf("with statistic %v: %s, want %s\n%s", withStat, c.Verdict, want, c.Markdown())
 		}
 		md := c.Markdown()
-		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF | stein | approximate (self) | own RFF kernel (`method:mmd2_kernel`) |") {
+		if withStat != strings.Contains(md, "| mmdfw-rff-d50 | RFF, D = 50 | bq (z exact) | approximate (self; full-data) | own RFF kernel (`method:mmd2_kernel`) |") {
 			t.Errorf("with statistic %v: RFF row\n%s", withStat, md)
 		}
-		if !strings.Contains(md, "| mmdfw-rbf | RBF | stein | approximate (self) | RBF kernel, exact |") {
+		if !strings.Contains(md, "| mmdfw-rbf | RBF | bq (z exact) | approximate (self; full-data) | RBF kernel, exact |") {
 			t.Errorf("RBF row not in the RBF kernel:\n%s", md)
 		}
 		if !strings.Contains(c.Rule, "`method:mmd2_kernel`") {
@@ -522,9 +538,10 @@ func TestVerdictsNotMeasured(t *testing.T) {
 	if err := Write(&b, &Results{Dir: "empty"}, Options{Figures: "figures"}); err != nil {
 		t.Fatal(err)
 	}
-	// Two protocols for each of the five claims.
-	if n := strings.Count(b.String(), "**not measured here**"); n != 10 {
-		t.Errorf("empty report has %d 'not measured here' verdicts, want 10", n)
+	// The verdict table: each protocol on both cost axes for claims 1 and
+	// 5, each protocol for claims 3 and 4, one row for claim 2.
+	if n := strings.Count(b.String(), "**not measured here**"); n != 13 {
+		t.Errorf("empty report has %d 'not measured here' verdicts, want 13", n)
 	}
 }
 
@@ -602,21 +619,10 @@ func TestNoMethodImports(t *testing.T) {
 // one the report may use: its settings type and enumeration values.
 func isTypeOrConst(name string) bool {
 	switch name {
-	case "Settings", "RFFKernel", "RBFKernel", "DirectionAuto", "Self", "Frozen", "Exact", "Start", "Rule":
+	case "Settings", "RFFKernel", "RBFKernel", "DirectionAuto", "Self", "Frozen", "Exact", "Start", "Rule", "DefaultFeatures":
 		return true
 	}
 	return false
-}
-
-func TestMajority(t *testing.T) {
-	for _, c := range []struct {
-		pass, total int
-		want        Verdict
-	}{{0, 0, NotMeasured}, {1, 1, Supported}, {1, 2, NotSupported}, {2, 3, Supported}, {0, 3, NotSupported}} {
-		if got := majority(c.pass, c.total); got != c.want {
-			t.Errorf("majority(%d, %d) = %s, want %s", c.pass, c.total, got, c.want)
-		}
-	}
 }
 
 // A curve that is flat within noise fits a straight line of log MMD² with a
@@ -686,7 +692,7 @@ func TestClaim2FallOverFittedRange(t *testing.T) {
 			t.Fatalf("tail %g: no claim-2 rows", tail)
 		}
 		for _, r := range c.Rows {
-			if r[7] != "1–5" || r[13] != "no" {
+			if r[7] != "1–5" || r[14] != "no" {
 				t.Errorf("tail %g: row %q, want N range 1–5 and not linear", tail, r)
 			}
 		}
@@ -695,14 +701,15 @@ func TestClaim2FallOverFittedRange(t *testing.T) {
 
 func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 	// SVGD's curve holds only NaN: there is no level to reach, so the
-	// comparison is not measured rather than lost by MMD-FW.
+	// comparison is not measured rather than lost by MMD-FW, and its row
+	// says why.
 	fw := memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20,
 		Row{Seconds: 1, Metric: "rmse", Value: 2}, Row{Seconds: 2, Metric: "rmse", Value: 1})
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
 	c := claim1(&Results{Cells: []*Cell{fw, sv}})
-	if c.Verdict != NotMeasured || len(c.Rows) != 0 {
-		t.Errorf("verdict %q with %d rows, want %q and none", c.Verdict, len(c.Rows), NotMeasured)
+	if c.Verdict != NotMeasured || c.Paper != NotMeasured || len(c.Rows) != 2 || !strings.Contains(c.Rows[0][11], "not computable: the SVGD arm has no finite value") {
+		t.Errorf("verdict %q with %d rows, want %q and one not computable row per protocol\n%s", c.Verdict, len(c.Rows), NotMeasured, c.Markdown())
 	}
 }
 

@@ -29,6 +29,12 @@ type Series struct {
 	Splits int
 	// LogX is set for time series whose grid is log-spaced.
 	LogX bool
+	// Disjoint is set for a time series whose splits share no interval
+	// of the abscissa, so that no common grid exists: X and Vals are then
+	// empty, and SplitX and SplitY hold each split's own curve, which a
+	// figure draws one by one.
+	Disjoint       bool
+	SplitX, SplitY [][]float64
 }
 
 // MeanSD returns the mean and sample sd over splits at each X.
@@ -198,15 +204,16 @@ func byMethod(cells []*Cell, dataset string) map[string][]*Cell {
 const gridPoints = 200
 
 // logGridRatio is the span (last/first positive time) above which a time
-// grid, and its axis, are logarithmic.
-const logGridRatio = 100
+// grid, and its axis, are logarithmic: more than a decade.
+const logGridRatio = 10
 
 // TimeSeries returns, for each method (and particle count, when a method
 // has several) of one dataset, the metric against compute seconds: each
 // split's curve is interpolated linearly onto a common grid spanning the
 // times every split covers, from the latest first evaluation to the
-// earliest last one. The grid is log-spaced when that span exceeds two
-// decades.
+// earliest last one. The grid is log-spaced when that span exceeds a
+// decade. When the splits share no interval (one ends before another
+// begins) the series is Disjoint and holds each split's curve instead.
 func TimeSeries(cells []*Cell, dataset, metric string) []Series {
 	return axisSeries(cells, dataset, metric, func(r Row) float64 { return r.Seconds })
 }
@@ -274,8 +281,24 @@ func timeSeries(cells []*Cell, metric string, x func(Row) float64) *Series {
 			loPos = math.Max(loPos, first)
 		}
 	}
-	if len(curves) == 0 || lo > hi {
+	if len(curves) == 0 {
 		return nil
+	}
+	if lo > hi {
+		// No interval every split covers: each split is its own curve.
+		s := &Series{Splits: len(curves), Disjoint: true}
+		minPos, maxX := math.Inf(1), math.Inf(-1)
+		for _, cv := range curves {
+			s.SplitX, s.SplitY = append(s.SplitX, cv.t), append(s.SplitY, cv.v)
+			for _, t := range cv.t {
+				if t > 0 {
+					minPos = math.Min(minPos, t)
+				}
+				maxX = math.Max(maxX, t)
+			}
+		}
+		s.LogX = minPos > 0 && finite(minPos) && maxX/minPos > logGridRatio
+		return s
 	}
 	s := &Series{Splits: len(curves)}
 	var g []float64
@@ -345,32 +368,4 @@ func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
 		out = append(out, s)
 	}
 	return out
-}
-
-// TimeToLevel returns the first time at which the mean curve of s reaches
-// level (from below when higher is better, from above otherwise),
-// interpolating linearly between grid points, and +Inf when it never does
-// (also for a NaN level).
-func TimeToLevel(s *Series, level float64, higherBetter bool) float64 {
-	mean, _ := s.MeanSD()
-	reached := func(v float64) bool {
-		if higherBetter {
-			return v >= level
-		}
-		return v <= level
-	}
-	for i, v := range mean {
-		if !reached(v) {
-			continue
-		}
-		if i == 0 || math.IsNaN(mean[i-1]) {
-			// Nothing to interpolate from: a NaN mean (a split without a
-			// value there) would make the time NaN, which no comparison
-			// can order.
-			return s.X[i]
-		}
-		v0 := mean[i-1]
-		return s.X[i-1] + (s.X[i]-s.X[i-1])*(level-v0)/(v-v0)
-	}
-	return math.Inf(1)
 }

@@ -28,10 +28,6 @@ func MeanSD(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(n-1))
 }
 
-// PooledSD is √((s₁² + s₂²)/2), the spread against which two method means
-// over the same splits are compared.
-func PooledSD(s1, s2 float64) float64 { return math.Sqrt((s1*s1 + s2*s2) / 2) }
-
 // Fit is a least-squares straight line y = Intercept + Slope·x.
 type Fit struct {
 	Intercept, Slope float64

@@ -216,25 +216,9 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	writeStatus(&b, res)
 	writeDeviations(&b, res)
 	claims := Claims(res)
-	b.WriteString("## Verdicts\n\nEach claim is judged under two protocols: the paper's as it states it (fixed wall-clock budgets, final snapshots, the arms as the paper configures them) " +
-		"and the fair one (per-datapoint gradient-evaluation budgets, snapshots chosen on development rows, every arm including tuned ones).\n\n" +
-		"| claim | paper's protocol | fair protocol | rests on |\n|---|---|---|---|\n")
+	writeVerdicts(&b, res, claims)
 	for _, c := range claims {
-		fmt.Fprintf(&b, "| %d. %s | **%s** | **%s** | %s |\n", c.Number, c.Text, c.Paper, c.Verdict, strings.Join(c.Figures, ", "))
-	}
-	b.WriteString("\n")
-	for _, c := range claims {
-		fmt.Fprintf(&b, "## Claim %d\n\n> %s\n\n**Fair protocol: %s.** %s\n\n**Paper's protocol: %s.** %s\n\n", c.Number, c.Text, c.Verdict, c.Why, c.Paper, c.PaperWhy)
-		if c.Difference != "" {
-			fmt.Fprintf(&b, "*Where they differ.* %s\n\n", c.Difference)
-		}
-		fmt.Fprintf(&b, "*Rule.* %s\n\n", c.Rule)
-		b.WriteString(c.Markdown())
-		b.WriteString("\n")
-		for _, f := range figureLinks(res, c.Figures, opts) {
-			b.WriteString(f + "\n")
-		}
-		b.WriteString("\n")
+		writeClaim(&b, res, &c, opts)
 	}
 	if len(res.Experiment("table1")) > 0 {
 		b.WriteString("## Table 1\n\n")

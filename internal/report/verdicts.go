@@ -1,0 +1,265 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The verdict table and the outcome paragraph: how many contrasts go each
+// way under each protocol and cost axis, and, from the swap tables, what
+// decides.
+
+// oneSplit reports whether the claims' contrasts pair one split at most
+// (a quick-profile tree): their numbers decide nothing.
+func oneSplit(claims []Claim) bool {
+	n := 0
+	for _, c := range claims {
+		for _, v := range c.Verdicts {
+			n = max(n, v.Tally.MaxSplits)
+		}
+	}
+	return n == 1
+}
+
+// quickProfile reports whether any cell of res ran under the quick
+// profile.
+func quickProfile(res *Results) bool {
+	for _, c := range res.Cells {
+		if c.Prov.Profile == "quick" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeVerdicts writes the Verdicts section: the protocols, the outcome
+// paragraph and the verdict table.
+func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
+	b.WriteString("## Verdicts\n\n")
+	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
+		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
+		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
+		"method (their start above all) is shown and not counted. A claim is supported when more than half of its computed contrasts are better and none is " +
+		"worse, not supported when a counted contrast is worse, and otherwise the evidence cannot decide. Each claim is read under two protocols: the paper's " +
+		"as it states it (compute seconds, final snapshots, the arms as the paper configures them) and the fair one (per-datapoint gradient evaluations, " +
+		"snapshots chosen on development rows, the tuned or trained arms and every SVGD arm); claims 1 and 5, which compare costs, get a verdict on each axis.\n\n")
+	if quickProfile(res) || oneSplit(claims) {
+		b.WriteString("**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**\n\n")
+	}
+	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(claims))
+	one := quickProfile(res) || oneSplit(claims)
+	b.WriteString("| claim | protocol | cost axis | better | worse | inconclusive | confounded (not counted) | not computable | verdict | why | counted contrasts, mean [95 % CI] | rests on |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range claims {
+		for i, v := range c.Verdicts {
+			claim := ""
+			if i == 0 {
+				claim = fmt.Sprintf("%d. %s", c.Number, c.Text)
+			}
+			axis := v.Axis
+			if axis == "" {
+				axis = "–"
+			}
+			if v.Own && len(c.Verdicts) > 2 {
+				axis += " (the protocol's own)"
+			}
+			proto := "paper's"
+			switch v.Protocol {
+			case fair:
+				proto = "fair"
+			case "both":
+				proto = "both"
+			}
+			counts := []string{fmt.Sprint(v.Tally.Better), fmt.Sprint(v.Tally.Worse), fmt.Sprint(v.Tally.Inconclusive),
+				fmt.Sprint(v.Tally.Confounded), fmt.Sprint(v.Tally.NotComputable)}
+			if c.Number == 2 {
+				counts = []string{"–", "–", "–", "–", "–"}
+			}
+			iv := strings.Join(v.Intervals, "; ")
+			if iv == "" {
+				iv = "–"
+			}
+			rests := ""
+			if i == 0 {
+				rests = strings.Join(c.Figures, ", ")
+			}
+			why := strings.TrimSuffix(v.Why, ".")
+			if one && !strings.Contains(why, "one split") {
+				why += "; one split: the numbers decide nothing"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, cellText(why), iv, rests)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// writeClaim writes the section of one claim.
+func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
+	fmt.Fprintf(b, "## Claim %d\n\n> %s\n\n", c.Number, c.Text)
+	for _, v := range c.Verdicts {
+		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
+		if v.Axis != "" {
+			name += ", " + v.Axis
+		}
+		fmt.Fprintf(b, "**%s: %s.** %s.", name, v.Verdict, strings.TrimSuffix(upperFirst(v.Why), "."))
+		if c.Number != 2 {
+			fmt.Fprintf(b, " Contrasts: %s.", v.Tally.CountsText())
+		}
+		b.WriteString("\n\n")
+	}
+	if c.Difference != "" {
+		fmt.Fprintf(b, "*Where they differ.* %s\n\n", c.Difference)
+	}
+	fmt.Fprintf(b, "*Rule.* %s\n\n", c.Rule)
+	b.WriteString(c.Markdown())
+	b.WriteString("\n")
+	for _, f := range figureLinks(res, c.Figures, opts) {
+		b.WriteString(f + "\n")
+	}
+	b.WriteString("\n")
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// OutcomeParagraph is the report's outcome paragraph, generated from the verdicts
+// and the swap tables: each protocol's verdicts on their own axes, and
+// which single factors change the paper's verdicts of claims 1, 3 and 5.
+// README.md's outcome paragraph is this text (a test checks it).
+func OutcomeParagraph(claims []Claim) string {
+	var parts []string
+	for _, p := range []struct{ proto, words string }{
+		{paper, "Under the paper's protocol as it states it (compute seconds, final snapshots, the methods as the paper configures them)"},
+		{fair, "Under the fair protocol (per-datapoint gradient evaluations, snapshots chosen on development rows, the tuned or trained MMD-FW arm against every SVGD arm)"},
+	} {
+		type group struct {
+			verdict Verdict
+			why     string
+			claims  []int
+		}
+		var groups []group
+		for _, c := range claims {
+			v, why := c.Verdict, c.Why
+			if p.proto == paper {
+				v, why = c.Paper, c.PaperWhy
+			}
+			key := why
+			if v != CannotDecide {
+				key = ""
+			}
+			i := slices.IndexFunc(groups, func(g group) bool { return g.verdict == v && g.why == key })
+			if i < 0 {
+				groups = append(groups, group{verdict: v, why: key})
+				i = len(groups) - 1
+			}
+			groups[i].claims = append(groups[i].claims, c.Number)
+		}
+		var gs []string
+		for _, g := range groups {
+			s := fmt.Sprintf("%s %s", claimsWord(g.claims), verdictPhrase(g.verdict, len(g.claims)))
+			if g.why != "" {
+				s += " (" + g.why + ")"
+			}
+			gs = append(gs, s)
+		}
+		parts = append(parts, fmt.Sprintf("%s, %s.", p.words, joinAnd(gs)))
+	}
+	var decide []string
+	for _, c := range claims {
+		if len(c.Swaps) == 0 {
+			continue
+		}
+		var base Verdict
+		var change []string
+		for _, r := range c.Swaps {
+			if r.From != paper {
+				continue
+			}
+			if r.Factor == "" {
+				base = r.Verdict
+				continue
+			}
+			if r.Verdict != base {
+				change = append(change, fmt.Sprintf("the %s (%s → %s)", r.Factor, base, r.Verdict))
+			}
+		}
+		switch {
+		case len(change) == 0 && base == NotMeasured:
+		case len(change) == 0:
+			decide = append(decide, fmt.Sprintf("claim %d: no single factor changes the verdict", c.Number))
+		default:
+			decide = append(decide, fmt.Sprintf("claim %d: only %s", c.Number, joinAnd(change)))
+		}
+	}
+	if s := costSentence(claims); s != "" {
+		parts = append(parts, s)
+	}
+	if len(decide) > 0 {
+		parts = append(parts, "Changing one factor of the paper's protocol at a time (cost axis, snapshot rule, budget, MMD-FW arm, SVGD arms), "+
+			"what changes a verdict is, for "+strings.Join(decide, "; for ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// costSentence says, from claim 5's contrasts, how many times SVGD's
+// compute seconds per gradient evaluation each MMD-FW arm spends: the cost
+// that a gradient-evaluation axis does not show.
+func costSentence(claims []Claim) string {
+	var arms []string
+	lo, hi := map[string]float64{}, map[string]float64{}
+	for _, c := range claims {
+		if c.Number != 5 {
+			continue
+		}
+		for _, k := range c.Contrasts {
+			r := k.A.SecPerKGrad / k.B.SecPerKGrad
+			if !finite(r) {
+				continue
+			}
+			m := k.A.Method
+			if _, ok := lo[m]; !ok {
+				arms = append(arms, m)
+				lo[m], hi[m] = r, r
+			}
+			lo[m], hi[m] = min(lo[m], r), max(hi[m], r)
+		}
+	}
+	if len(arms) == 0 {
+		return ""
+	}
+	var w []string
+	for _, m := range arms {
+		w = append(w, fmt.Sprintf("%.2g–%.2g× (%s)", lo[m], hi[m], m))
+	}
+	return fmt.Sprintf("Per gradient evaluation the MMD-FW arms of Table 1 take %s SVGD's compute seconds (whole runs, per dataset and SVGD arm).", joinAnd(w))
+}
+
+// verdictPhrase is a verdict as the predicate of n claims.
+func verdictPhrase(v Verdict, n int) string {
+	be := verb(n, "is", "are")
+	switch v {
+	case CannotDecide:
+		return "cannot be decided"
+	case NotMeasured:
+		return be + " not measured"
+	}
+	return be + " " + string(v)
+}
+
+// claimsWord names claim numbers: "claim 2", "claims 1 and 5".
+func claimsWord(n []int) string {
+	w := make([]string, len(n))
+	for i, x := range n {
+		w[i] = fmt.Sprint(x)
+	}
+	if len(n) == 1 {
+		return "claim " + w[0]
+	}
+	return "claims " + joinAnd(w)
+}
