@@ -16,9 +16,10 @@
 // unconstrained target found from it) and three seeds, each run bounded by
 // -timeout: per posterior, method and start, over the seeds, the largest
 // |Δ mean| / reference sd, the range of the sd ratios, the largest MMD² on
-// standardised draws (with the reference's floor), the gradient
-// evaluations, the seconds, and the verdicts (close, flagged, error,
-// timeout or WRONG: a silently wrong answer). -v prints one line per run.
+// standardised draws (with the reference's floor), the median gradient
+// evaluations (the MAP search's included) and seconds, and the verdicts
+// (close, flagged, error, timeout or WRONG: a silently wrong answer), then
+// the verdicts at a glance. -v prints one line per run.
 //
 //	go run ./internal/probe/pdbtable -hmc
 //	go run ./internal/probe/pdbtable -methods
@@ -137,6 +138,7 @@ func main() {
 				fail(fmt.Errorf("pdbtable: unknown start %q (init, map)", s))
 			}
 		}
+		summary := map[string]map[string]string{}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "posterior\tmethod\tstart\tmax |Δm|/sd\tsd ratio\tMMD²\tfloor\tgrad evals\ts\tverdicts\tnote\t")
 		for _, name := range names {
@@ -179,11 +181,57 @@ func main() {
 					if !*verbose || len(rs) > 1 {
 						writeRow(tw, name, m.Name, st, rs, p.Cmp.Floor.MMD2)
 					}
+					if summary[name] == nil {
+						summary[name] = map[string]string{}
+					}
+					summary[name][m.Name+" "+string(st)] = verdictCodes(rs)
 				}
 			}
 		}
 		tw.Flush()
+		// The verdicts at a glance: a column per method and start, each
+		// cell the verdicts of the seeds counted.
+		fmt.Println()
+		fmt.Println("verdicts per seed: C close, c close but flagged, F flagged, E error, T timeout, W WRONG (silently wrong)")
+		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprint(tw, "posterior")
+		for _, m := range ms {
+			for _, st := range ss {
+				fmt.Fprintf(tw, "\t%s %s", m.Name, st)
+			}
+		}
+		fmt.Fprintln(tw, "\t")
+		for _, name := range names {
+			fmt.Fprint(tw, name)
+			for _, m := range ms {
+				for _, st := range ss {
+					fmt.Fprintf(tw, "\t%s", summary[name][m.Name+" "+string(st)])
+				}
+			}
+			fmt.Fprintln(tw, "\t")
+		}
+		tw.Flush()
 	}
+}
+
+// verdictCodes counts the verdicts of runs in one letter each ("3W",
+// "1E 2W").
+func verdictCodes(rs []pdbcheck.RunResult) string {
+	codes := []struct {
+		v pdbcheck.Verdict
+		c string
+	}{{pdbcheck.Close, "C"}, {pdbcheck.FlaggedClose, "c"}, {pdbcheck.Flagged, "F"}, {pdbcheck.Errored, "E"}, {pdbcheck.TimedOut, "T"}, {pdbcheck.Wrong, "W"}}
+	count := map[pdbcheck.Verdict]int{}
+	for _, r := range rs {
+		count[r.Judge()]++
+	}
+	var out []string
+	for _, c := range codes {
+		if count[c.v] > 0 {
+			out = append(out, fmt.Sprintf("%d%s", count[c.v], c.c))
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // writeRow writes the row of one posterior, method and start over its
@@ -223,7 +271,7 @@ func writeRow(tw *tabwriter.Writer, name, method string, st pdbcheck.Start, rs [
 		}
 	}
 	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2g\t%.3g\t%.1f\t%s\t%s\t\n", name, method, st, scores, floor,
-		median(grads), median(secs), strings.Join(vs, ", "), strings.Join(notes, " | "))
+		median(grads), median(secs), strings.Join(vs, ", "), strings.Join(notes[:min(len(notes), 1)], ""))
 }
 
 // note is a run's error or flag reason on one line, shortened.
@@ -240,8 +288,8 @@ func note(r pdbcheck.RunResult) string {
 		s = "flag: " + r.Reason
 	}
 	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 100 {
-		s = s[:97] + "..."
+	if r := []rune(s); len(r) > 90 {
+		s = string(r[:87]) + "..."
 	}
 	return s
 }
