@@ -44,7 +44,8 @@ known-table:
 # pkg/hmc's default settings against posteriordb's reference draws on all
 # thirteen staged posteriors (../shared/posteriordb; skipped without it), and
 # HMC's closeness from its Sampler on four of them (internal/pdbcheck; about
-# five minutes on 2 cores). make test runs a fast subset of three.
+# four minutes on 2 cores). make test runs the HMC check on three of them
+# and the methods test.
 .PHONY: test-posteriordb
 test-posteriordb:
 	MMDFW_LONG=1 $(GO) test -count=1 -timeout 1h -v -run 'Posteriordb' ./internal/pdbcheck
