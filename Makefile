@@ -41,6 +41,15 @@ data: build
 known-table:
 	$(GO) run ./internal/probe/knowntable
 
+# pkg/hmc's default settings against posteriordb's reference draws on all
+# thirteen staged posteriors (../shared/posteriordb; skipped without it), and
+# HMC's closeness from its Sampler on four of them (internal/pdbcheck; about
+# four minutes on 2 cores). make test runs the HMC check on three of them
+# and the methods test.
+.PHONY: test-posteriordb
+test-posteriordb:
+	MMDFW_LONG=1 $(GO) test -count=1 -timeout 1h -v -run 'Posteriordb' ./internal/pdbcheck
+
 # Run each parser fuzz target of pkg/data briefly; FUZZTIME per target.
 FUZZTIME ?= 10s
 fuzz:
