@@ -121,8 +121,8 @@
 //	                           # unset setting is its zero value)
 //	log_x = true               # default: time and gradient axes log when
 //	log_y = true               # the grid spans > 2 decades, particles
-//	                           # linear; y log for metrics named mmd2…
-//	                           # and fmmd2
+//	                           # linear; y log for metrics registered
+//	                           # so (MetricMeaning.Log)
 //	band = "sd"                # sd (± one sd over splits) | none
 //	fit = "rate"               # least-squares line of log y against N
 //	own_kernel = false         # RFF series in their own kernel's MMD²
@@ -252,6 +252,14 @@
 // kernel) are written at the evaluated snapshots as further metric rows
 // named "method:<key>" (StatPrefix), after the scheduled metrics and in
 // sorted key order, so that the CSV stays deterministic.
+//
+// Every metric, and every statistic a method reports, is described on the
+// registry with DescribeMetric (MetricMeaning): a label in words, the
+// direction in which it improves, whether it is drawn on a log axis and
+// what it reads (the evaluation rows, development rows, the reference, the
+// target or the method's own state). The report reads these meanings from
+// the registry that plans the results it draws (Registry.Meanings), never
+// from a metric's name.
 //
 // # Runners that share a results directory
 //

@@ -68,6 +68,26 @@ type Metric = harness.Metric
 // MetricFactory prepares a Metric for one cell.
 type MetricFactory = harness.MetricFactory
 
+// MetricMeaning is what a metric's values mean: its label in words, the
+// direction it improves in, whether it is drawn on a log axis and what it
+// reads. Registry.DescribeMetric records it beside the metric; the figures
+// and the report label, rank and draw the metric by it.
+type MetricMeaning = harness.MetricMeaning
+
+// Direction says which way a metric improves.
+type Direction = harness.Direction
+
+// Directions of a metric, and what it reads (MetricMeaning.Reads).
+const (
+	HigherBetter     = harness.HigherBetter
+	LowerBetter      = harness.LowerBetter
+	ReadsEvaluation  = harness.ReadsEvaluation
+	ReadsDevelopment = harness.ReadsDevelopment
+	ReadsReference   = harness.ReadsReference
+	ReadsTarget      = harness.ReadsTarget
+	ReadsMethod      = harness.ReadsMethod
+)
+
 // Env gives a dataset loader, metric factory or method the cell it serves,
 // its thread budget, the shared artefacts of the run and the experiment's
 // reference sample.
