@@ -35,14 +35,14 @@ func TestClaim1DeclaredArms(t *testing.T) {
 	}
 	// Undeclared: the first by name (the slow mmdfw) against svgd, and in
 	// gradient evaluations against both SVGD arms.
-	c := claim1(&Results{Cells: cells()})
+	c := claim1(&Results{Metrics: testMeanings, Cells: cells()})
 	if c.Paper != NotSupported || c.Verdict != NotSupported {
 		t.Errorf("undeclared: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
 	if !strings.Contains(c.Markdown(), "| fair | fig2a | naval | rmse | mmdfw | svgd-x |") {
 		t.Errorf("undeclared: the fair protocol lacks the second SVGD arm\n%s", c.Markdown())
 	}
-	res := declare(&Results{Cells: cells()}, "fig2a", map[string][]string{
+	res := declare(&Results{Metrics: testMeanings, Cells: cells()}, "fig2a", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw-fast", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-fast"},
 	})
@@ -75,10 +75,10 @@ func TestClaim5DeclaredArms(t *testing.T) {
 		budgetCell("svgd-tuned", "svgd", 0, grads, []float64{5, 4, 2, 2, 1}, []float64{5, 4, 2, 2, 1}),
 		budgetCell("svgd-other", "svgd", 0, grads, []float64{5, 4, 1, 2, 1}, []float64{5, 4, 1, 2, 1}),
 	}
-	if c := claim5(&Results{Cells: cells}); c.Verdict != NotSupported {
+	if c := claim5(&Results{Metrics: testMeanings, Cells: cells}); c.Verdict != NotSupported {
 		t.Errorf("undeclared: fair %s, want %s (mmdfw against every SVGD arm)\n%s", c.Verdict, NotSupported, c.Markdown())
 	}
-	res := declare(&Results{Cells: cells}, "table1", map[string][]string{
+	res := declare(&Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-stein", "svgd-tuned"},
 	})
@@ -121,7 +121,7 @@ func TestClaim3DeclaredArms(t *testing.T) {
 			cells = append(cells, c)
 		}
 	}
-	c := claim3(&Results{Cells: cells})
+	c := claim3(&Results{Metrics: testMeanings, Cells: cells})
 	if len(c.Rows) != 4 {
 		t.Fatalf("undeclared: %d rows, want 4\n%s", len(c.Rows), c.Markdown())
 	}
@@ -136,7 +136,7 @@ func TestClaim3DeclaredArms(t *testing.T) {
 	}
 	// The paper's MMD-FW arm declared: mmdfw-b, better than every SVGD
 	// arm; the fair protocol keeps the first by name.
-	c = claim3(declare(&Results{Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"mmdfw-b"}}))
+	c = claim3(declare(&Results{Metrics: testMeanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"mmdfw-b"}}))
 	if len(c.Rows) != 6 || c.Paper != NotSupported || !strings.Contains(c.PaperWhy, "0 of 2") || !strings.Contains(c.Why, "2 of 4") {
 		t.Errorf("declared: %d rows, paper %s (%s), fair %s (%s)\n%s", len(c.Rows), c.Paper, c.PaperWhy, c.Verdict, c.Why, c.Markdown())
 	}
@@ -159,11 +159,11 @@ func TestClaim4DeclaredArms(t *testing.T) {
 		return memCell("fig1b", method, kind, "covertype", 1, 3, rows...)
 	}
 	cells := []*Cell{greedy("sp", "sp", 10), greedy("sp-map", "sp", 0.1), greedy("mmdfw", "mmdfw", 1), greedy("svgd", "svgd", 1)}
-	c := claim4(&Results{Cells: cells})
+	c := claim4(&Results{Metrics: testMeanings, Cells: cells})
 	if c.Verdict != Supported || c.Paper != Supported || c.Difference != "" {
 		t.Errorf("undeclared: fair %s, paper %s (sp is the first by name)\n%s", c.Verdict, c.Paper, c.Markdown())
 	}
-	c = claim4(declare(&Results{Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"sp-map"}, harness.ProtocolFair: {"sp"}}))
+	c = claim4(declare(&Results{Metrics: testMeanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"sp-map"}, harness.ProtocolFair: {"sp"}}))
 	if c.Verdict != Supported || c.Paper != NotSupported || c.Difference == "" || len(c.Rows) != 4 {
 		t.Errorf("declared: fair %s, paper %s, difference %q, %d rows\n%s", c.Verdict, c.Paper, c.Difference, len(c.Rows), c.Markdown())
 	}

@@ -36,7 +36,7 @@ func TestTableAtBudgets(t *testing.T) {
 	// A baseline without a gradient budget or development metric: its one
 	// snapshot at every budget.
 	ols := memCell("table1", "ols", "ols", "boston", 0, 1, Row{Step: 1, Metric: "rmse", Value: 4.5}, Row{Step: 1, Metric: "test_ll", Value: -2.9})
-	tb := MakeTable(&Results{Cells: []*Cell{a, b, ols}}, "table1")
+	tb := MakeTable(&Results{Metrics: testMeanings, Cells: []*Cell{a, b, ols}}, "table1")
 	want := map[string]float64{"0.25x": 51, "1x": 31, "4x": 11}
 	for _, lv := range BudgetLevels {
 		s := tb.AtBudget[lv.Label]["boston"]["svgd"]["rmse"]
@@ -101,11 +101,11 @@ func TestClaim5Protocols(t *testing.T) {
 	// At 1× (100): MMD-FW's dev-best snapshot has test RMSE 3.0, LL −3.0;
 	// the reference arm's 3.02 (level 3.02 + 1% = 3.05), the tuned arm's 2
 	// (level 2.02).
-	c := claim5(&Results{Cells: []*Cell{fw, ref}})
+	c := claim5(&Results{Metrics: testMeanings, Cells: []*Cell{fw, ref}})
 	if c.Verdict != Supported || c.Paper != Supported || c.Difference != "" {
 		t.Errorf("reference arm only: fair %s, paper %s, difference %q\n%s", c.Verdict, c.Paper, c.Difference, c.Markdown())
 	}
-	c = claim5(&Results{Cells: []*Cell{fw, ref, tuned}})
+	c = claim5(&Results{Metrics: testMeanings, Cells: []*Cell{fw, ref, tuned}})
 	if c.Verdict != NotSupported {
 		t.Errorf("with the tuned arm: fair %s, want %s\n%s", c.Verdict, NotSupported, c.Markdown())
 	}
@@ -121,7 +121,7 @@ func TestClaim1Protocols(t *testing.T) {
 		Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 2}, Row{Seconds: 2, GradEvals: 2000, Metric: "rmse", Value: 1})
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1})
-	c := claim1(&Results{Cells: []*Cell{fw, sv}})
+	c := claim1(&Results{Metrics: testMeanings, Cells: []*Cell{fw, sv}})
 	if c.Paper != Supported || c.Verdict != NotSupported || c.Difference == "" {
 		t.Errorf("paper %s, fair %s, difference %q; want supported, not supported and a reason\n%s", c.Paper, c.Verdict, c.Difference, c.Markdown())
 	}
@@ -148,7 +148,7 @@ func TestClaim4KSD(t *testing.T) {
 	}
 	sp := greedy("sp", "sp", 10, 1)
 	fw := greedy("mmdfw", "mmdfw", 1, 10)
-	c := claim4(&Results{Cells: []*Cell{sp, fw}})
+	c := claim4(&Results{Metrics: testMeanings, Cells: []*Cell{sp, fw}})
 	var mmd, ksd int
 	for _, r := range c.Rows {
 		switch {
@@ -190,7 +190,7 @@ func TestClaim3Arms(t *testing.T) {
 			cells = append(cells, c)
 		}
 	}
-	c := claim3(&Results{Cells: cells})
+	c := claim3(&Results{Metrics: testMeanings, Cells: cells})
 	if c.Paper != NotSupported || c.Verdict != NotSupported || len(c.Rows) != 4 {
 		t.Errorf("paper %s, fair %s, %d rows; want not supported (0 of 2), not supported (2 of 4), 4 rows\n%s", c.Paper, c.Verdict, len(c.Rows), c.Markdown())
 	}
@@ -198,7 +198,7 @@ func TestClaim3Arms(t *testing.T) {
 		t.Errorf("why %q; paper %q", c.Why, c.PaperWhy)
 	}
 	// Without the reference arm the tuned arm alone decides both.
-	c = claim3(&Results{Cells: append(cells[:1:1], cells[3:]...)})
+	c = claim3(&Results{Metrics: testMeanings, Cells: append(cells[:1:1], cells[3:]...)})
 	if c.Paper != Supported || c.Verdict != Supported {
 		t.Errorf("tuned arm only: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
@@ -218,7 +218,7 @@ func TestTableFloors(t *testing.T) {
 		memCell("table1", "least-squares", "ols", "boston", 0, 1, Row{Metric: "rmse", Value: 4.5}, Row{Metric: "test_ll", Value: -2.9}),
 		memCell("table1", "mean", "constant", "boston", 0, 1, Row{Metric: "rmse", Value: 9}, Row{Metric: "test_ll", Value: -3.6}),
 	}
-	tb := MakeTable(&Results{Cells: cells}, "table1")
+	tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells}, "table1")
 	nb := tb.NotBelowOLS()
 	if got := fmt.Sprint(nb["0.25x"]["boston"], nb["1x"]["boston"], nb["4x"]["boston"]); got != "[mmdfw svgd] [] []" {
 		t.Errorf("not below OLS at ¼×, 1×, 4×: %s, want [mmdfw svgd] [] []", got)
@@ -253,7 +253,7 @@ func TestTableFloors(t *testing.T) {
 		t.Errorf("floor rows %v, %d records; want 3 each, 13\n%s", floors, len(recs), tb.CSV())
 	}
 	// Without an OLS row there is no list.
-	if tb := MakeTable(&Results{Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
+	if tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
 		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
 	}
 }

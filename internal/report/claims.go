@@ -277,6 +277,16 @@ func Level(final, sd float64, higherBetter bool) float64 {
 	return final + d
 }
 
+// reaches reports whether a's mean is at least as good as the level of b
+// (Level), larger being better when higher.
+func reaches(a, b Stat, higher bool) bool {
+	l := Level(b.Mean, b.SD, higher)
+	if higher {
+		return a.Mean >= l
+	}
+	return a.Mean <= l
+}
+
 // finalMean is the last finite value of the mean curve of s and its sd
 // over splits (NaN when none).
 func finalMean(s *Series) (mean, sd float64) {
@@ -358,13 +368,16 @@ func claim1(res *Results) Claim {
 		Figures: []string{"fig1a", "fig1a-seconds", "fig2a", "fig2a-seconds", "table1"},
 		Header:  []string{"protocol", "figure", "dataset", "metric", "MMD-FW arm", "SVGD arm", "level", "cost axis", "MMD-FW cost", "SVGD cost", "MMD-FW first"},
 	}
+	var skip unranked
 	count := func(proto string) (pass, total int) {
-		for _, e := range []struct {
-			id, metric string
-			higher     bool
-		}{{"fig1a", "accuracy", true}, {"fig2a", "rmse", false}, {"table1", "rmse", false}} {
+		for _, e := range []struct{ id, metric string }{{"fig1a", "accuracy"}, {"fig2a", "rmse"}, {"table1", "rmse"}} {
+			higher, err := res.higherBetter(e.metric)
+			if err != nil {
+				skip.add(err)
+				continue
+			}
 			for _, ds := range Datasets(Done(res.reported(e.id))) {
-				cs := compareCosts(res, e.id, ds, e.metric, e.higher, proto)
+				cs := compareCosts(res, e.id, ds, e.metric, higher, proto)
 				if len(cs) == 0 {
 					continue
 				}
@@ -384,11 +397,38 @@ func claim1(res *Results) Claim {
 	pp, pt := count(paper)
 	fp, ft := count(fair)
 	c.settle(majority,
-		tally{pp, pt, fmt.Sprintf("In compute seconds against the paper's SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", pp, pt)},
-		tally{fp, ft, fmt.Sprintf("In gradient evaluations against every SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", fp, ft)},
+		tally{pp, pt, fmt.Sprintf("In compute seconds against the paper's SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", pp, pt) + skip.note()},
+		tally{fp, ft, fmt.Sprintf("In gradient evaluations against every SVGD arm, MMD-FW reached the level first in %d of %d comparisons.", fp, ft) + skip.note()},
 		"The cost axis (seconds against gradient evaluations) and the SVGD arms compared decide the difference: "+
 			"the fair rows show, per arm, where MMD-FW's head start in seconds does not hold in gradient evaluations or against a tuned arm.")
 	return c
+}
+
+// unranked collects the reasons a claim could not rank a metric (it has no
+// registered meaning, so no direction), so that its verdict says so.
+type unranked []string
+
+func (u *unranked) add(err error) {
+	if !slices.Contains(*u, err.Error()) {
+		*u = append(*u, err.Error())
+	}
+}
+
+// note is the sentence that ends a reason: "" when every metric ranked.
+func (u unranked) note() string {
+	if len(u) == 0 {
+		return ""
+	}
+	return " Not measured where " + strings.Join(u, "; ") + "."
+}
+
+// better reports whether a is better than b by more than margin, in the
+// direction higher (true: larger is better).
+func better(a, b, margin float64, higher bool) bool {
+	if higher {
+		return a-b > margin
+	}
+	return b-a > margin
 }
 
 func yesNo(b bool) string {
@@ -569,7 +609,7 @@ func claim2(res *Results) Claim {
 // mmdSource says what the RBF "mmd2" of a dataset is measured against:
 // the closed form on a Gaussian target, the reference sample otherwise.
 func mmdSource(cells []*Cell, ds string) string {
-	if mmdLabel(cells, ds) == metricLabels["mmd2_exact"] {
+	if exactReference(cells, ds) {
 		return "exact"
 	}
 	if f, n := flaggedSplits(cells, ds); f > 0 {
@@ -686,8 +726,14 @@ func claim4(res *Results) Claim {
 		Header:  []string{"figure", "dataset", "compared with", "SP", "other", "SP worse", "protocols"},
 	}
 	var rows protoRows
+	var skip unranked
 	judge := func(proto string) (pass, total int) {
 		cells := res.reported("fig1a")
+		higher, err := res.higherBetter("accuracy")
+		if err != nil {
+			skip.add(err)
+			cells = nil
+		}
 		for _, ds := range Datasets(Done(cells)) {
 			g := byMethod(cells, ds)
 			var sp *Stat
@@ -707,7 +753,7 @@ func claim4(res *Results) Claim {
 						continue
 					}
 					total++
-					worse := o.Mean-sp.Mean > PooledSD(o.SD, sp.SD)
+					worse := better(o.Mean, sp.Mean, PooledSD(o.SD, sp.SD), higher)
 					if worse {
 						pass++
 					}
@@ -719,7 +765,12 @@ func claim4(res *Results) Claim {
 		cells = res.reported("fig1b")
 		for _, ds := range Datasets(Done(cells)) {
 			for _, metric := range []string{"mmd2", "ksd2"} {
-				pass, total = claim4Particles(res, &rows, proto, cells, ds, metric, pass, total)
+				higher, err := res.higherBetter(metric)
+				if err != nil {
+					skip.add(err)
+					continue
+				}
+				pass, total = claim4Particles(res, &rows, proto, cells, ds, metric, higher, pass, total)
 			}
 		}
 		return pass, total
@@ -728,15 +779,16 @@ func claim4(res *Results) Claim {
 	fp, ft := judge(fair)
 	c.Rows = rows.rows
 	c.settle(every,
-		tally{pp, pt, fmt.Sprintf("SP was worse in %d of %d comparisons.", pp, pt)},
-		tally{fp, ft, fmt.Sprintf("SP was worse in %d of %d comparisons.", fp, ft)},
+		tally{pp, pt, fmt.Sprintf("SP was worse in %d of %d comparisons.", pp, pt) + skip.note()},
+		tally{fp, ft, fmt.Sprintf("SP was worse in %d of %d comparisons.", fp, ft) + skip.note()},
 		"The arms decide the difference: the files declare different SP, MMD-FW or SVGD arms for the two protocols.")
 	return c
 }
 
 // claim4Particles adds claim 4's comparisons under proto of SP's metric
-// (MMD² or KSD²) at its largest particle count on one fig1b dataset.
-func claim4Particles(res *Results, rows *protoRows, proto string, cells []*Cell, ds, metric string, pass, total int) (int, int) {
+// (MMD² or KSD², larger better when higher) at its largest particle count
+// on one fig1b dataset.
+func claim4Particles(res *Results, rows *protoRows, proto string, cells []*Cell, ds, metric string, higher bool, pass, total int) (int, int) {
 	label := map[string]string{"mmd2": "MMD²", "ksd2": "KSD²"}[metric]
 	series := ParticleSeries(cells, ds, metric)
 	sp := res.pickArm("fig1b", proto, series, cells, IsSP)
@@ -755,7 +807,7 @@ func claim4Particles(res *Results, rows *protoRows, proto string, cells []*Cell,
 			continue
 		}
 		total++
-		worse := spv > geoMean(ov)
+		worse := better(geoMean(ov), spv, 0, higher)
 		if worse {
 			pass++
 		}
@@ -800,10 +852,19 @@ func claim5(res *Results) Claim {
 		t = MakeTable(res, "table1")
 	}
 	cells := res.reported("table1")
+	var skip unranked
+	rmseHigher, err := res.higherBetter("rmse")
+	if err != nil {
+		skip.add(err)
+	}
+	llHigher, err := res.higherBetter("test_ll")
+	if err != nil {
+		skip.add(err)
+	}
 	judge := func(proto string, stats map[string]map[string]map[string]Stat) (pass, total int) {
 		fw := res.arm("table1", proto, cells, IsMMDFW)
 		arms := res.svgdArmNames("table1", proto, cells)
-		if stats == nil || fw == "" {
+		if stats == nil || fw == "" || len(skip) > 0 {
 			return 0, 0
 		}
 		for _, ds := range t.Datasets {
@@ -818,7 +879,7 @@ func claim5(res *Results) Claim {
 					continue
 				}
 				measured = true
-				ok := ar.Mean <= Level(br.Mean, br.SD, false) && al.Mean >= Level(bl.Mean, bl.SD, true)
+				ok := reaches(ar, br, rmseHigher) && reaches(al, bl, llHigher)
 				all = all && ok
 				c.Rows = append(c.Rows, []string{proto, t.Labels[ds], fw, sv, FormatPM(ar.Mean, ar.SD), FormatPM(br.Mean, br.SD), FormatPM(al.Mean, al.SD), FormatPM(bl.Mean, bl.SD), yesNo(ok)})
 			}
@@ -856,7 +917,7 @@ func claim5(res *Results) Claim {
 		fairWhy = fmt.Sprintf("At 1× the reference budget (%s gradient evaluations), snapshots chosen on development RMSE, MMD-FW was about as accurate as every SVGD arm on %d of %d datasets.",
 			gradText(t.BudgetGradEvals(BudgetLevels[1])), fp, ft)
 	}
-	c.settle(majority, tally{pp, pt, paperWhy}, tally{fp, ft, fairWhy},
+	c.settle(majority, tally{pp, pt, paperWhy + skip.note()}, tally{fp, ft, fairWhy + skip.note()},
 		"The budget (wall-clock against gradient evaluations), the snapshot (final against chosen on development rows) and the SVGD arms compared decide the difference.")
 	return c
 }

@@ -186,6 +186,7 @@ func goodTree(t *testing.T) *Results {
 		t.Fatal(err)
 	}
 	res.Figures = goodTreeFigures
+	res.Metrics = testMeanings
 	return res
 }
 
@@ -700,7 +701,7 @@ func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 		Row{Seconds: 1, Metric: "rmse", Value: 2}, Row{Seconds: 2, Metric: "rmse", Value: 1})
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
-	c := claim1(&Results{Cells: []*Cell{fw, sv}})
+	c := claim1(&Results{Metrics: testMeanings, Cells: []*Cell{fw, sv}})
 	if c.Verdict != NotMeasured || len(c.Rows) != 0 {
 		t.Errorf("verdict %q with %d rows, want %q and none", c.Verdict, len(c.Rows), NotMeasured)
 	}
