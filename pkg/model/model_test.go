@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -206,7 +207,7 @@ func TestBNNFullGradChunks(t *testing.T) {
 				}
 			}
 		}
-		if a := testing.AllocsPerRun(5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
+		if a := race.AllocsPerRun(t, 5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
 			t.Errorf("H=%d: LogProbGradBatch makes %v allocations per call, want 0", h, a)
 		}
 		lpr := m.MinibatchLogProbGrad(x, g, all)
@@ -494,7 +495,7 @@ func TestMinibatchBatchedAllocatesNothing(t *testing.T) {
 		for _, fma := range []bool{haveFMA, false} {
 			lrUseFMA = fma
 			c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
-			if a := testing.AllocsPerRun(20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
+			if a := race.AllocsPerRun(t, 20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
 				t.Errorf("%s (FMA kernels %v): %v allocations per call", c.name, fma, a)
 			}
 		}
@@ -849,7 +850,7 @@ func TestLogisticBatchedBitIdentical(t *testing.T) {
 					}
 				}
 			}
-			if a := testing.AllocsPerRun(5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
+			if a := race.AllocsPerRun(t, 5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
 				t.Errorf("fma=%v workers=%d: %v allocations per call, want 0", fma, workers, a)
 			}
 		}
@@ -968,7 +969,7 @@ func TestMinibatchBatchOnTeamSameBits(t *testing.T) {
 					}
 					if c.n == 100 {
 						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
-						if a := testing.AllocsPerRun(20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
+						if a := race.AllocsPerRun(t, 20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
 							t.Errorf("GOMAXPROCS %d, team %d: %v allocations per call", procs, w, a)
 						}
 					}
