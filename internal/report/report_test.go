@@ -345,14 +345,6 @@ func TestTable1Hand(t *testing.T) {
 	}
 }
 
-func verdicts(cs []Claim) []Verdict {
-	var v []Verdict
-	for _, c := range cs {
-		v = append(v, c.Verdict)
-	}
-	return v
-}
-
 // measuredVerdict is the fair-protocol verdict of c, or the paper's where
 // the fixture tree measures only that one (its Table 1 ran under a
 // wall-clock budget).
