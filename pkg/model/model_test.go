@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -666,11 +667,11 @@ func TestConcurrent(t *testing.T) {
 				g := make([]float64, d)
 				for rep := 0; rep < 10; rep++ {
 					k := (gr + rep) % 4
-					if lp := tg.LogProbGrad(xs[k], g); lp != wantLP[k] || !equal(g, want[k]) {
+					if lp := tg.LogProbGrad(xs[k], g); lp != wantLP[k] || !slices.Equal(g, want[k]) {
 						errs[gr] = "full-data result differs"
 					}
 					tg.MinibatchLogProbGrad(xs[k], g, batch)
-					if !equal(g, wantMB[k]) {
+					if !slices.Equal(g, wantMB[k]) {
 						errs[gr] = "minibatch result differs"
 					}
 				}
@@ -683,15 +684,6 @@ func TestConcurrent(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equal(a, b []float64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSamplePrior checks prior moments: α, γ, λ have mean A0/B0 and
