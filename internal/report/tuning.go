@@ -75,24 +75,16 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				if kinds[m] != k || len(groups[m]) == 0 {
 					continue
 				}
-				byN := map[int][]*Cell{}
-				var ns []int
-				for _, c := range groups[m] {
-					if _, ok := byN[c.Prov.N]; !ok {
-						ns = append(ns, c.Prov.N)
-					}
-					byN[c.Prov.N] = append(byN[c.Prov.N], c)
-				}
-				sort.Ints(ns)
+				ns, atN := byN(groups[m])
 				for _, n := range ns {
 					tc := TuningConfig{Method: m, N: n, Stats: map[string]Stat{}}
 					for _, metric := range metrics {
-						if s, ok := finalStat(byN[n], metric); ok {
+						if s, ok := finalStat(atN[n], metric); ok {
 							tc.Stats[metric] = s
 						}
 					}
 					g.Configs = append(g.Configs, tc)
-					settings = append(settings, flatSettings(byN[n][0].Prov.Settings))
+					settings = append(settings, flatSettings(atN[n][0].Prov.Settings))
 				}
 			}
 			if len(g.Configs) == 0 {

@@ -198,18 +198,7 @@ const DefaultDataDir = harness.DefaultDataDir
 // error names the file, line and key at fault; two files with the same
 // experiment id are an error naming both.
 func Load(r *Registry, files []string, profile string, sets ...string) ([]*Cell, error) {
-	var exps []*Experiment
-	for _, f := range files {
-		e, err := harness.LoadFileSet(r, f, profile, sets)
-		if err != nil {
-			return nil, err
-		}
-		exps = append(exps, e)
-	}
-	if err := harness.CheckDistinct(exps); err != nil {
-		return nil, err
-	}
-	return harness.Plan(exps), nil
+	return harness.LoadFiles(r, files, profile, sets)
 }
 
 // MissingData returns, sorted, the datasets of pkg/data that cells read
