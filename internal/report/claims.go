@@ -853,13 +853,13 @@ func claim5(res *Results) Claim {
 	}
 	cells := res.reported("table1")
 	var skip unranked
-	rmseHigher, err := res.higherBetter("rmse")
-	if err != nil {
-		skip.add(err)
-	}
-	llHigher, err := res.higherBetter("test_ll")
-	if err != nil {
-		skip.add(err)
+	higher := map[string]bool{}
+	for _, m := range []string{"rmse", "test_ll"} {
+		h, err := res.higherBetter(m)
+		if err != nil {
+			skip.add(err)
+		}
+		higher[m] = h
 	}
 	judge := func(proto string, stats map[string]map[string]map[string]Stat) (pass, total int) {
 		fw := res.arm("table1", proto, cells, IsMMDFW)
@@ -879,7 +879,7 @@ func claim5(res *Results) Claim {
 					continue
 				}
 				measured = true
-				ok := reaches(ar, br, rmseHigher) && reaches(al, bl, llHigher)
+				ok := reaches(ar, br, higher["rmse"]) && reaches(al, bl, higher["test_ll"])
 				all = all && ok
 				c.Rows = append(c.Rows, []string{proto, t.Labels[ds], fw, sv, FormatPM(ar.Mean, ar.SD), FormatPM(br.Mean, br.SD), FormatPM(al.Mean, al.SD), FormatPM(bl.Mean, bl.SD), yesNo(ok)})
 			}
