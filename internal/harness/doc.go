@@ -142,6 +142,16 @@
 // experiment whose output is a table, such as table1). The claims of the
 // report name the figure ids they rest on.
 //
+// A figure's labels and default log y axis, and the direction in which a
+// tuning grid or a claim ranks a metric, come from what the registry says
+// the metric means: every metric, and every statistic a method reports, is
+// described with DescribeMetric (MetricMeaning: a label in words, the
+// direction in which it improves, whether it is drawn on a log axis, and
+// what it reads: the evaluation rows, development rows, the reference, the
+// target or the method's own state). The report reads these meanings from
+// the registry that plans the results it draws (Registry.Meanings), never
+// from a metric's name.
+//
 // # Tuning experiments and held-out rows
 //
 // eval.rows says which rows the metrics evaluate, for any experiment. The
@@ -252,14 +262,6 @@
 // kernel) are written at the evaluated snapshots as further metric rows
 // named "method:<key>" (StatPrefix), after the scheduled metrics and in
 // sorted key order, so that the CSV stays deterministic.
-//
-// Every metric, and every statistic a method reports, is described on the
-// registry with DescribeMetric (MetricMeaning): a label in words, the
-// direction in which it improves, whether it is drawn on a log axis and
-// what it reads (the evaluation rows, development rows, the reference, the
-// target or the method's own state). The report reads these meanings from
-// the registry that plans the results it draws (Registry.Meanings), never
-// from a metric's name.
 //
 // # Runners that share a results directory
 //
