@@ -27,6 +27,19 @@ func newFlagSet(name string, usage ...string) *flag.FlagSet {
 	return fs
 }
 
+// parseNoArgs parses the flags of a command that takes no positional
+// argument; given one, it prints the usage.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
 // flagError turns an error of flag.FlagSet.Parse, which has printed the
 // message and the usage, into errUsage (-h stays flag.ErrHelp).
 func flagError(err error) error {
