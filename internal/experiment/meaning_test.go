@@ -15,7 +15,7 @@ func TestMetricMeanings(t *testing.T) {
 	r := harness.NewRegistry()
 	Register(r)
 	if u := r.Undescribed(); len(u) > 0 {
-		t.Errorf("metrics registered without a meaning: %v", u)
+		t.Errorf("metrics registered without a meaning (describe each with DescribeMetric where it is registered): %v", u)
 	}
 	want := map[string]struct {
 		better harness.Direction
@@ -37,9 +37,6 @@ func TestMetricMeanings(t *testing.T) {
 		harness.StatPrefix + mmdfw.StatMMD2KernelPool: {harness.LowerBetter, false, harness.ReadsMethod},
 	}
 	tb := r.Meanings()
-	if len(tb) != len(want) {
-		t.Errorf("%d meanings, want %d", len(tb), len(want))
-	}
 	for name, w := range want {
 		m, err := tb.Meaning(name)
 		if err != nil {

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"maps"
+	"math"
 	"sort"
 	"strings"
 )
@@ -18,15 +19,21 @@ const (
 	HigherBetter Direction = 1
 	// LowerBetter: a smaller value is better (an error, a discrepancy).
 	LowerBetter Direction = -1
+	// NearerBetter: a value nearer MetricMeaning.Ideal is better (a ratio
+	// of spreads, best at 1).
+	NearerBetter Direction = 2
 )
 
-// String is "higher is better" or "lower is better".
+// String is "higher is better", "lower is better" or "nearer the ideal is
+// better".
 func (d Direction) String() string {
 	switch d {
 	case HigherBetter:
 		return "higher is better"
 	case LowerBetter:
 		return "lower is better"
+	case NearerBetter:
+		return "nearer the ideal is better"
 	}
 	return fmt.Sprintf("Direction(%d)", int8(d))
 }
@@ -70,9 +77,12 @@ type MetricMeaning struct {
 	// form, where the metric is computed exactly ("exact MMD² to the
 	// target" for "MMD² to the HMC reference").
 	LabelExact string
-	// Better says which way the metric improves: HigherBetter or
-	// LowerBetter.
+	// Better says which way the metric improves: HigherBetter,
+	// LowerBetter, or NearerBetter (towards Ideal).
 	Better Direction
+	// Ideal is the best value of a NearerBetter metric (1 for a ratio of
+	// spreads); unused otherwise.
+	Ideal float64
 	// Log draws the metric on a logarithmic axis unless a figure says
 	// otherwise (log_y), with geometric means over splits: a squared
 	// discrepancy that spans decades. A quantity that may be negative (an
@@ -98,13 +108,31 @@ func (m MetricMeaning) AxisLabel(rows string) string {
 	return strings.ReplaceAll(m.Label, RowsPlaceholder, word)
 }
 
+// Beats reports whether the value a is strictly better than b in the
+// metric's direction. A value that is not a number beats nothing.
+func (m MetricMeaning) Beats(a, b float64) bool {
+	switch m.Better {
+	case HigherBetter:
+		return a > b
+	case LowerBetter:
+		return a < b
+	case NearerBetter:
+		return math.Abs(a-m.Ideal) < math.Abs(b-m.Ideal)
+	}
+	return false
+}
+
 // check returns what is wrong with m, nil when nothing is.
 func (m MetricMeaning) check() error {
 	switch {
 	case strings.TrimSpace(m.Label) == "":
 		return fmt.Errorf("no label")
-	case m.Better != HigherBetter && m.Better != LowerBetter:
-		return fmt.Errorf("direction %v is neither HigherBetter nor LowerBetter", m.Better)
+	case m.Better != HigherBetter && m.Better != LowerBetter && m.Better != NearerBetter:
+		return fmt.Errorf("direction %v is not HigherBetter, LowerBetter or NearerBetter", m.Better)
+	case math.IsNaN(m.Ideal) || math.IsInf(m.Ideal, 0):
+		return fmt.Errorf("ideal %v is not finite", m.Ideal)
+	case m.Ideal != 0 && m.Better != NearerBetter:
+		return fmt.Errorf("an ideal value is for a NearerBetter metric, not one where %v", m.Better)
 	}
 	switch m.Reads {
 	case ReadsEvaluation:

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+
 	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
@@ -16,11 +18,16 @@ func (r *Results) meaning(m string) (harness.MetricMeaning, error) {
 }
 
 // higherBetter reports whether a larger value of metric m is better, as
-// its registered meaning says; an error names a metric without one.
+// its registered meaning says; an error names a metric without one, or one
+// that is best at an ideal value rather than in one direction (the level
+// rules of the claims need one).
 func (r *Results) higherBetter(m string) (bool, error) {
 	mm, err := r.meaning(m)
 	if err != nil {
 		return false, err
+	}
+	if mm.Better == harness.NearerBetter {
+		return false, fmt.Errorf("metric %q is best at %g, not larger or smaller", m, mm.Ideal)
 	}
 	return mm.Better == harness.HigherBetter, nil
 }

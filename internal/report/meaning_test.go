@@ -30,20 +30,23 @@ var testMeanings = harness.MetricTable{
 // A tuning grid is ranked in the direction the registry gives, whatever
 // the metric's name: coverage and r2 are better larger, neg_ll smaller
 // (a rule read from names would rank the first two backwards, and take
-// neg_ll for a log-likelihood). A metric without a meaning chooses none,
-// and the section says why.
+// neg_ll for a log-likelihood), sd_ratio nearer 1. A metric without a
+// meaning chooses none, and the section says why.
 func TestTuningRanksByMeaning(t *testing.T) {
 	meanings := harness.MetricTable{
 		"coverage": {Label: "90% interval coverage on {rows} rows", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
 		"r2":       {Label: "{rows} R²", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
 		"neg_ll":   {Label: "negative {rows} log-likelihood (nats)", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation},
+		"sd_ratio": {Label: "sd ratio to the reference", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsReference},
 	}
 	// Configuration b is the best by every metric: the largest coverage
-	// and R², the smallest negative log-likelihood.
+	// and R², the smallest negative log-likelihood, the sd ratio nearest 1
+	// (c's is the largest, a's the smallest).
 	values := map[string]map[string]float64{
 		"coverage": {"a": 0.70, "b": 0.95, "c": 0.80},
 		"r2":       {"a": 0.30, "b": 0.90, "c": 0.50},
 		"neg_ll":   {"a": 2.00, "b": 0.50, "c": 1.00},
+		"sd_ratio": {"a": 0.50, "b": 1.10, "c": 1.30},
 		"mystery":  {"a": 1, "b": 2, "c": 3},
 	}
 	for metric, by := range values {
@@ -124,8 +127,9 @@ func TestAxisLabelFromMeaning(t *testing.T) {
 	}
 }
 
-// The claims rank by the registry too: without a meaning for accuracy,
-// claim 4 measures no accuracy comparison and says why.
+// The claims rank by the registry too: without a meaning for accuracy, or
+// with one that has no single direction, claim 4 measures no accuracy
+// comparison and says why.
 func TestClaimWithoutMeaning(t *testing.T) {
 	var cells []*Cell
 	for i, m := range []string{"sp", "mmdfw", "svgd"} {
@@ -141,5 +145,10 @@ func TestClaimWithoutMeaning(t *testing.T) {
 	without := claim4(&Results{Cells: cells})
 	if without.Verdict != NotMeasured || len(without.Rows) != 0 || !strings.Contains(without.Why, `"accuracy" has no registered meaning`) {
 		t.Errorf("without meanings: %s, %d rows, why %q; want not measured, saying why", without.Verdict, len(without.Rows), without.Why)
+	}
+	// A metric best at an ideal value has no level to reach from one side.
+	ideal := harness.MetricTable{"accuracy": {Label: "accuracy", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsEvaluation}}
+	if c := claim4(&Results{Cells: cells, Metrics: ideal}); c.Verdict != NotMeasured || !strings.Contains(c.Why, `"accuracy" is best at 1`) {
+		t.Errorf("an ideal-valued accuracy: %s, why %q; want not measured, saying why", c.Verdict, c.Why)
 	}
 }

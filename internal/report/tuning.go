@@ -35,9 +35,10 @@ type TuningGrid struct {
 	// Configs are in legend order (method name, then N).
 	Configs []TuningConfig
 	// Chosen indexes Configs: the configuration with the best mean of
-	// Metric in the direction its registered meaning gives (the first in
-	// legend order of equals), -1 when none has it or when Metric has no
-	// registered meaning (Unranked).
+	// Metric in the direction its registered meaning gives (larger,
+	// smaller, or nearer its ideal value; the first in legend order of
+	// equals), -1 when none has it or when Metric has no registered
+	// meaning (Unranked).
 	Chosen int
 	// Metric is the experiment's first metric, which the rule reads.
 	Metric string
@@ -91,7 +92,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				continue
 			}
 			differing(g.Configs, settings)
-			hb, err := res.higherBetter(g.Metric)
+			mm, err := res.meaning(g.Metric)
 			if err != nil {
 				g.Unranked = err.Error()
 				out = append(out, g)
@@ -102,7 +103,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				if !ok || !finite(s.Mean) {
 					continue
 				}
-				if best := g.Chosen; best < 0 || (hb && s.Mean > g.Configs[best].Stats[g.Metric].Mean) || (!hb && s.Mean < g.Configs[best].Stats[g.Metric].Mean) {
+				if best := g.Chosen; best < 0 || mm.Beats(s.Mean, g.Configs[best].Stats[g.Metric].Mean) {
 					g.Chosen = i
 				}
 			}

@@ -81,6 +81,7 @@ type Direction = harness.Direction
 const (
 	HigherBetter     = harness.HigherBetter
 	LowerBetter      = harness.LowerBetter
+	NearerBetter     = harness.NearerBetter
 	ReadsEvaluation  = harness.ReadsEvaluation
 	ReadsDevelopment = harness.ReadsDevelopment
 	ReadsReference   = harness.ReadsReference
