@@ -5,7 +5,7 @@ DATA_DIR ?= data
 MIRROR   ?= $(wildcard ../shared/data)
 REPRO    := bin/repro
 
-.PHONY: all build test lint bench data fuzz clean
+.PHONY: all build test race lint bench data fuzz clean
 
 all: build
 
@@ -19,10 +19,22 @@ test: lint
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags noasm ./pkg/model ./pkg/dense
 
+# Every package under the race detector (.ci/run runs it after test). The
+# zero-allocation assertions are not counted there: the detector's
+# instrumentation allocates (internal/race).
+race:
+	$(GO) test -race -count=1 ./...
+
+# staticcheck at a pinned version, fetched through the Go module proxy on
+# first use (then from the module cache); STATICCHECK=staticcheck uses one
+# on PATH instead.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

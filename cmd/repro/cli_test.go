@@ -74,6 +74,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"data", "list", "extra"}, "list takes no arguments"},
 		{[]string{"data", "fetch", "--mirror", "/nonexistent-mirror", "--data-dir", t.TempDir()}, "--mirror /nonexistent-mirror: the folder does not exist"},
 		{[]string{"report", fig1a, "--results", res, "--out", "/nonexistent-dir/R.md"}, "--out /nonexistent-dir/R.md: the folder /nonexistent-dir does not exist"},
+		{[]string{"version", "extra"}, "usage: repro version"},
 		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
 	} {
 		code, stderr := repro(t, tc.args...)

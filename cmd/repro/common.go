@@ -76,18 +76,7 @@ func loadCells(files []string, profile string) ([]*harness.Cell, error) {
 // loadCellsSet is loadCells with the overrides sets (KEY=VALUE, applied to
 // every file after the profile).
 func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cell, error) {
-	var exps []*harness.Experiment
-	for _, f := range files {
-		e, err := harness.LoadFileSet(harness.Default, f, profile, sets)
-		if err != nil {
-			return nil, err
-		}
-		exps = append(exps, e)
-	}
-	if err := harness.CheckDistinct(exps); err != nil {
-		return nil, err
-	}
-	return harness.Plan(exps), nil
+	return harness.LoadFiles(harness.Default, files, profile, sets)
 }
 
 // dataEnv is the environment variable whose value is the default of

@@ -11,6 +11,10 @@ func init() {
 		name:    "version",
 		summary: "print the module version, Go version and platform",
 		run: func(args []string) error {
+			fs := newFlagSet("version", "usage: repro version", "\nPrints the module version, the Go version and the platform.")
+			if err := parseNoArgs(fs, args); err != nil {
+				return err
+			}
 			v := "(devel)"
 			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 				v = bi.Main.Version

@@ -125,7 +125,7 @@ func laplaceStart(ctx context.Context, in harness.Input[SVGDConfig], n int, rng 
 	start := time.Now()
 	l, err := laplace.Fit(ctx, in.Problem.Target, m.X, laplace.FitSettings{})
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("Laplace fit at the MAP: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("fit of the Laplace approximation at the MAP: %w", err)
 	}
 	sec := time.Since(start).Seconds()
 	rec = chargeRecorder{rec: rec, seconds: m.Seconds + sec, grads: m.GradEvals + l.GradEvals}

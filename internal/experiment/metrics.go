@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -101,38 +102,75 @@ func predictive(name string, dev bool, needs string) harness.MetricFactory {
 
 var errNoPredictive = errors.New("the dataset has no test set (use mmd2_exact or ksd2)")
 
+// registerMetrics registers every metric with what it means: the report
+// labels, ranks and draws a metric by its meaning, never by its name.
 func registerMetrics(r *harness.Registry) {
-	r.RegisterMetric(Accuracy, predictive(Accuracy, false, "a classification dataset"))
-	r.RegisterMetric(TestLL, predictive(TestLL, false, ""))
-	r.RegisterMetric(RMSE, predictive(RMSE, false, "a regression dataset"))
-	r.RegisterMetric(DevAccuracy, predictive(DevAccuracy, true, ""))
-	r.RegisterMetric(DevTestLL, predictive(DevTestLL, true, ""))
-	r.RegisterMetric(DevRMSE, predictive(DevRMSE, true, ""))
-	// mmd2 version 2: the bandwidth's subsample of reference draws spans
-	// every chain (version 1 took every 4th pooled row, one chain of four).
-	r.RegisterVersionedMetric(MMD2, "2", mmd2Factory)
-	r.RegisterVersionedMetric(FMMD2, "1", fmmd2Factory)
-	r.RegisterMetric(MMD2Exact, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		m, err := modelOf(p)
-		if err != nil {
-			return nil, err
-		}
-		g, h := m.Exact()
-		if g == nil {
-			return nil, fmt.Errorf("mmd2_exact needs a Gaussian target, not %s", m.About().Name)
-		}
-		emb := g.RBFEmbedding(h)
-		return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
-	})
-	r.RegisterMetric(KSD2, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
-		t := p.Target
-		return func(s particle.Snapshot) float64 {
-			n, dim := s.X.Dims()
-			S := mat.NewDense(n, dim, nil)
-			scores(t, s.X, S)
-			return metric.KSD2(nil, s.X, S, s.W)
-		}, nil
-	})
+	higher := func(label, reads string) harness.MetricMeaning {
+		return harness.MetricMeaning{Label: label, Better: harness.HigherBetter, Reads: reads}
+	}
+	lower := func(label, reads string, log bool) harness.MetricMeaning {
+		return harness.MetricMeaning{Label: label, Better: harness.LowerBetter, Log: log, Reads: reads}
+	}
+	const eval, dev = harness.ReadsEvaluation, harness.ReadsDevelopment
+	mmd2 := lower("MMD² to the HMC reference", harness.ReadsReference, true)
+	mmd2.LabelExact = "exact MMD² to the target"
+	for _, m := range []struct {
+		name    string
+		version string
+		f       harness.MetricFactory
+		means   harness.MetricMeaning
+	}{
+		{Accuracy, "", predictive(Accuracy, false, "a classification dataset"), higher("{rows} accuracy", eval)},
+		{TestLL, "", predictive(TestLL, false, ""), higher("mean {rows} log-likelihood (nats)", eval)},
+		{RMSE, "", predictive(RMSE, false, "a regression dataset"), lower("{rows} RMSE (units of y)", eval, false)},
+		{DevAccuracy, "", predictive(DevAccuracy, true, ""), higher("development accuracy", dev)},
+		{DevTestLL, "", predictive(DevTestLL, true, ""), higher("mean development log-likelihood (nats)", dev)},
+		{DevRMSE, "", predictive(DevRMSE, true, ""), lower("development RMSE (units of y)", dev, false)},
+		// mmd2 version 2: the bandwidth's subsample of reference draws
+		// spans every chain (version 1 took every 4th pooled row, one
+		// chain of four).
+		{MMD2, "2", mmd2Factory, mmd2},
+		{FMMD2, "1", fmmd2Factory, lower("MMD² of predictions to the HMC reference", harness.ReadsReference, true)},
+		{MMD2Exact, "", mmd2ExactFactory, lower("exact MMD² to the target", harness.ReadsTarget, true)},
+		{KSD2, "", ksd2Factory, lower("KSD² (IMQ kernel, full-data scores)", harness.ReadsTarget, true)},
+	} {
+		r.RegisterVersionedMetric(m.name, m.version, m.f)
+		r.DescribeMetric(m.name, m.means)
+	}
+	// The statistics MMD-FW reports about its own snapshots
+	// (particle.Snapshot.Stats). The pool's estimate may be negative:
+	// it is drawn on a linear axis.
+	r.DescribeMetric(harness.StatPrefix+mmdfw.StatMMD2Kernel,
+		lower("own-kernel MMD² (exact embedding)", harness.ReadsMethod, true))
+	r.DescribeMetric(harness.StatPrefix+mmdfw.StatMMD2KernelPool,
+		lower("own-kernel MMD² (pool estimate)", harness.ReadsMethod, false))
+}
+
+// mmd2ExactFactory prepares the exact MMD² to a Gaussian target under the
+// RBF kernel of the dataset's fixed bandwidth.
+func mmd2ExactFactory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+	m, err := modelOf(p)
+	if err != nil {
+		return nil, err
+	}
+	g, h := m.Exact()
+	if g == nil {
+		return nil, fmt.Errorf("mmd2_exact needs a Gaussian target, not %s", m.About().Name)
+	}
+	emb := g.RBFEmbedding(h)
+	return func(s particle.Snapshot) float64 { return emb.MMD2(s.X, s.W) }, nil
+}
+
+// ksd2Factory prepares the weighted KSD² with the IMQ kernel from
+// full-data scores.
+func ksd2Factory(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+	t := p.Target
+	return func(s particle.Snapshot) float64 {
+		n, dim := s.X.Dims()
+		S := mat.NewDense(n, dim, nil)
+		scores(t, s.X, S)
+		return metric.KSD2(nil, s.X, S, s.W)
+	}, nil
 }
 
 // scores writes the full-data score of every row of X into S.

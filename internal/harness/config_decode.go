@@ -302,6 +302,18 @@ func (d *decoder) where(prefix []string, key ...string) []string {
 	return key
 }
 
+// validate calls the Validate method of the settings value v points to,
+// whether the pointer or the value has it; nil when neither has one.
+func validate(v reflect.Value) error {
+	if val, ok := v.Interface().(Validator); ok {
+		return val.Validate()
+	}
+	if val, ok := v.Elem().Interface().(Validator); ok {
+		return val.Validate()
+	}
+	return nil
+}
+
 // settings decodes the layers of a settings table strictly into a fresh
 // value of the kind's settings type and validates it.
 func (d *decoder) settings(k *methodKind, layers []layer, key, prefix []string) (any, error) {
@@ -314,13 +326,7 @@ func (d *decoder) settings(k *methodKind, layers []layer, key, prefix []string) 
 			return nil, d.libError(err)
 		}
 	}
-	var verr error
-	if val, ok := v.Interface().(Validator); ok {
-		verr = val.Validate()
-	} else if val, ok := v.Elem().Interface().(Validator); ok {
-		verr = val.Validate()
-	}
-	if verr != nil {
+	if verr := validate(v); verr != nil {
 		var fe *FieldError
 		if se, ok := setting.As(verr); ok && !errors.As(verr, &fe) {
 			// A method package's own field error: its field is the key.

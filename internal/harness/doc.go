@@ -142,8 +142,8 @@
 //	                           # unset setting is its zero value)
 //	log_x = true               # default: time and gradient axes log when
 //	log_y = true               # the grid spans > 2 decades, particles
-//	                           # linear; y log for metrics named mmd2…
-//	                           # and fmmd2
+//	                           # linear; y log for metrics registered
+//	                           # so (MetricMeaning.Log)
 //	band = "sd"                # sd (± one sd over splits) | none
 //	fit = "rate"               # least-squares line of log y against N
 //	own_kernel = false         # RFF series in their own kernel's MMD²
@@ -162,6 +162,16 @@
 // time), which repro plot says it drew; figures = [] declares none (an
 // experiment whose output is a table, such as table1). The claims of the
 // report name the figure ids they rest on.
+//
+// A figure's labels and default log y axis, and the direction in which a
+// tuning grid or a claim ranks a metric, come from what the registry says
+// the metric means: every metric, and every statistic a method reports, is
+// described with DescribeMetric (MetricMeaning: a label in words, the
+// direction in which it improves, whether it is drawn on a log axis, and
+// what it reads: the evaluation rows, development rows, the reference, the
+// target or the method's own state). The report reads these meanings from
+// the registry that plans the results it draws (Registry.Meanings), never
+// from a metric's name.
 //
 // # Tuning experiments and held-out rows
 //

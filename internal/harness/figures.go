@@ -34,7 +34,7 @@ type Figure struct {
 	// do not record the single metric of Y (mmd2_exact where the target
 	// has a closed form, else mmd2).
 	Fallback string `toml:"fallback" json:"fallback,omitempty"`
-	// YLabel replaces the metric's axis label.
+	// YLabel replaces the metric's axis label (MetricMeaning.Label).
 	YLabel string `toml:"y_label" json:"y_label,omitempty"`
 	// Methods, when not empty, are the method names drawn (in the legend
 	// order of the report); default every method of the experiment.
@@ -52,10 +52,10 @@ type Figure struct {
 	// LogX and LogY choose log axes. Unset, the time and gradient axes
 	// are logarithmic when the evaluation grid spans more than two
 	// decades, the particle axis is linear, and the y axis is
-	// logarithmic for the harness's MMD² metrics (names starting "mmd2",
-	// and "fmmd2";
-	// a method's statistic such as StatPrefix+"mmd2_kernel_pool" stays
-	// linear unless log_y says otherwise). On a log y axis the curves are geometric means
+	// logarithmic for a metric whose registered meaning says so
+	// (MetricMeaning.Log: the MMD² metrics; a method's statistic such as
+	// StatPrefix+"mmd2_kernel_pool", an estimate that may be negative,
+	// stays linear). On a log y axis the curves are geometric means
 	// over splits with a band exp(mean ± sd) of the log values; on a
 	// linear one, means with a band mean ± sd.
 	LogX *bool `toml:"log_x" json:"log_x,omitempty"`

@@ -71,13 +71,7 @@ func (d *decoder) fileDatasets(doc *expDoc) (map[string]*Dataset, error) {
 		if err := d.md.PrimitiveDecode(doc.Data[name], v.Interface()); err != nil {
 			return nil, d.libError(err)
 		}
-		var verr error
-		if val, ok := v.Interface().(Validator); ok {
-			verr = val.Validate()
-		} else if val, ok := v.Elem().Interface().(Validator); ok {
-			verr = val.Validate()
-		}
-		if verr != nil {
+		if verr := validate(v); verr != nil {
 			var fe *FieldError
 			if errors.As(verr, &fe) {
 				full := append(append([]string{}, key...), strings.Split(fe.Key, ".")...)

@@ -209,6 +209,7 @@ type Registry struct {
 	datasets map[string]*Dataset
 	metrics  map[string]MetricFactory
 	mversion map[string]string
+	meanings MetricTable   // see DescribeMetric
 	fileData *fileDataKind // see RegisterFileDataset
 	families families      // see RegisterDatasetFamily
 }
@@ -270,7 +271,7 @@ func (r *Registry) RegisterDataset(name string, d Dataset) {
 }
 
 // RegisterMetric adds the metric name to r, unversioned. A duplicate name
-// panics.
+// panics. DescribeMetric says what its values mean, for the report.
 func (r *Registry) RegisterMetric(name string, f MetricFactory) {
 	r.RegisterVersionedMetric(name, "", f)
 }

@@ -133,6 +133,26 @@ func CheckDistinct(exps []*Experiment) error {
 	return nil
 }
 
+// LoadFiles reads the experiment files under profile, applies the
+// overrides sets (KEY=VALUE in TOML, after the profile; none for nil) and
+// lists their cells (Plan). An error names the file, line and key at
+// fault; two files with the same experiment id are an error naming both
+// (CheckDistinct).
+func LoadFiles(reg *Registry, files []string, profile string, sets []string) ([]*Cell, error) {
+	var exps []*Experiment
+	for _, f := range files {
+		e, err := LoadFileSet(reg, f, profile, sets)
+		if err != nil {
+			return nil, err
+		}
+		exps = append(exps, e)
+	}
+	if err := CheckDistinct(exps); err != nil {
+		return nil, err
+	}
+	return Plan(exps), nil
+}
+
 // Select returns the cells whose index lies in spec: "A-B" (inclusive),
 // "A-", "-B" or "A", indices as listed by Plan. A malformed spec, a
 // reversed range or an index past the last cell is an error saying which.

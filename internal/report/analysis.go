@@ -7,25 +7,6 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 )
 
-// metricLabels are the axis labels of the metrics the wiring records.
-var metricLabels = map[string]string{
-	"accuracy":   "test accuracy",
-	"test_ll":    "mean test log-likelihood (nats)",
-	"rmse":       "test RMSE (units of y)",
-	"mmd2":       "MMD² to the HMC reference",
-	"mmd2_exact": "exact MMD² to the target",
-	"fmmd2":      "MMD² of predictions to the HMC reference",
-	"ksd2":       "KSD² (IMQ kernel, full-data scores)",
-	KernelMMD2:   "MMD² in the method's own kernel (method-reported)",
-}
-
-func metricLabel(m string) string {
-	if l, ok := metricLabels[m]; ok {
-		return l
-	}
-	return m
-}
-
 // rateMetric is the MMD² the convergence rate of a dataset is measured in:
 // the exact one when the cells record it (Gaussian targets), else the one
 // against the reference sample.
@@ -129,31 +110,6 @@ const ownKernelNote = "own RFF kernel"
 // exactLMONote is the legend text of a series whose LMO follows the exact
 // direction.
 const exactLMONote = "exact LMO"
-
-// mmdLabel is the axis label of MMD² on a dataset: exact when the cells'
-// reference is the target's closed form, else against the HMC reference.
-func mmdLabel(cells []*Cell, ds string) string {
-	for _, c := range cells {
-		if c.Prov.Dataset != ds {
-			continue
-		}
-		if m, ok := refObject(c); ok {
-			if k, _ := m["kind"].(string); k == "exact" {
-				return metricLabels["mmd2_exact"]
-			}
-			return metricLabels["mmd2"]
-		}
-	}
-	return metricLabels["mmd2"]
-}
-
-// labelFor is the axis label of a metric on a dataset.
-func labelFor(cells []*Cell, ds, metric string) string {
-	if metric == "mmd2" {
-		return mmdLabel(cells, ds)
-	}
-	return metricLabel(metric)
-}
 
 // ExactTwins maps each MMD-FW method of cells whose LMO follows the exact
 // direction to its approximate twin, read from the recorded settings

@@ -25,7 +25,7 @@ func anchorCell(kind, ds string, split int, rmse, ll float64) *Cell {
 // 0.1, z = 0.004/√(0.1² + 0.029²) = 0.03842. The final rows are read,
 // never the first; the OLS column is its mean.
 func TestAnchorTableHandCase(t *testing.T) {
-	res := &Results{Cells: []*Cell{
+	res := &Results{Metrics: testMeanings, Cells: []*Cell{
 		anchorCell(anchorKind, "bostonHousing", 0, 2.9, -2.4),
 		anchorCell(anchorKind, "bostonHousing", 1, 3.1, -2.6),
 		anchorCell("ols", "bostonHousing", 0, 4, -3),

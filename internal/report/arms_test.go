@@ -69,14 +69,14 @@ func TestClaim1DeclaredArms(t *testing.T) {
 	}
 	// Undeclared: the first by name (the slow mmdfw) against svgd, and in
 	// gradient evaluations against both SVGD arms.
-	c := claim1(&Results{Cells: cells()})
+	c := claim1(&Results{Metrics: testMeanings, Cells: cells()})
 	if c.Paper != NotSupported || c.Verdict != NotSupported {
 		t.Errorf("undeclared: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
 	if a := armsOf(c); !a[[2]string{"mmdfw", "svgd-x"}] || !a[[2]string{"mmdfw", "svgd"}] {
 		t.Errorf("undeclared: arms %v, want mmdfw against svgd and svgd-x", a)
 	}
-	res := declare(&Results{Cells: cells()}, "fig2a", map[string][]string{
+	res := declare(&Results{Metrics: testMeanings, Cells: cells()}, "fig2a", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw-fast", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-fast"},
 	})
@@ -117,7 +117,7 @@ func TestClaim5DeclaredArms(t *testing.T) {
 	if c := claim5(&Results{Cells: cells}); c.Verdict != NotSupported || c.Paper != NotSupported {
 		t.Errorf("undeclared: fair %s, paper %s, want %s (mmdfw, three times SVGD's RMSE)\n%s", c.Verdict, c.Paper, NotSupported, c.Markdown())
 	}
-	res := declare(&Results{Cells: cells}, "table1", map[string][]string{
+	res := declare(&Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-stein", "svgd-tuned"},
 	})

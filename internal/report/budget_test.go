@@ -36,7 +36,7 @@ func TestTableAtBudgets(t *testing.T) {
 	// A baseline without a gradient budget or development metric: its one
 	// snapshot at every budget.
 	ols := memCell("table1", "ols", "ols", "boston", 0, 1, Row{Step: 1, Metric: "rmse", Value: 4.5}, Row{Step: 1, Metric: "test_ll", Value: -2.9})
-	tb := MakeTable(&Results{Cells: []*Cell{a, b, ols}}, "table1")
+	tb := MakeTable(&Results{Metrics: testMeanings, Cells: []*Cell{a, b, ols}}, "table1")
 	want := map[string]float64{"0.25x": 51, "1x": 31, "4x": 11}
 	for _, lv := range BudgetLevels {
 		s := tb.AtBudget[lv.Label]["boston"]["svgd"]["rmse"]
@@ -208,7 +208,7 @@ func TestTableFloors(t *testing.T) {
 		memCell("table1", "least-squares", "ols", "boston", 0, 1, Row{Metric: "rmse", Value: 4.5}, Row{Metric: "test_ll", Value: -2.9}),
 		memCell("table1", "mean", "constant", "boston", 0, 1, Row{Metric: "rmse", Value: 9}, Row{Metric: "test_ll", Value: -3.6}),
 	}
-	tb := MakeTable(&Results{Cells: cells}, "table1")
+	tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells}, "table1")
 	nb := tb.NotBelowOLS()
 	if got := fmt.Sprint(nb["0.25x"]["boston"], nb["1x"]["boston"], nb["4x"]["boston"]); got != "[mmdfw svgd] [] []" {
 		t.Errorf("not below OLS at ¼×, 1×, 4×: %s, want [mmdfw svgd] [] []", got)
@@ -243,7 +243,7 @@ func TestTableFloors(t *testing.T) {
 		t.Errorf("floor rows %v, %d records; want 3 each, 13\n%s", floors, len(recs), tb.CSV())
 	}
 	// Without an OLS row there is no list.
-	if tb := MakeTable(&Results{Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
+	if tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
 		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
 	}
 }

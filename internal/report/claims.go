@@ -455,7 +455,7 @@ func claim2(res *Results) Claim {
 // mmdSource says what the RBF "mmd2" of a dataset is measured against:
 // the closed form on a Gaussian target, the reference sample otherwise.
 func mmdSource(cells []*Cell, ds string) string {
-	if mmdLabel(cells, ds) == metricLabels["mmd2_exact"] {
+	if exactReference(cells, ds) {
 		return "exact"
 	}
 	if f, n := flaggedSplits(cells, ds); f > 0 {

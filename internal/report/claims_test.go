@@ -92,7 +92,7 @@ func TestTimedRunSettings(t *testing.T) {
 	}
 	floor := cell("ols", 2, 1, 5) // no steps: no times to compare
 	floor.Prov.Steps = 0
-	res := &Results{Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
+	res := &Results{Metrics: testMeanings, Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
 	var b strings.Builder
 	writeDeviations(&b, res)
 	for _, s := range []string{

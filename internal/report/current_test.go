@@ -192,7 +192,7 @@ func TestLoadCurrentSkipsStaleCSV(t *testing.T) {
 }
 
 func TestIgnoredListCapped(t *testing.T) {
-	res := &Results{}
+	res := &Results{Metrics: testMeanings}
 	for i := range MaxIgnoredListed + 5 {
 		res.Ignored = append(res.Ignored, Ignored{Cell: "x/m/d/s" + string(rune('a'+i)), Reason: Orphaned})
 	}

@@ -152,8 +152,23 @@
 // (TuningGrids: the configurations, the settings in which they differ),
 // each configuration's metrics at the end of its budget (mean ± sd over
 // splits) and the chosen one: the best mean of the experiment's first
-// metric (lower for an error or discrepancy, higher for an accuracy or a
-// log-likelihood, HigherBetter).
+// metric in the direction its registered meaning gives (lower for an error
+// or discrepancy, higher for an accuracy or a log-likelihood); a metric
+// without one chooses none, and the section says why.
+//
+// # What a metric means
+//
+// The report never reads a metric's meaning from its name. Results.Metrics
+// is the table of meanings (harness.MetricMeaning) of the registry that
+// plans the results (LoadCurrent takes it from Planned.Registry, the one
+// the experiments ran with): the axis label in words (with the rows the
+// experiment's metrics evaluate, and the exact label where a dataset's
+// reference is the target's closed form), the direction that ranks a
+// tuning grid and sets the levels and comparisons of claims 1, 4 and 5,
+// and whether a figure's y axis is logarithmic when it does not say. A
+// metric without a meaning is drawn under its name marked Unregistered on
+// a linear axis, and no rule ranks it: a tuning grid chooses nothing and a
+// claim leaves its comparisons unmeasured, saying why.
 //
 // Write puts them in a Markdown report, with a verdict table, the outcome
 // paragraph and each claim's contrasts, after the deviations from the paper

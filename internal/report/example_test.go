@@ -115,8 +115,10 @@ func ExampleTuningGrids() {
 		cell("svgd-slow", 1000, 1e-3, 1.3), cell("svgd-slow", 1001, 1e-3, 1.5),
 		cell("svgd-fast", 1000, 5e-3, 1.1), cell("svgd-fast", 1001, 5e-3, 1.2),
 	}}
-	// As LoadCurrent records it from a file with role = "tuning".
+	// As LoadCurrent records it from a file with role = "tuning", and
+	// what rmse means from the registry that planned the results.
 	res.Declared = map[string]report.Declaration{"tune-mine": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}
+	res.Metrics = harness.MetricTable{"rmse": {Label: "{rows} RMSE", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation}}
 	for _, g := range report.TuningGrids(res, "tune-mine") {
 		for i, c := range g.Configs {
 			s := c.Stats["rmse"]

@@ -32,7 +32,7 @@ func Plot(res *Results, dir string) ([]string, error) {
 		cells := res.Experiment(id)
 		for _, f := range FiguresOf(res, id) {
 			for _, ds := range Datasets(Done(cells)) {
-				fs, err := drawFigure(dir, f, cells, ds)
+				fs, err := drawFigure(dir, f, cells, ds, res.Metrics)
 				files = append(files, fs...)
 				errs = append(errs, err)
 			}
@@ -174,13 +174,14 @@ func onlyMethods(cells []*Cell, methods []string) []*Cell {
 }
 
 // logY reports whether metric m is drawn on a log axis: as declared, else
-// for MMD² metrics (IsMMDMetric) and for any metric whose mean curves over
-// the series are positive and span more than a decade (spansDecade).
-func (f *Figure) logY(m string, series []Series) bool {
+// as its meaning in mt says (logScale), and for any metric whose mean
+// curves over the series are positive and span more than a decade
+// (spansDecade).
+func (f *Figure) logY(mt harness.MetricTable, m string, series []Series) bool {
 	if f.LogY != nil {
 		return *f.LogY
 	}
-	return IsMMDMetric(m) || spansDecade(series)
+	return logScale(mt, m) || spansDecade(series)
 }
 
 // spansDecade reports whether the curves of series (their means over
@@ -277,17 +278,19 @@ func (f *Figure) against() string {
 	return "the number of particles"
 }
 
-// yLabel is the label of metric m on dataset ds.
-func (f *Figure) yLabel(cells []*Cell, ds, m string) string {
+// yLabel is the label of metric m on dataset ds: as declared, else as its
+// meaning in mt says.
+func (f *Figure) yLabel(mt harness.MetricTable, cells []*Cell, ds, m string) string {
 	if f.YLabel != "" {
 		return f.YLabel
 	}
-	return labelFor(cells, ds, m)
+	return metricLabel(mt, cells, ds, m)
 }
 
 // drawFigure draws figure f of an experiment's cells for dataset ds: one
-// file per metric of f.Y that some series records.
-func drawFigure(dir string, f Figure, cells []*Cell, ds string) ([]string, error) {
+// file per metric of f.Y that some series records, each labelled and
+// scaled as its meaning in mt says.
+func drawFigure(dir string, f Figure, cells []*Cell, ds string, mt harness.MetricTable) ([]string, error) {
 	in := onlyMethods(cells, f.Methods)
 	var files []string
 	for _, y := range f.Y {
@@ -302,11 +305,11 @@ func drawFigure(dir string, f Figure, cells []*Cell, ds string) ([]string, error
 		var err error
 		switch {
 		case len(f.Panels) > 0:
-			fs, err = st.panelFigure(dir, name, &f, cells, ds, m)
+			fs, err = st.panelFigure(dir, name, &f, cells, ds, m, mt)
 		case f.Fit == harness.FitRate:
-			fs, err = st.rateFigure(dir, name, &f, in, ds, m)
+			fs, err = st.rateFigure(dir, name, &f, in, ds, m, mt)
 		default:
-			fs, err = st.singleFigure(dir, name, &f, in, ds, m)
+			fs, err = st.singleFigure(dir, name, &f, in, ds, m, mt)
 		}
 		files = append(files, fs...)
 		if err != nil {
@@ -317,13 +320,13 @@ func drawFigure(dir string, f Figure, cells []*Cell, ds string) ([]string, error
 }
 
 // singleFigure plots metric m against the figure's abscissa in one panel.
-func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m string) ([]string, error) {
+func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m string, mt harness.MetricTable) ([]string, error) {
 	series := f.series(cells, ds, m)
 	if len(series) == 0 {
 		return nil, nil
 	}
-	lx, ly := f.logX(series), f.logY(m, series)
-	yl := f.yLabel(cells, ds, m)
+	lx, ly := f.logX(series), f.logY(mt, m, series)
+	yl := f.yLabel(mt, cells, ds, m)
 	avg := ", mean ± sd over splits"
 	axis := yl
 	if ly {
@@ -344,13 +347,13 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 
 // panelFigure draws one panel per declared panel of f, each with the
 // methods it names, side by side with one legend.
-func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m string) ([]string, error) {
+func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m string, mt harness.MetricTable) ([]string, error) {
 	label := DatasetLabel(cells, ds)
 	var all []Series
 	for _, pn := range f.Panels {
 		all = append(all, f.series(onlyMethods(cells, pn.Methods), ds, m)...)
 	}
-	ly := f.logY(m, all)
+	ly := f.logY(mt, m, all)
 	l := &layout{w: panelSide, h: panelSide}
 	inLegend := map[string]bool{}
 	for _, pn := range f.Panels {
@@ -359,7 +362,7 @@ func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m s
 			continue
 		}
 		lx := f.logX(series)
-		yl := f.yLabel(cells, ds, m)
+		yl := f.yLabel(mt, cells, ds, m)
 		if ly {
 			yl += " (log scale)"
 		}
@@ -398,7 +401,7 @@ func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m s
 // approximate twin (ExactTwins: the same kernel, on a common dataset),
 // drawn in that series' colour with a dashed line, so each pair reads
 // together.
-func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base string) ([]string, error) {
+func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base string, mt harness.MetricTable) ([]string, error) {
 	var series []Series
 	var metric map[string]string
 	if f.OwnKernel {
@@ -425,7 +428,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		own = own || m == KernelMMD2
 	}
 	label := DatasetLabel(cells, ds)
-	yl := f.yLabel(cells, ds, base)
+	yl := f.yLabel(mt, cells, ds, base)
 	title := fmt.Sprintf("%s · %s\n%s against N, least-squares line of log MMD² per series", f.Title, label, yl)
 	ylabel := yl + " (log scale)"
 	if own {

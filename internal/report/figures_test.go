@@ -53,7 +53,7 @@ func TestGradSeries(t *testing.T) {
 // methods, axis and band it names.
 func TestPlotDeclaredFigures(t *testing.T) {
 	no := false
-	res := &Results{Cells: mineCells(), Figures: map[string][]harness.Figure{"mine": {
+	res := &Results{Metrics: testMeanings, Cells: mineCells(), Figures: map[string][]harness.Figure{"mine": {
 		{ID: "mine-grads", Title: "Mine", X: harness.XGradients, Y: harness.Metrics{"accuracy"}, Methods: []string{"mmdfw"}, Band: harness.BandSD},
 		{ID: "mine-nb", Title: "Mine", X: harness.XGradients, Y: harness.Metrics{"accuracy"}, Methods: []string{"mmdfw"}, Band: harness.BandNone},
 		{ID: "mine-both", Title: "Mine", X: harness.XSeconds, Y: harness.Metrics{"accuracy", "test_ll"}, LogX: &no},
@@ -103,7 +103,7 @@ func TestPlotDeclaredFigures(t *testing.T) {
 // An experiment that declares no figures gets the default figures, and is
 // listed as such; figures = [] draws none.
 func TestPlotUndeclared(t *testing.T) {
-	res := &Results{Cells: mineCells()}
+	res := &Results{Metrics: testMeanings, Cells: mineCells()}
 	if u := Undeclared(res); len(u) != 1 || u[0] != "mine" {
 		t.Fatalf("Undeclared = %v, want [mine]", u)
 	}

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,12 +13,6 @@ import (
 
 // FloorLabel is the legend text of the reference floor line.
 const FloorLabel = "reference floor"
-
-// IsMMDMetric reports whether metric m is one of the wiring's MMD²
-// metrics (names starting "mmd2", or "fmmd2"), drawn on a log axis.
-func IsMMDMetric(m string) bool {
-	return strings.HasPrefix(m, "mmd2") || strings.HasPrefix(m, "fmmd2")
-}
 
 // ReferenceFloor returns the reference floor of metric m on dataset ds:
 // the within-reference MMD² (first half of every chain's draws against the

@@ -77,7 +77,7 @@ func TestClaim2FunctionSpace(t *testing.T) {
 		{true, "RBF kernel, to the reference (flagged in 2 of 2 splits)", "no (flagged reference)", "1 measured against a flagged reference are listed"},
 	} {
 		pf := tc.predFlagged
-		res := &Results{Cells: []*Cell{
+		res := &Results{Metrics: testMeanings, Cells: []*Cell{
 			refCell("fig2b", "mmdfw", "naval", 0, true, &pf, nil, rows(0)...),
 			refCell("fig2b", "mmdfw", "naval", 1, true, &pf, nil, rows(1)...),
 		}}
@@ -108,7 +108,7 @@ func TestClaim2FunctionSpace(t *testing.T) {
 // the reference table, beside the parameter-space ones.
 func TestRefDiagsPredictions(t *testing.T) {
 	pf := false
-	res := &Results{Cells: []*Cell{
+	res := &Results{Metrics: testMeanings, Cells: []*Cell{
 		refCell("fig2b", "a", "naval", 0, true, nil, nil),
 		refCell("fig2b", "b", "naval", 0, true, &pf, nil),
 	}}
@@ -127,7 +127,7 @@ func TestRefDiagsPredictions(t *testing.T) {
 // reference says how it fares on the predictions.
 func TestDeviationNamesPredictions(t *testing.T) {
 	for _, pf := range []bool{false, true} {
-		res := &Results{Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
+		res := &Results{Metrics: testMeanings, Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
 		var b strings.Builder
 		writeDeviations(&b, res)
 		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"

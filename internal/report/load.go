@@ -64,6 +64,12 @@ type Results struct {
 	// arms they declare. An experiment absent from it is a reported one
 	// that declares no arm.
 	Declared map[string]Declaration
+	// Metrics are what the metrics mean (harness.Registry.Meanings of the
+	// registry that plans the results; LoadCurrent sets it): the report
+	// labels, ranks and draws a metric by its meaning, never by its name.
+	// A metric it lacks is labelled by its name marked Unregistered and
+	// ranked by no rule.
+	Metrics harness.MetricTable
 }
 
 // Declaration is what an experiment file says about how its results are
@@ -150,7 +156,9 @@ const (
 // shared artefacts (dir/.artefacts) are not cells and are skipped. A
 // provenance file that cannot be decoded, or a CSV of a finished cell that
 // is missing or malformed, is an error naming the file: a figure silently
-// made from part of the results would be worse than none.
+// made from part of the results would be worse than none. The Results
+// say nothing of what the metrics mean: set their Metrics (a registry's
+// Meanings) before drawing or writing them.
 func Load(dir string) (*Results, error) {
 	cells, err := walk(dir)
 	if err != nil {
@@ -167,7 +175,8 @@ func Load(dir string) (*Results, error) {
 // Planned names the experiment files whose cells are current.
 type Planned struct {
 	// Registry resolves the files' method kinds, datasets and metrics
-	// and the cells' data checksums, as when they were run.
+	// and the cells' data checksums, as when they were run, and says
+	// what the metrics mean (Results.Metrics).
 	Registry *harness.Registry
 	// Files are the experiment files.
 	Files []string
@@ -232,7 +241,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	}
 	runner := harness.NewRunner(p.Registry, harness.Options{Results: dir, RecordedData: true})
 	var revRunner *harness.Runner
-	res := &Results{Dir: dir, Deviations: deviations}
+	res := &Results{Dir: dir, Deviations: deviations, Metrics: p.Registry.Meanings()}
 	for _, e := range declared {
 		res.Declare(e)
 	}

@@ -79,17 +79,9 @@ func writeOther(b *strings.Builder, res *Results, opts Options) {
 		for _, ds := range Datasets(cells) {
 			groups := byMethod(cells, ds)
 			for _, name := range names {
-				byN := map[int][]*Cell{}
-				var ns []int
-				for _, c := range groups[name] {
-					if _, ok := byN[c.Prov.N]; !ok {
-						ns = append(ns, c.Prov.N)
-					}
-					byN[c.Prov.N] = append(byN[c.Prov.N], c)
-				}
-				sort.Ints(ns)
+				ns, atN := byN(groups[name])
 				for _, n := range ns {
-					group := byN[n]
+					group := atN[n]
 					fmt.Fprintf(b, "| %s | %s | %d | %d |", DatasetLabel(cells, ds), name, n, len(group))
 					for _, m := range metrics {
 						var v []float64

@@ -202,6 +202,7 @@ func goodTree(t *testing.T) *Results {
 		t.Fatal(err)
 	}
 	res.Figures = goodTreeFigures
+	res.Metrics = testMeanings
 	return res
 }
 
@@ -358,14 +359,6 @@ func TestTable1Hand(t *testing.T) {
 			}
 		}
 	}
-}
-
-func verdicts(cs []Claim) []Verdict {
-	var v []Verdict
-	for _, c := range cs {
-		v = append(v, c.Verdict)
-	}
-	return v
 }
 
 // measuredVerdict is the fair-protocol verdict of c, or the paper's where
@@ -707,7 +700,7 @@ func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 		Row{Seconds: 1, Metric: "rmse", Value: 2}, Row{Seconds: 2, Metric: "rmse", Value: 1})
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
-	c := claim1(&Results{Cells: []*Cell{fw, sv}})
+	c := claim1(&Results{Metrics: testMeanings, Cells: []*Cell{fw, sv}})
 	if c.Verdict != NotMeasured || c.Paper != NotMeasured || len(c.Rows) != 2 || !strings.Contains(c.Rows[0][11], "not computable: the SVGD arm has no finite value") {
 		t.Errorf("verdict %q with %d rows, want %q and one not computable row per protocol\n%s", c.Verdict, len(c.Rows), NotMeasured, c.Markdown())
 	}

@@ -200,6 +200,20 @@ func byMethod(cells []*Cell, dataset string) map[string][]*Cell {
 	return g
 }
 
+// byN groups cells by particle count: the counts in increasing order and
+// the cells of each, in the order of cells.
+func byN(cells []*Cell) (ns []int, groups map[int][]*Cell) {
+	groups = map[int][]*Cell{}
+	for _, c := range cells {
+		if _, ok := groups[c.Prov.N]; !ok {
+			ns = append(ns, c.Prov.N)
+		}
+		groups[c.Prov.N] = append(groups[c.Prov.N], c)
+	}
+	sort.Ints(ns)
+	return ns, groups
+}
+
 // gridPoints is the size of the common time grid of a time series.
 const gridPoints = 200
 
@@ -230,17 +244,9 @@ func axisSeries(cells []*Cell, dataset, metric string, x func(Row) float64) []Se
 	groups := byMethod(cells, dataset)
 	var out []Series
 	for _, name := range names {
-		byN := map[int][]*Cell{}
-		var ns []int
-		for _, c := range groups[name] {
-			if _, ok := byN[c.Prov.N]; !ok {
-				ns = append(ns, c.Prov.N)
-			}
-			byN[c.Prov.N] = append(byN[c.Prov.N], c)
-		}
-		sort.Ints(ns)
+		ns, atN := byN(groups[name])
 		for _, n := range ns {
-			s := timeSeries(byN[n], metric, x)
+			s := timeSeries(atN[n], metric, x)
 			if s == nil {
 				continue
 			}

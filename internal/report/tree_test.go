@@ -88,6 +88,7 @@ func writeTree(t testing.TB, dir string, f curveFunc, srcs ...string) *Results {
 	for _, e := range exps {
 		res.Declare(e)
 	}
+	res.Metrics = reg.Meanings()
 	return res
 }
 
@@ -167,7 +168,9 @@ func toyRegistry(f curveFunc) *harness.Registry {
 		reg.RegisterMetric(m, func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 			return func(s particle.Snapshot) float64 { return s.X.At(0, j) }, nil
 		})
+		reg.DescribeMetric(m, testMeanings[m])
 	}
+	reg.DescribeMetric(KernelMMD2, testMeanings[KernelMMD2])
 	return reg
 }
 

@@ -35,19 +35,16 @@ type TuningGrid struct {
 	// Configs are in legend order (method name, then N).
 	Configs []TuningConfig
 	// Chosen indexes Configs: the configuration with the best mean of
-	// Metric (lower for an error or a discrepancy, higher for an
-	// accuracy or a log-likelihood; the first in legend order of equals),
-	// -1 when none has it.
+	// Metric in the direction its registered meaning gives (larger,
+	// smaller, or nearer its ideal value; the first in legend order of
+	// equals), -1 when none has it or when Metric has no registered
+	// meaning (Unranked).
 	Chosen int
 	// Metric is the experiment's first metric, which the rule reads.
 	Metric string
-}
-
-// HigherBetter reports whether a larger value of metric is better: an
-// accuracy or a log-likelihood (test_ll, dev_test_ll); an RMSE, an MMD²
-// or a KSD² is better smaller.
-func HigherBetter(metric string) bool {
-	return strings.HasSuffix(metric, "accuracy") || strings.HasSuffix(metric, "_ll") || metric == "ll"
+	// Unranked says why no configuration is chosen although Metric may be
+	// recorded: it has no registered meaning, so no direction ranks it.
+	Unranked string
 }
 
 // TuningGrids returns the grids of tuning experiment id of res: per
@@ -79,37 +76,34 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				if kinds[m] != k || len(groups[m]) == 0 {
 					continue
 				}
-				byN := map[int][]*Cell{}
-				var ns []int
-				for _, c := range groups[m] {
-					if _, ok := byN[c.Prov.N]; !ok {
-						ns = append(ns, c.Prov.N)
-					}
-					byN[c.Prov.N] = append(byN[c.Prov.N], c)
-				}
-				sort.Ints(ns)
+				ns, atN := byN(groups[m])
 				for _, n := range ns {
 					tc := TuningConfig{Method: m, N: n, Stats: map[string]Stat{}}
 					for _, metric := range metrics {
-						if s, ok := finalStat(byN[n], metric); ok {
+						if s, ok := finalStat(atN[n], metric); ok {
 							tc.Stats[metric] = s
 						}
 					}
 					g.Configs = append(g.Configs, tc)
-					settings = append(settings, flatSettings(byN[n][0].Prov.Settings))
+					settings = append(settings, flatSettings(atN[n][0].Prov.Settings))
 				}
 			}
 			if len(g.Configs) == 0 {
 				continue
 			}
 			differing(g.Configs, settings)
-			hb := HigherBetter(g.Metric)
+			mm, err := res.meaning(g.Metric)
+			if err != nil {
+				g.Unranked = err.Error()
+				out = append(out, g)
+				continue
+			}
 			for i, tc := range g.Configs {
 				s, ok := tc.Stats[g.Metric]
 				if !ok || !finite(s.Mean) {
 					continue
 				}
-				if best := g.Chosen; best < 0 || (hb && s.Mean > g.Configs[best].Stats[g.Metric].Mean) || (!hb && s.Mean < g.Configs[best].Stats[g.Metric].Mean) {
+				if best := g.Chosen; best < 0 || mm.Beats(s.Mean, g.Configs[best].Stats[g.Metric].Mean) {
 					g.Chosen = i
 				}
 			}
@@ -276,6 +270,8 @@ func writeTuning(b *strings.Builder, res *Results, opts Options) {
 				c := g.Configs[g.Chosen]
 				s := c.Stats[g.Metric]
 				fmt.Fprintf(b, "\nChosen: `%s` (%s), validation %s %s.\n\n", c.Method, strings.Join(c.Differs, ", "), g.Metric, FormatPM(s.Mean, s.SD))
+			} else if g.Unranked != "" {
+				fmt.Fprintf(b, "\nNone chosen: %s.\n\n", g.Unranked)
 			} else {
 				fmt.Fprintf(b, "\nNo configuration records %s: none chosen.\n\n", g.Metric)
 			}

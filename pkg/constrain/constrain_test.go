@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/race"
 )
 
 // every builds a space with each transform: scalars and arrays, constant
@@ -408,10 +410,10 @@ func TestNoAllocation(t *testing.T) {
 	grad := make([]float64, post.Dim())
 	out := make([]float64, len(post.Names()))
 	post.LogProbGrad(u, grad)
-	if n := testing.AllocsPerRun(100, func() { post.LogProbGrad(u, grad) }); n != 0 {
+	if n := race.AllocsPerRun(t, 100, func() { post.LogProbGrad(u, grad) }); n != 0 {
 		t.Errorf("LogProbGrad allocates %v times per call", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { post.Constrain(out, u) }); n != 0 {
+	if n := race.AllocsPerRun(t, 100, func() { post.Constrain(out, u) }); n != 0 {
 		t.Errorf("Constrain allocates %v times per call", n)
 	}
 }

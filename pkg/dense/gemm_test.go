@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/mmdfw/mmdfw/internal/race"
 )
 
 func randSlice(rng *rand.Rand, n int) []float64 {
@@ -108,7 +110,7 @@ func TestMulNNPanics(t *testing.T) {
 
 func TestMulNNAllocatesNothing(t *testing.T) {
 	a, b, c := make([]float64, 100*56), make([]float64, 56*100), make([]float64, 100*100)
-	if n := testing.AllocsPerRun(10, func() { MulNN(100, 100, 56, 1, a, 56, b, 100, c, 100) }); n != 0 {
+	if n := race.AllocsPerRun(t, 10, func() { MulNN(100, 100, 56, 1, a, 56, b, 100, c, 100) }); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -285,7 +286,7 @@ func (p *checkpointer) resume(chains []*chain, pooled *mat.Dense) error {
 		why = "written with other settings"
 	case h.Dim != want.Dim:
 		why = fmt.Sprintf("dimension %d, the target has %d", h.Dim, want.Dim)
-	case !equalSeeds(h.Seeds, want.Seeds):
+	case !slices.Equal(h.Seeds, want.Seeds):
 		why = "written with another random source or seed"
 	case len(f.Chains) != len(chains):
 		why = fmt.Sprintf("%d chains, this run has %d", len(f.Chains), len(chains))
@@ -299,18 +300,6 @@ func (p *checkpointer) resume(chains []*chain, pooled *mat.Dense) error {
 		}
 	}
 	return nil
-}
-
-func equalSeeds(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // save returns the chain's state; its kept draws are read from pooled.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/internal/race"
 )
 
 // sameBits reports whether a and b hold the same float64 bit patterns.
@@ -279,7 +281,7 @@ func TestAdvanceAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	to := s.Warmup
-	if n := testing.AllocsPerRun(50, func() {
+	if n := race.AllocsPerRun(t, 50, func() {
 		to += 10
 		if err := c.advance(ctx, to, pooled, &pause); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
@@ -307,10 +308,10 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.eps = 0.1
-		if n := testing.AllocsPerRun(20, func() { c.transition(10) }); n != 0 {
+		if n := race.AllocsPerRun(t, 20, func() { c.transition(10) }); n != 0 {
 			t.Errorf("%s: transition allocates %v times", metric, n)
 		}
-		if n := testing.AllocsPerRun(20, func() { c.wf.add(c.x) }); n != 0 {
+		if n := race.AllocsPerRun(t, 20, func() { c.wf.add(c.x) }); n != 0 {
 			t.Errorf("%s: warm-up estimate allocates %v times per draw", metric, n)
 		}
 	}

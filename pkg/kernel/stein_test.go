@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 )
@@ -277,7 +278,7 @@ func TestSteinDirectionAgainstDirectSum(t *testing.T) {
 				t.Errorf("%T: φ[%d] = %v, want %v", k, j, got[j], want[j])
 			}
 		}
-		if a := testing.AllocsPerRun(10, func() { k.SteinDirection(got, x, X, S, w) }); a != 0 {
+		if a := race.AllocsPerRun(t, 10, func() { k.SteinDirection(got, x, X, S, w) }); a != 0 {
 			t.Errorf("%T: SteinDirection allocates %v times", k, a)
 		}
 	}
@@ -426,10 +427,10 @@ func TestSteinMethodsAllocateNothing(t *testing.T) {
 	rbf := kernel.RBF{H: 0.5 + rng.Float64()}
 	imq := kernel.IMQ{C: 0.5 + rng.Float64(), Beta: -0.2 - 0.5*rng.Float64()}
 	var sink float64
-	if a := testing.AllocsPerRun(100, func() { sink += rbf.Stein(x, y, sx, sy) }); a != 0 {
+	if a := race.AllocsPerRun(t, 100, func() { sink += rbf.Stein(x, y, sx, sy) }); a != 0 {
 		t.Errorf("RBF.Stein: %v allocations per call, want 0", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { sink += imq.Stein(x, y, sx, sy) }); a != 0 {
+	if a := race.AllocsPerRun(t, 100, func() { sink += imq.Stein(x, y, sx, sy) }); a != 0 {
 		t.Errorf("IMQ.Stein: %v allocations per call, want 0", a)
 	}
 	if want := kernel.Stein(imq, x, y, sx, sy); imq.Stein(x, y, sx, sy) != want {

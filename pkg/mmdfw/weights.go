@@ -101,7 +101,7 @@ func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, 
 // an embedding's MMD² use the Gram matrix, the others never do.
 func (s *weights) needsGram() bool { return s.K != nil }
 
-var errSingular = errors.New("Gram matrix numerically singular (raise Settings.Jitter)")
+var errSingular = errors.New("the Gram matrix is numerically singular (raise Settings.Jitter)")
 
 // add appends a particle with Gram row krow (k(x', xᵢ) for i < n, then
 // k(x', x'); read only when the Gram matrix is kept, see needsGram),

@@ -72,9 +72,6 @@ func (m *BNN) Hidden() int { return m.h }
 // Offsets of the blocks of θ.
 func (m *BNN) offB1() int { return m.p * m.h }
 func (m *BNN) offW2() int { return m.p*m.h + m.h }
-func (m *BNN) offB2() int { return m.p*m.h + 2*m.h }
-func (m *BNN) offG() int  { return m.p*m.h + 2*m.h + 1 }
-func (m *BNN) offL() int  { return m.p*m.h + 2*m.h + 2 }
 
 // rowGrad adds the derivatives of −r²/2 (r = y − f(x)) with respect to the
 // network weights to g and returns r. a is scratch of length H. The ReLU
@@ -104,19 +101,6 @@ func reluDot(a, w2 []float64, f float64) float64 {
 	for k, v := range a {
 		b := math.Float64bits(v)
 		b &^= uint64(int64(b) >> 63) // +0 where the sign bit is set
-		v = math.Float64frombits(b)
-		a[k] = v
-		f += w2[k] * v
-	}
-	return f
-}
-
-// reluDotBias is reluDot on a + b1: aₖ ← ReLU(aₖ + b1ₖ).
-func reluDotBias(a, b1, w2 []float64, f float64) float64 {
-	b1, w2 = b1[:len(a)], w2[:len(a)]
-	for k, v := range a {
-		b := math.Float64bits(v + b1[k])
-		b &^= uint64(int64(b) >> 63)
 		v = math.Float64frombits(b)
 		a[k] = v
 		f += w2[k] * v

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -207,7 +209,7 @@ func TestBNNFullGradChunks(t *testing.T) {
 				}
 			}
 		}
-		if a := testing.AllocsPerRun(5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
+		if a := race.AllocsPerRun(t, 5, func() { m.LogProbGradBatch(xs, grads, lps) }); a != 0 {
 			t.Errorf("H=%d: LogProbGradBatch makes %v allocations per call, want 0", h, a)
 		}
 		lpr := m.MinibatchLogProbGrad(x, g, all)
@@ -495,7 +497,7 @@ func TestMinibatchBatchedAllocatesNothing(t *testing.T) {
 		for _, fma := range []bool{haveFMA, false} {
 			lrUseFMA = fma
 			c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch)
-			if a := testing.AllocsPerRun(20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
+			if a := race.AllocsPerRun(t, 20, func() { c.tg.MinibatchLogProbGradBatch(xs, grads, lp, batch) }); a != 0 {
 				t.Errorf("%s (FMA kernels %v): %v allocations per call", c.name, fma, a)
 			}
 		}
@@ -666,11 +668,11 @@ func TestConcurrent(t *testing.T) {
 				g := make([]float64, d)
 				for rep := 0; rep < 10; rep++ {
 					k := (gr + rep) % 4
-					if lp := tg.LogProbGrad(xs[k], g); lp != wantLP[k] || !equal(g, want[k]) {
+					if lp := tg.LogProbGrad(xs[k], g); lp != wantLP[k] || !slices.Equal(g, want[k]) {
 						errs[gr] = "full-data result differs"
 					}
 					tg.MinibatchLogProbGrad(xs[k], g, batch)
-					if !equal(g, wantMB[k]) {
+					if !slices.Equal(g, wantMB[k]) {
 						errs[gr] = "minibatch result differs"
 					}
 				}
@@ -683,15 +685,6 @@ func TestConcurrent(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equal(a, b []float64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSamplePrior checks prior moments: α, γ, λ have mean A0/B0 and
@@ -850,7 +843,7 @@ func TestLogisticBatchedBitIdentical(t *testing.T) {
 					}
 				}
 			}
-			if a := testing.AllocsPerRun(5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
+			if a := race.AllocsPerRun(t, 5, func() { lr.LogProbGradBatch(xs, grads, lp) }); a != 0 {
 				t.Errorf("fma=%v workers=%d: %v allocations per call, want 0", fma, workers, a)
 			}
 		}
@@ -969,7 +962,7 @@ func TestMinibatchBatchOnTeamSameBits(t *testing.T) {
 					}
 					if c.n == 100 {
 						got, lp := mat.NewDense(c.n, d, nil), make([]float64, c.n)
-						if a := testing.AllocsPerRun(20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
+						if a := race.AllocsPerRun(t, 20, func() { lr.MinibatchLogProbGradBatchOn(team, nil, xs, got, lp, batch) }); a != 0 {
 							t.Errorf("GOMAXPROCS %d, team %d: %v allocations per call", procs, w, a)
 						}
 					}

@@ -26,7 +26,7 @@ const (
 func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	for i0 := 0; i0 < c.Rows; i0 += gemmChunkRows {
 		i1 := min(i0+gemmChunkRows, c.Rows)
-		as := a
+		var as blas64.General
 		if tA == blas.NoTrans {
 			as = subGeneral(a, i0, i1, 0, a.Cols)
 		} else {
@@ -34,7 +34,7 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		}
 		for j0 := 0; j0 < c.Cols; j0 += gemmChunkCols {
 			j1 := min(j0+gemmChunkCols, c.Cols)
-			bs := b
+			var bs blas64.General
 			if tB == blas.NoTrans {
 				bs = subGeneral(b, 0, b.Rows, j0, j1)
 			} else {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/model"
 )
@@ -212,7 +213,7 @@ func TestTrainAllocs(t *testing.T) {
 	x0 := make([]float64, m.Dim())
 	m.Init(rng, x0)
 	count := func(steps int) float64 {
-		return testing.AllocsPerRun(3, func() {
+		return race.AllocsPerRun(t, 3, func() {
 			if _, err := Train(context.Background(), m, x0, Settings{Steps: steps, Batch: 50}, rand.NewPCG(1, 1)); err != nil {
 				t.Fatal(err)
 			}

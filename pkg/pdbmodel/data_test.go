@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/internal/race"
 )
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
@@ -86,7 +88,7 @@ func TestNoAllocation(t *testing.T) {
 		m.Init(rng, u)
 		g := make([]float64, len(u))
 		m.Target.LogProbGrad(u, g)
-		if n := testing.AllocsPerRun(20, func() { m.Target.LogProbGrad(u, g) }); n != 0 {
+		if n := race.AllocsPerRun(t, 20, func() { m.Target.LogProbGrad(u, g) }); n != 0 {
 			t.Errorf("%s: LogProbGrad allocates %v times per call", c.model, n)
 		}
 	}

@@ -68,6 +68,27 @@ type Metric = harness.Metric
 // MetricFactory prepares a Metric for one cell.
 type MetricFactory = harness.MetricFactory
 
+// MetricMeaning is what a metric's values mean: its label in words, the
+// direction it improves in, whether it is drawn on a log axis and what it
+// reads. Registry.DescribeMetric records it beside the metric; the figures
+// and the report label, rank and draw the metric by it.
+type MetricMeaning = harness.MetricMeaning
+
+// Direction says which way a metric improves.
+type Direction = harness.Direction
+
+// Directions of a metric, and what it reads (MetricMeaning.Reads).
+const (
+	HigherBetter     = harness.HigherBetter
+	LowerBetter      = harness.LowerBetter
+	NearerBetter     = harness.NearerBetter
+	ReadsEvaluation  = harness.ReadsEvaluation
+	ReadsDevelopment = harness.ReadsDevelopment
+	ReadsReference   = harness.ReadsReference
+	ReadsTarget      = harness.ReadsTarget
+	ReadsMethod      = harness.ReadsMethod
+)
+
 // Env gives a dataset loader, metric factory or method the cell it serves,
 // its thread budget, the shared artefacts of the run and the experiment's
 // reference sample.
@@ -178,18 +199,7 @@ const DefaultDataDir = harness.DefaultDataDir
 // error names the file, line and key at fault; two files with the same
 // experiment id are an error naming both.
 func Load(r *Registry, files []string, profile string, sets ...string) ([]*Cell, error) {
-	var exps []*Experiment
-	for _, f := range files {
-		e, err := harness.LoadFileSet(r, f, profile, sets)
-		if err != nil {
-			return nil, err
-		}
-		exps = append(exps, e)
-	}
-	if err := harness.CheckDistinct(exps); err != nil {
-		return nil, err
-	}
-	return harness.Plan(exps), nil
+	return harness.LoadFiles(r, files, profile, sets)
 }
 
 // MissingData returns, sorted, the datasets of pkg/data that cells read

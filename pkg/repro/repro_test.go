@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -218,7 +217,13 @@ func TestOutsideModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "go.sum", string(sum))
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(dir, "mine"), ".")
+	// go test puts the bin folder of the go command that runs it first on
+	// PATH: the build uses the same toolchain.
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH: %v", err)
+	}
+	cmd := exec.Command(goCmd, "build", "-o", filepath.Join(dir, "mine"), ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/rff"
@@ -162,7 +163,7 @@ func TestSteinFieldAgainstDirectSum(t *testing.T) {
 	if kxx, want := field.SelfKernel(), f.Eval(x, x); math.Abs(kxx-want) > 1e-12 {
 		t.Errorf("SelfKernel = %v, want k_D(x, x) = %v", kxx, want)
 	}
-	if a := testing.AllocsPerRun(10, func() { field.Direction(got, x) }); a != 0 {
+	if a := race.AllocsPerRun(t, 10, func() { field.Direction(got, x) }); a != 0 {
 		t.Errorf("Direction allocates %v times", a)
 	}
 	// A second Reset with fewer particles replaces the summary.

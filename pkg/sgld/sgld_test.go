@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -239,20 +240,11 @@ func TestSnapshots(t *testing.T) {
 	per := (iters - burn) / 3
 	for c := range chains {
 		for k := range keep {
-			if !equalRows(set.X.RawRowView(c*keep+k), all.X.RawRowView(c*per+per-keep+k)) {
+			if !slices.Equal(set.X.RawRowView(c*keep+k), all.X.RawRowView(c*per+per-keep+k)) {
 				t.Fatalf("chain %d: kept draw %d is not draw %d of the uncapped run", c, k, per-keep+k)
 			}
 		}
 	}
-}
-
-func equalRows(a, b []float64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Cancellation is checked before every iteration: after cancel, each chain
@@ -340,7 +332,7 @@ func TestInit(t *testing.T) {
 			}
 		}
 	}
-	if equalRows(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
+	if slices.Equal(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
 		t.Error("chains 0 and 1 start at the same prior draw")
 	}
 	exact := first(Settings{Init: []float64{3, 4}, Jitter: NoJitter})

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/model"
@@ -79,7 +80,7 @@ func TestObjectiveAllocs(t *testing.T) {
 		o.accept()
 		x[0] += 0.5
 	}
-	if a := testing.AllocsPerRun(100, func() { o.eval(x) }); a != 0 {
+	if a := race.AllocsPerRun(t, 100, func() { o.eval(x) }); a != 0 {
 		t.Errorf("objective evaluation allocates %v times", a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
 )
@@ -114,7 +115,7 @@ func TestIterationAllocatesNothing(t *testing.T) {
 	for _, w := range []int{1, 2} {
 		st := benchState(t, 100, 100, w)
 		it := 0
-		if a := testing.AllocsPerRun(20, func() { st.step(it); it++ }); a != 0 {
+		if a := race.AllocsPerRun(t, 20, func() { st.step(it); it++ }); a != 0 {
 			t.Errorf("workers=%d: %v allocations per iteration", w, a)
 		}
 		st.close()

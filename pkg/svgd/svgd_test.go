@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -315,21 +316,9 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int{0, 3, 6, 7}; !equalInts(steps, want) {
+	if want := []int{0, 3, 6, 7}; !slices.Equal(steps, want) {
 		t.Errorf("recorded steps %v, want %v", steps, want)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // keepLast is a recorder that copies the snapshot it receives and acts at a

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/dense"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
@@ -195,7 +196,7 @@ func TestTeamIterationAllocatesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		it := 0
-		if a := testing.AllocsPerRun(20, func() { st.step(it); it++ }); a != 0 {
+		if a := race.AllocsPerRun(t, 20, func() { st.step(it); it++ }); a != 0 {
 			t.Errorf("%s: %v allocations per iteration", c.name, a)
 		}
 		st.close()

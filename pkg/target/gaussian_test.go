@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -144,7 +145,7 @@ func TestRBFEmbeddingGradFiniteDifference(t *testing.T) {
 			t.Fatalf("Grad value %v != Value %v", v, e.Value(x))
 		}
 		testutil.CheckGrad(t, fmt.Sprintf("d=%d: ∇μ_p", d), e.Value, x, grad)
-		if a := testing.AllocsPerRun(10, func() { e.Grad(grad, x) }); a != 0 {
+		if a := race.AllocsPerRun(t, 10, func() { e.Grad(grad, x) }); a != 0 {
 			t.Errorf("Grad allocates %v times", a)
 		}
 	}

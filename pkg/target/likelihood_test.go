@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -188,7 +189,7 @@ func TestPosteriorAllocatesNothing(t *testing.T) {
 	x, g := testutil.RandVec(rng, 4, 0.5), make([]float64, 4)
 	xs, gs, lp := mat.NewDense(3, 4, nil), mat.NewDense(3, 4, nil), make([]float64, 3)
 	batch := []int{1, 2, 3}
-	if a := testing.AllocsPerRun(20, func() {
+	if a := race.AllocsPerRun(t, 20, func() {
 		post.LogProbGrad(x, g)
 		post.MinibatchLogProbGrad(x, g, batch)
 		post.LogProbGradBatch(xs, gs, lp)

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -130,7 +131,7 @@ func Test(t *testing.T, m Method) {
 		if n < 3 {
 			t.Fatalf("%d snapshots, want at least 3", n)
 		}
-		if !mat.Equal(set.X, lastX) || !equal(set.W, lastW) {
+		if !mat.Equal(set.X, lastX) || !slices.Equal(set.W, lastW) {
 			t.Error("the returned set is not the last snapshot")
 		}
 	})
@@ -149,7 +150,7 @@ func Test(t *testing.T, m Method) {
 		if err != nil || n != 2 {
 			t.Fatalf("ErrStop at the second snapshot: error %v after %d snapshots", err, n)
 		}
-		if !mat.Equal(set.X, atX) || !equal(set.W, atW) {
+		if !mat.Equal(set.X, atX) || !slices.Equal(set.W, atW) {
 			t.Error("ErrStop: the returned set is not the snapshot's")
 		}
 		boom := errors.New("boom")
@@ -215,7 +216,7 @@ func Test(t *testing.T, m Method) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !mat.Equal(a.X, b.X) || !equal(a.W, b.W) {
+		if !mat.Equal(a.X, b.X) || !slices.Equal(a.W, b.W) {
 			t.Error("1 and 4 workers give different sets")
 		}
 	})
@@ -228,7 +229,7 @@ func Test(t *testing.T, m Method) {
 			}
 			sets[i] = s
 		}
-		if !mat.Equal(sets[0].X, sets[1].X) || !equal(sets[0].W, sets[1].W) {
+		if !mat.Equal(sets[0].X, sets[1].X) || !slices.Equal(sets[0].W, sets[1].W) {
 			t.Error("the same source gives different sets")
 		}
 	})
@@ -265,16 +266,4 @@ func checkFinite(t *testing.T, x *mat.Dense) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
