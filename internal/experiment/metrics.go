@@ -111,6 +111,11 @@ func registerMetrics(r *harness.Registry) {
 	lower := func(label, reads string, log bool) harness.MetricMeaning {
 		return harness.MetricMeaning{Label: label, Better: harness.LowerBetter, Log: log, Reads: reads}
 	}
+	fraction := func(label, reads string) harness.MetricMeaning {
+		m := higher(label, reads)
+		m.Fraction = true
+		return m
+	}
 	const eval, dev = harness.ReadsEvaluation, harness.ReadsDevelopment
 	mmd2 := lower("MMD² to the HMC reference", harness.ReadsReference, true)
 	mmd2.LabelExact = "exact MMD² to the target"
@@ -120,10 +125,10 @@ func registerMetrics(r *harness.Registry) {
 		f       harness.MetricFactory
 		means   harness.MetricMeaning
 	}{
-		{Accuracy, "", predictive(Accuracy, false, "a classification dataset"), higher("{rows} accuracy", eval)},
+		{Accuracy, "", predictive(Accuracy, false, "a classification dataset"), fraction("{rows} accuracy", eval)},
 		{TestLL, "", predictive(TestLL, false, ""), higher("mean {rows} log-likelihood (nats)", eval)},
 		{RMSE, "", predictive(RMSE, false, "a regression dataset"), lower("{rows} RMSE (units of y)", eval, false)},
-		{DevAccuracy, "", predictive(DevAccuracy, true, ""), higher("development accuracy", dev)},
+		{DevAccuracy, "", predictive(DevAccuracy, true, ""), fraction("development accuracy", dev)},
 		{DevTestLL, "", predictive(DevTestLL, true, ""), higher("mean development log-likelihood (nats)", dev)},
 		{DevRMSE, "", predictive(DevRMSE, true, ""), lower("development RMSE (units of y)", dev, false)},
 		// mmd2 version 2: the bandwidth's subsample of reference draws

@@ -83,6 +83,11 @@ type MetricMeaning struct {
 	// Ideal is the best value of a NearerBetter metric (1 for a ratio of
 	// spreads); unused otherwise.
 	Ideal float64
+	// Fraction marks a HigherBetter metric that is a fraction of rows, at
+	// most 1 (an accuracy): a rule that relaxes a value by a fraction of
+	// its error relaxes its complement 1 − value, the error rate, rather
+	// than the value itself.
+	Fraction bool
 	// Log draws the metric on a logarithmic axis unless a figure says
 	// otherwise (log_y), with geometric means over splits: a squared
 	// discrepancy that spans decades. A quantity that may be negative (an
@@ -133,6 +138,8 @@ func (m MetricMeaning) check() error {
 		return fmt.Errorf("ideal %v is not finite", m.Ideal)
 	case m.Ideal != 0 && m.Better != NearerBetter:
 		return fmt.Errorf("an ideal value is for a NearerBetter metric, not one where %v", m.Better)
+	case m.Fraction && m.Better != HigherBetter:
+		return fmt.Errorf("a fraction is for a HigherBetter metric, not one where %v", m.Better)
 	}
 	switch m.Reads {
 	case ReadsEvaluation:

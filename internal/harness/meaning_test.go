@@ -30,6 +30,7 @@ func TestDescribeMetricRefuses(t *testing.T) {
 		{"exact label off the reference", "rmse", MetricMeaning{Label: "RMSE", LabelExact: "exact", Better: LowerBetter, Reads: ReadsEvaluation}, "exact label"},
 		{"ideal not finite", "rmse", MetricMeaning{Label: "RMSE", Better: NearerBetter, Ideal: math.Inf(1), Reads: ReadsEvaluation}, "ideal +Inf is not finite"},
 		{"ideal without NearerBetter", "rmse", MetricMeaning{Label: "RMSE", Better: LowerBetter, Ideal: 1, Reads: ReadsEvaluation}, "an ideal value is for a NearerBetter metric"},
+		{"fraction without HigherBetter", "rmse", MetricMeaning{Label: "RMSE", Better: LowerBetter, Fraction: true, Reads: ReadsEvaluation}, "a fraction is for a HigherBetter metric"},
 		{"unregistered", "r2", good, "unregistered metric r2"},
 		{"statistic reading rows", StatPrefix + "spread", good, "reads method, not evaluation"},
 	} {

@@ -103,7 +103,7 @@ func TestClaim1Protocols(t *testing.T) {
 		return memCell("fig2a", "svgd", "svgd", "naval", s, 20,
 			Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1 + e})
 	})...)
-	c := claim1(&Results{Cells: cells})
+	c := claim1(&Results{Metrics: testMeanings, Cells: cells})
 	if c.Paper != Supported || c.Verdict != NotSupported {
 		t.Errorf("paper %s, fair %s; want supported, not supported\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
@@ -145,7 +145,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 			[]float64{1, 2, 3, 10, 20})
 		cells = append(cells, sv, fw)
 	}
-	res := &Results{Cells: cells}
+	res := &Results{Metrics: testMeanings, Cells: cells}
 	cs := accuracyContrasts(res, "table1", "boston", "mmdfw", "svgd", paperConfig)
 	if len(cs) != 2 {
 		t.Fatalf("%d contrasts, want RMSE and test LL", len(cs))
@@ -172,7 +172,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 // KSD² is not supported, at equal N and at equal cost.
 func TestClaim4KSD(t *testing.T) {
 	cells := spCells(map[string][3]float64{"sp": {10, 1, 100}, "mmdfw": {1, 10, 100}})
-	c := claim4(&Results{Cells: cells})
+	c := claim4(&Results{Metrics: testMeanings, Cells: cells})
 	var mmd, ksd int
 	for _, k := range c.Contrasts {
 		switch {

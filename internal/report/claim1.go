@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/internal/harness"
 )
 
 // Claim 1: MMD-FW reaches a given accuracy or RMSE at less cost than
@@ -35,20 +37,25 @@ const (
 	MinRatePoints = 3
 )
 
-// Level relaxes the value v of a metric by LevelFraction of its error: an
-// error metric (RMSE, lower better) to v·(1 + f); an accuracy to
-// 1 − (1 − v)(1 + f), the same 1 % of its error rate; any other metric
-// that is better higher (a log-likelihood) to v − f·|v|. Claim 1's level
-// is the SVGD arm's value at its chosen snapshot, so relaxed; the SVGD arm
-// reaches it by construction, and noise at a plateau does not decide.
-func Level(metric string, v float64) float64 {
-	switch {
-	case strings.HasSuffix(metric, "accuracy"):
-		return 1 - (1-v)*(1+LevelFraction)
-	case HigherBetter(metric):
+// Level relaxes the value v of a metric whose meaning is mm by
+// LevelFraction of its error: a metric that is better lower (an RMSE) to
+// v·(1 + f); a fraction that is better higher (an accuracy, mm.Fraction)
+// to 1 − (1 − v)(1 + f), the same 1 % of its error rate; any other metric
+// that is better higher (a log-likelihood) to v − f·|v|. A metric best at
+// an ideal value has no level: NaN. Claim 1's level is the SVGD arm's
+// value at its chosen snapshot, so relaxed; the SVGD arm reaches it by
+// construction, and noise at a plateau does not decide.
+func Level(mm harness.MetricMeaning, v float64) float64 {
+	switch mm.Better {
+	case harness.HigherBetter:
+		if mm.Fraction {
+			return 1 - (1-v)*(1+LevelFraction)
+		}
 		return v - LevelFraction*math.Abs(v)
+	case harness.LowerBetter:
+		return v * (1 + LevelFraction)
 	}
-	return v * (1 + LevelFraction)
+	return math.NaN()
 }
 
 // chosenSnapshot returns the snapshot of c that rule chooses among those
@@ -221,11 +228,17 @@ func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfi
 	if len(fwc) == 0 || len(svc) == 0 {
 		return Contrast{}, false
 	}
-	hb := HigherBetter(metric)
+	hb, noLevel := res.higherBetter(metric)
+	mm, _ := res.meaning(metric)
 	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: "cost to the " + metricWord(metric) + " level", Axis: cfg.Axis,
 		Key: fmt.Sprintf("%s %s vs %s:", id, ds, sv),
 		A:   armInfo(res, id, ds, fw), B: armInfo(res, id, ds, sv), Band: Band{Tau: math.Log(CostBand), Ratio: true}}
 	c.Confounds = confounds(c.A, c.B, cfg.Axis == axisSeconds)
+	if noLevel != nil {
+		c.Skip = "no level: " + noLevel.Error()
+		c.finish()
+		return c, true
+	}
 	floor, src := constantFloor(res, id, ds, metric)
 	var diverged, never, neverSV, noDev []string
 	noValue := 0
@@ -250,7 +263,7 @@ func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfi
 			diverged = append(diverged, fmt.Sprintf("%d (%.4g against the constant predictor's %.4g)", s, v, f))
 			continue
 		}
-		lv := Level(metric, v)
+		lv := Level(mm, v)
 		a, b := costToLevel(fc, metric, lv, hb), costToLevel(svc[s], metric, lv, hb)
 		ca, cb := a.at(cfg.Axis), b.at(cfg.Axis)
 		if !(ca > 0) || !(cb > 0) {

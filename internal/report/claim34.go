@@ -155,7 +155,7 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 	if len(fwc) == 0 || len(spc) == 0 {
 		return Contrast{}, false
 	}
-	hb := HigherBetter(metric)
+	hb, unranked := res.higherBetter(metric)
 	band := Band{Tau: math.Log(MMDBand), Ratio: true}
 	if hb {
 		band = Band{Tau: AccuracyBand}
@@ -176,6 +176,11 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 	k := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: what, Key: key, Axis: axisGrads, A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
 	if !equalCost {
 		k.Axis = "particles"
+	}
+	if unranked != nil {
+		k.Skip = "no direction: " + unranked.Error()
+		k.finish()
+		return k, true
 	}
 	var ns, spN []string
 	for _, s := range sortedSplits(spc) {

@@ -88,7 +88,9 @@ func ExampleLevel() {
 	// SVGD's RMSE 3.0 at its chosen snapshot on one split: the level is
 	// 1 % of the error above it; an accuracy of 0.8 relaxes its error rate
 	// 0.2 by 1 %.
-	fmt.Printf("%.3f %.3f\n", report.Level("rmse", 3.0), report.Level("accuracy", 0.8))
+	rmse := harness.MetricMeaning{Label: "test RMSE", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation}
+	accuracy := harness.MetricMeaning{Label: "test accuracy", Better: harness.HigherBetter, Fraction: true, Reads: harness.ReadsEvaluation}
+	fmt.Printf("%.3f %.3f\n", report.Level(rmse, 3.0), report.Level(accuracy, 0.8))
 	// Output:
 	// 3.030 0.798
 }

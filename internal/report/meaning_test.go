@@ -14,7 +14,7 @@ import (
 // as a registry describes them (the wiring's own are checked against the
 // claims' needs in internal/experiment).
 var testMeanings = harness.MetricTable{
-	"accuracy":    {Label: "{rows} accuracy", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
+	"accuracy":    {Label: "{rows} accuracy", Better: harness.HigherBetter, Fraction: true, Reads: harness.ReadsEvaluation},
 	"test_ll":     {Label: "mean {rows} log-likelihood (nats)", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
 	"rmse":        {Label: "{rows} RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation},
 	"dev_rmse":    {Label: "development RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsDevelopment},
@@ -128,8 +128,8 @@ func TestAxisLabelFromMeaning(t *testing.T) {
 }
 
 // The claims rank by the registry too: without a meaning for accuracy, or
-// with one that has no single direction, claim 4 measures no accuracy
-// comparison and says why.
+// with one that has no single direction, claim 4 computes no accuracy
+// contrast, and each says why.
 func TestClaimWithoutMeaning(t *testing.T) {
 	var cells []*Cell
 	for i, m := range []string{"sp", "mmdfw", "svgd"} {
@@ -138,17 +138,30 @@ func TestClaimWithoutMeaning(t *testing.T) {
 				Row{Seconds: 1, Metric: "accuracy", Value: 0.5 + 0.1*float64(i) + 0.001*float64(split)}))
 		}
 	}
-	with := claim4(&Results{Cells: cells, Metrics: testMeanings})
-	if with.Verdict != Supported || len(with.Rows) != 2 {
-		t.Fatalf("with meanings: %s, %d rows; want supported on 2 rows\n%s", with.Verdict, len(with.Rows), with.Markdown())
-	}
-	without := claim4(&Results{Cells: cells})
-	if without.Verdict != NotMeasured || len(without.Rows) != 0 || !strings.Contains(without.Why, `"accuracy" has no registered meaning`) {
-		t.Errorf("without meanings: %s, %d rows, why %q; want not measured, saying why", without.Verdict, len(without.Rows), without.Why)
-	}
-	// A metric best at an ideal value has no level to reach from one side.
-	ideal := harness.MetricTable{"accuracy": {Label: "accuracy", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsEvaluation}}
-	if c := claim4(&Results{Cells: cells, Metrics: ideal}); c.Verdict != NotMeasured || !strings.Contains(c.Why, `"accuracy" is best at 1`) {
-		t.Errorf("an ideal-valued accuracy: %s, why %q; want not measured, saying why", c.Verdict, c.Why)
+	for _, c := range []struct {
+		name  string
+		mt    harness.MetricTable
+		skip  string
+		want  Outcome
+		state Verdict
+	}{
+		{"with meanings", testMeanings, "", Better, ""},
+		{"without meanings", nil, `"accuracy" has no registered meaning`, "", NotMeasured},
+		// A metric best at an ideal value has no side to be worse on.
+		{"ideal-valued", harness.MetricTable{"accuracy": {Label: "accuracy", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsEvaluation}},
+			`"accuracy" is best at 1`, "", NotMeasured},
+	} {
+		cl := claim4(&Results{Cells: cells, Metrics: c.mt})
+		if len(cl.Contrasts) != 4 {
+			t.Fatalf("%s: %d contrasts, want 4 (two per protocol)\n%s", c.name, len(cl.Contrasts), cl.Markdown())
+		}
+		for _, k := range cl.Contrasts {
+			if !strings.Contains(k.Skip, c.skip) || (c.skip == "") != (k.Skip == "") || k.Outcome != c.want {
+				t.Errorf("%s: %s: skip %q, outcome %q; want skip %q, outcome %q", c.name, k.What, k.Skip, k.Outcome, c.skip, c.want)
+			}
+		}
+		if c.state != "" && (cl.Verdict != c.state || cl.Paper != c.state) {
+			t.Errorf("%s: fair %s, paper %s, want %s", c.name, cl.Verdict, cl.Paper, c.state)
+		}
 	}
 }

@@ -151,13 +151,13 @@ func TestCostToLevel(t *testing.T) {
 // Level relaxes by 1 % of the error: an RMSE upwards, an accuracy's error
 // rate, a log-likelihood by 1 % of its size.
 func TestLevel(t *testing.T) {
-	if l := Level("rmse", 3); !near(l, 3.03, 1e-14) {
+	if l := Level(testMeanings["rmse"], 3); !near(l, 3.03, 1e-14) {
 		t.Errorf("RMSE level %v, want 3.03", l)
 	}
-	if l := Level("accuracy", 0.85); !near(l, 1-0.15*1.01, 1e-14) {
+	if l := Level(testMeanings["accuracy"], 0.85); !near(l, 1-0.15*1.01, 1e-14) {
 		t.Errorf("accuracy level %v, want 0.8485", l)
 	}
-	if l := Level("test_ll", -2); !near(l, -2.02, 1e-14) {
+	if l := Level(testMeanings["test_ll"], -2); !near(l, -2.02, 1e-14) {
 		t.Errorf("test LL level %v, want -2.02", l)
 	}
 }
