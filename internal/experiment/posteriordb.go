@@ -482,12 +482,31 @@ func pdbMetric(name string, mmd bool, pick func(posteriordb.Summary) float64) ha
 }
 
 // registerPosteriorDB registers the posteriordb.<name> datasets and the
-// pdb metrics.
+// pdb metrics with what they mean: each reads the posteriordb reference
+// draws; the MMD² and the mean errors are better lower, the sd ratios
+// nearer 1.
 func registerPosteriorDB(r *harness.Registry) {
 	r.RegisterDatasetFamily(PosteriorDBPrefix, pdbDataset)
-	r.RegisterVersionedMetric(PDBMMD2, "1", pdbMetric(PDBMMD2, true, func(s posteriordb.Summary) float64 { return s.MMD2 }))
-	r.RegisterVersionedMetric(PDBMeanErr, "1", pdbMetric(PDBMeanErr, false, func(s posteriordb.Summary) float64 { return s.MaxMeanErr }))
-	r.RegisterVersionedMetric(PDBMeanZ, "1", pdbMetric(PDBMeanZ, false, func(s posteriordb.Summary) float64 { return s.MaxMeanZ }))
-	r.RegisterVersionedMetric(PDBSDRatioMin, "1", pdbMetric(PDBSDRatioMin, false, func(s posteriordb.Summary) float64 { return s.MinSDRatio }))
-	r.RegisterVersionedMetric(PDBSDRatioMax, "1", pdbMetric(PDBSDRatioMax, false, func(s posteriordb.Summary) float64 { return s.MaxSDRatio }))
+	ref := harness.ReadsReference
+	lower := func(label string, log bool) harness.MetricMeaning {
+		return harness.MetricMeaning{Label: label, Better: harness.LowerBetter, Log: log, Reads: ref}
+	}
+	ratio := func(label string) harness.MetricMeaning {
+		return harness.MetricMeaning{Label: label, Better: harness.NearerBetter, Ideal: 1, Reads: ref}
+	}
+	for _, m := range []struct {
+		name  string
+		mmd   bool
+		pick  func(posteriordb.Summary) float64
+		means harness.MetricMeaning
+	}{
+		{PDBMMD2, true, func(s posteriordb.Summary) float64 { return s.MMD2 }, lower("MMD² to the posteriordb reference (standardised draws)", true)},
+		{PDBMeanErr, false, func(s posteriordb.Summary) float64 { return s.MaxMeanErr }, lower("largest |Δ mean| / reference sd", false)},
+		{PDBMeanZ, false, func(s posteriordb.Summary) float64 { return s.MaxMeanZ }, lower("largest |Δ mean| / reference MCSE", false)},
+		{PDBSDRatioMin, false, func(s posteriordb.Summary) float64 { return s.MinSDRatio }, ratio("smallest sd ratio to the reference")},
+		{PDBSDRatioMax, false, func(s posteriordb.Summary) float64 { return s.MaxSDRatio }, ratio("largest sd ratio to the reference")},
+	} {
+		r.RegisterVersionedMetric(m.name, "1", pdbMetric(m.name, m.mmd, m.pick))
+		r.DescribeMetric(m.name, m.means)
+	}
 }
