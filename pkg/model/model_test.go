@@ -1087,10 +1087,10 @@ func TestMinibatchGradBatchSameBits(t *testing.T) {
 					}
 					if c.nb == 100 {
 						got := mat.NewDense(c.n, d, nil)
-						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatchOn(team, nil, xs, got, batch) }); a != 0 {
+						if a := race.AllocsPerRun(t, 20, func() { c.m.MinibatchGradBatchOn(team, nil, xs, got, batch) }); a != 0 {
 							t.Errorf("%s GOMAXPROCS %d, team %d: %v allocations per call", c.name, procs, w, a)
 						}
-						if a := testing.AllocsPerRun(20, func() { c.m.MinibatchGradBatch(xs, got, batch) }); a != 0 {
+						if a := race.AllocsPerRun(t, 20, func() { c.m.MinibatchGradBatch(xs, got, batch) }); a != 0 {
 							t.Errorf("%s: %v allocations per call", c.name, a)
 						}
 					}
@@ -1130,7 +1130,7 @@ func TestPrefetch(t *testing.T) {
 		if !mat.Equal(got, want) {
 			t.Fatalf("%T: gradients moved after a prefetch", m)
 		}
-		if a := testing.AllocsPerRun(20, func() { m.Prefetch(batch) }); a != 0 {
+		if a := race.AllocsPerRun(t, 20, func() { m.Prefetch(batch) }); a != 0 {
 			t.Errorf("%T: %v allocations per prefetch", m, a)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -83,7 +84,7 @@ func TestErrorsFormulas(t *testing.T) {
 	}
 	// Reusing dst allocates nothing.
 	dst := c.Errors(nil, X, w, Own{})
-	if a := testing.AllocsPerRun(10, func() { c.Errors(dst, X, w, Own{}) }); a != 0 {
+	if a := race.AllocsPerRun(t, 10, func() { c.Errors(dst, X, w, Own{}) }); a != 0 {
 		t.Errorf("Errors with dst allocates %v times", a)
 	}
 }
