@@ -30,7 +30,7 @@ func SGLDPool(iterations int) PoolSampler {
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
-		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin},
+		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin, NoDiagnostics: true},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, grads, err
