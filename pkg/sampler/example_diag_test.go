@@ -1,0 +1,52 @@
+package sampler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sp"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// Every result says how far to trust it in Set.Diag. Here Stein Points,
+// started on the right mode of 0.3·N(−2, 0.5²) + 0.7·N(3, 1), never find
+// the left one: the set looks like a fine sample of N(3, 1), and only the
+// diagnostics say that a region as probable as the set's own lies outside
+// it. With Strict, the flag becomes an error beside the set.
+func ExampleSampler_diagnostics() {
+	post := target.Func{D: 1, F: func(x, g []float64) float64 {
+		a := math.Log(0.3/0.5) - 2*(x[0]+2)*(x[0]+2)
+		b := math.Log(0.7) - 0.5*(x[0]-3)*(x[0]-3)
+		m := math.Max(a, b)
+		lp := m + math.Log(math.Exp(a-m)+math.Exp(b-m))
+		g[0] = -4*math.Exp(a-lp)*(x[0]+2) - math.Exp(b-lp)*(x[0]-3)
+		return lp
+	}}
+	set, err := sp.Settings{MAP: []float64{3}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d points, mean %.1f (the target's is 1.5)\n", set.Len(), set.Mean(nil)[0])
+	fmt.Println("values:", strings.Join(set.Diag.Names(), ", "))
+	fmt.Printf("Kish ESS %.0f, spread ratio within 0.2 of 1: %v\n", set.Diag.Values["kish_ess"],
+		math.Abs(set.Diag.Values["stein_spread"]-1) < 0.2)
+	for _, f := range set.Diag.Flags {
+		fmt.Println("flag:", f.Code)
+	}
+
+	_, err = sp.Settings{MAP: []float64{3}, Strict: true}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	var fe *particle.FlaggedError
+	fmt.Println("strict:", errors.Is(err, particle.ErrFlagged), errors.As(err, &fe) && fe.Method == "sp")
+	// Output:
+	// 100 points, mean 3.0 (the target's is 1.5)
+	// values: iterations, kish_ess, ksd2, probes, stein_spread, uncovered
+	// Kish ESS 100, spread ratio within 0.2 of 1: true
+	// flag: mode
+	// strict: true true
+}
