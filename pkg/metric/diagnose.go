@@ -23,7 +23,7 @@ const (
 	// DiagFraction bounds the target evaluations of the diagnostics (the
 	// scores of a subsample, the probes) by this share of the run's own
 	// per-datapoint gradient evaluations (DiagBudget).
-	DiagFraction = 0.1
+	DiagFraction = 0.05
 	// MaxProbes is the largest number of probes of the missed-mode test.
 	MaxProbes = 256
 	// ProbeScale is the width of the probes' law, N(m, diag (ProbeScale·σⱼ)²)
@@ -130,8 +130,11 @@ type SetDiagnosis struct {
 //     ProbeQuantile-quantile of the particles' log densities.
 //     Any uncovered probe flags the set "mode": a region at least as
 //     probable as the set's own tenth percentile that the set does not
-//     reach. Non-finite log densities at probes are ignored (the probes are
-//     not points of the method).
+//     reach, a missed mode in low dimension. In high dimension the probes'
+//     log densities fall far below a good set's (by about 4d on a
+//     Gaussian), and only a set whose own log densities are poor can be
+//     flagged. Non-finite log densities at probes are ignored (the probes
+//     are not points of the method).
 //
 // The set's rows must be finite; S and LogP finite (methods check them
 // before). DiagnoseSet never modifies its inputs.
@@ -312,7 +315,8 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, a []float64, rows [
 			at = " at (" + strings.Join(parts, ", ") + ")"
 		}
 		d.Raise("mode", "%d of %d probes reach the set's %g%% log-density quantile %.4g with less than %g%% of its weight "+
-			"within %.3g (%g × its spread); the most probable%s has log density %.4g: the set may miss a mode",
+			"within %.3g (%g × its spread); the most probable%s has log density %.4g: "+
+			"the set misses probable mass (a mode, or a part it does not cover)",
 			uncovered, probes, 100*ProbeQuantile, level, 100*MinCover, reach, CoverFactor, at, bestLP)
 	}
 }

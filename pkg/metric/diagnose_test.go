@@ -174,8 +174,8 @@ func TestMissedMode(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
-	if b := DiagBudget(1_000_000, 100); b != 1000 {
-		t.Errorf("DiagBudget = %d, want 1000", b)
+	if b := DiagBudget(1_000_000, 100); b != 500 {
+		t.Errorf("DiagBudget = %d, want 500", b)
 	}
 	for _, c := range []struct{ n, budget, scored, probes int }{
 		{100, 1000, 100, 256}, {1000, 1000, 200, 256}, {1000, 300, 150, 150}, {1000, 39, 0, 0}, {10, 1000, 0, 0},

@@ -27,16 +27,16 @@
 // code and a one-line reason, computed after the method's clock has stopped
 // so that no recorded time includes them. HMC records max R̂, min bulk and
 // tail ESS and divergences, and flags R̂ > 1.01, bulk ESS < 400 (its
-// Settings.MaxRhat and MinESS) and divergent sampling transitions. The particle methods record Kish's ESS
-// of the weights, the KSD² (IMQ kernel c = 1, β = −½) and the Stein spread
-// ratio from full-data scores (cached by MMD-FW and Stein Points, evaluated
-// at a subsample by SVGD and SGLD within a tenth of the run's gradient
-// budget), and run a missed-mode test with probes of the target
-// (metric.DiagnoseSet gives the rules: flags "collapse", "spread", "stein",
-// "mode"); SGLD adds the R̂ of its chains (flag "rhat"). The probes come
-// from a fixed stream of their own and take nothing from the run's. Each
-// method's Settings.Strict turns a flagged result into a
-// *particle.FlaggedError returned beside the set.
+// Settings.MaxRhat and MinESS) and divergent sampling transitions. The
+// particle methods record Kish's ESS of the weights, the KSD² (IMQ kernel
+// c = 1, β = −½) and the Stein spread ratio from full-data scores (cached by
+// MMD-FW and Stein Points, evaluated at a subsample by SVGD and SGLD), and
+// run a missed-mode test with probes of the target, all within 5% of the
+// run's gradient evaluations (metric.DiagnoseSet gives the rules: flags
+// "collapse", "spread", "stein", "mode"); SGLD adds the R̂ of its chains
+// (flag "rhat"). The probes come from a fixed stream of their own and take
+// nothing from the run's. Each method's Settings.Strict turns a flagged
+// result into a *particle.FlaggedError returned beside the set.
 //
 // # Randomness
 //
