@@ -10,16 +10,16 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// MaxRhat is the largest rank-normalised split-R̂ (metric.SplitRhat) over
+// FlagRhat is the largest rank-normalised split-R̂ (metric.SplitRhat) over
 // the coordinates of the kept draws of the chains beyond which a result is
 // flagged "rhat": the threshold of Vehtari et al. (2021) that HMC uses too.
-const MaxRhat = 1.01
+const FlagRhat = 1.01
 
 // diagnose fills set.Diag after the run's last snapshot, so that no
 // recorded time includes it:
 //
 //   - rhat_max, the largest split-R̂ of the chains' kept draws (at least two
-//     chains of at least 4 draws each), flag "rhat" above MaxRhat;
+//     chains of at least 4 draws each), flag "rhat" above FlagRhat;
 //   - kish_ess (the number of draws, the weights being equal), and, from
 //     full-data scores evaluated at an evenly spread subsample of the draws
 //     (metric.SplitBudget of metric.DiagBudget: at most metric.DiagFraction
@@ -56,9 +56,9 @@ func diagnose(set *particle.Set, t target.Target, chains []*chain, at int, evals
 				}
 			}
 			set.Diag.Set("rhat_max", worst)
-			if !(worst <= MaxRhat) {
+			if !(worst <= FlagRhat) {
 				set.Diag.Raise("rhat", "max R̂ %.4g > %g (coordinate %d) over %d chains of %d draws",
-					worst, MaxRhat, wj, len(ms), rows)
+					worst, FlagRhat, wj, len(ms), rows)
 			}
 		}
 	}

@@ -20,10 +20,10 @@ func (st *state) checkScores(it int) error {
 	return nil
 }
 
-// finish returns the current particles after it iterations, with their
+// conclude returns the current particles after it iterations, with their
 // diagnostics when err is nil (and Settings.NoDiagnostics is not set), and
 // the *particle.FlaggedError of Settings.Strict.
-func (st *state) finish(it int, err error) (particle.Set, error) {
+func (st *state) conclude(it int, err error) (particle.Set, error) {
 	set := st.set()
 	if err != nil || st.s.NoDiagnostics {
 		return set, err

@@ -209,7 +209,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		})
 	}
 	if stop, err := snap(0); stop || err != nil {
-		return st.finish(0, err)
+		return st.conclude(0, err)
 	}
 	for it := 1; it <= st.s.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -223,11 +223,11 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		}
 		if it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
 			if stop, err := snap(it); stop || err != nil {
-				return st.finish(it, err)
+				return st.conclude(it, err)
 			}
 		}
 	}
-	return st.finish(st.s.Iterations, nil)
+	return st.conclude(st.s.Iterations, nil)
 }
 
 // state is one SVGD run: the particles, their scores and direction, the
