@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
@@ -32,10 +31,12 @@ func ExampleSampler_diagnostics() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%d points, mean %.1f (the target's is 1.5)\n", set.Len(), set.Mean(nil)[0])
-	fmt.Println("values:", strings.Join(set.Diag.Names(), ", "))
-	fmt.Printf("Kish ESS %.0f, spread ratio within 0.2 of 1: %v\n", set.Diag.Values["kish_ess"],
-		math.Abs(set.Diag.Values["stein_spread"]-1) < 0.2)
+	fmt.Printf("mean %.1f (the target's is 1.5)\n", set.Mean(nil)[0])
+	_, ksd := set.Diag.Values["ksd2"]
+	v, spread := set.Diag.Values["stein_spread"]
+	fmt.Println("KSD² and spread ratio recorded:", ksd, spread)
+	fmt.Printf("Kish ESS equals the number of points: %v; spread ratio within 0.2 of 1: %v\n",
+		math.Abs(set.Diag.Values["kish_ess"]-float64(set.Len())) < 1e-6, math.Abs(v-1) < 0.2)
 	for _, f := range set.Diag.Flags {
 		fmt.Println("flag:", f.Code)
 	}
@@ -44,9 +45,9 @@ func ExampleSampler_diagnostics() {
 	var fe *particle.FlaggedError
 	fmt.Println("strict:", errors.Is(err, particle.ErrFlagged), errors.As(err, &fe) && fe.Method == "sp")
 	// Output:
-	// 100 points, mean 3.0 (the target's is 1.5)
-	// values: iterations, kish_ess, ksd2, probes, stein_spread, uncovered
-	// Kish ESS 100, spread ratio within 0.2 of 1: true
+	// mean 3.0 (the target's is 1.5)
+	// KSD² and spread ratio recorded: true true
+	// Kish ESS equals the number of points: true; spread ratio within 0.2 of 1: true
 	// flag: mode
 	// strict: true true
 }
