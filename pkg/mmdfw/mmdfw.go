@@ -79,8 +79,9 @@ const (
 // counted from 1) or at a candidate of its LMO (iteration n, candidate n,
 // LMO step t from 1; the minibatch estimate when Settings.Batch is set) ends
 // the run with a *particle.NonFiniteError and the n − 1 particles before.
-// The returned set carries its diagnostics (Set.Diag, see diagnose); with
-// Settings.Strict a flagged set comes with a *particle.FlaggedError.
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with ScaleTarget); with Settings.Strict a flagged
+// set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	r, err := RunResult(ctx, t, s, src, rec)
 	return r.Set, err
@@ -95,13 +96,14 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 	if s.Scale == ScaleTarget {
 		return runWhitened(ctx, t, s, rand.New(src), rec)
 	}
-	return runResult(ctx, t, s, rand.New(src), rec)
+	return runResult(ctx, t, s, rand.New(src), rec, nil)
 }
 
-// runResult is RunResult with the resolved settings s. A run that fails
-// (other than by cancellation) returns no particles.
-func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder) (Result, error) {
-	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop()}
+// runResult is RunResult with the resolved settings s, the diagnostics in
+// the coordinates of fr (nil: those of t). A run that fails (other than by
+// cancellation) returns no particles.
+func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder, fr *frame) (Result, error) {
+	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop(), frame: fr}
 	r.sw.Start()
 	err := r.run(ctx)
 	r.sw.Stop()
@@ -197,6 +199,9 @@ type run struct {
 
 	// ks is the state of StopKSD (nil without it).
 	ks *ksdStop
+	// frame is where the diagnostics are computed (nil: in t's
+	// coordinates).
+	frame *frame
 }
 
 // run is the whole algorithm: the checks of the inputs, the SVGD run and

@@ -18,8 +18,11 @@ const FlagRhat = 1.01
 // diagnose fills set.Diag after the run's last snapshot, so that no
 // recorded time includes it:
 //
-//   - rhat_max, the largest split-R̂ of the chains' kept draws (at least two
-//     chains of at least 4 draws each), flag "rhat" above FlagRhat;
+//   - when rhat is true (the convergence monitor of StopConverged did not
+//     end the run, else its "rhat_max", "ess_bulk_min" and flag "ceiling"
+//     stand for the chains' agreement), rhat_max, the largest split-R̂ of
+//     the chains' kept draws (at least two chains of at least 4 draws
+//     each), flag "rhat" above FlagRhat;
 //   - kish_ess (the number of draws, the weights being equal), and, from
 //     full-data scores evaluated at an evenly spread subsample of the draws
 //     (metric.SplitBudget of metric.DiagBudget: at most metric.DiagFraction
@@ -29,19 +32,21 @@ const FlagRhat = 1.01
 //   - iterations, the iterations done.
 //
 // A draw whose full-data log density or score is not finite is an error
-// (*particle.NonFiniteError, point "draw", its row in the set).
-func diagnose(set *particle.Set, t target.Target, chains []*chain, at int, evals int64) error {
-	n, d := set.X.Dims()
+// (*particle.NonFiniteError, point "draw", its row in the set). A whitened
+// run computes all of them in the target's own coordinates (fr), so that
+// they read the same whatever the run's.
+func diagnose(set *particle.Set, t target.Target, fr *frame, chains []*chain, rhat bool, at int, evals int64) error {
+	t, x := fr.in(t, set.X)
+	n, d := x.Dims()
 	set.Diag.Set("iterations", float64(at))
-	if rows := chains[0].retained(); len(chains) >= 2 && rows >= 4 {
+	if rows := chains[0].retained(); rhat && len(chains) >= 2 && rows >= 4 {
+		// The set holds the chains' retained draws, chain by chain.
 		ms := make([]*mat.Dense, 0, len(chains))
-		for _, c := range chains {
-			if c.retained() != rows {
+		for i, c := range chains {
+			if c.retained() != rows || (i+1)*rows > n {
 				break
 			}
-			m := mat.NewDense(rows, d, nil)
-			c.copyDraws(m.RawMatrix().Data)
-			ms = append(ms, m)
+			ms = append(ms, mat.DenseCopyOf(x.Slice(i*rows, (i+1)*rows, 0, d)))
 		}
 		if len(ms) == len(chains) {
 			rh := metric.SplitRhat(ms, nil)
@@ -64,14 +69,14 @@ func diagnose(set *particle.Set, t target.Target, chains []*chain, at int, evals
 	}
 	nd := target.NData(t)
 	scored, probes := metric.SplitBudget(n, metric.DiagBudget(evals, nd))
-	in := metric.SetDiagnosis{X: set.X, W: set.W}
+	in := metric.SetDiagnosis{X: x, W: set.W}
 	if scored > 0 {
 		in.Rows = metric.Thin(n, scored)
 		in.S = mat.NewDense(scored, d, nil)
 		in.LogP = make([]float64, scored)
 		for k, i := range in.Rows {
 			g := in.S.RawRowView(k)
-			in.LogP[k] = t.LogProbGrad(set.X.RawRowView(i), g)
+			in.LogP[k] = t.LogProbGrad(x.RawRowView(i), g)
 			if !particle.FiniteEval(in.LogP[k], g) {
 				return particle.NonFinite(particle.Site{Method: "sgld", Iteration: at, Point: "draw", Index: i}, in.LogP[k], g)
 			}

@@ -15,6 +15,8 @@ import (
 // with an error naming the iteration and the chain; the state, kept as a
 // draw before it was evaluated, is taken back: no returned draw lies
 // outside the support, and the draws are those of the iterations before.
+// It runs in the target's coordinates (a whitened run returns no draws
+// with an error).
 func TestNonFiniteTakesBackTheState(t *testing.T) {
 	tg := target.Func{D: 1, F: func(x, g []float64) float64 {
 		if x[0] < -1 {
@@ -26,7 +28,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 	}}
 	for _, keep := range []int{0, 5} { // the whole ring, and a ring that has wrapped
 		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, Init: []float64{0}, A: 0.5, Keep: keep,
-			Schedule: ScheduleConstant}
+			Schedule: ScheduleConstant, Whiten: WhitenNone}
 		set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
 		var nf *particle.NonFiniteError
 		if !errors.As(err, &nf) || nf.Point != "chain" || nf.Index != 0 || nf.Coord != -1 {

@@ -394,9 +394,10 @@ func (c *chain) copyDraws(dst []float64) int {
 // settings return an error wrapping a *setting.Error (Validate) and no
 // particles.
 //
-// The returned set carries its diagnostics (Set.Diag, see diagnose), which
-// also check the draws they evaluate; with Settings.Strict a flagged set
-// comes with a *particle.FlaggedError.
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace), which also check the draws
+// they evaluate; with Settings.Strict a flagged set (a "ceiling" of
+// StopConverged included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
@@ -408,12 +409,12 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	if s.Whiten == WhitenLaplace {
 		return runWhitened(ctx, t, s, src, rec, &sw)
 	}
-	return run(ctx, t, s, src, rec, &sw)
+	return run(ctx, t, s, src, rec, &sw, nil)
 }
 
-// run is Run with the resolved settings s in the target's coordinates, on
-// the clock sw.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, error) {
+// run is Run with the resolved settings s in the coordinates of t, on the
+// clock sw, the diagnostics in the coordinates of fr (nil: those of t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, error) {
 	d := t.Dim()
 	rows := (s.Iterations - s.BurnIn) / s.Thin
 	if s.Keep > 0 {
@@ -487,7 +488,8 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	}
 
 	// finish returns the set after iteration at with its diagnostics, and
-	// the convergence monitor's when the run ended by it (concluded).
+	// the convergence monitor's when the run ended by it (concluded): then
+	// its R̂ and ESS stand, and the diagnostics add no R̂ of their own.
 	finish := func(at int, concluded bool) (particle.Set, error) {
 		set := result()
 		if concluded {
@@ -496,7 +498,8 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		if s.NoDiagnostics || set.Len() == 0 {
 			return set, nil
 		}
-		if err := diagnose(&set, t, chains, at, evals()); err != nil {
+		rhat := !concluded || cv == nil
+		if err := diagnose(&set, t, fr, chains, rhat, at, evals()); err != nil {
 			return set, err
 		}
 		return set, particle.Strict("sgld", set, s.Strict)

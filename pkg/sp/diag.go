@@ -14,19 +14,28 @@ import (
 // being equal), the KSD² (IMQ c = 1, β = −½, whatever Settings.C and Beta),
 // the Stein spread ratio (flag "collapse") and the missed-mode test (flag
 // "mode"). It also records the iterations (points placed). It runs after
-// the last snapshot, so that no recorded time includes it.
+// the last snapshot, so that no recorded time includes it. A whitened run
+// computes them in the target's own coordinates (frame): the points x =
+// w.ToX(z) with the scores ∇ₓlog p = L⁻ᵀ∇_z log p of the cached ones and
+// the target's own probes, so that they read the same whatever the run's
+// coordinates.
 func (r *runner) diagnose(set *particle.Set) {
 	o := r.obj
 	if o.n == 0 || set.Len() != o.n {
 		return
 	}
-	nd := target.NData(r.t)
+	t, x := r.t, set.X
+	s := mat.NewDense(o.n, o.d, o.s[:o.n*o.d])
+	if f := r.frame; f != nil {
+		t, x, s = f.t, f.w.RowsToX(nil, x), f.w.RowsGradToX(nil, s)
+	}
+	nd := target.NData(t)
 	metric.DiagnoseSet(&set.Diag, metric.SetDiagnosis{
-		X:      set.X,
+		X:      x,
 		W:      set.W,
-		S:      mat.NewDense(o.n, o.d, o.s[:o.n*o.d]),
+		S:      s,
 		LogP:   o.lps[:o.n],
-		Target: r.t,
+		Target: t,
 		Probes: min(metric.MaxProbes, metric.DiagBudget(o.calls*int64(nd), nd)),
 	})
 	set.Diag.Set("iterations", float64(o.n))

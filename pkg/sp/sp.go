@@ -272,8 +272,9 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // discarded (Cost.Rejected); a step in which no location had a finite
 // objective ends the run, with an error naming the step.
 //
-// The returned set carries its diagnostics (Set.Diag, see diagnose); with
-// Settings.Strict a flagged set comes with a *particle.FlaggedError.
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace); with Settings.Strict a flagged
+// set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
 	var sw particle.Stopwatch
 	sw.Start()
@@ -285,14 +286,16 @@ func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	if s.Whiten == WhitenLaplace {
 		return runWhitened(ctx, t, s, src, rec, &sw)
 	}
-	return run(ctx, t, s, src, rec, &sw)
+	return run(ctx, t, s, src, rec, &sw, nil)
 }
 
-// run is RunWithCost with the resolved settings s in the target's
-// coordinates, on the clock sw.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, Cost, error) {
+// run is RunWithCost with the resolved settings s in the coordinates of t,
+// on the clock sw, the diagnostics in the coordinates of fr (nil: those of
+// t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, Cost, error) {
 	d := t.Dim()
 	r := newRunner(t, s, src)
+	r.frame = fr
 	ks := s.ksdStop(d)
 	for step := 1; step <= s.Points; step++ {
 		if err := ctx.Err(); err != nil {
@@ -327,6 +330,7 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // runner holds the state of one run.
 type runner struct {
 	t     target.Target
+	frame *frame // where the diagnostics are computed (nil: in t's coordinates)
 	s     Settings
 	rng   *rand.Rand
 	prior target.PriorSampler

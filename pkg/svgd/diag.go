@@ -42,24 +42,26 @@ func (st *state) conclude(set particle.Set, it int, err error) (particle.Set, er
 // spread ratio of the subsample (flag "collapse"), the missed-mode test
 // (flag "mode"), and the iterations. A final particle whose log density or
 // score is not finite is an error (*particle.NonFiniteError, point "final
-// particle").
+// particle"). A whitened run computes them in the target's own coordinates
+// (frame), so that they read the same whatever the run's.
 func (st *state) diagnose(set *particle.Set, it int) error {
-	n, d := set.X.Dims()
-	nd := target.NData(st.t)
+	t, x := st.frame.in(st.t, set.X)
+	n, d := x.Dims()
+	nd := target.NData(t)
 	scored, probes := metric.SplitBudget(n, metric.DiagBudget(st.evals, nd))
-	in := metric.SetDiagnosis{X: set.X, W: set.W}
+	in := metric.SetDiagnosis{X: x, W: set.W}
 	if scored > 0 {
 		in.Rows = metric.Thin(n, scored)
 		in.S = mat.NewDense(scored, d, nil)
 		in.LogP = make([]float64, scored)
 		for k, i := range in.Rows {
 			g := in.S.RawRowView(k)
-			in.LogP[k] = st.t.LogProbGrad(set.X.RawRowView(i), g)
+			in.LogP[k] = t.LogProbGrad(x.RawRowView(i), g)
 			if !particle.FiniteEval(in.LogP[k], g) {
 				return particle.NonFinite(particle.Site{Method: "svgd", Iteration: it, Point: "final particle", Index: i}, in.LogP[k], g)
 			}
 		}
-		in.Target, in.Probes = st.t, probes
+		in.Target, in.Probes = t, probes
 	}
 	metric.DiagnoseSet(&set.Diag, in)
 	set.Diag.Set("iterations", float64(it))

@@ -220,22 +220,25 @@ func (s Settings) resolved() (Settings, error) {
 // estimate with minibatches) of particle i (from 0) at iteration t (from
 // 1), with a *particle.NonFiniteError, before the particles move.
 //
-// The returned set carries its diagnostics (Set.Diag, see diagnose), which
-// also check the final particles they evaluate; with Settings.Strict a
-// flagged set comes with a *particle.FlaggedError.
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace), which also check the final
+// particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
+// of StopPlateau included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	if s.whitened() {
 		return runWhitened(ctx, t, s, src, rec)
 	}
-	return run(ctx, t, s, src, rec)
+	return run(ctx, t, s, src, rec, nil)
 }
 
-// run is Run in the target's own coordinates.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+// run is Run in the coordinates of t, the diagnostics in those of fr (nil:
+// those of t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, fr *frame) (particle.Set, error) {
 	st, err := newState(t, s, src)
 	if err != nil {
 		return particle.Set{}, err
 	}
+	st.frame = fr
 	defer st.close()
 
 	var sw particle.Stopwatch
@@ -280,6 +283,9 @@ type state struct {
 	sb target.StochasticBatched // non-nil when minibatch scores come in one batch
 	bt target.Batched           // non-nil when full-data scores come in one batch
 	s  Settings
+	// frame is where the diagnostics are computed (nil: in t's
+	// coordinates).
+	frame *frame
 
 	x, scores, phi, hist *mat.Dense
 	w                    []float64
