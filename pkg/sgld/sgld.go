@@ -294,12 +294,13 @@ type chain struct {
 // score (their minibatch estimates with minibatches) at θ is not: then the
 // error is a *particle.NonFiniteError naming the iteration and the chain,
 // and θ, which is no draw of the target, is taken back from the kept draws
-// if it was kept.
+// if it was kept. A θ made by a move of ScheduleAdaptive's burn-in is
+// instead rejected (adaptation.step, adaptation.retreat).
 func (c *chain) step() bool {
 	t := c.it + 1
 	eps := c.s.stepAt(t)
 	lp := c.est.eval(c.x, c.g)
-	if !particle.FiniteEval(lp, c.g) {
+	if !c.ad.warming(t) && !particle.FiniteEval(lp, c.g) {
 		c.err = particle.NonFinite(particle.Site{Method: "sgld", Iteration: t, Point: "chain", Index: c.id}, lp, c.g)
 		if b := c.s.BurnIn; c.it > b && (c.it-b)%c.s.Thin == 0 {
 			c.kept--
@@ -308,14 +309,14 @@ func (c *chain) step() bool {
 		return false
 	}
 	if c.ad != nil {
-		eps = c.ad.step(t, c.x, c.g, lp)
+		eps = c.ad.step(t, c.x, c.g, &lp)
 	}
 	h, sd := eps/2, math.Sqrt(eps)
 	x := c.x
 	for j, g := range c.g[:len(x)] {
 		x[j] += h*g + sd*c.rng.NormFloat64()
 	}
-	if particle.CheckFinite("sgld", t, x) != nil {
+	if particle.CheckFinite("sgld", t, x) != nil && !c.ad.retreat(t, x) {
 		c.err = particle.CheckFinite(fmt.Sprintf("sgld: chain %d", c.id), t, x)
 		return false
 	}
@@ -390,9 +391,11 @@ func (c *chain) copyDraws(dst []float64) int {
 // log density or score is not finite at its state (a *particle.NonFiniteError
 // naming the iteration t from 1 and the chain from 0), Run returns an error
 // naming the chain and the iteration, with the (finite) particles kept
-// before in the target's coordinates and none with WhitenLaplace. Invalid
-// settings return an error wrapping a *setting.Error (Validate) and no
-// particles.
+// before in the target's coordinates and none with WhitenLaplace. The one
+// exception is the burn-in of ScheduleAdaptive (the zero value's), whose
+// states are discarded: a move there to a non-finite point, log density
+// or score is rejected and the step halved. Invalid settings return an
+// error wrapping a *setting.Error (Validate) and no particles.
 //
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with WhitenLaplace), which also check the draws
