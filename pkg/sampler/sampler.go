@@ -20,6 +20,11 @@
 // written without its support (log p = NaN or −∞ outside it) fails loudly.
 // HMC alone treats such a proposal exactly, as a density of zero that its
 // Metropolis step rejects (a divergent transition, counted and flagged).
+// SGLD's zero value does the same in its adaptive burn-in only, whose
+// states are discarded: a move there to a non-finite log density or score,
+// or one that a Metropolis step would almost surely reject
+// (sgld.RejectLogRatio), is rejected and the step halved
+// (sgld.ScheduleAdaptive); after the burn-in the contract holds as stated.
 //
 // # Diagnostics
 //
@@ -34,9 +39,17 @@
 // run a missed-mode test with probes of the target, all within 5% of the
 // run's gradient evaluations (metric.DiagnoseSet gives the rules: flags
 // "collapse", "spread", "stein", "mode"); SGLD adds the R̂ of its chains
-// (flag "rhat"). The probes come from a fixed stream of their own and take
-// nothing from the run's. Each method's Settings.Strict turns a flagged
-// result into a *particle.FlaggedError returned beside the set.
+// (flag "rhat") when its convergence monitor did not end the run. The
+// probes come from a fixed stream of their own and take nothing from the
+// run's. The zero values of MMD-FW, SVGD, Stein Points and SGLD, which run
+// in the whitened coordinates of a Laplace fit and stop by a criterion,
+// compute these on the set mapped back, in the target's own coordinates
+// with its own score, so that they mean the same whatever the run's
+// coordinates; their stopping rule adds "iterations" (or "points",
+// "particles") and, when the ceiling came first, the flag "ceiling" (for
+// SGLD with the last R̂ and ESS of its monitor). Each method's
+// Settings.Strict turns a flagged result, the ceiling's included, into a
+// *particle.FlaggedError returned beside the set.
 //
 // # Randomness
 //
