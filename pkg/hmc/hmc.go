@@ -85,6 +85,11 @@ type Settings struct {
 	// chain, from the chains' goroutines at once: it must be safe for
 	// concurrent use and quick. Default nil.
 	Progress func(ChainProgress) `toml:"-" json:"-"`
+
+	// Strict turns a Flagged result into a *particle.FlaggedError returned
+	// beside it (by Run and Settings.Run). Default false: the flags are
+	// only recorded.
+	Strict bool `toml:"strict" json:"strict,omitempty"`
 }
 
 // NoWarmup as Settings.Warmup samples without warm-up, and NoJitter as
@@ -240,7 +245,14 @@ type Result struct {
 // s.RecordEvery sampling iterations; a recorder returning particle.ErrStop
 // ends the run early with the draws so far. Run returns ctx.Err() when ctx is
 // cancelled, and an error naming the chain and iteration when a chain reaches
-// a non-finite state (a rejected divergent proposal is not an error).
+// a non-finite state. A proposal whose log density or score is not finite
+// (NaN, or −∞ outside the support) is a divergent transition that the
+// Metropolis step rejects: never a draw, counted in
+// ChainDiagnostics.Divergences, and a flag when it happens while sampling;
+// it is not an error.
+//
+// Result.Set carries the diagnostics (Set.Diag, see fillDiag); with
+// Settings.Strict a Flagged result comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -326,7 +338,8 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	res.Seconds = sw.Seconds()
 	res.GradEvals = gradEvals()
 	res.ResumedAt = resumedAt
-	return res, nil
+	res.fillDiag()
+	return res, particle.Strict("hmc", res.Set, s.Strict)
 }
 
 // diagnose fills Rhat, ESS and the flag.
@@ -334,8 +347,7 @@ func (r *Result) diagnose(s *Settings) {
 	n, d := r.Chains[0].Dims()
 	r.MaxRhat, r.MinESS = math.NaN(), math.NaN()
 	if n < 4 {
-		r.Flagged = true
-		r.Reasons = append(r.Reasons, fmt.Sprintf("only %d draws per chain: R̂ and ESS undefined", n))
+		r.flag("draws", fmt.Sprintf("only %d draws per chain: R̂ and ESS undefined", n))
 		return
 	}
 	r.Rhat = metric.SplitRhat(r.Chains, nil)
@@ -344,8 +356,7 @@ func (r *Result) diagnose(s *Settings) {
 	worstR, worstE := 0, 0
 	for j := 0; j < d; j++ {
 		if math.IsNaN(r.Rhat[j]) || math.IsNaN(r.ESS[j]) {
-			r.Flagged = true
-			r.Reasons = append(r.Reasons, fmt.Sprintf("coordinate %d: R̂ or ESS undefined (constant draws)", j))
+			r.flag("constant", fmt.Sprintf("coordinate %d: R̂ or ESS undefined (constant draws)", j))
 			continue
 		}
 		if r.Rhat[j] > r.MaxRhat {
@@ -356,17 +367,14 @@ func (r *Result) diagnose(s *Settings) {
 		}
 	}
 	if r.MaxRhat > s.MaxRhat {
-		r.Flagged = true
-		r.Reasons = append(r.Reasons, fmt.Sprintf("max R̂ %.4g > %g (coordinate %d)", r.MaxRhat, s.MaxRhat, worstR))
+		r.flag("rhat", fmt.Sprintf("max R̂ %.4g > %g (coordinate %d)", r.MaxRhat, s.MaxRhat, worstR))
 	}
 	if r.MinESS < s.MinESS {
-		r.Flagged = true
-		r.Reasons = append(r.Reasons, fmt.Sprintf("min bulk ESS %.4g < %g (coordinate %d)", r.MinESS, s.MinESS, worstE))
+		r.flag("ess", fmt.Sprintf("min bulk ESS %.4g < %g (coordinate %d)", r.MinESS, s.MinESS, worstE))
 	}
 	for c, dg := range r.Diagnostics {
 		if dg.Divergences > 0 {
-			r.Flagged = true
-			r.Reasons = append(r.Reasons, fmt.Sprintf("chain %d: %d divergent sampling transitions", c, dg.Divergences))
+			r.flag("divergences", fmt.Sprintf("chain %d: %d divergent sampling transitions", c, dg.Divergences))
 		}
 	}
 }

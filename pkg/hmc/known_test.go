@@ -9,9 +9,12 @@ import (
 )
 
 // The zero settings with a start point answer the known targets of
-// samplertest within their Monte Carlo tolerances.
+// samplertest within their Monte Carlo tolerances, or say that they
+// cannot: a flagged set (the funnel's divergences and R̂). Every target
+// listed passes or is flagged at the suite's seed and at seeds 1–4 (go run
+// ./internal/probe/knowntable -methods hmc -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
 		Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{Init: x0} },
-	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix2", "gamma", "student5"}})
+	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // Run is Run(ctx, t, s, src, rec) returning only the draws: Settings is a
-// sampler.Sampler. The diagnostics (R̂, ESS, per-chain statistics) are in
-// the *Result of the package function Run.
+// sampler.Sampler. The draws carry the diagnostics in Set.Diag (max R̂, min
+// bulk and tail ESS, divergences, and the flags of Result.Reasons); the
+// per-chain statistics are in the *Result of the package function Run.
+// With Strict a flagged result comes with a *particle.FlaggedError.
 func (s Settings) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	r, err := Run(ctx, t, s, src, rec)
 	if r == nil {

@@ -124,6 +124,45 @@ func (w *Whitening) GradToZ(dst, gx []float64) {
 	}
 }
 
+// GradToX writes the score in x, ∇ₓlog p = L⁻ᵀ∇_z log p, into dst (which
+// may alias gz), from the score gz in z: the inverse of GradToZ, by back
+// substitution in Lᵀ.
+func (w *Whitening) GradToX(dst, gz []float64) {
+	d := len(w.M)
+	if len(dst) != d || len(gz) != d {
+		panic("laplace: Whitening.GradToX length mismatch")
+	}
+	if w.L == nil {
+		for j, s := range w.SD {
+			dst[j] = gz[j] / s
+		}
+		return
+	}
+	raw := w.L.RawTriangular()
+	copy(dst, gz)
+	for k := d - 1; k >= 0; k-- {
+		// dst[k] = (gz[k] − Σ_{i>k} L[i][k]·dst[i]) / L[k][k]
+		v := dst[k]
+		for i := k + 1; i < d; i++ {
+			v -= raw.Data[i*raw.Stride+k] * dst[i]
+		}
+		dst[k] = v / raw.Data[k*raw.Stride+k]
+	}
+}
+
+// RowsGradToX writes the score in x (GradToX) of every row of gz into the
+// rows of dst (allocated when nil) and returns dst.
+func (w *Whitening) RowsGradToX(dst, gz *mat.Dense) *mat.Dense {
+	n, _ := gz.Dims()
+	if dst == nil {
+		dst = mat.NewDense(n, len(w.M), nil)
+	}
+	for i := 0; i < n; i++ {
+		w.GradToX(dst.RawRowView(i), gz.RawRowView(i))
+	}
+	return dst
+}
+
 // RowsToX writes x = M + L z for every row of z into the rows of dst
 // (allocated when nil) and returns dst.
 func (w *Whitening) RowsToX(dst, z *mat.Dense) *mat.Dense {

@@ -16,7 +16,7 @@ import (
 // TestWhitenedTarget checks the whitened target's score against central
 // differences of its log density, for a dense and a diagonal whitening, on
 // a plain target and a Stochastic one (full data and a minibatch), and
-// that ToX and ToZ invert each other.
+// that ToX and ToZ, GradToZ and GradToX invert each other.
 func TestWhitenedTarget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	lr := syntheticLR(60, 3, rng)
@@ -49,9 +49,20 @@ func TestWhitenedTarget(t *testing.T) {
 			} else if c.name == "logistic" {
 				t.Error("the whitened logistic regression is not Stochastic")
 			}
+			// GradToX inverts GradToZ: from the whitened score at z, the
+			// target's own score at x = ToX(z).
 			x := make([]float64, d)
-			back := make([]float64, d)
 			w.ToX(x, z)
+			gz, gx, want := make([]float64, d), make([]float64, d), make([]float64, d)
+			wt.LogProbGrad(z, gz)
+			c.t.LogProbGrad(x, want)
+			w.GradToX(gx, gz)
+			for j := range want {
+				if math.Abs(gx[j]-want[j]) > 1e-9*(1+math.Abs(want[j])) {
+					t.Errorf("%s: GradToX[%d] = %v, want %v", c.name, j, gx[j], want[j])
+				}
+			}
+			back := make([]float64, d)
 			w.ToZ(back, x)
 			for j := range z {
 				if math.Abs(back[j]-z[j]) > 1e-10 {

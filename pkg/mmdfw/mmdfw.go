@@ -74,6 +74,14 @@ const (
 // Frank-Wolfe on MMD² (the paper's Alg. 2/3) and returns them. rec receives
 // a snapshot after every added particle; particle.ErrStop from rec ends the
 // run with the particles so far. src seeds every random choice.
+//
+// A non-finite log density or score at a particle (iteration n, particle n,
+// counted from 1) or at a candidate of its LMO (iteration n, candidate n,
+// LMO step t from 1; the minibatch estimate when Settings.Batch is set) ends
+// the run with a *particle.NonFiniteError and the n − 1 particles before.
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with ScaleTarget); with Settings.Strict a flagged
+// set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	r, err := RunResult(ctx, t, s, src, rec)
 	return r.Set, err
@@ -88,13 +96,14 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 	if s.Scale == ScaleTarget {
 		return runWhitened(ctx, t, s, rand.New(src), rec)
 	}
-	return runResult(ctx, t, s, rand.New(src), rec)
+	return runResult(ctx, t, s, rand.New(src), rec, nil)
 }
 
-// runResult is RunResult with the resolved settings s. A run that fails
-// (other than by cancellation) returns no particles.
-func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder) (Result, error) {
-	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop()}
+// runResult is RunResult with the resolved settings s, the diagnostics in
+// the coordinates of fr (nil: those of t). A run that fails (other than by
+// cancellation) returns no particles.
+func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder, fr *frame) (Result, error) {
+	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop(), frame: fr}
 	r.sw.Start()
 	err := r.run(ctx)
 	r.sw.Stop()
@@ -122,6 +131,8 @@ func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand,
 	}
 	if err == nil {
 		r.ks.finish(&res.Set)
+		r.diagnose(&res.Set)
+		err = particle.Strict("mmdfw", res.Set, s.Strict)
 	}
 	return res, err
 }
@@ -160,6 +171,7 @@ type run struct {
 	n  int
 	X  *mat.Dense // N×d particles
 	S  *mat.Dense // N×d cached scores
+	lp []float64  // N cached log densities, for the diagnostics
 	wt *weights
 
 	mmd  []float64
@@ -177,8 +189,9 @@ type run struct {
 	stats   map[string]float64
 	statKey string
 
-	// Views of the first n rows of X and S during an LMO.
-	xv, sv *mat.Dense
+	// Views of the first n rows of X and S during an LMO, and its step.
+	xv, sv  *mat.Dense
+	lmoStep int
 
 	// LMO scratch.
 	g, hist, tmp, sx, krow, k0row []float64
@@ -186,6 +199,9 @@ type run struct {
 
 	// ks is the state of StopKSD (nil without it).
 	ks *ksdStop
+	// frame is where the diagnostics are computed (nil: in t's
+	// coordinates).
+	frame *frame
 }
 
 // run is the whole algorithm: the checks of the inputs, the SVGD run and
@@ -236,7 +252,9 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 		r.candidate(x)
-		r.lmo(x)
+		if err := r.lmo(x); err != nil {
+			return err
+		}
 		if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
 			return err
 		}
@@ -291,6 +309,7 @@ func (r *run) svgdInit(ctx context.Context) error {
 	if ss.Particles == 0 && ss.Init == nil {
 		ss.Particles = s.N
 	}
+	ss.NoDiagnostics = true // evaluations the run's clock would count
 	var last int64
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		last = sn.GradEvals
@@ -506,6 +525,7 @@ func (r *run) allocate() {
 	s, d, N := &r.s, r.d, r.s.N
 	r.X = mat.NewDense(N, d, nil)
 	r.S = mat.NewDense(N, d, nil)
+	r.lp = make([]float64, N)
 	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
 	r.wrep = make([]float64, N)
 	r.eps = make([]float64, d)
@@ -554,11 +574,12 @@ func (r *run) add(x []float64) (stop bool, err error) {
 		r.rff.Map(r.phi.RawRowView(n), x)
 	}
 	sc := r.S.RawRowView(n)
-	r.t.LogProbGrad(x, sc)
+	lp := r.t.LogProbGrad(x, sc)
 	r.evals += r.ndata
-	if err := particle.CheckFinite("mmdfw: score", step, sc); err != nil {
-		return false, err
+	if !particle.FiniteEval(lp, sc) {
+		return false, particle.NonFinite(particle.Site{Method: "mmdfw", Iteration: step, Point: "particle", Index: step}, lp, sc)
 	}
+	r.lp[n] = lp
 	// The rows handed to the weights: nil where the rule never reads them.
 	var krow, k0row []float64
 	switch {
@@ -732,8 +753,9 @@ func (r *run) perturb(x []float64) {
 }
 
 // lmo runs the Approx-LMO: T AdaGrad steps (momentum 0.9, fudge 1e-6) along
-// the estimated −∇F_n, moving x in place.
-func (r *run) lmo(x []float64) {
+// the estimated −∇F_n, moving x in place. A non-finite log density or score
+// of the candidate ends it with a *particle.NonFiniteError.
+func (r *run) lmo(x []float64) error {
 	s := &r.s
 	n := r.n
 	w := r.wt.w[:n]
@@ -758,18 +780,26 @@ func (r *run) lmo(x []float64) {
 		}
 	}
 	for it := 0; it < s.LMOSteps; it++ {
-		r.step(x, w, it, a, b)
+		r.lmoStep = it
+		if err := r.step(x, w, it, a, b); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // step is one AdaGrad step of the LMO: hist = g² at the first step, then
 // hist ← 0.9 hist + 0.1 g², and x ← x + ε g/(10⁻⁶ + √hist).
-func (r *run) step(x, w []float64, it int, a, b float64) {
+func (r *run) step(x, w []float64, it int, a, b float64) error {
 	g, hist := r.g, r.hist
+	var err error
 	if r.rff != nil {
-		r.rffDirection(x, w, a, b)
+		err = r.rffDirection(x, w, a, b)
 	} else {
-		r.direction(x, w, a, b)
+		err = r.direction(x, w, a, b)
+	}
+	if err != nil {
+		return err
 	}
 	if it == 0 {
 		for j, v := range g {
@@ -783,11 +813,12 @@ func (r *run) step(x, w []float64, it int, a, b float64) {
 	for j, v := range g {
 		x[j] += r.eps[j] * v / (1e-6 + math.Sqrt(hist[j]))
 	}
+	return nil
 }
 
 // rffDirection writes the LMO direction at x into r.g for the random
 // feature kernel, from the summaries of the frozen particles.
-func (r *run) rffDirection(x, w []float64, a, b float64) {
+func (r *run) rffDirection(x, w []float64, a, b float64) error {
 	g := r.g
 	switch r.s.Direction {
 	case Frozen:
@@ -795,7 +826,9 @@ func (r *run) rffDirection(x, w []float64, a, b float64) {
 	case Self:
 		r.field.Direction(g, x)
 		kxx := r.field.SelfKernel() // k_D(x, x) from the features just computed
-		r.score(x, r.sx)
+		if err := r.score(x, r.sx); err != nil {
+			return err
+		}
 		for j := range g {
 			g[j] = a*g[j] + b*kxx*r.sx[j]
 		}
@@ -809,10 +842,11 @@ func (r *run) rffDirection(x, w []float64, a, b float64) {
 			}
 		}
 	}
+	return nil
 }
 
 // direction writes the LMO direction at x into r.g.
-func (r *run) direction(x, w []float64, a, b float64) {
+func (r *run) direction(x, w []float64, a, b float64) error {
 	g := r.g
 	switch r.s.Direction {
 	case Frozen:
@@ -820,7 +854,9 @@ func (r *run) direction(x, w []float64, a, b float64) {
 	case Self:
 		SteinDirection(g, x, r.xv, r.sv, w, r.k, r.tmp)
 		kxx := r.k.Eval(x, x)
-		r.score(x, r.sx)
+		if err := r.score(x, r.sx); err != nil {
+			return err
+		}
 		for j := range g {
 			g[j] = a*g[j] + b*kxx*r.sx[j]
 		}
@@ -833,22 +869,32 @@ func (r *run) direction(x, w []float64, a, b float64) {
 			}
 		}
 	}
+	return nil
 }
 
 // score writes the candidate's score into dst, from a minibatch when
-// Settings.Batch is set and the target is Stochastic.
-func (r *run) score(x, dst []float64) {
+// Settings.Batch is set and the target is Stochastic. The log density (or
+// its minibatch estimate) that comes with it and the score must be finite:
+// otherwise the error names the particle the candidate is for and the LMO
+// step.
+func (r *run) score(x, dst []float64) error {
+	var lp float64
 	if st, ok := r.t.(target.Stochastic); ok && r.batch != nil && len(r.batch) < st.NData() {
 		nd := st.NData()
 		for i := range r.batch {
 			r.batch[i] = r.rng.IntN(nd)
 		}
-		st.MinibatchLogProbGrad(x, dst, r.batch)
+		lp = st.MinibatchLogProbGrad(x, dst, r.batch)
 		r.evals += int64(len(r.batch))
-		return
+	} else {
+		lp = r.t.LogProbGrad(x, dst)
+		r.evals += r.ndata
 	}
-	r.t.LogProbGrad(x, dst)
-	r.evals += r.ndata
+	if !particle.FiniteEval(lp, dst) {
+		return particle.NonFinite(particle.Site{Method: "mmdfw", Iteration: r.n + 1, Point: "candidate", Index: r.n + 1,
+			Stage: "LMO step", Step: r.lmoStep + 1}, lp, dst)
+	}
+	return nil
 }
 
 // first writes the first particle into x.
@@ -863,7 +909,8 @@ func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
 	keep := (r.s.MedianDraws + 3) / 4
 	var grads int64
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x, Stop: sgld.StopFixed},
+	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x, Stop: sgld.StopFixed,
+		NoDiagnostics: true},
 		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
 	r.evals += grads
 	if err != nil {

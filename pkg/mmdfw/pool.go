@@ -32,7 +32,7 @@ func SGLDPool(iterations int) PoolSampler {
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
 		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
-			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed},
+			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, NoDiagnostics: true},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, grads, err

@@ -290,6 +290,11 @@ type Settings struct {
 	// gradient evaluations are charged to the run. Default
 	// SGLDPool(PoolIterations).
 	PoolSampler PoolSampler `toml:"-" json:"-"`
+
+	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
+	// a *particle.FlaggedError returned beside the set. Default false: the
+	// flags are only recorded.
+	Strict bool `toml:"strict" json:"strict,omitempty"`
 }
 
 // Validate returns a *setting.Error naming the first field that is

@@ -49,13 +49,18 @@ func (s Set) Mean(dst []float64) []float64 {
 	return dst
 }
 
-// Clone returns a deep copy of s.
+// Clone returns a deep copy of s, its diagnostics included.
 func (s Set) Clone() Set {
 	var x *mat.Dense
 	if s.X != nil {
 		x = mat.DenseCopyOf(s.X)
 	}
-	return Set{X: x, W: append([]float64(nil), s.W...)}
+	c := Set{X: x, W: append([]float64(nil), s.W...)}
+	for _, k := range s.Diag.Names() {
+		c.Diag.Set(k, s.Diag.Values[k])
+	}
+	c.Diag.Flags = append([]Flag(nil), s.Diag.Flags...)
+	return c
 }
 
 // Equal returns n weights 1/n.

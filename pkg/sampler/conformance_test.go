@@ -55,6 +55,7 @@ func TestConformance(t *testing.T) {
 				return hmc.Settings{Init: x0, Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
 			},
 			MaxCallsAfterCancel: 2 * hmc.DefaultMaxSteps, // a transition per chain
+			Rejects:             true,
 		},
 	} {
 		t.Run(name, func(t *testing.T) { samplertest.Test(t, m) })

@@ -4,11 +4,52 @@
 // mmdfw.Settings, svgd.Settings, sp.Settings, sgld.Settings and
 // hmc.Settings are Samplers; a method of one's own that implements Sampler
 // can be compared with them on the same targets, recorders and seeds, and
-// checked by the conformance suite of package samplertest. Diagnostics
-// beyond the particles (HMC's R̂ and ESS, Stein Points' cost, MMD-FW's
-// bandwidth and MAP cost) come from each package's own result function
-// (hmc.Run, sp.RunWithCost, mmdfw.RunResult) or from snapshot statistics
-// (particle.Snapshot.Stats).
+// checked by the conformance suite of package samplertest. What a run
+// spent and decided beyond the particles (HMC's per-chain statistics, Stein
+// Points' cost, MMD-FW's bandwidth and MAP cost) comes from each package's
+// own result function (hmc.Run, sp.RunWithCost, mmdfw.RunResult) or from
+// snapshot statistics (particle.Snapshot.Stats).
+//
+// # Non-finite values
+//
+// A log density or score that is not finite (NaN, or ±∞) at any point a
+// method evaluates, minibatch estimates included, is an error, a
+// *particle.NonFiniteError naming the method, its iteration and the point
+// (particle, LMO candidate, Stein Points candidate or Nelder–Mead
+// evaluation, SGLD chain), never a particle silently kept: a density
+// written without its support (log p = NaN or −∞ outside it) fails loudly.
+// HMC alone treats such a proposal exactly, as a density of zero that its
+// Metropolis step rejects (a divergent transition, counted and flagged).
+// SGLD's zero value does the same in its adaptive burn-in only, whose
+// states are discarded: a move there to a non-finite log density or score,
+// or one that a Metropolis step would almost surely reject
+// (sgld.RejectLogRatio), is rejected and the step halved
+// (sgld.ScheduleAdaptive); after the burn-in the contract holds as stated.
+//
+// # Diagnostics
+//
+// Every result carries particle.Set.Diag: named values and flags, each a
+// code and a one-line reason, computed after the method's clock has stopped
+// so that no recorded time includes them. HMC records max R̂, min bulk and
+// tail ESS and divergences, and flags R̂ > 1.01, bulk ESS < 400 (its
+// Settings.MaxRhat and MinESS) and divergent sampling transitions. The
+// particle methods record Kish's ESS of the weights, the KSD² (IMQ kernel
+// c = 1, β = −½) and the Stein spread ratio from full-data scores (cached by
+// MMD-FW and Stein Points, evaluated at a subsample by SVGD and SGLD), and
+// run a missed-mode test with probes of the target, all within 5% of the
+// run's gradient evaluations (metric.DiagnoseSet gives the rules: flags
+// "collapse", "spread", "stein", "mode"); SGLD adds the R̂ of its chains
+// (flag "rhat") when its convergence monitor did not end the run. The
+// probes come from a fixed stream of their own and take nothing from the
+// run's. The zero values of MMD-FW, SVGD, Stein Points and SGLD, which run
+// in the whitened coordinates of a Laplace fit and stop by a criterion,
+// compute these on the set mapped back, in the target's own coordinates
+// with its own score, so that they mean the same whatever the run's
+// coordinates; their stopping rule adds "iterations" (or "points",
+// "particles") and, when the ceiling came first, the flag "ceiling" (for
+// SGLD with the last R̂ and ESS of its monitor). Each method's
+// Settings.Strict turns a flagged result, the ceiling's included, into a
+// *particle.FlaggedError returned beside the set.
 //
 // # Randomness
 //
@@ -38,8 +79,10 @@ import (
 // with the particles of that snapshot and a nil error, any other error from
 // rec ends it with that error wrapped. When ctx is cancelled Run returns
 // promptly with an error wrapping ctx.Err(). A non-finite log density or
-// score is an error, and the particles returned with any error are finite.
-// Invalid settings are an error wrapping a *setting.Error.
+// score is an error (a Metropolis method may reject it instead; see the
+// package documentation), and the particles returned with any error are
+// finite. Invalid settings are an error wrapping a *setting.Error. The set
+// carries its diagnostics in Set.Diag.
 type Sampler interface {
 	Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error)
 }

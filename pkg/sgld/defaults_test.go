@@ -2,12 +2,14 @@ package sgld_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -76,5 +78,73 @@ func TestAdaptiveStepShrinks(t *testing.T) {
 	}
 	if e := kept.Diag.Values["step"]; e < 0.99*sgld.DefaultWhitenedStep || e > sgld.DefaultWhitenedStep {
 		t.Errorf("adapted step %v on a well-fitted target, want about the ceiling %v", e, sgld.DefaultWhitenedStep)
+	}
+}
+
+// TestBurnInRejects: the adaptive burn-in rejects a move to a point whose
+// log density is −∞ (outside a support) or whose Metropolis log ratio is
+// below RejectLogRatio, keeping the previous state and halving the step.
+// On the banana of samplertest, whose tails make a step of 0.1 posterior
+// standard deviations unstable (without the rejections the known suite's
+// run reaches log p = −∞ at iteration 6), the zero settings run. On half-line Gammas
+// with a step ceiling of 3 posterior standard deviations, the same chains
+// with a constant step leave the support within the burn-in, an error;
+// the adaptive ones do not: on Gamma(10, 1) they end without an error or a
+// draw outside the support, and on Gamma(3, 1), whose density at the
+// boundary falls only as x², the contract's error comes after the burn-in.
+func TestBurnInRejects(t *testing.T) {
+	banana := samplertest.KnownTargetByName("banana")
+	for seed := uint64(0); seed < 3; seed++ {
+		set, err := sgld.Settings{Init: banana.X0, Stop: sgld.StopFixed, Iterations: 2000}.Run(context.Background(), banana,
+			rand.NewPCG(seed, 7), nil)
+		if err != nil {
+			t.Fatalf("banana, seed %d: %v", seed, err)
+		}
+		t.Logf("banana, seed %d: %v moves of the burn-in rejected, step %.3g", seed, set.Diag.Values["burnin_rejected"], set.Diag.Values["step"])
+		if !(set.Diag.Values["burnin_rejected"] > 0) {
+			t.Errorf("banana, seed %d: no move of the burn-in rejected", seed)
+		}
+	}
+
+	for _, shape := range []float64{10, 3} {
+		// Gamma(shape, 1) on x > 0: mode shape − 1, Laplace sd √(shape − 1).
+		gamma := target.Func{D: 1, F: func(x, g []float64) float64 {
+			if !(x[0] > 0) {
+				g[0] = 0
+				return math.Inf(-1)
+			}
+			g[0] = (shape-1)/x[0] - 1
+			return (shape-1)*math.Log(x[0]) - x[0]
+		}}
+		const burn = 1000
+		for seed := uint64(1); seed <= 3; seed++ {
+			s := sgld.Settings{Init: []float64{shape - 1}, Jitter: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
+			set, err := s.Run(context.Background(), gamma, rand.NewPCG(seed, 2), nil)
+			var nf *particle.NonFiniteError
+			switch {
+			case shape == 3 && errors.As(err, &nf):
+				if nf.Iteration <= burn+1 {
+					t.Errorf("Gamma(%g), seed %d: %v, within the burn-in", shape, seed, err)
+				}
+			case err != nil:
+				t.Errorf("Gamma(%g), seed %d: %v", shape, seed, err)
+			default:
+				t.Logf("Gamma(%g), seed %d: %v moves of the burn-in rejected, step %.3g", shape, seed,
+					set.Diag.Values["burnin_rejected"], set.Diag.Values["step"])
+				if !(set.Diag.Values["burnin_rejected"] > 0) {
+					t.Errorf("Gamma(%g), seed %d: no move of the burn-in rejected", shape, seed)
+				}
+				for i := 0; i < set.Len(); i++ {
+					if x := set.X.At(i, 0); !(x > 0) {
+						t.Fatalf("Gamma(%g), seed %d: draw %d at %v, outside the support", shape, seed, i, x)
+					}
+				}
+			}
+			s.Schedule = sgld.ScheduleConstant
+			_, err = s.Run(context.Background(), gamma, rand.NewPCG(seed, 2), nil)
+			if !errors.As(err, &nf) || nf.Iteration > burn {
+				t.Errorf("Gamma(%g), seed %d, a constant step: error %v, want a non-finite log density in the burn-in", shape, seed, err)
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package sgld_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/sampler"
@@ -9,24 +8,16 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 )
 
-// The zero settings with a start point run on every known target of
-// samplertest without an error (where the target admits none) and return
-// finite draws inside the support.
-func TestKnownRuns(t *testing.T) {
-	m := samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} }}
-	for _, k := range samplertest.KnownTargets() {
-		r := samplertest.RunKnown(context.Background(), m, k, 0)
-		if r.Err != nil {
-			if !k.ErrorOK {
-				t.Errorf("%s: %v", k.Name, r.Err)
-			}
-			continue
-		}
-		switch {
-		case r.Checks == nil:
-			t.Errorf("%s: %s", k.Name, r.Why)
-		case r.Outside > 0:
-			t.Errorf("%s: %d of %d draws outside the support", k.Name, r.Outside, r.Set.Len())
-		}
-	}
+// The zero settings with a start point answer the known targets of
+// samplertest within their Monte Carlo tolerances, or say that they
+// cannot: a flagged set (the funnel's ceiling and missed mass) or an error
+// (gamma's support, left at the start or after the burn-in, whose moves
+// out of it are rejected). In particular they run on every smooth target
+// without an error and return no draw outside a support. Every target
+// listed passes or is flagged at the suite's seed and at seeds 1–4 (go run
+// ./internal/probe/knowntable -methods sgld -seed N); all of them are.
+func TestKnown(t *testing.T) {
+	samplertest.Known(t, samplertest.Method{
+		Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} },
+	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

@@ -47,7 +47,8 @@ const (
 	// reaches it first is returned with the flag "ceiling" in
 	// particle.Set.Diag, which also records "iterations", "rhat_max" and
 	// "ess_bulk_min" (and, with ScheduleAdaptive, "step", the chains' mean
-	// adapted step).
+	// adapted step, and "burnin_rejected", the moves of their burn-ins
+	// rejected).
 	StopConverged = "converged"
 	// StopFixed runs exactly Iterations iterations per chain.
 	StopFixed = "fixed"
@@ -58,13 +59,24 @@ const (
 // log ε moves by (α − AdaptTarget)/(k + 10)^0.6 (never above log A), α the
 // acceptance probability that a Metropolis-adjusted Langevin algorithm
 // would give the move just made (computed from the log densities and
-// scores the chain evaluates anyway; nothing is rejected), and the
-// sampling phase keeps the geometric mean of the burn-in's second half.
-// On a curvature the Laplace fit underestimates the moves become
-// improbable and the step shrinks; where the fit is right the step stays
-// at A, whose discretisation bias, on a Gaussian in whitened coordinates,
-// inflates the variance by 1/(1 − A/4) (2.6 % at 0.1). Minibatch scores
-// give no log density to compare, so their chains keep A.
+// scores the chain evaluates anyway), and the sampling phase keeps the
+// geometric mean of the burn-in's second half. On a curvature the Laplace
+// fit underestimates the moves become improbable and the step shrinks;
+// where the fit is right the step stays at A, whose discretisation bias,
+// on a Gaussian in whitened coordinates, inflates the variance by
+// 1/(1 − A/4) (2.6 % at 0.1). Minibatch scores give no log density to
+// compare, so their chains keep A.
+//
+// A move of the burn-in (the moves of iterations 1 … BurnIn) to a point
+// whose log density or score is not finite, or whose Metropolis log ratio
+// log α is below RejectLogRatio, is rejected: the chain stays at its
+// previous state and the step halves. A step of 0.1 posterior standard
+// deviations can be unstable where the target curves more steeply than its
+// Laplace fit (a banana's tails), and a support with a boundary (log p =
+// −∞ beyond it) can be crossed; the warm-up, whose states are discarded,
+// is where that may be corrected. The moves of the sampling phase are
+// never rejected: a non-finite log density or score there is the error of
+// Run.
 const ScheduleAdaptive = "adaptive"
 
 // Defaults of the stopping rule and the whitened coordinates.
@@ -81,6 +93,14 @@ const (
 	// AdaptTarget is the acceptance probability ScheduleAdaptive steers
 	// towards.
 	AdaptTarget = 0.95
+	// RejectLogRatio is the Metropolis log ratio log α below which
+	// ScheduleAdaptive rejects a move of the burn-in: α < e⁻³ ≈ 0.05, a
+	// move that a Metropolis-adjusted chain would make one time in twenty
+	// where the adaptation steers towards AdaptTarget (0.95), into a region
+	// the step is too long for. On the Gaussians of samplertest no move of
+	// the burn-in falls below it; on its banana about ten of the chains'
+	// 4000 do (docs/DECISIONS.md).
+	RejectLogRatio = -3.0
 )
 
 // validateScale checks Whiten, Stop, MaxRhat and MinESS.
@@ -176,7 +196,9 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	w := sc.Whitening
 	inner := s
 	inner.Whiten, inner.Init = WhitenNone, make([]float64, d)
-	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw)
+	// Strict applies to the set in x, below: a flagged set is returned.
+	inner.Strict = false
+	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &frame{t: t, w: w})
 	if err != nil && ctx.Err() == nil {
 		return particle.Set{}, err
 	}
@@ -184,7 +206,29 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		set.X = w.RowsToX(nil, set.X)
 		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
 	}
+	if err == nil {
+		err = particle.Strict("sgld", set, s.Strict)
+	}
 	return set, err
+}
+
+// frame is where a whitened run computes its diagnostics: the target t in
+// its own coordinates x = w.ToX(z), so that they read the same whatever
+// the coordinates of the run (R̂, a KSD² or a spread in x, not in z). A
+// nil *frame is the run's own coordinates.
+type frame struct {
+	t target.Target
+	w *laplace.Whitening
+}
+
+// in returns the target and the draws z of a run, rt its target, in the
+// coordinates of f: t and x = w.ToX(z) (a new matrix), or rt and z
+// themselves for a nil f.
+func (f *frame) in(rt target.Target, z *mat.Dense) (target.Target, *mat.Dense) {
+	if f == nil {
+		return rt, z
+	}
+	return f.t, f.w.RowsToX(nil, z)
 }
 
 // adaptation is the step-size adaptation of one chain (ScheduleAdaptive).
@@ -194,6 +238,7 @@ type adaptation struct {
 	sum          float64 // of log ε over the burn-in's second half
 	cnt          int
 	final        float64
+	rejected     int // moves of the burn-in rejected
 	// The previous state: its point, score, log density and step.
 	xp, gp   []float64
 	lpp, epp float64
@@ -211,28 +256,56 @@ func (s *Settings) adaptation(e *estimator, d int) *adaptation {
 		xp: make([]float64, d), gp: make([]float64, d)}
 }
 
-// step returns the step of iteration t at x (score g, log density lp),
-// learning from the move that led to x during the burn-in.
-func (a *adaptation) step(t int, x, g []float64, lp float64) float64 {
+// warming reports whether the state evaluated at iteration t was made by a
+// move of the burn-in that may be rejected (step).
+func (a *adaptation) warming(t int) bool { return a != nil && a.has && t <= a.warm+1 }
+
+// retreat rejects the move of iteration t of the burn-in to the point x
+// that is not finite (see ScheduleAdaptive): it puts the previous state
+// back into x and halves the step. It reports false, and does nothing,
+// after the burn-in or without an adaptation.
+func (a *adaptation) retreat(t int, x []float64) bool {
+	if a == nil || !a.has || t > a.warm {
+		return false
+	}
+	copy(x, a.xp)
+	a.rejected++
+	a.logE -= math.Ln2
+	return true
+}
+
+// step returns the step of iteration t at x (score g, log density lp, its
+// finiteness checked unless warming(t)), learning from the move that led
+// to x during the burn-in. A move that it rejects (see ScheduleAdaptive)
+// puts the previous state back into x and g and its log density into *lp.
+func (a *adaptation) step(t int, x, g []float64, lp *float64) float64 {
+	if a.warming(t) {
+		// log α of the move xp → x with step epp: p(x) q(xp | x) / (p(xp) q(x | xp)).
+		la := math.Inf(-1)
+		if particle.FiniteEval(*lp, g) {
+			var fwd, bwd float64
+			h := a.epp / 2
+			for j, v := range x {
+				f := v - a.xp[j] - h*a.gp[j]
+				b := a.xp[j] - v - h*g[j]
+				fwd += f * f
+				bwd += b * b
+			}
+			la = *lp - a.lpp + (fwd-bwd)/(2*a.epp)
+		}
+		if !(la >= RejectLogRatio) { // NaN included
+			copy(x, a.xp)
+			copy(g, a.gp)
+			*lp = a.lpp
+			a.rejected++
+			a.logE -= math.Ln2
+		} else if t <= a.warm {
+			alpha := math.Exp(math.Min(0, la))
+			a.logE = math.Min(a.logCap, a.logE+(alpha-AdaptTarget)/math.Pow(float64(t)+10, 0.6))
+		}
+	}
 	if t > a.warm {
 		return a.final
-	}
-	if a.has {
-		// log α of the move xp → x with step epp: p(x) q(xp | x) / (p(xp) q(x | xp)).
-		var fwd, bwd float64
-		h := a.epp / 2
-		for j, v := range x {
-			f := v - a.xp[j] - h*a.gp[j]
-			b := a.xp[j] - v - h*g[j]
-			fwd += f * f
-			bwd += b * b
-		}
-		la := lp - a.lpp + (fwd-bwd)/(2*a.epp)
-		alpha := 0.0
-		if !math.IsNaN(la) {
-			alpha = math.Exp(math.Min(0, la))
-		}
-		a.logE = math.Min(a.logCap, a.logE+(alpha-AdaptTarget)/math.Pow(float64(t)+10, 0.6))
 	}
 	if t > a.warm/2 {
 		a.sum += a.logE
@@ -244,7 +317,7 @@ func (a *adaptation) step(t int, x, g []float64, lp float64) float64 {
 	eps := math.Exp(a.logE)
 	copy(a.xp, x)
 	copy(a.gp, g)
-	a.lpp, a.epp, a.has = lp, eps, true
+	a.lpp, a.epp, a.has = *lp, eps, true
 	return eps
 }
 
@@ -329,15 +402,17 @@ func (c *convergence) finish(set particle.Set, chains []*chain) particle.Set {
 	}
 	set.Diag.Set("iterations", float64(it))
 	var eps float64
-	var adapted int
+	var adapted, rejected int
 	for _, ch := range chains {
 		if ch.ad != nil {
 			eps += ch.ad.final
+			rejected += ch.ad.rejected
 			adapted++
 		}
 	}
 	if adapted > 0 {
 		set.Diag.Set("step", eps/float64(adapted))
+		set.Diag.Set("burnin_rejected", float64(rejected))
 	}
 	if c == nil {
 		return set

@@ -110,6 +110,15 @@ type Settings struct {
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
 	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
+
+	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
+	// a *particle.FlaggedError returned beside the set. Default false: the
+	// flags are only recorded.
+	Strict bool `toml:"strict" json:"strict,omitempty"`
+	// NoDiagnostics leaves Set.Diag empty and skips the evaluations of the
+	// diagnostics (see diagnose), for a run nested in another method whose
+	// clock would count them. Default false.
+	NoDiagnostics bool `toml:"-" json:"-"`
 }
 
 // Step-size schedules (Settings.Schedule).
@@ -270,30 +279,44 @@ type chain struct {
 	err error // divergence, with the iteration
 	ad  *adaptation
 
-	draws []float64 // ring of capacity rows of length d, grown on the first pass
-	rows  int
-	kept  int // draws kept so far, including those overwritten in the ring
-	skip  int // oldest retained draws left out of the set (StopConverged's second half)
+	draws   []float64 // ring of capacity rows of length d, grown on the first pass
+	rows    int
+	kept    int  // draws kept so far, including those overwritten in the ring
+	skip    int  // oldest retained draws left out of the set (StopConverged's second half)
+	dropped bool // the last kept draw was taken back (see step)
 }
 
 // step performs iteration t = c.it+1:
 //
 //	θ ← θ + (ε_t/2)·ĝ(θ) + √ε_t·z,  z ~ N(0, I).
 //
-// It reports false when θ is no longer finite.
+// It reports false when θ is no longer finite, or when the log density or
+// score (their minibatch estimates with minibatches) at θ is not: then the
+// error is a *particle.NonFiniteError naming the iteration and the chain,
+// and θ, which is no draw of the target, is taken back from the kept draws
+// if it was kept. A θ made by a move of ScheduleAdaptive's burn-in is
+// instead rejected (adaptation.step, adaptation.retreat).
 func (c *chain) step() bool {
 	t := c.it + 1
 	eps := c.s.stepAt(t)
 	lp := c.est.eval(c.x, c.g)
+	if !c.ad.warming(t) && !particle.FiniteEval(lp, c.g) {
+		c.err = particle.NonFinite(particle.Site{Method: "sgld", Iteration: t, Point: "chain", Index: c.id}, lp, c.g)
+		if b := c.s.BurnIn; c.it > b && (c.it-b)%c.s.Thin == 0 {
+			c.kept--
+			c.dropped = true
+		}
+		return false
+	}
 	if c.ad != nil {
-		eps = c.ad.step(t, c.x, c.g, lp)
+		eps = c.ad.step(t, c.x, c.g, &lp)
 	}
 	h, sd := eps/2, math.Sqrt(eps)
 	x := c.x
 	for j, g := range c.g[:len(x)] {
 		x[j] += h*g + sd*c.rng.NormFloat64()
 	}
-	if particle.CheckFinite("sgld", t, x) != nil {
+	if particle.CheckFinite("sgld", t, x) != nil && !c.ad.retreat(t, x) {
 		c.err = particle.CheckFinite(fmt.Sprintf("sgld: chain %d", c.id), t, x)
 		return false
 	}
@@ -327,8 +350,15 @@ func (c *chain) run(ctx context.Context, until int) {
 }
 
 // retained returns the number of draws of c that are in the particle set:
-// the last min(kept, rows) kept, less the oldest skip.
-func (c *chain) retained() int { return max(0, min(c.kept, c.rows)-c.skip) }
+// the last min(kept, rows) kept (one fewer than the ring holds when its
+// last draw was taken back), less the oldest skip.
+func (c *chain) retained() int {
+	n := min(c.kept, c.rows)
+	if c.dropped {
+		n = min(c.kept, c.rows-1)
+	}
+	return max(0, n-c.skip)
+}
 
 // copyDraws writes the retained draws of c, oldest first, into dst and
 // returns the number of values written.
@@ -357,11 +387,20 @@ func (c *chain) copyDraws(dst []float64) int {
 //
 // When rec returns particle.ErrStop, Run returns the particles kept so far and
 // a nil error. When ctx is cancelled, Run returns promptly with the particles
-// kept so far and an error wrapping ctx.Err(). When a chain diverges, Run
-// returns an error naming the chain and the iteration, with the (finite)
-// particles kept before in the target's coordinates and none with
-// WhitenLaplace. Invalid settings return an error wrapping a
-// *setting.Error (Validate) and no particles.
+// kept so far and an error wrapping ctx.Err(). When a chain diverges, or its
+// log density or score is not finite at its state (a *particle.NonFiniteError
+// naming the iteration t from 1 and the chain from 0), Run returns an error
+// naming the chain and the iteration, with the (finite) particles kept
+// before in the target's coordinates and none with WhitenLaplace. The one
+// exception is the burn-in of ScheduleAdaptive (the zero value's), whose
+// states are discarded: a move there to a non-finite point, log density
+// or score is rejected and the step halved. Invalid settings return an
+// error wrapping a *setting.Error (Validate) and no particles.
+//
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace), which also check the draws
+// they evaluate; with Settings.Strict a flagged set (a "ceiling" of
+// StopConverged included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
@@ -373,12 +412,12 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	if s.Whiten == WhitenLaplace {
 		return runWhitened(ctx, t, s, src, rec, &sw)
 	}
-	return run(ctx, t, s, src, rec, &sw)
+	return run(ctx, t, s, src, rec, &sw, nil)
 }
 
-// run is Run with the resolved settings s in the target's coordinates, on
-// the clock sw.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, error) {
+// run is Run with the resolved settings s in the coordinates of t, on the
+// clock sw, the diagnostics in the coordinates of fr (nil: those of t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, error) {
 	d := t.Dim()
 	rows := (s.Iterations - s.BurnIn) / s.Thin
 	if s.Keep > 0 {
@@ -443,6 +482,32 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		}
 	}
 
+	evals := func() int64 {
+		var e int64
+		for _, c := range chains {
+			e += c.est.evals
+		}
+		return e
+	}
+
+	// finish returns the set after iteration at with its diagnostics, and
+	// the convergence monitor's when the run ended by it (concluded): then
+	// its R̂ and ESS stand, and the diagnostics add no R̂ of their own.
+	finish := func(at int, concluded bool) (particle.Set, error) {
+		set := result()
+		if concluded {
+			set = cv.finish(set, chains)
+		}
+		if s.NoDiagnostics || set.Len() == 0 {
+			return set, nil
+		}
+		rhat := !concluded || cv == nil
+		if err := diagnose(&set, t, fr, chains, rhat, at, evals()); err != nil {
+			return set, err
+		}
+		return set, particle.Strict("sgld", set, s.Strict)
+	}
+
 	// Worker k runs chains k, k+Workers, … up to the iteration it receives.
 	start := make([]chan int, s.Workers)
 	done := make(chan struct{}, s.Workers)
@@ -463,14 +528,8 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		}
 	}()
 
-	evals := func() int64 {
-		var e int64
-		for _, c := range chains {
-			e += c.est.evals
-		}
-		return e
-	}
-	for at := 0; at < s.Iterations; {
+	at := 0
+	for at < s.Iterations {
 		until := min(at+s.RecordEvery, s.Iterations)
 		for _, ch := range start {
 			ch <- until
@@ -526,13 +585,13 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			return result(), fmt.Errorf("sgld: recorder at iteration %d: %w", at, err)
 		}
 		if stopped {
-			return result(), nil
+			return finish(at, false)
 		}
 		if converged {
 			break
 		}
 	}
-	return cv.finish(result(), chains), nil
+	return finish(at, true)
 }
 
 // jitter adds sd·z, z ~ N(0, I), to x.

@@ -9,9 +9,15 @@ import (
 )
 
 // The zero settings with a start point (given as the MAP) answer the known
-// targets of samplertest within their Monte Carlo tolerances.
+// targets of samplertest within their Monte Carlo tolerances, or say that
+// they cannot: a flagged set (the mixtures' missed modes, the ceilings of
+// the funnel and student5) or an error (gamma's support). Every target
+// listed passes or is flagged at the suite's seed and at seeds 1–4 (go run
+// ./internal/probe/knowntable -methods sp -seed N); banana is left out: its
+// mean of x2 fails unflagged at seeds 1–4. gauss50 takes about a minute
+// (some 3·10⁶ score calls of the Nelder–Mead refinement in 50 dimensions).
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
 		Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0} },
-	}, samplertest.KnownOptions{Targets: []string{"gauss5"}})
+	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

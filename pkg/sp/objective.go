@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -21,12 +22,19 @@ type objective struct {
 	d int
 
 	x, s []float64 // accepted points and their scores, row-major, n rows
+	lps  []float64 // accepted points' log densities, for the diagnostics
 	n    int
 
 	score []float64 // scratch for the score of the evaluated point
 
 	bestX, bestS []float64
 	bestF        float64
+	bestLP, lp   float64 // log densities of the best location and of the one being scored
+
+	// site names the location being evaluated; err is the first evaluation
+	// whose log density or score was not finite, which ends the run.
+	site particle.Site
+	err  error
 
 	calls     int64 // score calls so far
 	nonFinite bool  // a non-finite objective was seen in this step
@@ -41,6 +49,7 @@ func newObjective(t target.Target, k kernel.IMQ, capacity int) *objective {
 		d:     d,
 		x:     make([]float64, 0, capacity*d),
 		s:     make([]float64, 0, capacity*d),
+		lps:   make([]float64, 0, capacity),
 		score: make([]float64, d),
 		bestX: make([]float64, d),
 		bestS: make([]float64, d),
@@ -55,12 +64,21 @@ func (o *objective) beginStep() {
 	o.rejected = 0
 }
 
-// eval returns f_n(x), scoring x once. A non-finite value (a score that
-// overflowed or is NaN) rejects x: it is reported as +∞, so that neither the
-// candidate search nor Nelder–Mead keeps it, flagged and counted.
+// eval returns f_n(x), scoring x once. A non-finite log density or score
+// sets o.err (naming o.site), which ends the run, and is answered +∞. A
+// non-finite objective from a finite score (k₀ overflowing) rejects x: it is
+// reported as +∞, so that neither the candidate search nor Nelder–Mead
+// keeps it, flagged and counted.
 func (o *objective) eval(x []float64) float64 {
-	o.t.LogProbGrad(x, o.score)
+	lp := o.t.LogProbGrad(x, o.score)
 	o.calls++
+	if !particle.FiniteEval(lp, o.score) {
+		if o.err == nil {
+			o.err = particle.NonFinite(o.site, lp, o.score)
+		}
+		return math.Inf(1)
+	}
+	o.lp = lp
 	return o.evalScored(x, o.score)
 }
 
@@ -79,6 +97,7 @@ func (o *objective) evalScored(x, s []float64) float64 {
 	}
 	if f < o.bestF {
 		o.bestF = f
+		o.bestLP = o.lp
 		copy(o.bestX, x)
 		copy(o.bestS, s)
 	}
@@ -90,5 +109,6 @@ func (o *objective) evalScored(x, s []float64) float64 {
 func (o *objective) accept() {
 	o.x = append(o.x, o.bestX...)
 	o.s = append(o.s, o.bestS...)
+	o.lps = append(o.lps, o.bestLP)
 	o.n++
 }

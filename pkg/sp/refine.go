@@ -32,6 +32,7 @@ type refiner struct {
 	// box). A location outside is answered +∞ without a score call.
 	lo, hi []float64
 
+	max     int // the cap of the current refinement
 	left    int // evaluations left under the cap in the current refinement
 	refused int // evaluations asked for beyond the cap, answered +∞ unscored
 	outside int // evaluations outside the box, answered +∞ unscored
@@ -57,7 +58,7 @@ func newRefiner(o *objective) *refiner {
 // the cap would be answered +∞ without a score call (and counted in
 // refused), so the cap and the cost accounting hold whatever gonum does.
 func (r *refiner) run(ctx context.Context, x0 []float64, f0, h float64, maxEvals int) error {
-	r.left = maxEvals
+	r.max, r.left = maxEvals, maxEvals
 	r.outside = 0
 	r.nm.SimplexSize = h
 	r.conv.tolF, r.conv.tolX, r.conv.window = r.tolF, r.tolX*h, len(x0)+1
@@ -69,10 +70,16 @@ func (r *refiner) run(ctx context.Context, x0 []float64, f0, h float64, maxEvals
 			if err := ctx.Err(); err != nil {
 				return optimize.Failure, err
 			}
+			if err := r.obj.err; err != nil {
+				return optimize.Failure, err
+			}
 			return optimize.NotTerminated, nil
 		},
 	}
 	_, err := optimize.Minimize(p, x0, &r.settings, &r.nm)
+	if r.obj.err != nil {
+		return r.obj.err
+	}
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("sp: Nelder–Mead: %w", err)
 	}
@@ -90,6 +97,7 @@ func (r *refiner) eval(x []float64) float64 {
 		return math.Inf(1)
 	}
 	r.left--
+	r.obj.site.Step = r.max - r.left
 	if r.lo != nil {
 		for j, v := range x {
 			if !(v >= r.lo[j] && v <= r.hi[j]) {

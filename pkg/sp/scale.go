@@ -113,7 +113,9 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	w := sc.Whitening
 	inner := s
 	inner.Whiten, inner.MAP = WhitenNone, make([]float64, d)
-	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw)
+	// Strict applies to the set in x, below: a flagged set is returned.
+	inner.Strict = false
+	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &frame{t: t, w: w})
 	if err != nil && ctx.Err() == nil {
 		return particle.Set{}, cost, err
 	}
@@ -121,7 +123,19 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		set.X = w.RowsToX(nil, set.X)
 		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
 	}
+	if err == nil {
+		err = particle.Strict("sp", set, s.Strict)
+	}
 	return set, cost, err
+}
+
+// frame is where a whitened run computes its diagnostics: the target t in
+// its own coordinates x = w.ToX(z), so that they read the same whatever
+// the coordinates of the run (a KSD² or a spread in x, not in z). A nil
+// *frame is the run's own coordinates.
+type frame struct {
+	t target.Target
+	w *laplace.Whitening
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

@@ -123,6 +123,11 @@ type Settings struct {
 	// KSDSize is StopKSD's number of independent draws whose expected KSD²
 	// the points must reach. Zero means DefaultKSDSize.
 	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
+
+	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
+	// a *particle.FlaggedError returned beside the set. Default false: the
+	// flags are only recorded.
+	Strict bool `toml:"strict" json:"strict,omitempty"`
 }
 
 // NoRefinement as Settings.NelderMeadEvals, NoBox as Settings.Box and
@@ -259,9 +264,17 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // every added point, with Step = n, equal weights, the compute seconds and
 // GradEvals = score calls × target.NData(t); its ErrStop ends the run with
 // the current points and a nil error. When ctx is cancelled the current
-// points are returned with ctx.Err(). A location with a non-finite
-// objective is discarded (Cost.Rejected); only a step in which no location
-// had a finite objective ends the run, with an error naming the step.
+// points are returned with ctx.Err(). A non-finite log density or score at a
+// location the run scores ends it with a *particle.NonFiniteError naming
+// the iteration n (the point being placed, from 1) and the candidate or
+// Nelder–Mead evaluation (from 1), and no points. A location whose
+// objective is not finite although its score is (k₀ overflowing) is
+// discarded (Cost.Rejected); a step in which no location had a finite
+// objective ends the run, with an error naming the step.
+//
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace); with Settings.Strict a flagged
+// set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
 	var sw particle.Stopwatch
 	sw.Start()
@@ -273,14 +286,16 @@ func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	if s.Whiten == WhitenLaplace {
 		return runWhitened(ctx, t, s, src, rec, &sw)
 	}
-	return run(ctx, t, s, src, rec, &sw)
+	return run(ctx, t, s, src, rec, &sw, nil)
 }
 
-// run is RunWithCost with the resolved settings s in the target's
-// coordinates, on the clock sw.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, Cost, error) {
+// run is RunWithCost with the resolved settings s in the coordinates of t,
+// on the clock sw, the diagnostics in the coordinates of fr (nil: those of
+// t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, Cost, error) {
 	d := t.Dim()
 	r := newRunner(t, s, src)
+	r.frame = fr
 	ks := s.ksdStop(d)
 	for step := 1; step <= s.Points; step++ {
 		if err := ctx.Err(); err != nil {
@@ -307,12 +322,15 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			break
 		}
 	}
-	return ks.finish(r.set(), r.obj.n), r.cost, nil
+	set := ks.finish(r.set(), r.obj.n)
+	r.diagnose(&set)
+	return set, r.cost, particle.Strict("sp", set, s.Strict)
 }
 
 // runner holds the state of one run.
 type runner struct {
 	t     target.Target
+	frame *frame // where the diagnostics are computed (nil: in t's coordinates)
 	s     Settings
 	rng   *rand.Rand
 	prior target.PriorSampler
@@ -437,6 +455,7 @@ func (r *runner) step(ctx context.Context, n int) error {
 		nPrior = r.s.Candidates
 	}
 	projected := 0
+	o.site = particle.Site{Method: "sp", Iteration: n, Point: "point", Index: n, Stage: "candidate"}
 	for c := 0; c < r.s.Candidates; c++ {
 		if c%8 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -473,7 +492,11 @@ func (r *runner) step(ctx context.Context, n int) error {
 		case boxed && r.project(r.cand):
 			projected++
 		}
+		o.site.Step = c + 1
 		o.eval(r.cand)
+		if o.err != nil {
+			return o.err
+		}
 	}
 	if first {
 		for j := range r.lo {
@@ -494,6 +517,7 @@ func (r *runner) step(ctx context.Context, n int) error {
 		mean /= float64(d)
 		copy(r.x0, o.bestX)
 		r.ref.lo, r.ref.hi = nil, nil
+		o.site.Stage = "Nelder–Mead evaluation"
 		if boxed {
 			r.ref.lo, r.ref.hi = r.lo, r.hi
 		}

@@ -158,6 +158,15 @@ type Settings struct {
 	// update of every iteration (and the logistic scores) by blocks of
 	// rows; its helper blocks when idle for a few microseconds.
 	Workers int `toml:"-" json:"-"`
+
+	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
+	// a *particle.FlaggedError returned beside the set. Default false: the
+	// flags are only recorded.
+	Strict bool `toml:"strict" json:"strict,omitempty"`
+	// NoDiagnostics leaves Set.Diag empty and skips the evaluations of the
+	// diagnostics (see diagnose), for a run nested in another method whose
+	// clock would count them. Default false.
+	NoDiagnostics bool `toml:"-" json:"-"`
 }
 
 // Validate returns a *setting.Error naming the first invalid field, nil
@@ -210,20 +219,29 @@ func (s Settings) resolved() (Settings, error) {
 // ErrStop ends the run with the current particles and a nil error. When ctx
 // is cancelled Run returns the current particles with ctx.Err(). A
 // non-finite particle ends the run with an error naming the iteration and
-// an empty set.
+// an empty set; so does a non-finite log density or score (the minibatch
+// estimate with minibatches) of particle i (from 0) at iteration t (from
+// 1), with a *particle.NonFiniteError, before the particles move.
+//
+// The returned set carries its diagnostics (Set.Diag, see diagnose, in the
+// target's coordinates with WhitenLaplace), which also check the final
+// particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
+// of StopPlateau included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	if s.whitened() {
 		return runWhitened(ctx, t, s, src, rec)
 	}
-	return run(ctx, t, s, src, rec)
+	return run(ctx, t, s, src, rec, nil)
 }
 
-// run is Run in the target's own coordinates.
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+// run is Run in the coordinates of t, the diagnostics in those of fr (nil:
+// those of t).
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, fr *frame) (particle.Set, error) {
 	st, err := newState(t, s, src)
 	if err != nil {
 		return particle.Set{}, err
 	}
+	st.frame = fr
 	defer st.close()
 
 	var sw particle.Stopwatch
@@ -234,28 +252,30 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		})
 	}
 	if stop, err := snap(0); stop || err != nil {
-		return st.set(), err
+		return st.conclude(st.finish(0, nil), 0, err)
 	}
 	plat := st.s.plateau()
 	for it := 1; it <= st.s.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return st.set(), err
 		}
-		st.step(it - 1)
+		if err := st.step(it - 1); err != nil {
+			return particle.Set{}, err
+		}
 		if err := st.checkFinite(it); err != nil {
 			return particle.Set{}, err
 		}
 		done := plat.add(st.x)
 		if done || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
 			if stop, err := snap(it); stop || err != nil {
-				return st.set(), err
+				return st.conclude(st.finish(it, nil), it, err)
 			}
 		}
 		if done {
-			return st.finish(it, plat), nil
+			return st.conclude(st.finish(it, plat), it, nil)
 		}
 	}
-	return st.finish(st.s.Iterations, plat), nil
+	return st.conclude(st.finish(st.s.Iterations, plat), st.s.Iterations, nil)
 }
 
 // state is one SVGD run: the particles, their scores and direction, the
@@ -267,10 +287,13 @@ type state struct {
 	gb gradBatched              // non-nil when they come without the log densities
 	bt target.Batched           // non-nil when full-data scores come in one batch
 	s  Settings
+	// frame is where the diagnostics are computed (nil: in t's
+	// coordinates).
+	frame *frame
 
 	x, scores, phi, hist *mat.Dense
 	w                    []float64
-	lp                   []float64 // log densities of the batched form
+	lp                   []float64 // log densities (or their minibatch estimates) of the particles
 	ws                   *Workspace
 	kern                 kernel.RBF
 	upd                  adagradStep
@@ -368,7 +391,6 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		st.cost = int64(n) * int64(s.BatchSize)
 		if sb, ok := t.(target.StochasticBatched); ok {
 			st.sb = sb
-			st.lp = make([]float64, n)
 		}
 		if gb, ok := t.(gradBatched); ok {
 			st.gb = gb
@@ -381,9 +403,9 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		st.cost = int64(n) * int64(target.NData(t))
 		if bt, ok := t.(target.Batched); ok {
 			st.bt = bt
-			st.lp = make([]float64, n)
 		}
 	}
+	st.lp = make([]float64, n)
 	if st.bt == nil && st.sb == nil {
 		st.startWorkers(min(s.Workers, n))
 	}
@@ -462,9 +484,9 @@ func (st *state) close() {
 func (st *state) scoreBlock(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		if st.st != nil {
-			st.st.MinibatchLogProbGrad(st.x.RawRowView(i), st.scores.RawRowView(i), st.batch)
+			st.lp[i] = st.st.MinibatchLogProbGrad(st.x.RawRowView(i), st.scores.RawRowView(i), st.batch)
 		} else {
-			st.t.LogProbGrad(st.x.RawRowView(i), st.scores.RawRowView(i))
+			st.lp[i] = st.t.LogProbGrad(st.x.RawRowView(i), st.scores.RawRowView(i))
 		}
 	}
 }
@@ -530,14 +552,19 @@ func (st *state) computeScores(team *par.Team, side par.Runner) {
 //	x ← x + ε φ / (fudge + √hist).
 //
 // The update of each block of coordinates follows as soon as its direction
-// is complete, inside the direction's last team job.
-func (st *state) step(it int) {
+// is complete, inside the direction's last team job. A non-finite log
+// density or score ends the iteration before the update, with a
+// *particle.NonFiniteError naming the particle.
+func (st *state) step(it int) error {
 	team := st.team
 	if team != nil {
 		team = st.pick.start(team)
 	}
 	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
 	st.computeScores(team, med)
+	if err := st.checkScores(it + 1); err != nil {
+		return err
+	}
 	if st.pf != nil {
 		// The rows of the next minibatch, prefetched by the parts of the
 		// direction's last job.
@@ -550,6 +577,7 @@ func (st *state) step(it int) {
 	if st.team != nil {
 		st.pick.stop()
 	}
+	return nil
 }
 
 // teamPick chooses, block by block of pickBlock iterations, between the

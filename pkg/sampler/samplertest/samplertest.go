@@ -20,6 +20,11 @@
 //	             cancels at a gradient call), returned within a bounded
 //	             number of further gradient calls, with finite particles
 //	non-finite   a score that turns NaN is an error, with finite particles
+//	non-finite-region
+//	             a log density that is NaN (with a finite score) or −∞ (with
+//	             a zero score) on a half-plane the method reaches is an error,
+//	             with finite particles; a method that declares Rejects may
+//	             instead keep no particle there
 //	workers      the particles and weights do not depend on the worker count
 //	seed         the same source gives the same set
 //
@@ -67,6 +72,12 @@ type Method struct {
 	// its context is cancelled (for example one per chain and particle).
 	// Default 1000.
 	MaxCallsAfterCancel int64
+	// Rejects declares that the method rejects a proposal whose log density
+	// is not finite by a Metropolis step (HMC), an exact treatment of a
+	// density that is zero there: the non-finite-region check then accepts
+	// a result without error whose particles all lie where the target is
+	// finite.
+	Rejects bool
 }
 
 // gauss is N(m, diag(s²)) in Dim dimensions as a plain target.Func; calls
@@ -207,6 +218,7 @@ func Test(t *testing.T, m Method) {
 		}
 		checkFinite(t, set.X)
 	})
+	t.Run("non-finite-region", func(t *testing.T) { testNonFiniteRegion(t, m) })
 	t.Run("workers", func(t *testing.T) {
 		a, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(nil, nil), rand.NewPCG(11, 12), nil)
 		if err != nil {
