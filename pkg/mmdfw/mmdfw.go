@@ -48,6 +48,9 @@ type Result struct {
 	// Laplace is the Laplace approximation of ScaleLaplace (nil
 	// otherwise).
 	Laplace *laplace.Approx
+	// WeightSolve describes the pairwise solves of the Stein and MMD rules
+	// (SolverPairwise; zero otherwise).
+	WeightSolve WeightStats
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
 	// exact; for a pool it is the pool's estimate); nil otherwise.
@@ -105,6 +108,7 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 			W: append([]float64(nil), r.reported()...),
 		}
 	}
+	r.weightStats(&res)
 	return res, err
 }
 
@@ -483,6 +487,9 @@ func (r *run) allocate() {
 	r.X = mat.NewDense(N, d, nil)
 	r.S = mat.NewDense(N, d, nil)
 	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
+	if s.WeightSolver == SolverPairwise {
+		r.wt.usePairwise(s.WeightTol, s.WeightIterations, r.self)
+	}
 	r.wrep = make([]float64, N)
 	r.eps = make([]float64, d)
 	for j := range r.eps {
