@@ -50,8 +50,8 @@ const (
 	// second term; where min F = 0 the gap shrinks only like √F, and F
 	// is the certificate). The test allows for a bound on the round-off
 	// the in-place updates have added to g, and recomputes g from Q
-	// (O(n·s), s nonzero weights) when only that bound stands in the
-	// way. After Settings.WeightIterations iterations without the
+	// (O(n·s), s nonzero weights) when only that bound stands in the way
+	// (and the gap is below half the allowance). After Settings.WeightIterations iterations without the
 	// certificate the solve stops and says so (Result.WeightSolve, a
 	// "ceiling" flag of the set's diagnostics). Problems of deficient
 	// rank whose minimum is 0 (random features with more particles than
@@ -200,20 +200,23 @@ func (s *weights) pairwiseSolve() {
 	var gap, F float64
 	var done bool
 	for {
-		// One pass: the FW vertex, wᵀg, bᵀw and max |gᵢ|.
+		// One pass: the FW vertex, wᵀg, bᵀw and the range of g (the zero
+		// weights add ±0).
 		si := 0
-		gmin := g[0]
-		var wg, wb, gabs float64
+		gmin, gtop := g[0], g[0]
+		var wg, wb float64
 		for i, gi := range g {
 			if gi < gmin {
 				gmin, si = gi, i
 			}
-			gabs = math.Max(gabs, math.Abs(gi))
-			if wi := w[i]; wi > 0 {
-				wg += wi * gi
-				wb -= wi * nb[i]
+			if gi > gtop {
+				gtop = gi
 			}
+			wi := w[i]
+			wg += wi * gi
+			wb -= wi * nb[i]
 		}
+		gabs := max(-gmin, gtop)
 		F = wg - wb + p.c
 		gap = 2 * (wg - gmin)
 		// F − min F ≤ min(G, F), since min F ≥ 0.
@@ -223,7 +226,11 @@ func (s *weights) pairwiseSolve() {
 			done = true
 			break
 		}
-		if ub <= allow && p.drift > 0 {
+		if ub <= allow/2 && p.drift > 0 {
+			// Only the drift stands in the way: recompute g. At half the
+			// allowance, so that the recomputed g passes and a solve
+			// whose gap hovers at the allowance does not recompute g at
+			// every iteration.
 			s.pairwiseRefresh()
 			continue
 		}
@@ -238,13 +245,18 @@ func (s *weights) pairwiseSolve() {
 			if !(wi > 0) || !(gi > gmin) {
 				continue
 			}
+			// The decrease γ(2(gᵢ − gₛ) − γk) at γ = min(wᵢ, (gᵢ − gₛ)/k).
 			dg := gi - gmin
 			k := diag[i] + qs[si] - 2*qs[i]
-			t := wi
-			if k > 0 && dg < wi*k {
-				t = dg / k
+			dec := 2 * wi * dg
+			if k > 0 {
+				if dg < wi*k {
+					dec = dg * dg / k
+				} else {
+					dec -= wi * wi * k
+				}
 			}
-			if dec := t * (2*dg - t*math.Max(k, 0)); dec > best {
+			if dec > best {
 				ai, best = i, dec
 			}
 		}
