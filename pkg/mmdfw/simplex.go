@@ -101,6 +101,10 @@ type qp struct {
 	ceil     int
 	g        []float64 // Qw − b, len cap, updated in place (pairwise)
 	diag     []float64 // Qᵢᵢ, len cap (pairwise)
+	// sup lists the particles of nonzero weight (in no order) and pos
+	// their places in it (−1 for the others), len cap (pairwise).
+	sup []int
+	pos []int32
 	// maxAbs is the largest |Qᵢⱼ| and |bᵢ| over the particles so far, and
 	// drift a bound on maxᵢ |gᵢ − (Qw − b)ᵢ|, the round-off that the
 	// in-place updates of w and g have added since g was last recomputed
@@ -124,9 +128,11 @@ func (s *weights) pairwiseAdd() {
 	}
 	p.diag[n] = row[n]
 	w := s.w[:n+1]
+	p.pos[n] = -1
 	if n == 0 {
 		w[0] = 1
 		p.g[0] = row[0] + p.nb[0]
+		p.enter(0)
 		return
 	}
 	w[n] = 0
@@ -166,6 +172,14 @@ func (s *weights) towardsNewest() {
 		g[i] = (1-gamma)*g[i] + gamma*(qn[i]+nb[i])
 	}
 	w[n] += gamma
+	// The support: the new particle joins; the old ones stay unless γ = 1
+	// (or a weight underflowed).
+	for k := len(p.sup) - 1; k >= 0; k-- {
+		if i := p.sup[k]; w[i] == 0 {
+			p.leave(i)
+		}
+	}
+	p.enter(n)
 	// Each gᵢ: three roundings of terms below gabs + 2·maxAbs; each wᵢ one
 	// relative rounding, which moves Qw by at most u·maxAbs.
 	p.drift += eps * (4*gabs + 7*p.maxAbs)
@@ -199,55 +213,26 @@ func (s *weights) pairwiseSolve() {
 	it := 0
 	var gap, F float64
 	var done bool
+	// The Frank-Wolfe vertex and the range of g, from a pass over g here
+	// and after a recomputation, else from the update of the step before.
+	si, gmin, gtop := argmin(g)
 	for {
-		// One pass: the FW vertex, wᵀg, bᵀw and the range of g (the zero
-		// weights add ±0).
-		si := 0
-		gmin, gtop := g[0], g[0]
+		// One pass over the support: wᵀg, bᵀw and the support vertex
+		// whose move to s lowers F the most, by the decrease
+		// γ(2(gᵢ − gₛ) − γk) at γ = min(wᵢ, (gᵢ − gₛ)/k).
+		qs := p.q[si*c : si*c+n]
+		qss := qs[si]
+		ai, best := -1, 0.0
 		var wg, wb float64
-		for i, gi := range g {
-			if gi < gmin {
-				gmin, si = gi, i
-			}
-			if gi > gtop {
-				gtop = gi
-			}
-			wi := w[i]
+		for _, i := range p.sup {
+			wi, gi := w[i], g[i]
 			wg += wi * gi
 			wb -= wi * nb[i]
-		}
-		gabs := max(-gmin, gtop)
-		F = wg - wb + p.c
-		gap = 2 * (wg - gmin)
-		// F − min F ≤ min(G, F), since min F ≥ 0.
-		ub := math.Min(gap, F)
-		allow := p.tol*math.Max(F-p.drift, 0) + floor
-		if ub+4*p.drift <= allow {
-			done = true
-			break
-		}
-		if ub <= allow/2 && p.drift > 0 {
-			// Only the drift stands in the way: recompute g. At half the
-			// allowance, so that the recomputed g passes and a solve
-			// whose gap hovers at the allowance does not recompute g at
-			// every iteration.
-			s.pairwiseRefresh()
-			continue
-		}
-		if it == p.ceil {
-			break
-		}
-		// The support vertex whose move to s lowers F the most.
-		qs := p.q[si*c : si*c+n]
-		ai, best := -1, 0.0
-		for i, gi := range g {
-			wi := w[i]
-			if !(wi > 0) || !(gi > gmin) {
+			if !(gi > gmin) {
 				continue
 			}
-			// The decrease γ(2(gᵢ − gₛ) − γk) at γ = min(wᵢ, (gᵢ − gₛ)/k).
 			dg := gi - gmin
-			k := diag[i] + qs[si] - 2*qs[i]
+			k := diag[i] + qss - 2*qs[i]
 			dec := 2 * wi * dg
 			if k > 0 {
 				if dg < wi*k {
@@ -260,17 +245,32 @@ func (s *weights) pairwiseSolve() {
 				ai, best = i, dec
 			}
 		}
-		if ai < 0 {
-			// No support vertex above gₛ: gap ≤ 0 up to round-off.
-			if p.drift > 0 {
-				s.pairwiseRefresh()
-				continue
-			}
+		gabs := max(-gmin, gtop)
+		F = wg - wb + p.c
+		gap = 2 * (wg - gmin)
+		// F − min F ≤ min(G, F), since min F ≥ 0.
+		ub := math.Min(gap, F)
+		allow := p.tol*math.Max(F-p.drift, 0) + floor
+		if ub+4*p.drift <= allow {
+			done = true
+			break
+		}
+		if (ub <= allow/2 || ai < 0) && p.drift > 0 {
+			// Only the drift stands in the way (or no support vertex is
+			// above gₛ, gap ≤ 0 up to round-off): recompute g. At half
+			// the allowance, so that the recomputed g passes and a solve
+			// whose gap hovers at the allowance does not recompute g at
+			// every iteration.
+			s.pairwiseRefresh()
+			si, gmin, gtop = argmin(g)
+			continue
+		}
+		if it == p.ceil || ai < 0 {
 			break
 		}
 		it++
 		dg := g[ai] - gmin
-		k := diag[ai] + qs[si] - 2*qs[ai]
+		k := diag[ai] + qss - 2*qs[ai]
 		wa := w[ai]
 		gamma := wa
 		if k > 0 && dg < wa*k {
@@ -278,16 +278,29 @@ func (s *weights) pairwiseSolve() {
 			w[ai] -= gamma
 		} else {
 			w[ai] = 0
+			p.leave(ai)
+		}
+		if w[si] == 0 {
+			p.enter(si)
 		}
 		w[si] += gamma
-		qa := p.q[ai*c : ai*c+n]
-		for j, v := range qs {
-			g[j] += gamma * (v - qa[j])
-		}
 		// Each gⱼ: the difference, the product and the sum rounded, each
 		// below u(gabs + 2γ·maxAbs); the two weights' roundings move Qw by
 		// at most u·maxAbs·(wₐ + wₛ).
 		p.drift += eps * (6*gamma*p.maxAbs + 2*gabs + p.maxAbs*(wa+w[si]))
+		// The update of g, with the next iteration's vertex and range.
+		qa := p.q[ai*c : ai*c+n]
+		si, gmin, gtop = 0, math.Inf(1), math.Inf(-1)
+		for j, v := range qs {
+			gj := g[j] + gamma*(v-qa[j])
+			g[j] = gj
+			if gj < gmin {
+				gmin, si = gj, j
+			}
+			if gj > gtop {
+				gtop = gj
+			}
+		}
 	}
 	st := &p.stats
 	st.Solves++
@@ -304,6 +317,36 @@ func (s *weights) pairwiseSolve() {
 		}
 	}
 	st.WorstGap = math.Max(st.WorstGap, rel)
+}
+
+// argmin returns the index and value of the smallest entry of g (the first
+// of equals) and the largest value.
+func argmin(g []float64) (int, float64, float64) {
+	si, gmin, gtop := 0, g[0], g[0]
+	for i, v := range g {
+		if v < gmin {
+			gmin, si = v, i
+		}
+		if v > gtop {
+			gtop = v
+		}
+	}
+	return si, gmin, gtop
+}
+
+// enter adds particle i to the support list; leave removes it.
+func (p *qp) enter(i int) {
+	p.pos[i] = int32(len(p.sup))
+	p.sup = append(p.sup, i)
+}
+
+func (p *qp) leave(i int) {
+	j := p.pos[i]
+	last := p.sup[len(p.sup)-1]
+	p.sup[j] = last
+	p.pos[last] = j
+	p.sup = p.sup[:len(p.sup)-1]
+	p.pos[i] = -1
 }
 
 // pairwiseRefresh rescales the weights to sum to one (undoing the drift of

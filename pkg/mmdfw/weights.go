@@ -123,6 +123,8 @@ func (s *weights) usePairwise(tol float64, ceil int, self float64) {
 	s.qp.pairwise, s.qp.tol, s.qp.ceil = true, tol, ceil
 	s.qp.g = make([]float64, s.cap)
 	s.qp.diag = make([]float64, s.cap)
+	s.qp.sup = make([]int, 0, s.cap)
+	s.qp.pos = make([]int32, s.cap)
 	if s.rule == MMD {
 		s.qp.c = self
 	}

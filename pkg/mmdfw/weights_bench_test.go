@@ -164,8 +164,12 @@ func BenchmarkWeightsAdd(b *testing.B) {
 				}
 				w0 := append([]float64(nil), s.w[:N]...)
 				var g0 []float64
+				var pos0 []int32
+				var supl0 []int
 				if s.qp.pairwise {
 					g0 = append([]float64(nil), s.qp.g[:N]...)
+					supl0 = append([]int(nil), s.qp.sup...)
+					pos0 = append([]int32(nil), s.qp.pos...)
 				}
 				drift, stats := s.qp.drift, s.qp.stats
 				b.ReportAllocs()
@@ -175,6 +179,8 @@ func BenchmarkWeightsAdd(b *testing.B) {
 					copy(s.w, w0)
 					if g0 != nil {
 						copy(s.qp.g, g0)
+						s.qp.sup = append(s.qp.sup[:0], supl0...)
+						copy(s.qp.pos, pos0)
 						s.qp.drift, s.qp.stats = drift, stats
 					}
 					for n := N - k; n < N; n++ {
