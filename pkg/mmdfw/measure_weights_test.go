@@ -59,7 +59,7 @@ func TestMeasureWeightSolvers(t *testing.T) {
 		iters int
 		tol   float64
 	}{{"fista, 300 iterations (the run's)", DefaultSteinIterations, 0}, {"fista, 3,000 iterations", 3000, 0},
-		{"pairwise, tol 1e-6 (default)", 0, 1e-6}, {"pairwise, tol 1e-4", 0, 1e-4}} {
+		{"pairwise, tol 1e-4 (default)", 0, 1e-4}, {"pairwise, tol 1e-6", 0, 1e-6}} {
 		s := newWeights(Stein, N, false, 0, 1, c.iters)
 		if c.tol > 0 {
 			s.usePairwise(c.tol, DefaultWeightIter, 0)

@@ -186,7 +186,7 @@ type Settings struct {
 	WeightSolver WeightSolver `toml:"weight_solver" json:"weight_solver,omitempty"`
 	// WeightTol is the pairwise solver's tolerance: a solve stops once the
 	// Frank-Wolfe gap, a bound on F(w) − min F, is at most WeightTol·F(w).
-	// Default DefaultWeightTol (1e-6).
+	// Default DefaultWeightTol (1e-4).
 	WeightTol float64 `toml:"weight_tol" json:"weight_tol,omitempty"`
 	// WeightIterations is the pairwise solver's ceiling on iterations per
 	// particle; a solve that reaches it is counted in Result.Weights and

@@ -63,7 +63,7 @@ const (
 // Defaults of the pairwise weight solver (docs/DECISIONS.md, "The weight
 // solver").
 const (
-	DefaultWeightTol  = 1e-6
+	DefaultWeightTol  = 1e-4
 	DefaultWeightIter = 10000
 )
 
