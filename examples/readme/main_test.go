@@ -33,5 +33,5 @@ func TestREADMEShowsThisProgram(t *testing.T) {
 
 func Example() {
 	main()
-	// Output: 60 particles, mean (-0.02, 0.95)
+	// Output: 60 particles, mean (-0.01, 1.17)
 }

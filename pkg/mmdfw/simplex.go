@@ -51,12 +51,14 @@ const (
 	// is the certificate). The test allows for a bound on the round-off
 	// the in-place updates have added to g, and recomputes g from Q
 	// (O(n·s), s nonzero weights) when only that bound stands in the way
-	// (and the gap is below half the allowance). After Settings.WeightIterations iterations without the
-	// certificate the solve stops and says so (Result.WeightSolve, a
-	// "ceiling" flag of the set's diagnostics). Problems of deficient
-	// rank whose minimum is 0 (random features with more particles than
-	// features, the target's embedding in their hull) converge slowly and
-	// may reach the ceiling.
+	// (and the gap is below half the allowance). After
+	// Settings.WeightIterations iterations without the certificate the
+	// solve stops and says so (Result.WeightSolve, a "ceiling" flag of the
+	// set's diagnostics). Problems of deficient rank whose minimum is 0
+	// (random features with more particles than features, the target's
+	// embedding in their hull) converge slowly and may reach the ceiling;
+	// dense optima (every weight moving a little with each particle) take
+	// about n iterations per solve.
 	SolverPairwise
 )
 
