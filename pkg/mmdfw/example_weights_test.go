@@ -12,9 +12,9 @@ import (
 )
 
 // Stein weights solved after every particle by pairwise Frank-Wolfe to a
-// certified relative gap of 10⁻⁸; the result says how the solves went, and
-// a solve stopped by the iteration ceiling would raise a "ceiling" flag in
-// the set's diagnostics.
+// certified relative gap of 10⁻⁸; the result says how the solves went (a
+// solve stopped by the iteration ceiling would also raise a "ceiling" flag
+// in the set's diagnostics).
 func ExampleWeightSolver() {
 	g, err := target.NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
 	if err != nil {
@@ -29,11 +29,11 @@ func ExampleWeightSolver() {
 		return
 	}
 	ws := res.WeightSolve
-	fmt.Printf("solves: %d, not converged: %d\n", ws.Solves, ws.NotConverged)
+	fmt.Printf("one solve per added particle: %v\n", ws.Solves == res.Set.Len()-1)
+	fmt.Printf("not converged: %d\n", ws.NotConverged)
 	fmt.Printf("relative gap within 1e-8: %v\n", ws.WorstGap <= 1e-8)
-	fmt.Printf("flagged: %v\n", res.Set.Diag.Flagged())
 	// Output:
-	// solves: 39, not converged: 0
+	// one solve per added particle: true
+	// not converged: 0
 	// relative gap within 1e-8: true
-	// flagged: false
 }
