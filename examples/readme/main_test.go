@@ -33,5 +33,5 @@ func TestREADMEShowsThisProgram(t *testing.T) {
 
 func Example() {
 	main()
-	// Output: 328 particles, mean (0.01, 0.96), flagged: false
+	// Output: 337 particles, mean (0.07, 0.89), flagged: false
 }

@@ -23,7 +23,14 @@ import (
 // the SVGD run of the SVGD→MMD-FW combination. The cell's particle count is
 // the number of particles N.
 //
-// Z "pool", and "" with weights "bq" or "line-search", draws the pool with
+// The weight solver of the Stein and MMD rules is weight_solver: "fista"
+// (also when the file names none, so that results do not move) or
+// "pairwise" (mmdfw.SolverPairwise, with weight_tol and weight_iterations;
+// its solve statistics go into the summary as weight_solves,
+// weight_iterations, weight_not_converged and weight_gap_max). The
+// package's own default, for callers of mmdfw.Run, is "pairwise".
+//
+// Z "pool", and "" with weights "bq", "line-search" or "mmd", draws the pool with
 // mmdfw.SGLDPool(pool_iterations), or with pool_sampler = "hmc" an HMC
 // pilot, charged to the run; "" on a Gaussian target is the exact
 // embedding.
@@ -69,7 +76,7 @@ type MMDFWConfig struct {
 
 // Validate checks the package's settings and the wiring's own.
 func (c MMDFWConfig) Validate() error {
-	if err := c.Settings.Validate(); err != nil {
+	if err := c.solver().Validate(); err != nil {
 		return err
 	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
@@ -92,7 +99,7 @@ func (c MMDFWConfig) Validate() error {
 		}
 	}
 	if c.PoolSampler != "" && !c.needsPool() {
-		return fieldErr("pool_sampler", `needs z = "pool" (or weights "bq" or "line-search")`)
+		return fieldErr("pool_sampler", `needs z = "pool" (or weights "bq", "line-search" or "mmd")`)
 	}
 	if c.Start == "trained" && c.Scale == mmdfw.ScaleBandwidth {
 		return fieldErr("scale", `"bandwidth" contradicts start = "trained", whose scales are the training's`)
@@ -100,10 +107,20 @@ func (c MMDFWConfig) Validate() error {
 	return oneOf("start", c.Start, "", "map", "prior", "model", "trained", "svgd")
 }
 
+// solver returns the package settings with the harness's weight solver:
+// "fista" unless the file names one.
+func (c MMDFWConfig) solver() mmdfw.Settings {
+	s := c.Settings
+	if s.WeightSolver == mmdfw.SolverAuto {
+		s.WeightSolver = mmdfw.SolverFISTA
+	}
+	return s
+}
+
 // needsPool reports whether the run draws a pool for z (on a target
 // without an exact embedding).
 func (c MMDFWConfig) needsPool() bool {
-	return c.Z == mmdfw.ZPool || (c.Z == mmdfw.ZAuto && (c.Weights == mmdfw.BQ || c.Weights == mmdfw.LineSearch))
+	return c.Z == mmdfw.ZPool || (c.Z == mmdfw.ZAuto && (c.Weights == mmdfw.BQ || c.Weights == mmdfw.LineSearch || c.Weights == mmdfw.MMD))
 }
 
 // TrainValidationFraction is the share of the method's training rows that
@@ -166,7 +183,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	s := c.Settings
+	s := c.solver()
 	s.N = in.N
 	gauss, _ := d.Exact()
 	switch {
@@ -260,6 +277,10 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	}
 	if res.Train != nil {
 		ms["train_steps"], ms["train_best_step"], ms["train_validation_rmse"] = res.Train.Steps, res.Train.BestStep, finite(-res.Train.Score)
+	}
+	if ws := res.WeightSolve; s.WeightSolver == mmdfw.SolverPairwise && ws.Solves > 0 {
+		ms["weight_solves"], ms["weight_iterations"] = ws.Solves, ws.Iterations
+		ms["weight_not_converged"], ms["weight_gap_max"] = ws.NotConverged, finite(ws.WorstGap)
 	}
 	if len(res.MMD2) > 0 {
 		v := make([]any, len(res.MMD2))

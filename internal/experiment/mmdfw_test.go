@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -134,6 +135,71 @@ func TestMMDFWConfigPoolSampler(t *testing.T) {
 			t.Errorf("%+v: %v, want valid", c.cfg, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("pool_sampler %q pool_hmc %+v: error %v, want one naming %s", c.cfg.PoolSampler, c.cfg.PoolHMC, err, c.want)
+		}
+	}
+}
+
+// The weight solver: a file that names none runs the FISTA solver (the
+// same series as weight_solver = "fista", so committed results keep their
+// numbers); "pairwise" runs the pairwise solver and records its solves in
+// the summary; the "mmd" rule takes the exact embedding on a Gaussian
+// target. The pairwise solver's settings are refused without it.
+func TestMMDFWWeightSolver(t *testing.T) {
+	file := func(stein string) string {
+		return `
+id = "ws"
+datasets = ["gauss2d"]
+splits = [1]
+[eval]
+metrics = ["mmd2_exact"]
+every = 1
+[methods.stein]
+kind = "mmdfw"
+particles = [25]
+settings = { weights = "stein", lmo_steps = 20` + stein + ` }
+[methods.mmd]
+kind = "mmdfw"
+particles = [25]
+settings = { weights = "mmd", lmo_steps = 20, weight_solver = "pairwise" }
+`
+	}
+	silent := runExp(t, "", file(""))
+	fista := runExp(t, "", file(`, weight_solver = "fista"`))
+	pairwise := runExp(t, "", file(`, weight_solver = "pairwise", weight_tol = 1e-8`))
+	a, b := silent["stein/gauss2d"].series[MMD2Exact], fista["stein/gauss2d"].series[MMD2Exact]
+	if len(a) != 25 || len(a) != len(b) {
+		t.Fatalf("%d and %d values", len(a), len(b))
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("step %d: silent %v, fista %v", i+1, a[i], b[i])
+		}
+	}
+	if m := summaryOf(t, silent["stein/gauss2d"])["method"].(map[string]any); m["weight_solves"] != nil {
+		t.Errorf("the FISTA run records pairwise solves: %v", m)
+	}
+	for _, r := range []result{pairwise["stein/gauss2d"], silent["mmd/gauss2d"]} {
+		m := summaryOf(t, r)["method"].(map[string]any)
+		if m["weight_solves"] != 24.0 || m["weight_not_converged"] != 0.0 {
+			t.Errorf("summary %v", m)
+		}
+		c := r.series[MMD2Exact]
+		if !(c[len(c)-1] < c[0]/10) {
+			t.Errorf("exact MMD² %v … %v", c[0], c[len(c)-1])
+		}
+	}
+	for _, c := range []struct {
+		cfg  MMDFWConfig
+		want string
+	}{
+		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightTol: 1e-4}}, "weight_solver"},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, SteinIterations: 100}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, SteinIterations: 100}}, "stein_iterations"},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-4}}, ""},
+	} {
+		err := c.cfg.Validate()
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.cfg.Settings, err, c.want)
 		}
 	}
 }

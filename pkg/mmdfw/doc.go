@@ -34,8 +34,11 @@
 // search ρ = ⟨μ̂ − μ_p, μ̂ − Φ(x')⟩/‖μ̂ − Φ(x')‖² clipped to [0, 1]; the
 // constant steps ρₙ = 1/(n+1) (equal weights, kernel herding), 2/(n+2),
 // and c/(n+c), which shrinks the weights of early particles for non-MAP
-// starts; or Stein weights minimising the kernel Stein discrepancy wᵀK₀w
-// over the simplex, which need only the cached scores.
+// starts; Stein weights minimising the kernel Stein discrepancy wᵀK₀w
+// over the simplex, which need only the cached scores; or MMD weights
+// minimising ‖μ̂ − μ_p‖² over the simplex. The two simplex rules are solved
+// after each particle by pairwise Frank-Wolfe, O(n) per iteration, to a
+// certified relative gap (WeightSolver).
 //
 // BQ and the line search need zᵢ = μ_p(xᵢ): from a closed-form embedding
 // (ZExact) or from a separate sample pool, zᵢ ≈ (1/S) Σₛ k(xᵢ, yₛ) (ZPool),

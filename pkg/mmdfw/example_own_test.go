@@ -16,7 +16,9 @@ import (
 // marginal means are E[a] = 0 and E[b] = E[a²] = 1. Without a closed-form
 // embedding MMD-FW uses Stein weights, which need only the scores. The
 // bandwidth matters: at h = 0.3 the particles stay near the mode and E[b]
-// comes out near 0.3 (docs/DECISIONS.md).
+// comes out near 0.3 (docs/DECISIONS.md). The checks allow about three
+// times the spread of E[a] over seeds (an RMSE of 0.063 at N = 60 over 20
+// seeds, docs/DECISIONS.md).
 func ExampleRun_ownPosterior() {
 	banana := target.Func{D: 2, F: func(x, grad []float64) float64 {
 		a, b := x[0], x[1]
@@ -32,9 +34,9 @@ func ExampleRun_ownPosterior() {
 		return
 	}
 	m := set.Mean(nil)
-	fmt.Printf("|E[a]| < 0.1: %v\n", math.Abs(m[0]) < 0.1)
+	fmt.Printf("|E[a]| < 0.2: %v\n", math.Abs(m[0]) < 0.2)
 	fmt.Printf("|E[b] − 1| < 0.2: %v\n", math.Abs(m[1]-1) < 0.2)
 	// Output:
-	// |E[a]| < 0.1: true
+	// |E[a]| < 0.2: true
 	// |E[b] − 1| < 0.2: true
 }

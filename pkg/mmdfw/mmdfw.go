@@ -50,6 +50,9 @@ type Result struct {
 	// Laplace is the Laplace approximation of ScaleLaplace, or the fit
 	// at the MAP whose coordinates ScaleTarget whitens (nil otherwise).
 	Laplace *laplace.Approx
+	// WeightSolve describes the pairwise solves of the Stein and MMD rules
+	// (SolverPairwise; zero otherwise).
+	WeightSolve WeightStats
 	// MMD2 is ½‖μ̂ − μ_p‖² of the run's own (not normalised) weights after
 	// each particle, when z is available (for an exact embedding it is
 	// exact; for a pool it is the pool's estimate); nil otherwise.
@@ -129,6 +132,7 @@ func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand,
 			W: append([]float64(nil), r.reported()...),
 		}
 	}
+	r.weightStats(&res)
 	if err == nil {
 		r.ks.finish(&res.Set)
 		r.diagnose(&res.Set)
@@ -527,6 +531,9 @@ func (r *run) allocate() {
 	r.S = mat.NewDense(N, d, nil)
 	r.lp = make([]float64, N)
 	r.wt = newWeights(s.Weights, N, r.emb != nil, s.Jitter*r.k.Eval(make([]float64, d), make([]float64, d)), s.ScheduleC, s.SteinIterations)
+	if s.WeightSolver == SolverPairwise {
+		r.wt.usePairwise(s.WeightTol, s.WeightIterations, r.self)
+	}
 	r.wrep = make([]float64, N)
 	r.eps = make([]float64, d)
 	for j := range r.eps {

@@ -208,9 +208,22 @@ type Settings struct {
 	// and predictive probabilities (docs/DECISIONS.md). The other rules'
 	// weights already sum to one.
 	RawWeights bool `toml:"raw_weights" json:"raw_weights,omitempty"`
-	// SteinIterations is the number of projected-gradient iterations of the
-	// Stein rule per particle. Default DefaultSteinIterations (300).
+	// SteinIterations is the number of projected-gradient iterations per
+	// particle of the FISTA weight solver (WeightSolver "fista"). Default
+	// DefaultSteinIterations (300).
 	SteinIterations int `toml:"stein_iterations" json:"stein_iterations,omitempty"`
+	// WeightSolver selects the solver of the Stein and MMD rules. Default
+	// SolverAuto, pairwise Frank-Wolfe (docs/DECISIONS.md, "The weight
+	// solver").
+	WeightSolver WeightSolver `toml:"weight_solver" json:"weight_solver,omitempty"`
+	// WeightTol is the pairwise solver's tolerance: a solve stops once the
+	// Frank-Wolfe gap, a bound on F(w) − min F, is at most WeightTol·F(w).
+	// Default DefaultWeightTol (1e-4).
+	WeightTol float64 `toml:"weight_tol" json:"weight_tol,omitempty"`
+	// WeightIterations is the pairwise solver's ceiling on iterations per
+	// particle; a solve that reaches it is counted in Result.Weights and
+	// flagged in the set's diagnostics. Default DefaultWeightIter (10000).
+	WeightIterations int `toml:"weight_iterations" json:"weight_iterations,omitempty"`
 
 	// Z selects the estimator of zᵢ = μ_p(xᵢ). Default ZAuto.
 	Z ZSource `toml:"z" json:"z,omitempty"`
@@ -307,7 +320,11 @@ func (s Settings) Validate() error {
 		"stein_iterations", s.SteinIterations, "pool_size", s.PoolSize, "pool_iterations", s.PoolIterations,
 		"features", s.Features, "bandwidth", s.Bandwidth, "median_draws", s.MedianDraws,
 		"map_iterations", s.MAPIterations, "map_grad_tol", s.MAPGradTol, "map_batch", s.MAPBatch,
+		"weight_tol", s.WeightTol, "weight_iterations", s.WeightIterations,
 	); err != nil {
+		return err
+	}
+	if err := s.validateSolver(); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -370,6 +387,7 @@ func (s *Settings) defaults() {
 	deff(&s.Jitter, DefaultJitter)
 	deff(&s.ScheduleC, DefaultScheduleC)
 	def(&s.SteinIterations, DefaultSteinIterations)
+	s.solverDefaults()
 	def(&s.PoolSize, DefaultPoolSize)
 	def(&s.PoolIterations, DefaultPoolIterations)
 	def(&s.MedianDraws, DefaultMedianDraws)

@@ -15,7 +15,8 @@ var (
 	pickNames      = []string{PickUniform: "uniform", PickByWeight: "weight"}
 	directionNames = []string{DirectionAuto: "", Frozen: "frozen", Self: "self", Exact: "exact"}
 	ruleNames      = []string{RuleAuto: "", BQ: "bq", LineSearch: "line-search", Equal: "equal",
-		Classic: "classic", Schedule: "schedule", Stein: "stein"}
+		Classic: "classic", Schedule: "schedule", Stein: "stein", MMD: "mmd"}
+	solverNames = []string{SolverAuto: "", SolverFISTA: "fista", SolverPairwise: "pairwise"}
 	zNames      = []string{ZAuto: "", ZExact: "exact", ZPool: "pool"}
 	kernelNames = []string{RBFKernel: "rbf", RFFKernel: "rff"}
 )
@@ -107,7 +108,7 @@ func (d *Direction) UnmarshalText(b []byte) error {
 }
 
 // MarshalText returns "", "bq", "line-search", "equal", "classic",
-// "schedule" or "stein".
+// "schedule", "stein" or "mmd".
 func (r Rule) MarshalText() ([]byte, error) { return marshalEnum(ruleNames, "Rule", int(r)) }
 
 // UnmarshalText parses the forms of MarshalText.
@@ -115,6 +116,29 @@ func (r *Rule) UnmarshalText(b []byte) error {
 	v, err := unmarshalEnum(ruleNames, "Rule", b)
 	*r = Rule(v)
 	return err
+}
+
+// MarshalText returns "", "fista" or "pairwise".
+func (w WeightSolver) MarshalText() ([]byte, error) {
+	return marshalEnum(solverNames, "WeightSolver", int(w))
+}
+
+// UnmarshalText parses the forms of MarshalText.
+func (w *WeightSolver) UnmarshalText(b []byte) error {
+	v, err := unmarshalEnum(solverNames, "WeightSolver", b)
+	*w = WeightSolver(v)
+	return err
+}
+
+// String is the solver's text form (MarshalText), "auto" for SolverAuto.
+func (w WeightSolver) String() string {
+	if w == SolverAuto {
+		return "auto"
+	}
+	if b, err := w.MarshalText(); err == nil {
+		return string(b)
+	}
+	return fmt.Sprintf("WeightSolver(%d)", int(w))
 }
 
 // MarshalText returns "", "exact" or "pool".

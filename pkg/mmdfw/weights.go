@@ -35,6 +35,10 @@ const (
 	// K₀ the Stein kernel matrix of the particles from their cached scores.
 	// It needs no z.
 	Stein
+	// MMD minimises ‖μ̂ − μ_p‖² = wᵀKw − 2wᵀz + ∫∫k dp dp over the simplex:
+	// fully corrective Frank-Wolfe on the convex hull of the particles'
+	// features, where BQ corrects over their span. It needs z.
+	MMD
 )
 
 // String is the rule's text form (MarshalText), "auto" for RuleAuto.
@@ -48,7 +52,11 @@ func (r Rule) String() string {
 	return fmt.Sprintf("Rule(%d)", int(r))
 }
 
-func (r Rule) needsZ() bool { return r == BQ || r == LineSearch }
+func (r Rule) needsZ() bool { return r == BQ || r == LineSearch || r == MMD }
+
+// simplex reports whether the rule's weights solve a quadratic program over
+// the simplex (see WeightSolver).
+func (r Rule) simplex() bool { return r == Stein || r == MMD }
 
 // weights holds the Gram matrix, z, the Cholesky factor of K + λI and the
 // Stein kernel matrix of the particles added so far, each grown by one
@@ -68,8 +76,10 @@ type weights struct {
 	tmp    []float64 // scratch len cap
 	tmp2   []float64 // scratch len cap
 	tmp3   []float64 // scratch len cap
-	// kg holds K₀y and zero is zeros (Stein), len cap.
+	// kg holds Qy and zero is zeros (Stein), len cap.
 	kg, zero []float64
+	// qp is the quadratic program of the simplex rules (Stein, MMD).
+	qp qp
 }
 
 func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, iters int) *weights {
@@ -91,10 +101,33 @@ func newWeights(rule Rule, capacity int, withZ bool, lambda float64, c float64, 
 	}
 	if rule == Stein {
 		w.K0 = make([]float64, capacity*capacity)
-		w.kg = make([]float64, capacity)
 		w.zero = make([]float64, capacity)
+		w.qp.q, w.qp.nb = w.K0, w.zero
+	}
+	if rule == MMD {
+		w.qp.q, w.qp.nb = w.K, make([]float64, capacity)
+	}
+	if rule.simplex() {
+		w.kg = make([]float64, capacity)
 	}
 	return w
+}
+
+// usePairwise makes the simplex rules solve by pairwise Frank-Wolfe (see
+// SolverPairwise) with relative gap tolerance tol and at most ceil
+// iterations per solve; self is ∫∫k dp dp, the MMD rule's constant.
+func (s *weights) usePairwise(tol float64, ceil int, self float64) {
+	if !s.rule.simplex() {
+		return
+	}
+	s.qp.pairwise, s.qp.tol, s.qp.ceil = true, tol, ceil
+	s.qp.g = make([]float64, s.cap)
+	s.qp.diag = make([]float64, s.cap)
+	s.qp.sup = make([]int, 0, s.cap)
+	s.qp.pos = make([]int32, s.cap)
+	if s.rule == MMD {
+		s.qp.c = self
+	}
 }
 
 // needsGram reports whether add reads its Gram row: the rules of z and
@@ -116,6 +149,9 @@ func (s *weights) add(krow []float64, z float64, k0row []float64) error {
 			s.K[i*c+n] = krow[i]
 		}
 		s.z[n] = z
+		if s.rule == MMD {
+			s.qp.nb[n] = -z
+		}
 	}
 	if s.K0 != nil {
 		for i := 0; i <= n; i++ {
@@ -124,6 +160,10 @@ func (s *weights) add(krow []float64, z float64, k0row []float64) error {
 		}
 	}
 	s.n = n + 1
+	if s.qp.pairwise {
+		s.pairwiseAdd()
+		return nil
+	}
 	if n == 0 {
 		s.w[0] = 1
 		if s.rule == BQ {
@@ -148,9 +188,9 @@ func (s *weights) add(krow []float64, z float64, k0row []float64) error {
 		s.fwStep(2 / float64(n+2))
 	case Schedule:
 		s.fwStep(s.c / (float64(n) + s.c))
-	case Stein:
+	case Stein, MMD:
 		s.fwStep(1 / float64(n+1)) // warm start
-		s.steinSolve()
+		s.fistaSolve()
 	default:
 		panic("mmdfw: unknown weight rule")
 	}
@@ -246,14 +286,14 @@ func (s *weights) bqSolve() error {
 	return nil
 }
 
-// steinBound returns the Gershgorin bound maxᵢ 2Σⱼ|K₀ᵢⱼ| on the largest
-// eigenvalue of 2K₀ over the current particles.
-func (s *weights) steinBound() float64 {
+// fistaBound returns the Gershgorin bound maxᵢ 2Σⱼ|Qᵢⱼ| on the largest
+// eigenvalue of 2Q over the current particles (Q = K₀ or K).
+func (s *weights) fistaBound() float64 {
 	n, c := s.n, s.cap
 	var L float64
 	for i := 0; i < n; i++ {
 		var r float64
-		for _, v := range s.K0[i*c : i*c+n] {
+		for _, v := range s.qp.q[i*c : i*c+n] {
 			r += math.Abs(v)
 		}
 		L = math.Max(L, 2*r)
@@ -261,27 +301,28 @@ func (s *weights) steinBound() float64 {
 	return L
 }
 
-// steinSolve minimises wᵀK₀w over the simplex by accelerated projected
-// gradient (FISTA) from the current weights, with step 1/L and L the
-// Gershgorin bound on the largest eigenvalue of 2K₀.
-func (s *weights) steinSolve() {
+// fistaSolve minimises wᵀQw − 2bᵀw over the simplex (Q = K₀ and b = 0
+// for Stein, Q = K and b = z for MMD) by SteinIterations iterations of
+// accelerated projected gradient (FISTA) from the current weights, with
+// step 1/L and L the Gershgorin bound on the largest eigenvalue of 2Q.
+func (s *weights) fistaSolve() {
 	n := s.n
 	c := s.cap
-	L := s.steinBound()
+	L := s.fistaBound()
 	if !(L > 0) {
 		return
 	}
 	w := s.w[:n]
 	y := s.tmp[:n]
 	prev := s.tmp2[:n]
-	g, zero := s.kg[:n], s.zero[:n]
+	g, nb := s.kg[:n], s.qp.nb[:n]
 	copy(y, w)
 	t := 1.0
 	for it := 0; it < s.iters; it++ {
 		copy(prev, w)
-		// w = Π(y − ∇f(y)/L), ∇f(y) = 2K₀y: K₀ is stored symmetric, so
-		// K₀y = K₀ᵀy, each row's sum in serial order over j.
-		mulSparse(g, zero, s.K0, c, y)
+		// w = Π(y − ∇f(y)/L), ∇f(y) = 2(Qy − b): Q is stored symmetric,
+		// so Qy = Qᵀy, each row's sum in serial order over j.
+		mulSparse(g, nb, s.qp.q, c, y)
 		// A lower bound of the projection's threshold from the support of
 		// the previous iterate (prev, on the simplex): the values below
 		// it can be left out of the sort.

@@ -12,12 +12,12 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 )
 
-// steinSolveSerial is steinSolve with the matrix-vector product written
+// steinSolveSerial is fistaSolve with the matrix-vector product written
 // as the serial loop over each row of K₀.
 func (s *weights) steinSolveSerial() {
 	n := s.n
 	c := s.cap
-	L := s.steinBound()
+	L := s.fistaBound()
 	if !(L > 0) {
 		return
 	}
@@ -135,7 +135,7 @@ func BenchmarkSteinSolve(b *testing.B) {
 				for i := range s.w[:n] {
 					s.w[i] = 1 / float64(n)
 				}
-				s.steinSolve()
+				s.fistaSolve()
 			}
 			b.ReportMetric(float64(DefaultSteinIterations*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gterm/s")
 		})
