@@ -23,7 +23,7 @@ test: lint
 # zero-allocation assertions are not counted there: the detector's
 # instrumentation allocates (internal/race).
 race:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # staticcheck at a pinned version, fetched through the Go module proxy on
 # first use (then from the module cache); STATICCHECK=staticcheck uses one

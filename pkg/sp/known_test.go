@@ -3,6 +3,7 @@ package sp_test
 import (
 	"testing"
 
+	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sp"
@@ -15,9 +16,17 @@ import (
 // listed passes or is flagged at the suite's seed and at seeds 1–4 (go run
 // ./internal/probe/knowntable -methods sp -seed N); banana is left out: its
 // mean of x2 fails unflagged at seeds 1–4. gauss50 takes about a minute
-// (some 3·10⁶ score calls of the Nelder–Mead refinement in 50 dimensions).
+// (some 3·10⁶ score calls of the Nelder–Mead refinement in 50 dimensions),
+// so under the race detector, which slows that serial arithmetic many
+// times and checks nothing in it that gauss5 does not reach, it runs in
+// the plain build only (make test).
 func TestKnown(t *testing.T) {
+	targets := []string{"gauss5", "gauss50", "mix1", "mix2", "funnel", "gamma", "student5"}
+	if race.Enabled {
+		targets = append(targets[:1], targets[2:]...)
+		t.Log("gauss50 runs in the plain build only (make test): its serial refinement takes many minutes under -race")
+	}
 	samplertest.Known(t, samplertest.Method{
 		Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0} },
-	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "mix1", "mix2", "funnel", "gamma", "student5"}})
+	}, samplertest.KnownOptions{Targets: targets})
 }
