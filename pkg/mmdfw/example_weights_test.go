@@ -13,7 +13,7 @@ import (
 
 // Stein weights solved after every particle by pairwise Frank-Wolfe to a
 // certified relative gap of 10⁻⁸; the result says how the solves went (a
-// solve stopped by the iteration ceiling would also raise a "ceiling" flag
+// solve stopped by the iteration ceiling would also raise a "weights" flag
 // in the set's diagnostics).
 func ExampleWeightSolver() {
 	g, err := target.NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))

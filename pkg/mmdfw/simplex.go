@@ -416,7 +416,7 @@ func (s *Settings) solverDefaults() {
 
 // weightStats copies the pairwise solver's statistics into the result and
 // records them in the set's diagnostics: the solves and the worst relative
-// gap as values, and a "ceiling" flag when a solve stopped at the ceiling.
+// gap as values, and a "weights" flag when a solve stopped at its iteration ceiling.
 func (r *run) weightStats(res *Result) {
 	if r.wt == nil || !r.wt.qp.pairwise {
 		return
@@ -428,6 +428,6 @@ func (r *run) weightStats(res *Result) {
 	d.Set("weight_gap_max", st.WorstGap)
 	d.Set("weight_not_converged", float64(st.NotConverged))
 	if err := st.notConverged(r.s.WeightTol, r.s.WeightIterations); err != nil {
-		d.Raise("ceiling", "%v", err)
+		d.Raise("weights", "%v", err)
 	}
 }

@@ -317,7 +317,7 @@ func TestPairwiseDuplicates(t *testing.T) {
 }
 
 // A solve stopped by the ceiling says so: counted in the statistics, in
-// Result.WeightSolve and as a "ceiling" flag of the set's diagnostics.
+// Result.WeightSolve and as a "weights" flag of the set's diagnostics.
 func TestPairwiseCeiling(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 5))
 	const n = 40
@@ -342,7 +342,7 @@ func TestPairwiseCeiling(t *testing.T) {
 		// of their own).
 		flagged := false
 		for _, f := range res.Set.Diag.Flags {
-			flagged = flagged || (f.Code == "ceiling" && strings.Contains(f.Reason, "weight solve"))
+			flagged = flagged || (f.Code == "weights" && strings.Contains(f.Reason, "weight solve"))
 		}
 		if ceil == 1 && (st.NotConverged == 0 || !flagged) {
 			t.Errorf("ceiling 1: stats %+v, diagnostics %+v", st, res.Set.Diag)

@@ -47,7 +47,10 @@
 // with its own score, so that they mean the same whatever the run's
 // coordinates; their stopping rule adds "iterations" (or "points",
 // "particles") and, when the ceiling came first, the flag "ceiling" (for
-// SGLD with the last R̂ and ESS of its monitor). Each method's
+// SGLD with the last R̂ and ESS of its monitor). MMD-FW's pairwise weight
+// solver adds "weight_solves" and "weight_gap_max", and the flag "weights"
+// when a solve reached its iteration ceiling before its certified gap
+// (a statement about the weights' optimisation, not about the set). Each method's
 // Settings.Strict turns a flagged result, the ceiling's included, into a
 // *particle.FlaggedError returned beside the set.
 //
