@@ -24,7 +24,7 @@ func (r *run) diagnose(set *particle.Set) {
 	}
 	t, x, s := r.t, set.X, r.S.Slice(0, n, 0, r.d).(*mat.Dense)
 	if f := r.frame; f != nil {
-		t, x, s = f.t, f.w.RowsToX(nil, x), f.w.RowsGradToX(nil, s)
+		t, x, s = f.Target, f.W.RowsToX(nil, x), f.W.RowsGradToX(nil, s)
 	}
 	metric.DiagnoseSet(&set.Diag, metric.SetDiagnosis{
 		X:      x,

@@ -105,7 +105,7 @@ func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source
 // runResult is RunResult with the resolved settings s, the diagnostics in
 // the coordinates of fr (nil: those of t). A run that fails (other than by
 // cancellation) returns no particles.
-func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder, fr *frame) (Result, error) {
+func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder, fr *laplace.Frame) (Result, error) {
 	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop(), frame: fr}
 	r.sw.Start()
 	err := r.run(ctx)
@@ -205,7 +205,7 @@ type run struct {
 	ks *ksdStop
 	// frame is where the diagnostics are computed (nil: in t's
 	// coordinates).
-	frame *frame
+	frame *laplace.Frame
 }
 
 // run is the whole algorithm: the checks of the inputs, the SVGD run and

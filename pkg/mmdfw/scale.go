@@ -143,7 +143,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, rng *rand.Ran
 	// Strict applies to the set in x, below.
 	inner.Strict = false
 	sw.Stop()
-	r, err := runResult(ctx, w.Target(t), inner, rng, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &frame{t: t, w: w})
+	r, err := runResult(ctx, w.Target(t), inner, rng, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &laplace.Frame{Target: t, W: w})
 	r.Seconds += sw.Seconds()
 	r.GradEvals += sc.GradEvals
 	r.MAPGradEvals += sc.MAP.GradEvals
@@ -157,15 +157,6 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, rng *rand.Ran
 		err = particle.Strict("mmdfw", r.Set, s.Strict)
 	}
 	return r, err
-}
-
-// frame is where a whitened run computes its diagnostics: the target t in
-// its own coordinates x = w.ToX(z), so that they read the same whatever
-// the coordinates of the run (a KSD² or a spread in x, not in z). A nil
-// *frame is the run's own coordinates.
-type frame struct {
-	t target.Target
-	w *laplace.Whitening
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

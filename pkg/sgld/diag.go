@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -35,8 +36,8 @@ const FlagRhat = 1.01
 // (*particle.NonFiniteError, point "draw", its row in the set). A whitened
 // run computes all of them in the target's own coordinates (fr), so that
 // they read the same whatever the run's.
-func diagnose(set *particle.Set, t target.Target, fr *frame, chains []*chain, rhat bool, at int, evals int64) error {
-	t, x := fr.in(t, set.X)
+func diagnose(set *particle.Set, t target.Target, fr *laplace.Frame, chains []*chain, rhat bool, at int, evals int64) error {
+	t, x := fr.In(t, set.X)
 	n, d := x.Dims()
 	set.Diag.Set("iterations", float64(at))
 	if rows := chains[0].retained(); rhat && len(chains) >= 2 && rows >= 4 {

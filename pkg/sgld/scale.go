@@ -198,7 +198,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	inner.Whiten, inner.Init = WhitenNone, make([]float64, d)
 	// Strict applies to the set in x, below: a flagged set is returned.
 	inner.Strict = false
-	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &frame{t: t, w: w})
+	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})
 	if err != nil && ctx.Err() == nil {
 		return particle.Set{}, err
 	}
@@ -210,25 +210,6 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		err = particle.Strict("sgld", set, s.Strict)
 	}
 	return set, err
-}
-
-// frame is where a whitened run computes its diagnostics: the target t in
-// its own coordinates x = w.ToX(z), so that they read the same whatever
-// the coordinates of the run (R̂, a KSD² or a spread in x, not in z). A
-// nil *frame is the run's own coordinates.
-type frame struct {
-	t target.Target
-	w *laplace.Whitening
-}
-
-// in returns the target and the draws z of a run, rt its target, in the
-// coordinates of f: t and x = w.ToX(z) (a new matrix), or rt and z
-// themselves for a nil f.
-func (f *frame) in(rt target.Target, z *mat.Dense) (target.Target, *mat.Dense) {
-	if f == nil {
-		return rt, z
-	}
-	return f.t, f.w.RowsToX(nil, z)
 }
 
 // adaptation is the step-size adaptation of one chain (ScheduleAdaptive).

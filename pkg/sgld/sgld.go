@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -417,7 +418,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 // run is Run with the resolved settings s in the coordinates of t, on the
 // clock sw, the diagnostics in the coordinates of fr (nil: those of t).
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, error) {
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *laplace.Frame) (particle.Set, error) {
 	d := t.Dim()
 	rows := (s.Iterations - s.BurnIn) / s.Thin
 	if s.Keep > 0 {

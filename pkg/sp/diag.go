@@ -27,7 +27,7 @@ func (r *runner) diagnose(set *particle.Set) {
 	t, x := r.t, set.X
 	s := mat.NewDense(o.n, o.d, o.s[:o.n*o.d])
 	if f := r.frame; f != nil {
-		t, x, s = f.t, f.w.RowsToX(nil, x), f.w.RowsGradToX(nil, s)
+		t, x, s = f.Target, f.W.RowsToX(nil, x), f.W.RowsGradToX(nil, s)
 	}
 	nd := target.NData(t)
 	metric.DiagnoseSet(&set.Diag, metric.SetDiagnosis{

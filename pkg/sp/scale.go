@@ -115,7 +115,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	inner.Whiten, inner.MAP = WhitenNone, make([]float64, d)
 	// Strict applies to the set in x, below: a flagged set is returned.
 	inner.Strict = false
-	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &frame{t: t, w: w})
+	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})
 	if err != nil && ctx.Err() == nil {
 		return particle.Set{}, cost, err
 	}
@@ -127,15 +127,6 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		err = particle.Strict("sp", set, s.Strict)
 	}
 	return set, cost, err
-}
-
-// frame is where a whitened run computes its diagnostics: the target t in
-// its own coordinates x = w.ToX(z), so that they read the same whatever
-// the coordinates of the run (a KSD² or a spread in x, not in z). A nil
-// *frame is the run's own coordinates.
-type frame struct {
-	t target.Target
-	w *laplace.Whitening
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -292,7 +293,7 @@ func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Sour
 // run is RunWithCost with the resolved settings s in the coordinates of t,
 // on the clock sw, the diagnostics in the coordinates of fr (nil: those of
 // t).
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *frame) (particle.Set, Cost, error) {
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *laplace.Frame) (particle.Set, Cost, error) {
 	d := t.Dim()
 	r := newRunner(t, s, src)
 	r.frame = fr
@@ -330,7 +331,7 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // runner holds the state of one run.
 type runner struct {
 	t     target.Target
-	frame *frame // where the diagnostics are computed (nil: in t's coordinates)
+	frame *laplace.Frame // where the diagnostics are computed (nil: in t's coordinates)
 	s     Settings
 	rng   *rand.Rand
 	prior target.PriorSampler

@@ -45,7 +45,7 @@ func (st *state) conclude(set particle.Set, it int, err error) (particle.Set, er
 // particle"). A whitened run computes them in the target's own coordinates
 // (frame), so that they read the same whatever the run's.
 func (st *state) diagnose(set *particle.Set, it int) error {
-	t, x := st.frame.in(st.t, set.X)
+	t, x := st.frame.In(st.t, set.X)
 	n, d := x.Dims()
 	nd := target.NData(t)
 	scored, probes := metric.SplitBudget(n, metric.DiagBudget(st.evals, nd))

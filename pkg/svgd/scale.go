@@ -176,7 +176,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		}
 	}
 	sw.Stop()
-	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &frame{t: t, w: w})
+	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &laplace.Frame{Target: t, W: w})
 	if set.X != nil {
 		set.X = w.RowsToX(nil, set.X)
 	}
@@ -187,25 +187,6 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		err = particle.Strict("svgd", set, s.Strict)
 	}
 	return set, err
-}
-
-// frame is where a whitened run computes its diagnostics: the target t in
-// its own coordinates x = w.ToX(z), so that they read the same whatever
-// the coordinates of the run (a KSD² or a spread in x, not in z). A nil
-// *frame is the run's own coordinates.
-type frame struct {
-	t target.Target
-	w *laplace.Whitening
-}
-
-// in returns the target and the particles z of a run, rt its target, in
-// the coordinates of f: t and x = w.ToX(z) (a new matrix), or rt and z
-// themselves for a nil f.
-func (f *frame) in(rt target.Target, z *mat.Dense) (target.Target, *mat.Dense) {
-	if f == nil {
-		return rt, z
-	}
-	return f.t, f.w.RowsToX(nil, z)
 }
 
 // plateau is the state of StopPlateau; a nil *plateau never stops.

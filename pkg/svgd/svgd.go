@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
@@ -236,7 +237,7 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 // run is Run in the coordinates of t, the diagnostics in those of fr (nil:
 // those of t).
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, fr *frame) (particle.Set, error) {
+func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, fr *laplace.Frame) (particle.Set, error) {
 	st, err := newState(t, s, src)
 	if err != nil {
 		return particle.Set{}, err
@@ -289,7 +290,7 @@ type state struct {
 	s  Settings
 	// frame is where the diagnostics are computed (nil: in t's
 	// coordinates).
-	frame *frame
+	frame *laplace.Frame
 
 	x, scores, phi, hist *mat.Dense
 	w                    []float64
