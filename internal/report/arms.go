@@ -26,6 +26,28 @@ const (
 	startRef     = "reference starts"
 )
 
+// startOnly are the start-only baselines (kind start) by their setting
+// start: the words and the start class.
+var startOnly = map[string][2]string{
+	"trained":  {"trained network alone", startTrained},
+	"ensemble": {"deep ensemble of trained networks", startTrained},
+	"map":      {"MAP alone", startMAP},
+	"laplace":  {"Laplace draws at the MAP", startMAP},
+}
+
+// IsStartKind reports whether a method kind is a start-only baseline
+// (kind "start": the start a particle method would run from, alone).
+func IsStartKind(kind string) bool { return normKind(kind) == "start" }
+
+// startAlone reports whether a start-only baseline is its start alone
+// (the trained network alone, the MAP alone) rather than several draws of
+// it (a deep ensemble, Laplace draws): the baseline a method's gain over
+// its start is measured against.
+func startAlone(c *Cell) bool {
+	s := settingString(c, "start")
+	return s == "trained" || s == "map"
+}
+
 // isBNN reports whether the cells of a dataset are a regression network's:
 // they record an RMSE. The kinds' defaults depend on it (the network's
 // own initialisation is the start of MMD-FW and SVGD there).
@@ -58,8 +80,12 @@ func methodSummary(c *Cell) map[string]any {
 // (Laplace draws at the MAP, the network's initialisation, prior draws;
 // unset: the network's initialisation on a BNN, the prior otherwise); SP
 // at the MAP (map = true) or from its own candidate search; SGLD at the
-// MAP or from the prior. bnn says whether the dataset is a regression
-// network's.
+// MAP or from the prior; SVGD's init "trained" (particles drawn around a
+// trained network) and MMD-FW's start "trained" are the class "trained
+// network". A start-only baseline (kind start) is the start it is: the
+// trained network alone or a deep ensemble of trained networks (class
+// trained network), the MAP alone or Laplace draws at the MAP (class MAP).
+// bnn says whether the dataset is a regression network's.
 func StartOf(c *Cell, bnn bool) (label, class string) {
 	k := c.Prov.Kind
 	switch {
@@ -98,6 +124,8 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 		switch s {
 		case "laplace":
 			return "Laplace draws at the MAP", startMAP
+		case "trained":
+			return "draws around a trained network", startTrained
 		case "model":
 			return "model init draws", startModel
 		case "prior":
@@ -111,6 +139,12 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 			return "MAP", startMAP
 		}
 		return "own candidate search", startSearch
+	case IsStartKind(k):
+		s := settingString(c, "start")
+		if w, ok := startOnly[s]; ok {
+			return w[0], w[1]
+		}
+		return s, s
 	case normKind(k) == "sgld":
 		if settingString(c, "init") == "map" {
 			return "MAP", startMAP

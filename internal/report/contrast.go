@@ -241,6 +241,10 @@ func (c *Contrast) costText(a bool) string {
 // computed, and its arms differ in the method only.
 func (c *Contrast) Counted() bool { return c.Skip == "" && len(c.Confounds) == 0 }
 
+// AcrossStarts reports whether the arms of c start from different start
+// classes: such a contrast is shown and takes no part in the verdict.
+func (c *Contrast) AcrossStarts() bool { return c.A.StartClass != c.B.StartClass }
+
 // finish computes the statistics and outcome of c from its differences,
 // and marks it not computable when no split remains.
 func (c *Contrast) finish() {
@@ -320,6 +324,9 @@ type Tally struct {
 	// method (shown, not counted); Factors the factors they differ in.
 	Confounded int
 	Factors    []string
+	// AcrossStarts counts the confounded contrasts whose arms start from
+	// different start classes: they take no part in the verdict at all.
+	AcrossStarts int
 	// NotComputable counts the contrasts that could not be computed.
 	NotComputable int
 	// MaxSplits is the most splits any computed contrast pairs.
@@ -344,6 +351,9 @@ func tallyOf(cs []Contrast) Tally {
 		t.MaxSplits = max(t.MaxSplits, c.Stats.N)
 		if len(c.Confounds) > 0 {
 			t.Confounded++
+			if c.AcrossStarts() {
+				t.AcrossStarts++
+			}
 			for _, f := range c.Confounds {
 				name, _, _ := strings.Cut(f, ":")
 				if !slices.Contains(t.Factors, name) {
@@ -368,24 +378,32 @@ func tallyOf(cs []Contrast) Tally {
 // without a computed contrast; cannot decide when no contrast pairs two
 // splits (one split decides nothing); not supported when a counted
 // contrast is worse; supported when more than half of the computed
-// contrasts (counted or confounded) are better; otherwise cannot decide,
-// because the arms differ in more than the method or the intervals cover
-// the tolerance band. The sentence says which.
+// contrasts between arms of the same start (counted, or confounded by the
+// budget, rows or timing) are better; otherwise cannot decide, because the
+// arms differ in more than the method or the intervals cover the
+// tolerance band. Contrasts across starts take no part: they are shown
+// beside the same-start ones, and when every contrast is across starts
+// the evidence cannot decide. The sentence says which.
 func (t Tally) Decide() (Verdict, string) {
 	m := t.Measured()
+	same := m - t.AcrossStarts
+	across := ""
+	if t.AcrossStarts > 0 && same > 0 {
+		across = fmt.Sprintf("; %d across starts shown, not counted", t.AcrossStarts)
+	}
 	switch {
 	case m == 0:
 		return NotMeasured, "no contrast could be computed"
 	case t.MaxSplits < 2:
 		return CannotDecide, "one split per contrast: no interval, so the numbers decide nothing"
 	case t.Worse > 0:
-		return NotSupported, fmt.Sprintf("%d of %d counted contrasts %s against the claim", t.Worse, t.Counted(), verb(t.Worse, "goes", "go"))
-	case 2*t.Better > m:
-		return Supported, fmt.Sprintf("%d of %d contrasts %s the claim's way, none against it", t.Better, m, verb(t.Better, "goes", "go"))
-	case 2*t.Confounded >= m || t.Counted() == 0:
+		return NotSupported, fmt.Sprintf("%d of %d counted contrasts %s against the claim%s", t.Worse, t.Counted(), verb(t.Worse, "goes", "go"), across)
+	case same > 0 && 2*t.Better > same:
+		return Supported, fmt.Sprintf("%d of %d contrasts %s the claim's way, none against it%s", t.Better, same, verb(t.Better, "goes", "go"), across)
+	case t.Counted() == 0 || 2*(t.Confounded-t.AcrossStarts) >= same:
 		return CannotDecide, fmt.Sprintf("the arms differ in %s in %d of %d contrasts", strings.Join(t.Factors, " and "), t.Confounded, m)
 	}
-	return CannotDecide, fmt.Sprintf("%d of %d counted contrasts %s inconclusive (their intervals cover the tolerance band)", t.Inconclusive, t.Counted(), verb(t.Inconclusive, "is", "are"))
+	return CannotDecide, fmt.Sprintf("%d of %d counted contrasts %s inconclusive (their intervals cover the tolerance band)%s", t.Inconclusive, t.Counted(), verb(t.Inconclusive, "is", "are"), across)
 }
 
 // verb is one for a count of 1, many otherwise.
