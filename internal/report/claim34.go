@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -39,47 +40,60 @@ func claim3Contrasts(res *Results, cfg protocolConfig) []Contrast {
 	cells := res.reported(id)
 	var out []Contrast
 	for _, ds := range Datasets(Done(cells)) {
-		fw := res.arm(id, cfg.FW, cells, IsMMDFW)
-		if fw == "" {
-			continue
-		}
-		fwc := bySplit(cells, ds, fw)
-		for _, sv := range res.svgdArmNames(id, cfg.SVGD, cells) {
-			byN := map[int]map[int]*Cell{}
-			for _, c := range cellsOf(Done(cells), ds) {
-				if c.Prov.Method == sv {
-					if byN[c.Prov.N] == nil {
-						byN[c.Prov.N] = map[int]*Cell{}
-					}
-					byN[c.Prov.N][c.Prov.Split] = c
-				}
-			}
-			a, b := armInfo(res, id, ds, fw), armInfo(res, id, ds, sv)
-			for _, n := range sortedSplits(byN) {
-				k := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
-					Key: fmt.Sprintf("%s N = %d:", sv, n),
-					A:   b, B: a, Band: Band{Tau: math.Log(MMDBand), Ratio: true}, Confounds: confounds(b, a, false)}
-				for _, s := range sortedSplits(byN[n]) {
-					f := fwc[s]
-					if f == nil {
-						continue
-					}
-					fr, ok1 := atStep(trajectory(f, "mmd2"), n)
-					sr, ok2 := byN[n][s].Final("mmd2")
-					if !ok1 || !ok2 || !(fr.Value > 0) || !(sr.Value > 0) {
-						continue
-					}
-					k.Splits = append(k.Splits, s)
-					k.AVal, k.BVal = append(k.AVal, sr.Value), append(k.BVal, fr.Value)
-					k.D = append(k.D, math.Log(fr.Value/sr.Value))
-					k.aCost, k.bCost = append(k.aCost, rowCost(sr)), append(k.bCost, rowCost(fr))
-				}
-				if len(k.D) == 0 {
-					continue
-				}
-				k.finish()
+		fws, svs := res.armSets(id, ds, cells, cfg)
+		for _, fw := range fws {
+			if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
+				k := noPartner(res, id, ds, fw, "MMD² at equal N", "particles", cfg)
+				k.A, k.B = k.B, k.A
 				out = append(out, k)
 			}
+			out = append(out, claim3Pairs(res, id, ds, fw, svs)...)
+		}
+	}
+	return out
+}
+
+// claim3Pairs are claim 3's contrasts of MMD-FW arm fw with each SVGD arm
+// of svs on dataset ds, one per particle count of the SVGD arm.
+func claim3Pairs(res *Results, id, ds, fw string, svs []string) []Contrast {
+	cells := res.reported(id)
+	var out []Contrast
+	fwc := bySplit(cells, ds, fw)
+	for _, sv := range svs {
+		byN := map[int]map[int]*Cell{}
+		for _, c := range cellsOf(Done(cells), ds) {
+			if c.Prov.Method == sv {
+				if byN[c.Prov.N] == nil {
+					byN[c.Prov.N] = map[int]*Cell{}
+				}
+				byN[c.Prov.N][c.Prov.Split] = c
+			}
+		}
+		a, b := armInfo(res, id, ds, fw), armInfo(res, id, ds, sv)
+		for _, n := range sortedSplits(byN) {
+			k := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
+				Key: fmt.Sprintf("%s N = %d:", sv, n),
+				A:   b, B: a, Band: Band{Tau: math.Log(MMDBand), Ratio: true}, Confounds: confounds(b, a, false)}
+			for _, s := range sortedSplits(byN[n]) {
+				f := fwc[s]
+				if f == nil {
+					continue
+				}
+				fr, ok1 := atStep(trajectory(f, "mmd2"), n)
+				sr, ok2 := byN[n][s].Final("mmd2")
+				if !ok1 || !ok2 || !(fr.Value > 0) || !(sr.Value > 0) {
+					continue
+				}
+				k.Splits = append(k.Splits, s)
+				k.AVal, k.BVal = append(k.AVal, sr.Value), append(k.BVal, fr.Value)
+				k.D = append(k.D, math.Log(fr.Value/sr.Value))
+				k.aCost, k.bCost = append(k.aCost, rowCost(sr)), append(k.bCost, rowCost(fr))
+			}
+			if len(k.D) == 0 {
+				continue
+			}
+			k.finish()
+			out = append(out, k)
 		}
 	}
 	return out
@@ -113,7 +127,8 @@ func claim3(res *Results) Claim {
 		}
 	})
 	c.Tables = append(c.Tables, costTable(res, all))
-	c.swap(claim3Factors, eval, "the cost axis, snapshot rule and budget do not apply: the claim is at equal particle counts, and fig1b records no development rows")
+	c.swap(append(slices.Clip(claim3Factors), startFactor(res.startClasses([]string{"fig1b"}))), eval,
+		"the cost axis, snapshot rule and budget do not apply: the claim is at equal particle counts, and fig1b records no development rows; start: the MMD-FW and SVGD arms of one start class")
 	return c
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -17,14 +18,18 @@ import (
 func claim5Contrasts(res *Results, cfg protocolConfig) []Contrast {
 	const id = "table1"
 	cells := res.reported(id)
-	fw := res.arm(id, cfg.FW, cells, IsMMDFW)
-	if fw == "" {
-		return nil
-	}
 	var out []Contrast
 	for _, ds := range Datasets(Done(cells)) {
-		for _, sv := range res.svgdArmNames(id, cfg.SVGD, cells) {
-			out = append(out, accuracyContrasts(res, id, ds, fw, sv, cfg)...)
+		fws, svs := res.armSets(id, ds, cells, cfg)
+		for _, fw := range fws {
+			if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
+				for _, m := range []string{"rmse", "test_ll"} {
+					out = append(out, noPartner(res, id, ds, fw, metricWord(m), cfg.Axis, cfg))
+				}
+			}
+			for _, sv := range svs {
+				out = append(out, accuracyContrasts(res, id, ds, fw, sv, cfg)...)
+			}
 		}
 	}
 	return out
@@ -149,24 +154,32 @@ func claim5(res *Results) Claim {
 		Figures: []string{"table1"},
 		Header: []string{"protocol", "cost axis", "dataset", "MMD-FW arm (start)", "SVGD arm (start)", "splits", "MMD-FW RMSE", "SVGD RMSE",
 			"RMSE SVGD/MMD-FW, mean [95 % CI]", "sign test", "outcome", "MMD-FW test LL", "SVGD test LL", "test LL MMD-FW − SVGD, mean [95 % CI]", "sign test", "outcome",
-			"MMD-FW snapshot: gradient evaluations; seconds", "SVGD snapshot: gradient evaluations; seconds", "notes"},
+			"MMD-FW snapshot: gradient evaluations; seconds", "SVGD snapshot: gradient evaluations; seconds",
+			"MMD-FW's RMSE gain over its start alone", "SVGD's RMSE gain over its start alone", "notes"},
 	}
+	c.Rule += startRule
 	eval := func(cfg protocolConfig) []Contrast { return claim5Contrasts(res, cfg) }
 	var all []Contrast
+	gains := map[string][]Contrast{}
+	exps := []struct{ id, metric string }{{"table1", "rmse"}}
 	c.settleAxes(eval, func(proto string, grads, secs []Contrast) {
 		all = append(all, grads...)
+		gains[proto] = gainContrasts(res, exps, protocolConfigs[proto])
+		g := gainLookup(gains[proto])
 		for _, cs := range [][]Contrast{grads, secs} {
 			for i := 0; i+1 < len(cs); i += 2 {
 				r, l := &cs[i], &cs[i+1]
 				c.Rows = append(c.Rows, []string{protocolName(proto), r.Axis, r.Dataset, r.A.Label(), r.B.Label(), fmt.Sprint(len(r.Splits)),
 					pmText(r.AVal), pmText(r.BVal), r.IntervalText(), r.SignText(), r.OutcomeText(),
 					pmText(l.AVal), pmText(l.BVal), l.IntervalText(), l.SignText(), l.OutcomeText(),
-					r.costText(true), r.costText(false), notesText(r, l)})
+					r.costText(true), r.costText(false), gainCell(g, r.Figure, r.DS, r.A.Method), gainCell(g, r.Figure, r.DS, r.B.Method), notesText(r, l)})
 			}
 		}
 	})
-	c.Tables = append(c.Tables, costTable(res, all))
-	c.swap(claim5Factors, eval, "budget ¼×, 1×, 4× of the reference budget")
+	c.Tables = append(c.Tables, costTable(res, all), gainTable(gains))
+	c.StartGain = gainSentence(gains)
+	c.swap(append(slices.Clip(claim5Factors), startFactor(res.startClasses([]string{"table1"}))), eval,
+		"budget ¼×, 1×, 4× of the reference budget; start: the MMD-FW and SVGD arms of one start class")
 	return c
 }
 

@@ -35,6 +35,10 @@ type protocolConfig struct {
 	// SVGD names the SVGD arms: paper (the paper's arm) or fair (every
 	// SVGD arm of the fair protocol, reference and tuned).
 	SVGD string
+	// Start, when set, reads the arms of that start class only (the
+	// protocol's own where it has one, else another protocol's arm of that
+	// start); "" reads the protocol's arms whatever their start.
+	Start string
 }
 
 // The two protocols.
@@ -42,6 +46,9 @@ var (
 	paperConfig = protocolConfig{Axis: axisSeconds, Snap: snapFinal, Budget: BudgetLevels[1], FW: paper, SVGD: paper}
 	fairConfig  = protocolConfig{Axis: axisGrads, Snap: snapDev, Budget: BudgetLevels[1], FW: fair, SVGD: fair}
 )
+
+// protocolConfigs are the two protocols by name.
+var protocolConfigs = map[string]protocolConfig{paper: paperConfig, fair: fairConfig}
 
 // factor is one factor of a swap table.
 type factor struct {

@@ -40,7 +40,8 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
 		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
 		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
-		"method (their start above all) is shown and not counted. A claim is supported when more than half of its computed contrasts are better and none is " +
+		"method is shown and not counted; one whose arms start from different start classes (the network's own initialisation, a trained network, the MAP) " +
+		"takes no part in the verdict at all. A claim is supported when more than half of its computed same-start contrasts are better and none is " +
 		"worse, not supported when a counted contrast is worse, and otherwise the evidence cannot decide. Each claim is read under two protocols: the paper's " +
 		"as it states it (compute seconds, final snapshots, the arms as the paper configures them) and the fair one (per-datapoint gradient evaluations, " +
 		"snapshots chosen on development rows, the tuned or trained arms and every SVGD arm); claims 1 and 5, which compare costs, get a verdict on each axis.\n\n")
@@ -110,6 +111,9 @@ func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
 	}
 	if c.Difference != "" {
 		fmt.Fprintf(b, "*Where they differ.* %s\n\n", c.Difference)
+	}
+	if c.StartGain != "" {
+		fmt.Fprintf(b, "*Against its start alone.* %s\n\n", c.StartGain)
 	}
 	fmt.Fprintf(b, "*Rule.* %s\n\n", c.Rule)
 	b.WriteString(c.Markdown())
@@ -201,7 +205,7 @@ func OutcomeParagraph(claims []Claim) string {
 		parts = append(parts, s)
 	}
 	if len(decide) > 0 {
-		parts = append(parts, "Changing one factor of the paper's protocol at a time (cost axis, snapshot rule, budget, MMD-FW arm, SVGD arms), "+
+		parts = append(parts, "Changing one factor of the paper's protocol at a time (cost axis, snapshot rule, budget, MMD-FW arm, SVGD arms, start), "+
 			"what changes a verdict is, for "+strings.Join(decide, "; for ")+".")
 	}
 	return strings.Join(parts, " ")

@@ -1,0 +1,375 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Start is a factor of every comparison. Claims 1, 3 and 5 pair an MMD-FW
+// arm with an SVGD arm of the same start class (the network's own
+// initialisation, a trained network, the MAP); a pair across start classes
+// is shown and takes no part in the verdict. Each arm is also set against
+// its start alone, the start-only baselines (kind start) of its class: a
+// method that does not beat the start it was handed adds nothing to it.
+
+// GainBand is the tolerance band of a gain over the start on an RMSE: an
+// arm within ×1.01 of its start-only baseline neither beats it nor falls
+// behind it.
+const GainBand = 1.01
+
+// startOrder orders start classes in tables and swap rows.
+var startOrder = []string{startModel, startTrained, startMAP, startPrior, startSVGD, startSearch, startRef}
+
+// sortStarts sorts start classes by startOrder (others after, by name).
+func sortStarts(cs []string) {
+	rank := func(s string) int {
+		if i := slices.Index(startOrder, s); i >= 0 {
+			return i
+		}
+		return len(startOrder)
+	}
+	slices.SortStableFunc(cs, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// protocolFWArms returns the MMD-FW arms of experiment id under protocol
+// proto: under the paper's its one arm (declared, else the first by name);
+// under the fair one every arm declared for it (one per start class, as
+// validation chose it), else the first by name.
+func (r *Results) protocolFWArms(id, proto string, cells []*Cell) []string {
+	if proto == fair {
+		if a := r.declaredArms(id, fair, cells, IsMMDFW); len(a) > 0 {
+			return a
+		}
+	}
+	if a := r.arm(id, proto, cells, IsMMDFW); a != "" {
+		return []string{a}
+	}
+	return nil
+}
+
+// allArms returns every arm of a kind is accepts that a protocol may read
+// in experiment id: those declared for the paper's protocol, then the fair
+// one, then the undeclared candidates (no random features, no exact LMO
+// direction).
+func (r *Results) allArms(id string, cells []*Cell, is func(string) bool) []string {
+	var out []string
+	add := func(ms []string) {
+		for _, m := range ms {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	add(r.declaredArms(id, paper, cells, is))
+	add(r.declaredArms(id, fair, cells, is))
+	names, kinds := methodOrder(cells)
+	for _, m := range names {
+		if is(kinds[m]) && firstMethodIs(cells, m) && len(r.Declared[id].Arms) == 0 {
+			add([]string{m})
+		}
+	}
+	return out
+}
+
+// ofStart keeps the arms of own whose start class on dataset ds is class;
+// when none is, the arms of all of that class (another protocol's arm of
+// that start).
+func (r *Results) ofStart(id, ds, class string, own, all []string) []string {
+	keep := func(ms []string) []string {
+		var out []string
+		for _, m := range ms {
+			if armInfo(r, id, ds, m).StartClass == class {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	if k := keep(own); len(k) > 0 {
+		return k
+	}
+	return keep(all)
+}
+
+// armSets returns the MMD-FW and SVGD arms a claim pairs on dataset ds of
+// experiment id under cfg: the protocol's own arms, or with cfg.Start the
+// arms of that start class (the protocol's own where it has one).
+func (r *Results) armSets(id, ds string, cells []*Cell, cfg protocolConfig) (fws, svs []string) {
+	fws = r.protocolFWArms(id, cfg.FW, cells)
+	svs = r.svgdArmNames(id, cfg.SVGD, cells)
+	if cfg.Start != "" {
+		fws = r.ofStart(id, ds, cfg.Start, fws, r.allArms(id, cells, IsMMDFW))
+		svs = r.ofStart(id, ds, cfg.Start, svs, r.allArms(id, cells, IsSVGD))
+	}
+	return fws, svs
+}
+
+// hasCells reports whether method m has a finished cell on dataset ds.
+func hasCells(cells []*Cell, ds, m string) bool { return len(bySplit(cells, ds, m)) > 0 }
+
+// noPartner is the contrast, not computable, of an MMD-FW arm of start
+// class cfg.Start that no SVGD arm of that start can be set against.
+func noPartner(res *Results, id, ds, fw, what, axis string, cfg protocolConfig) Contrast {
+	cells := res.reported(id)
+	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: what, Axis: axis,
+		Key: fmt.Sprintf("%s %s:", id, ds), A: armInfo(res, id, ds, fw),
+		B:    ArmInfo{Method: "–", Start: cfg.Start, StartClass: cfg.Start, SecPerKGrad: math.NaN()},
+		Skip: "no SVGD arm starts from the " + cfg.Start}
+	return c
+}
+
+// startClasses returns the start classes of the MMD-FW and SVGD arms of
+// experiments ids (every arm a protocol may read), in startOrder.
+func (r *Results) startClasses(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		cells := r.reported(id)
+		for _, ds := range Datasets(Done(cells)) {
+			for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
+				for _, m := range r.allArms(id, cells, is) {
+					if cl := armInfo(r, id, ds, m).StartClass; cl != "" && hasCells(cells, ds, m) && !slices.Contains(out, cl) {
+						out = append(out, cl)
+					}
+				}
+			}
+		}
+	}
+	sortStarts(out)
+	return out
+}
+
+// startFactor is the start factor of a swap table over the start classes
+// present: the protocol's arms as they are (every start they have), or the
+// arms of one start class.
+func startFactor(classes []string) factor {
+	return factor{name: "start", values: append([]string{""}, classes...),
+		words: func(v string) string {
+			if v == "" {
+				return "the protocol's arms' own starts"
+			}
+			return "the arms that start from the " + v
+		},
+		get: func(c protocolConfig) string { return c.Start },
+		set: func(c protocolConfig, v string) protocolConfig { c.Start = v; return c }}
+}
+
+// startBaselines returns the start-only baselines (kind start) of
+// experiment id on dataset ds whose start class is class: the start alone
+// first (the trained network, the MAP), then the others (a deep ensemble,
+// Laplace draws), each in legend order.
+func startBaselines(res *Results, id, ds, class string) []string {
+	cells := res.reported(id)
+	names, kinds := methodOrder(cells)
+	var alone, other []string
+	for _, m := range names {
+		if !IsStartKind(kinds[m]) || !hasCells(cells, ds, m) {
+			continue
+		}
+		if armInfo(res, id, ds, m).StartClass != class {
+			continue
+		}
+		isAlone := false
+		for _, c := range cellsOf(Done(cells), ds) {
+			if c.Prov.Method == m {
+				isAlone = startAlone(c)
+				break
+			}
+		}
+		if isAlone {
+			alone = append(alone, m)
+		} else {
+			other = append(other, m)
+		}
+	}
+	return append(alone, other...)
+}
+
+// gainContrast sets arm m against start-only baseline base on dataset ds
+// of experiment id: per split, metric at the snapshot cfg.Snap chooses
+// within cfg.Budget's gradient evaluations, for the arm and for the
+// baseline; the difference is ln(base / arm) for an RMSE (shown as the
+// ratio base/arm, above 1: the arm beats its start) and arm − base for an
+// accuracy. Better when the interval lies above the band (×GainBand, or
+// AccuracyBand), worse when below its negative.
+func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
+	cells := res.reported(id)
+	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
+	ratio := metric == "rmse"
+	band := Band{Tau: AccuracyBand}
+	if ratio {
+		band = Band{Tau: math.Log(GainBand), Ratio: true}
+	}
+	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), Axis: axisGrads,
+		What: fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
+		Key:  fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
+	// The start-only baseline is the start, not another method: only its
+	// start class matters, and it runs under its own, smaller budget.
+	c.Confounds = slices.DeleteFunc(c.Confounds, func(s string) bool { return strings.HasPrefix(s, "budget:") })
+	ac, bc := bySplit(cells, ds, m), bySplit(cells, ds, base)
+	for _, s := range sortedSplits(ac) {
+		if bc[s] == nil {
+			continue
+		}
+		as, _ := chosenSnapshot(ac[s], withinGrads(ac[s], cfg.Budget), cfg.Snap)
+		bs, _ := chosenSnapshot(bc[s], withinGrads(bc[s], cfg.Budget), cfg.Snap)
+		if as == nil || bs == nil {
+			continue
+		}
+		av, ok1 := as.vals[metric]
+		bv, ok2 := bs.vals[metric]
+		if !ok1 || !ok2 || !finite(av) || !finite(bv) || (ratio && (av <= 0 || bv <= 0)) {
+			continue
+		}
+		d := av - bv
+		if ratio {
+			d = math.Log(bv / av)
+		}
+		c.Splits, c.AVal, c.BVal, c.D = append(c.Splits, s), append(c.AVal, av), append(c.BVal, bv), append(c.D, d)
+		c.aCost = append(c.aCost, cost{float64(as.grads), as.secs, true})
+		c.bCost = append(c.bCost, cost{float64(bs.grads), bs.secs, true})
+	}
+	if len(c.D) == 0 {
+		c.Skip = "no split with both"
+	}
+	c.finish()
+	return c
+}
+
+// gainContrasts returns, for the experiments exps of a claim under cfg,
+// every MMD-FW and SVGD arm the claim pairs set against each start-only
+// baseline of its start class.
+func gainContrasts(res *Results, exps []struct{ id, metric string }, cfg protocolConfig) []Contrast {
+	var out []Contrast
+	for _, e := range exps {
+		cells := res.reported(e.id)
+		for _, ds := range Datasets(Done(cells)) {
+			fws, svs := res.armSets(e.id, ds, cells, cfg)
+			for _, m := range append(fws, svs...) {
+				if !hasCells(cells, ds, m) {
+					continue
+				}
+				for _, base := range startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass) {
+					out = append(out, gainContrast(res, e.id, ds, e.metric, m, base, cfg))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// gainText is a gain contrast's outcome in words.
+func gainText(c *Contrast) string {
+	if c.Skip != "" {
+		return "not computable: " + c.Skip
+	}
+	switch c.Outcome {
+	case Better:
+		return "beats its start"
+	case Worse:
+		return "worse than its start alone"
+	}
+	return "inconclusive"
+}
+
+// gainTable is the table of gain contrasts gs per protocol.
+func gainTable(gs map[string][]Contrast) ClaimTable {
+	t := ClaimTable{Title: fmt.Sprintf("Gain over its start (each arm against the start-only baselines of its start class: the test value at the snapshot the protocol's "+
+		"rule chooses within the same gradient-evaluation budget, paired over splits; RMSE as the ratio baseline/arm, above 1: the arm beats its start, band ×%g; "+
+		"accuracy as arm − baseline, band ±%g; not part of the verdict)", GainBand, AccuracyBand),
+		Header: []string{"protocol", "figure", "dataset", "arm (start)", "start-only baseline", "splits", "arm", "baseline",
+			"gain, mean [95 % CI]", "sign test", "outcome", "arm snapshot: gradient evaluations; seconds", "baseline snapshot: gradient evaluations; seconds"}}
+	for _, p := range []string{paper, fair} {
+		for i := range gs[p] {
+			k := &gs[p][i]
+			t.Rows = append(t.Rows, []string{protocolName(p), k.Figure, k.Dataset, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
+				valueText(k.AVal, false), valueText(k.BVal, false), k.IntervalText(), k.SignText(), gainText(k), k.costText(true), k.costText(false)})
+		}
+	}
+	return t
+}
+
+// gainSentence says plainly, per protocol, which arms do not beat their
+// start alone (the first start-only baseline of their class: the trained
+// network or the MAP alone where recorded), and on which datasets.
+func gainSentence(gs map[string][]Contrast) string {
+	var parts []string
+	for _, p := range []string{paper, fair} {
+		type arm struct {
+			name, start, base string
+			not, total        []string
+		}
+		var arms []*arm
+		seen := map[string]bool{}
+		for i := range gs[p] {
+			k := &gs[p][i]
+			key := k.Figure + "|" + k.DS + "|" + k.A.Method
+			if k.Skip != "" || seen[key] {
+				continue
+			}
+			seen[key] = true // the first baseline of the class: the start alone
+			var a *arm
+			for _, x := range arms {
+				if x.name == k.A.Method && x.base == k.B.Method {
+					a = x
+				}
+			}
+			if a == nil {
+				a = &arm{name: k.A.Method, start: k.A.Start, base: k.B.Method}
+				arms = append(arms, a)
+			}
+			where := k.Dataset
+			if k.Figure != "table1" {
+				where = k.Figure + " " + k.Dataset
+			}
+			a.total = append(a.total, where)
+			if k.Outcome != Better {
+				a.not = append(a.not, fmt.Sprintf("%s (%s, %s)", where, k.IntervalText(), k.Outcome))
+			}
+		}
+		for _, a := range arms {
+			if len(a.not) == 0 {
+				parts = append(parts, fmt.Sprintf("%s: %s (%s) beats its start alone (%s) on all %d datasets.", upperFirst(protocolName(p)+" protocol"), a.name, a.start, a.base, len(a.total)))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s (%s) does not beat its start alone (%s) on %d of %d datasets: %s.", upperFirst(protocolName(p)+" protocol"),
+				a.name, a.start, a.base, len(a.not), len(a.total), strings.Join(a.not, "; ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "No start-only baseline (kind `start`) of any arm's start class is recorded: the gain over the start is not measured."
+	}
+	return strings.Join(parts, " ")
+}
+
+// gainLookup indexes the gain contrasts of one protocol against the start
+// alone (the first baseline of each arm's class) by figure, dataset and
+// arm.
+func gainLookup(gs []Contrast) map[string]*Contrast {
+	out := map[string]*Contrast{}
+	for i := range gs {
+		k := &gs[i]
+		key := k.Figure + "|" + k.DS + "|" + k.A.Method
+		if _, ok := out[key]; !ok {
+			out[key] = k
+		}
+	}
+	return out
+}
+
+// gainCell is the gain of arm m over its start alone as a table cell.
+func gainCell(l map[string]*Contrast, fig, ds, m string) string {
+	k, ok := l[fig+"|"+ds+"|"+m]
+	if !ok {
+		return "–"
+	}
+	if k.Skip != "" {
+		return "–"
+	}
+	return fmt.Sprintf("%s vs %s: %s", k.IntervalText(), k.B.Method, gainText(k))
+}
