@@ -57,7 +57,7 @@ func TestTableAtBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != "dataset,method,budget,budget_grad_evals,rmse_mean,rmse_sd,test_ll_mean,test_ll_sd,splits" {
+	if strings.Join(recs[0], ",") != "dataset,method,budget,budget_grad_evals,rmse_mean,rmse_sd,test_ll_mean,test_ll_sd,splits,start,start_baseline,rmse_gain_over_start" {
 		t.Fatalf("header %v", recs[0])
 	}
 	got := map[string]bool{}
@@ -65,10 +65,10 @@ func TestTableAtBudgets(t *testing.T) {
 		got[strings.Join(r, ",")] = true
 	}
 	for _, w := range []string{
-		"boston,svgd,0.25x,25,51,1.4142135623730951,-51,1.4142135623730951,2",
-		"boston,svgd,1x,100,31,1.4142135623730951,-31,1.4142135623730951,2",
-		"boston,svgd,4x,400,11,1.4142135623730951,-11,1.4142135623730951,2",
-		"boston,ols,1x,100,4.5,0,-2.9,0,1",
+		"boston,svgd,0.25x,25,51,1.4142135623730951,-51,1.4142135623730951,2,model init draws,,",
+		"boston,svgd,1x,100,31,1.4142135623730951,-31,1.4142135623730951,2,model init draws,,",
+		"boston,svgd,4x,400,11,1.4142135623730951,-11,1.4142135623730951,2,model init draws,,",
+		"boston,ols,1x,100,4.5,0,-2.9,0,1,,,",
 	} {
 		if !got[w] {
 			t.Errorf("CSV lacks %q:\n%s", w, tb.CSV())
@@ -80,8 +80,8 @@ func TestTableAtBudgets(t *testing.T) {
 	md := tb.Markdown()
 	for _, want := range []string{"**1x** = 100",
 		// The floor is a row of its own, the same at every budget.
-		"| boston | ols | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 | -2.9 ± 0 | -2.9 ± 0 | -2.9 ± 0 | 1 |",
-		"| boston | svgd | 51.0 ± 1.4 | 31.0 ± 1.4 | 11.0 ± 1.4 |",
+		"| boston | ols | – | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 | -2.9 ± 0 | -2.9 ± 0 | -2.9 ± 0 | – | – | – | 1 |",
+		"| boston | svgd | model init draws | 51.0 ± 1.4 | 31.0 ± 1.4 | 11.0 ± 1.4 |",
 		"- 1x: boston: svgd 31 (OLS 4.5)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -215,8 +215,8 @@ func TestTableFloors(t *testing.T) {
 	}
 	md := tb.Markdown()
 	for _, want := range []string{
-		"| boston | least-squares | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 |",
-		"| boston | mean | 9 ± 0 | 9 ± 0 | 9 ± 0 | -3.6 ± 0 | -3.6 ± 0 | -3.6 ± 0 | 1 |",
+		"| boston | least-squares | – | 4.5 ± 0 | 4.5 ± 0 | 4.5 ± 0 |",
+		"| boston | mean | – | 9 ± 0 | 9 ± 0 | 9 ± 0 | -3.6 ± 0 | -3.6 ± 0 | -3.6 ± 0 | – | – | – | 1 |",
 		"- 0.25x: boston: mmdfw 4.5, svgd 6 (OLS 4.5)",
 		"- 1x: none",
 		"- 4x: none",

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +66,18 @@ type Table struct {
 	// (chosen on development rows, see pickAtBudget); nil without
 	// gradient-evaluation budgets.
 	AtBudget map[string]map[string]map[string]map[string]Stat
+	// Starts[dataset][method] is the start a method runs from, in words
+	// ("" for the floors); StartBase[dataset][method] the start-only
+	// baseline its gain over the start is measured against (its start
+	// alone, else another baseline of its start class; "" when none).
+	Starts, StartBase map[string]map[string]string
+	// Gain[level][dataset][method] are the paired statistics over splits
+	// of ln(baseline's RMSE / the method's RMSE) at a budget level: above
+	// 0 the method beats its start alone.
+	Gain map[string]map[string]map[string]PairedStats
+	// ChosenStarts say, per tuning experiment and kind, which start
+	// validation chose on each dataset (see chosenStarts).
+	ChosenStarts []string
 }
 
 // Table1Metrics are the metrics of Table 1.
@@ -103,6 +117,8 @@ func MakeTable(res *Results, id string) *Table {
 		}
 	}
 	t.budgetStats(cells)
+	t.starts(res, id, cells)
+	t.ChosenStarts = chosenStarts(res)
 	return t
 }
 
@@ -201,21 +217,32 @@ func (t *Table) Markdown() string {
 		}
 		return t.AtBudget[level]
 	}
+	gains := t.AtBudget != nil && t.Starts != nil
+	extra := 0
 	b.WriteString("| dataset | method |")
+	if gains {
+		b.WriteString(" start |")
+		extra = 1 + len(levels)
+	}
 	for _, metric := range t.Metrics {
 		for _, lv := range levels {
 			fmt.Fprintf(&b, " %s |", strings.TrimSpace(metricShort[metric]+" "+lv))
 		}
 	}
+	if gains {
+		for _, lv := range levels {
+			fmt.Fprintf(&b, " RMSE gain over its start alone %s |", lv)
+		}
+	}
 	b.WriteString(" splits |\n|---|---|")
-	for range len(t.Metrics) * len(levels) {
+	for range len(t.Metrics)*len(levels) + extra {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|\n")
 	for _, ds := range t.Datasets {
 		if why, ok := t.Missing[ds]; ok {
 			fmt.Fprintf(&b, "| %s | – |", t.Labels[ds])
-			for range len(t.Metrics) * len(levels) {
+			for range len(t.Metrics)*len(levels) + extra {
 				b.WriteString(" – |")
 			}
 			fmt.Fprintf(&b, " 0 (%s) |\n", why)
@@ -239,8 +266,27 @@ func (t *Table) Markdown() string {
 			if !any {
 				continue
 			}
+			if gains {
+				st := t.Starts[ds][m]
+				if st == "" {
+					st = "–"
+				}
+				cells = append([]string{st}, cells...)
+				for _, lv := range levels {
+					cells = append(cells, t.gainText(lv, ds, m))
+				}
+			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", t.Labels[ds], m, strings.Join(cells, " | "), splits)
 		}
+	}
+	if gains {
+		fmt.Fprintf(&b, "\nStart: the start each method runs from (the start-only baselines, kind `start`, are their start alone or a deep ensemble of it). "+
+			"RMSE gain over its start alone: per split the start-only baseline's RMSE over the method's at the same budget (the start alone where recorded, "+
+			"else another baseline of its start class, named), mean over splits of the log ratio shown as a ratio with its 95 %% paired-t interval; above 1 the "+
+			"method beats its start; – where no baseline of its start class is recorded.\n")
+	}
+	if len(t.ChosenStarts) > 0 {
+		b.WriteString("\n**Start chosen on validation rows.** " + strings.Join(t.ChosenStarts, " ") + "\n")
 	}
 	if nb := t.NotBelowOLS(); nb != nil {
 		b.WriteString("\n**Not below OLS.** The BNN methods whose mean test RMSE over splits is not below the OLS row's (mean ≥ OLS's mean), per budget and dataset:\n\n")
@@ -326,7 +372,8 @@ func (t *Table) NotBelowOLS() map[string]map[string][]string {
 }
 
 // CSVHeader is the header of figures/table1.csv.
-var CSVHeader = []string{"dataset", "method", "budget", "budget_grad_evals", "rmse_mean", "rmse_sd", "test_ll_mean", "test_ll_sd", "splits"}
+var CSVHeader = []string{"dataset", "method", "budget", "budget_grad_evals", "rmse_mean", "rmse_sd", "test_ll_mean", "test_ll_sd", "splits",
+	"start", "start_baseline", "rmse_gain_over_start"}
 
 // CSV renders the table in tidy form with full precision: one row per
 // dataset × method × budget, columns CSVHeader. budget is a BudgetLevels
@@ -336,7 +383,11 @@ var CSVHeader = []string{"dataset", "method", "budget", "budget_grad_evals", "rm
 // (methods of kinds ols and constant, IsFloor) spend no gradient
 // evaluations and have one row at every budget with the same values, so
 // that the rows of one budget hold every method and floor to compare. A metric a row
-// lacks is empty; splits counts the splits with an RMSE.
+// lacks is empty; splits counts the splits with an RMSE. start is the
+// start the method runs from (empty for the floors); start_baseline the
+// start-only baseline of its start class and rmse_gain_over_start the
+// geometric mean over splits of that baseline's RMSE over the method's at
+// the budget (empty where there is none, and for a wall-clock run).
 func (t *Table) CSV() []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -348,6 +399,10 @@ func (t *Table) CSV() []byte {
 		return strconv.FormatFloat(s.Mean, 'g', -1, 64), strconv.FormatFloat(s.SD, 'g', -1, 64)
 	}
 	row := func(ds, m, budget, grads string, st map[string]Stat) {
+		start, base, gain := t.Starts[ds][m], "", ""
+		if p, ok := t.Gain[budget][ds][m]; ok && p.N > 0 {
+			base, gain = t.StartBase[ds][m], strconv.FormatFloat(math.Exp(p.Mean), 'g', -1, 64)
+		}
 		r, rok := st["rmse"]
 		l, lok := st["test_ll"]
 		if !rok && !lok {
@@ -359,7 +414,7 @@ func (t *Table) CSV() []byte {
 		if !rok {
 			n = len(l.Values)
 		}
-		w.Write([]string{ds, m, budget, grads, rm, rs, lm, ls, strconv.Itoa(n)})
+		w.Write([]string{ds, m, budget, grads, rm, rs, lm, ls, strconv.Itoa(n), start, base, gain})
 	}
 	for _, ds := range t.Datasets {
 		for _, m := range t.Methods {
@@ -381,4 +436,186 @@ func gradText(g int64) string {
 		return "various"
 	}
 	return strconv.FormatFloat(float64(g), 'g', 4, 64)
+}
+
+// starts fills the table's starts and, at each budget level, each
+// method's gain over its start alone (see Table.Gain).
+func (t *Table) starts(res *Results, id string, cells []*Cell) {
+	t.Starts, t.StartBase = map[string]map[string]string{}, map[string]map[string]string{}
+	bnnSets := map[string]bool{}
+	for _, ds := range t.Datasets {
+		bnnSets[ds] = isBNN(cellsOf(Done(cells), ds))
+		t.Starts[ds], t.StartBase[ds] = map[string]string{}, map[string]string{}
+		var bases = map[string][]string{} // start class → start-only baselines
+		class := map[string]string{}
+		for _, m := range t.Methods {
+			for _, c := range cellsOf(Done(cells), ds) {
+				if c.Prov.Method == m {
+					t.Starts[ds][m], class[m] = StartOf(c, bnnSets[ds])
+					break
+				}
+			}
+		}
+		for _, m := range t.Methods {
+			if IsStartKind(t.Kinds[m]) || class[m] == "" {
+				continue
+			}
+			if _, ok := bases[class[m]]; !ok {
+				bases[class[m]] = startBaselinesIn(cells, ds, class[m], bnnSets[ds])
+			}
+			if b := bases[class[m]]; len(b) > 0 {
+				t.StartBase[ds][m] = b[0]
+			}
+		}
+	}
+	if t.AtBudget == nil {
+		return
+	}
+	t.Gain = map[string]map[string]map[string]PairedStats{}
+	for _, lv := range BudgetLevels {
+		t.Gain[lv.Label] = map[string]map[string]PairedStats{}
+		for _, ds := range t.Datasets {
+			t.Gain[lv.Label][ds] = map[string]PairedStats{}
+			for m, base := range t.StartBase[ds] {
+				if base == "" {
+					continue
+				}
+				mv, bv := t.atBudgetBySplit(cells, lv, ds, m), t.atBudgetBySplit(cells, lv, ds, base)
+				var d []float64
+				for _, s := range sortedSplits(mv) {
+					if b, ok := bv[s]; ok && mv[s] > 0 && b > 0 {
+						d = append(d, math.Log(b/mv[s]))
+					}
+				}
+				if len(d) > 0 {
+					t.Gain[lv.Label][ds][m] = Paired(d)
+				}
+			}
+		}
+	}
+}
+
+// atBudgetBySplit is the test RMSE of method m on dataset ds at budget
+// level lv, per split (the snapshot pickAtBudget reports).
+func (t *Table) atBudgetBySplit(cells []*Cell, lv BudgetLevel, ds, m string) map[int]float64 {
+	out := map[int]float64{}
+	for _, c := range Done(byMethod(cells, ds)[m]) {
+		if p := pickAtBudget(c, budgetOf(c, lv)); p.ok {
+			if v, ok := p.values["rmse"]; ok && finite(v) {
+				out[c.Prov.Split] = v
+			}
+		}
+	}
+	return out
+}
+
+// startBaselinesIn returns the start-only baselines among cells on
+// dataset ds whose start class is class: the start alone first, then the
+// others, in legend order.
+func startBaselinesIn(cells []*Cell, ds, class string, bnn bool) []string {
+	names, kinds := methodOrder(cells)
+	var alone, other []string
+	for _, m := range names {
+		if !IsStartKind(kinds[m]) {
+			continue
+		}
+		for _, c := range cellsOf(Done(cells), ds) {
+			if c.Prov.Method != m {
+				continue
+			}
+			if _, cl := StartOf(c, bnn); cl == class {
+				if startAlone(c) {
+					alone = append(alone, m)
+				} else {
+					other = append(other, m)
+				}
+			}
+			break
+		}
+	}
+	return append(alone, other...)
+}
+
+// gainText is the gain of method m over its start alone at a budget level
+// as a table cell: "1.20 [1.10, 1.31] vs start-trained".
+func (t *Table) gainText(lv, ds, m string) string {
+	p, ok := t.Gain[lv][ds][m]
+	if !ok || p.N == 0 {
+		return "–"
+	}
+	iv := "[–]"
+	if finite(p.Lo) {
+		iv = fmt.Sprintf("[%s, %s]", fmtRatio(math.Exp(p.Lo)), fmtRatio(math.Exp(p.Hi)))
+	}
+	return fmt.Sprintf("%s %s vs %s", fmtRatio(math.Exp(p.Mean)), iv, t.StartBase[ds][m])
+}
+
+// chosenStarts says, per tuning experiment and method kind, which start
+// the configuration chosen on validation rows runs from on each dataset,
+// and which starts the grid offered: "tune-bnn, kind svgd: offered model
+// init draws and draws around a trained network; chosen draws around a
+// trained network on 7 datasets (…), model init draws on 2 (…)."
+func chosenStarts(res *Results) []string {
+	var out []string
+	for _, id := range tuningExperiments(res) {
+		cells := Done(res.Experiment(id))
+		type kindStarts struct {
+			offered []string
+			chosen  map[string][]string
+			order   []string
+		}
+		byKind := map[string]*kindStarts{}
+		var kinds []string
+		for _, g := range TuningGrids(res, id) {
+			dsCells := cellsOf(cells, g.Dataset)
+			bnn := isBNN(dsCells)
+			startOf := func(m string) string {
+				for _, c := range dsCells {
+					if c.Prov.Method == m {
+						l, _ := StartOf(c, bnn)
+						return l
+					}
+				}
+				return ""
+			}
+			k := byKind[g.Kind]
+			if k == nil {
+				k = &kindStarts{chosen: map[string][]string{}}
+				byKind[g.Kind] = k
+				kinds = append(kinds, g.Kind)
+			}
+			for _, c := range g.Configs {
+				if s := startOf(c.Method); s != "" && !slices.Contains(k.offered, s) {
+					k.offered = append(k.offered, s)
+				}
+			}
+			if g.Chosen < 0 {
+				continue
+			}
+			s := startOf(g.Configs[g.Chosen].Method)
+			if s == "" {
+				continue
+			}
+			if _, ok := k.chosen[s]; !ok {
+				k.order = append(k.order, s)
+			}
+			k.chosen[s] = append(k.chosen[s], g.Label)
+		}
+		for _, kind := range kinds {
+			k := byKind[kind]
+			if len(k.offered) == 0 {
+				continue
+			}
+			var ch []string
+			for _, s := range k.order {
+				ch = append(ch, fmt.Sprintf("%s on %d (%s)", s, len(k.chosen[s]), strings.Join(k.chosen[s], ", ")))
+			}
+			chosen := "none chosen"
+			if len(ch) > 0 {
+				chosen = "chosen " + strings.Join(ch, "; ")
+			}
+			out = append(out, fmt.Sprintf("%s, kind %s: offered %s; %s.", id, kind, joinAnd(k.offered), chosen))
+		}
+	}
+	return out
 }
