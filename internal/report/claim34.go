@@ -293,6 +293,7 @@ func claim4(res *Results) Claim {
 		}
 	})
 	c.Tables = append(c.Tables, costTable(res, all))
+	c.Scope = spBNNScope(res)
 	return c
 }
 

@@ -52,6 +52,9 @@ type Claim struct {
 	// start alone (the start-only baseline of their start class), or that
 	// none is recorded ("" for the other claims).
 	StartGain string
+	// Scope says where the claim's method is not run and why ("" when
+	// nothing is left out).
+	Scope string
 	// Figures are the ids of the figures the claim rests on, as the
 	// experiment files declare them ([[figures]] id), and "table1" for
 	// Table 1.

@@ -112,6 +112,9 @@ func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
 	if c.Difference != "" {
 		fmt.Fprintf(b, "*Where they differ.* %s\n\n", c.Difference)
 	}
+	if c.Scope != "" {
+		fmt.Fprintf(b, "*On the networks.* %s\n\n", c.Scope)
+	}
 	if c.StartGain != "" {
 		fmt.Fprintf(b, "*Against its start alone.* %s\n\n", c.StartGain)
 	}
@@ -190,7 +193,13 @@ func OutcomeParagraph(claims []Claim) string {
 				continue
 			}
 			if r.Verdict != base {
-				change = append(change, fmt.Sprintf("the %s (%s → %s)", r.Factor, base, r.Verdict))
+				to := ""
+				if r.Factor == "start" || r.Factor == "budget" {
+					// Several values: say which.
+					_, v, _ := strings.Cut(r.Value, "→ ")
+					to = v + ": "
+				}
+				change = append(change, fmt.Sprintf("the %s (%s%s → %s)", r.Factor, to, base, r.Verdict))
 			}
 		}
 		switch {
