@@ -135,6 +135,23 @@ func pdbFloor(c *Cell, metric string) (float64, bool) {
 	return v, ok && finite(v)
 }
 
+// pdbFloors returns the positive MMD² floor of every posterior of cells, by
+// dataset, from the first cell whose summary records it: a floor belongs to
+// the reference, not to the cell (HMC's cells, whose summary is the
+// reference sampler's, record none).
+func pdbFloors(cells []*Cell) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range cells {
+		if _, ok := out[c.Prov.Dataset]; ok {
+			continue
+		}
+		if f, ok := pdbFloor(c, pdbMMD2); ok && f > 0 {
+			out[c.Prov.Dataset] = f
+		}
+	}
+	return out
+}
+
 // pdbFinal returns the final value of metric in c (NaN when absent).
 func pdbFinal(c *Cell, metric string) float64 {
 	if r, ok := c.Final(metric); ok {
@@ -154,6 +171,7 @@ func pdbClose(meanErr, sdMin, sdMax float64) bool {
 // methodOrder) and particle count.
 func PDBStats(cells []*Cell) []PDBStat {
 	cells = Done(cells)
+	floors := pdbFloors(cells)
 	names, kinds := methodOrder(cells)
 	var out []PDBStat
 	for _, ds := range Datasets(cells) {
@@ -161,23 +179,24 @@ func PDBStats(cells []*Cell) []PDBStat {
 		for _, name := range names {
 			ns, atN := byN(groups[name])
 			for _, n := range ns {
-				out = append(out, pdbStat(ds, name, kinds[name], n, atN[n]))
+				out = append(out, pdbStat(ds, name, kinds[name], n, atN[n], floors[ds]))
 			}
 		}
 	}
 	return out
 }
 
-// pdbStat summarises the seeds (cells) of one posterior, method and N.
-func pdbStat(ds, name, kind string, n int, cells []*Cell) PDBStat {
+// pdbStat summarises the seeds (cells) of one posterior, method and N,
+// with floor the posterior's MMD² floor (0: unknown).
+func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat {
 	st := PDBStat{Dataset: ds, Method: name, Kind: kind, N: n, Seeds: len(cells), SDLow: math.NaN(), SDHigh: math.NaN()}
 	var errs, rel, mmd, grads, secs []float64
 	codes := map[string]bool{}
 	for _, c := range cells {
 		e, lo, hi, m := pdbFinal(c, pdbMeanErr), pdbFinal(c, pdbSDMin), pdbFinal(c, pdbSDMax), pdbFinal(c, pdbMMD2)
 		errs, mmd = append(errs, e), append(mmd, m)
-		if f, ok := pdbFloor(c, pdbMMD2); ok && f > 0 {
-			rel = append(rel, m/f)
+		if floor > 0 {
+			rel = append(rel, m/floor)
 		}
 		if finite(lo) && !(lo >= st.SDLow) {
 			st.SDLow = lo
@@ -303,8 +322,8 @@ type PDBBudgetStat struct {
 }
 
 // pdbBudgetStat reads the cells (the seeds of one posterior, method and N)
-// at budget g.
-func pdbBudgetStat(cells []*Cell, g float64) PDBBudgetStat {
+// at budget g, with floor the posterior's MMD² floor (0: unknown).
+func pdbBudgetStat(cells []*Cell, g, floor float64) PDBBudgetStat {
 	st := PDBBudgetStat{Seeds: len(cells)}
 	var rel, errs []float64
 	for _, c := range cells {
@@ -313,8 +332,8 @@ func pdbBudgetStat(cells []*Cell, g float64) PDBBudgetStat {
 			continue
 		}
 		st.Reached++
-		if f, ok := pdbFloor(c, pdbMMD2); ok && f > 0 {
-			rel = append(rel, m/f)
+		if floor > 0 {
+			rel = append(rel, m/floor)
 		}
 		if e, ok := pdbAtBudget(c, pdbMeanErr, g); ok {
 			errs = append(errs, e)
@@ -488,6 +507,7 @@ func writePDBBudget(b *strings.Builder, cells []*Cell, n int) {
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(budgets)) + "\n")
 	names, _ := methodOrder(cells)
+	floors := pdbFloors(cells)
 	for _, ds := range Datasets(cells) {
 		groups := byMethod(cells, ds)
 		for _, name := range names {
@@ -498,7 +518,7 @@ func writePDBBudget(b *strings.Builder, cells []*Cell, n int) {
 			}
 			fmt.Fprintf(b, "| %s | %s |", pdbName(ds), name)
 			for _, g := range budgets {
-				st := pdbBudgetStat(cs, g)
+				st := pdbBudgetStat(cs, g, floors[ds])
 				v := st.MMD2Rel.String()
 				if st.Reached > 0 && st.Reached < st.Seeds {
 					v += fmt.Sprintf(" (%d/%d)", st.Reached, st.Seeds)

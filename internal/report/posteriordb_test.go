@@ -82,7 +82,11 @@ func pdbFixture(budget int64) []*Cell {
 					sp.lo, sp.flags = 0.4, []string{"ceiling"}
 				}
 				for _, p := range []pdbTestCell{hmc, fw, sv, sp} {
-					cells = append(cells, p.cell(budget))
+					c := p.cell(budget)
+					if p.kind == "hmc" {
+						c.Summary = nil // the reference sampler's summary records no floor
+					}
+					cells = append(cells, c)
 				}
 			}
 		}
@@ -199,11 +203,11 @@ func TestPDBAtBudget(t *testing.T) {
 	if _, ok := pdbAtBudget(fw[0], pdbMMD2, 999); ok {
 		t.Error("mmdfw has an answer before its first snapshot")
 	}
-	st := pdbBudgetStat(hmc, 1e5)
+	st := pdbBudgetStat(hmc, 1e5, 0.001)
 	if st.Reached != 0 || st.MMD2Rel.String() != "–" {
 		t.Errorf("hmc at 1e5: %+v, want no answer", st)
 	}
-	st = pdbBudgetStat(fw, 5000)
+	st = pdbBudgetStat(fw, 5000, 0.001)
 	if st.Reached != 3 || !pdbNear(st.MMD2Rel.Mean, 300) {
 		t.Errorf("mmdfw at 5000: %+v, want MMD²/floor 300 on 3 seeds", st)
 	}
@@ -224,6 +228,7 @@ func TestPDBSection(t *testing.T) {
 		"| a | mmdfw | 3 | 0.2 [0.1–0.3] | 0.9–1.1 | 1 | 1e+04 | 0.01 | 3/3 | – |\n",
 		"| b | sp | 3 | 0.1 | 0.4–1.1 | 0.5 | 2e+04 | 0.02 | 0/3 | 3: ceiling |\n",
 		"| a | hmc | – | – | 0.1 |\n",
+		"| a | hmc | 3 | 0.05 | 0.95–1.05 | 0.1 | 5e+05 | 0.5 | 3/3 | 3: ess, rhat |\n",
 		"| a | mmdfw | 1 | 1 | 1 |\n",
 		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log N over N = 10, 100 is -1 (median over 2 posteriors; range -1–-1;",
 		"- Claim 4 (Stein Points against MMD-FW at equal N and cost), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, at 2× MMD-FW's gradient evaluations (median).\n",

@@ -207,7 +207,8 @@ type Options struct {
 
 // Write writes the report on res: deviations from the paper first, then
 // each claim with its evidence and verdict, Table 1, the posteriordb
-// benchmark, the HMC reference diagnostics and, when a cell recorded one, the flagged results.
+// benchmark, the HMC reference diagnostics and, when a cell recorded one,
+// the flagged results.
 func Write(w io.Writer, res *Results, opts Options) error {
 	var b strings.Builder
 	b.WriteString("# Reproduction report\n\n")
