@@ -110,8 +110,10 @@ type PDBStat struct {
 	// sd_ratio_max over the seeds: the range of every sd ratio.
 	SDLow, SDHigh float64
 	// GradEvals and Seconds are the means over the seeds of the cells'
-	// charged gradient evaluations and compute seconds.
-	GradEvals, Seconds float64
+	// charged gradient evaluations and compute seconds, Steps that of their
+	// last step (the particles of the set for MMD-FW and Stein Points,
+	// whose N is a ceiling).
+	GradEvals, Seconds, Steps float64
 	// Flagged counts the seeds whose method flagged its result, Codes the
 	// distinct flag codes; Close counts the seeds close to the reference
 	// (PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh), SilentOff the
@@ -152,6 +154,26 @@ func pdbFloors(cells []*Cell) map[string]float64 {
 	return out
 }
 
+// pdbRefDraws returns the number of reference draws the cells' summaries
+// record (summary.reference.draws), 0 when none does.
+func pdbRefDraws(cells []*Cell) float64 {
+	for _, c := range cells {
+		if ref, ok := c.Summary["reference"].(map[string]any); ok {
+			if r, ok := ref["draws"].(float64); ok && r > 0 {
+				return r
+			}
+		}
+	}
+	return 0
+}
+
+// PDBIIDRatio is the expected MMD²/floor of n independent draws of the
+// posterior against r reference draws: the MMD² V-statistic of samples of
+// sizes n and m has expectation (1/n + 1/m)·c, c = E k(x,x) − E k(x,x′),
+// and the floor compares the reference's two halves (r/2 each), so the
+// ratio is (1/n + 1/r) / (4/r) = r/(4n) + 1/4.
+func PDBIIDRatio(n int, r float64) float64 { return r/(4*float64(n)) + 0.25 }
+
 // pdbFinal returns the final value of metric in c (NaN when absent).
 func pdbFinal(c *Cell, metric string) float64 {
 	if r, ok := c.Final(metric); ok {
@@ -190,7 +212,7 @@ func PDBStats(cells []*Cell) []PDBStat {
 // with floor the posterior's MMD² floor (0: unknown).
 func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat {
 	st := PDBStat{Dataset: ds, Method: name, Kind: kind, N: n, Seeds: len(cells), SDLow: math.NaN(), SDHigh: math.NaN()}
-	var errs, rel, mmd, grads, secs []float64
+	var errs, rel, mmd, grads, secs, steps []float64
 	codes := map[string]bool{}
 	for _, c := range cells {
 		e, lo, hi, m := pdbFinal(c, pdbMeanErr), pdbFinal(c, pdbSDMin), pdbFinal(c, pdbSDMax), pdbFinal(c, pdbMMD2)
@@ -206,6 +228,7 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		}
 		grads = append(grads, float64(c.Prov.GradEvals))
 		secs = append(secs, c.Prov.Seconds)
+		steps = append(steps, float64(c.Prov.Steps))
 		flagged := c.Prov.Diagnostics.Flagged()
 		close := pdbClose(e, lo, hi)
 		if flagged {
@@ -221,7 +244,7 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		}
 	}
 	st.MeanErr, st.MMD2Rel, st.MMD2 = pdbInterval(errs), pdbInterval(rel), pdbInterval(mmd)
-	st.GradEvals, st.Seconds = pdbInterval(grads).Mean, pdbInterval(secs).Mean
+	st.GradEvals, st.Seconds, st.Steps = pdbInterval(grads).Mean, pdbInterval(secs).Mean, pdbInterval(steps).Mean
 	st.Codes = sortedKeys(codes)
 	return st
 }
@@ -390,15 +413,16 @@ func median(v []float64) float64 {
 }
 
 // pdbSlopes returns, per posterior with at least two particle counts, the
-// least-squares slope of log MMD² (mean over seeds) against log N of the
-// method of kind k.
+// least-squares slope of log MMD² (mean over seeds) against log n of the
+// method of kind k, n the mean number of particles its sets ended with
+// (its last step; kinds whose step is a particle: MMD-FW, Stein Points).
 func pdbSlopes(stats []PDBStat, k string) []float64 {
 	xs, ys := map[string][]float64{}, map[string][]float64{}
 	for _, s := range stats {
-		if s.Kind != k || s.MMD2.N == 0 || !(s.MMD2.Mean > 0) || s.N <= 0 {
+		if s.Kind != k || s.MMD2.N == 0 || !(s.MMD2.Mean > 0) || !(s.Steps > 0) {
 			continue
 		}
-		xs[s.Dataset] = append(xs[s.Dataset], math.Log(float64(s.N)))
+		xs[s.Dataset] = append(xs[s.Dataset], math.Log(s.Steps))
 		ys[s.Dataset] = append(ys[s.Dataset], math.Log(s.MMD2.Mean))
 	}
 	var out []float64
@@ -461,6 +485,14 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		return
 	}
 	top := pdbMaxN(stats)
+	if r := pdbRefDraws(cells); r > 0 {
+		var parts []string
+		for _, n := range pdbNs(stats) {
+			parts = append(parts, fmt.Sprintf("%s at N = %d", sig3(PDBIIDRatio(n, r)), n))
+		}
+		fmt.Fprintf(b, "The yardstick of MMD²/floor is what N independent draws of the posterior would score in expectation, %g/(4N) + 1/4: %s. "+
+			"Below it, a set is closer to the reference than random draws of its size.\n\n", r, strings.Join(parts, ", "))
+	}
 	for _, v := range PDBVerdicts(stats) {
 		b.WriteString("- " + v.Sentence() + "\n")
 	}
@@ -537,7 +569,7 @@ func writePDBClaims(b *strings.Builder, stats []PDBStat) {
 	b.WriteString("### Extended evidence for claims 2–4\n\n")
 	b.WriteString("Read on these posteriors, not a verdict of the claims (the methods here stop by their own rules, so N is a ceiling for MMD-FW and Stein Points):\n\n")
 	if sl := pdbSlopes(stats, pdbKindFW); len(sl) > 0 {
-		fmt.Fprintf(b, "- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log N over N = %s is %s (median over %d posteriors; range %s–%s; −1 is the rate of independent draws).\n",
+		fmt.Fprintf(b, "- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = %s) is %s (median over %d posteriors; range %s–%s; −1 is the rate of independent draws).\n",
 			joinInts(pdbNs(stats)), sig3(median(sl)), len(sl), sig3(slices.Min(sl)), sig3(slices.Max(sl)))
 	}
 	for _, n := range pdbNs(stats) {

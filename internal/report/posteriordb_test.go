@@ -27,7 +27,7 @@ type pdbTestCell struct {
 func (p pdbTestCell) cell(budget int64) *Cell {
 	prov := &harness.Provenance{
 		Experiment: PDBExperiment, Method: p.method, Kind: p.kind, Dataset: p.ds, Split: p.split, N: p.n,
-		Status: harness.Done, GradEvals: p.grads, Seconds: float64(p.grads) / 1e6,
+		Status: harness.Done, GradEvals: p.grads, Seconds: float64(p.grads) / 1e6, Steps: p.n,
 	}
 	prov.Cell = PDBExperiment + "/" + p.method + "/" + p.ds
 	prov.KeyDoc.Budget.GradEvals = budget
@@ -38,7 +38,7 @@ func (p pdbTestCell) cell(budget int64) *Cell {
 		}
 	}
 	c := &Cell{Prov: prov, Summary: map[string]any{
-		"reference": map[string]any{"floors": map[string]any{pdbMMD2: p.floor}},
+		"reference": map[string]any{"draws": 10000.0, "floors": map[string]any{pdbMMD2: p.floor}},
 	}}
 	step := 1
 	for _, g := range slices.Sorted(maps.Keys(p.snaps)) {
@@ -224,13 +224,14 @@ func TestPDBSection(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"## posteriordb\n",
+		"10000/(4N) + 1/4: 250 at N = 10, 25.2 at N = 100.",
 		"- svgd (N = 100): close to the reference on 1 of 2 posteriors (every seed), flagged on 0 (at least one seed), silently off on 1 (b).\n",
 		"| a | mmdfw | 3 | 0.2 [0.1–0.3] | 0.9–1.1 | 1 | 1e+04 | 0.01 | 3/3 | – |\n",
 		"| b | sp | 3 | 0.1 | 0.4–1.1 | 0.5 | 2e+04 | 0.02 | 0/3 | 3: ceiling |\n",
 		"| a | hmc | – | – | 0.1 |\n",
 		"| a | hmc | 3 | 0.05 | 0.95–1.05 | 0.1 | 5e+05 | 0.5 | 3/3 | 3: ess, rhat |\n",
 		"| a | mmdfw | 1 | 1 | 1 |\n",
-		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log N over N = 10, 100 is -1 (median over 2 posteriors; range -1–-1;",
+		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = 10, 100) is -1 (median over 2 posteriors; range -1–-1;",
 		"- Claim 4 (Stein Points against MMD-FW at equal N and cost), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, at 2× MMD-FW's gradient evaluations (median).\n",
 	} {
 		if !strings.Contains(out, want) {
