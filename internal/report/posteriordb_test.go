@@ -180,8 +180,8 @@ func TestPDBClaims(t *testing.T) {
 // when its first answer costs more.
 func TestPDBAtBudget(t *testing.T) {
 	cells := pdbFixture(1000000)
-	if b := PDBBudgets(cells); len(b) != 3 || b[0] != 1e4 || b[1] != 1e5 || b[2] != 1e6 {
-		t.Fatalf("budgets %v, want [1e4 1e5 1e6]", b)
+	if b := PDBBudgets(cells); len(b) != 4 || b[0] != 1e3 || b[1] != 1e4 || b[2] != 1e5 || b[3] != 1e6 {
+		t.Fatalf("budgets %v, want [1e3 1e4 1e5 1e6]", b)
 	}
 	var fw, hmc []*Cell
 	for _, c := range cells {
@@ -228,11 +228,11 @@ func TestPDBSection(t *testing.T) {
 		"- svgd (N = 100): close to the reference on 1 of 2 posteriors (every seed), flagged on 0 (at least one seed), silently off on 1 (b).\n",
 		"| a | mmdfw | 3 | 0.2 [0.1–0.3] | 0.9–1.1 | 1 | 1e+04 | 0.01 | 3/3 | – |\n",
 		"| b | sp | 3 | 0.1 | 0.4–1.1 | 0.5 | 2e+04 | 0.02 | 0/3 | 3: ceiling |\n",
-		"| a | hmc | – | – | 0.1 |\n",
+		"| a | hmc | – | – | – | 0.1 |\n",
 		"| a | hmc | 3 | 0.05 | 0.95–1.05 | 0.1 | 5e+05 | 0.5 | 3/3 | 3: ess, rhat |\n",
-		"| a | mmdfw | 1 | 1 | 1 |\n",
+		"| a | mmdfw | 500 | 1 | 1 | 1 |\n",
 		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = 10, 100) is -1 (median over 2 posteriors; range -1–-1;",
-		"- Claim 4 (Stein Points against MMD-FW at equal N and cost), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, at 2× MMD-FW's gradient evaluations (median).\n",
+		"- Claim 4 (Stein Points against MMD-FW), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, spending 2× MMD-FW's gradient evaluations (median; the table above compares them at equal cost).\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
