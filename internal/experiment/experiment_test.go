@@ -120,9 +120,9 @@ var wantCells = map[string]map[string]int{
 	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
 	// tuning split.
 	"tune-covertype": {"quick": 16, "full": 36},
-	// 5 methods × 3 counts × 13 posteriors × 5 seeds; quick: 5 methods,
+	// 5 methods × 2 counts × 12 posteriors × 3 seeds; quick: 5 methods,
 	// 1 count, 1 posterior, 1 seed.
-	"posteriordb": {"quick": 5, "full": 975},
+	"posteriordb": {"quick": 5, "full": 360},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both

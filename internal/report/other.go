@@ -17,14 +17,14 @@ var paperExperiments = map[string]bool{
 }
 
 // otherExperiments returns the ids of the experiments of res that are not
-// the paper's, sorted; tuning experiments have their own section
-// (writeTuning).
+// the paper's, sorted; tuning experiments and the posteriordb benchmark
+// have their own sections (writeTuning, writePosteriorDB).
 func otherExperiments(res *Results) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range res.Cells {
 		id := c.Prov.Experiment
-		if !paperExperiments[id] && !res.Tuning(id) && !seen[id] {
+		if !paperExperiments[id] && id != PDBExperiment && !res.Tuning(id) && !seen[id] {
 			seen[id] = true
 			out = append(out, id)
 		}

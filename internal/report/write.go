@@ -206,8 +206,9 @@ type Options struct {
 }
 
 // Write writes the report on res: deviations from the paper first, then
-// each claim with its evidence and verdict, Table 1, the HMC reference
-// diagnostics and, when a cell recorded one, the flagged results.
+// each claim with its evidence and verdict, Table 1, the posteriordb
+// benchmark, the HMC reference diagnostics and, when a cell recorded one,
+// the flagged results.
 func Write(w io.Writer, res *Results, opts Options) error {
 	var b strings.Builder
 	b.WriteString("# Reproduction report\n\n")
@@ -227,6 +228,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	}
 	writeAnchor(&b, res)
 	writeTuning(&b, res, opts)
+	writePosteriorDB(&b, res, opts)
 	writeOther(&b, res, opts)
 	writeRefDiags(&b, res)
 	writeFlagged(&b, res)
