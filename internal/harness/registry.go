@@ -53,6 +53,7 @@ type Env struct {
 	Threads int
 
 	runner  *Runner
+	run     *runState // the call of Runner.Run the cell belongs to, nil outside one
 	exp     *Experiment
 	metrics []string // see Metrics
 
@@ -123,7 +124,7 @@ const DefaultDataDir = "data"
 // summary is the reference method's diagnostics (R̂, ESS…) as JSON. Each
 // call decodes a new set, which the caller owns.
 func (e *Env) Reference(ctx context.Context) (set particle.Set, summary []byte, err error) {
-	return e.runner.reference(ctx, e.exp, e.Cell, e.Threads)
+	return e.runner.reference(ctx, e.run, e.exp, e.Cell, e.Threads)
 }
 
 // Dataset describes one dataset the experiments may name.
