@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +19,8 @@ func init() {
 	})
 }
 
-func cleanCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func cleanCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "clean",
 		usage: []string{
 			"usage: repro clean FILE... [--profile quick|full] [--results DIR] [--yes]",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
@@ -66,17 +67,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadCells reads the experiment files under profile and lists their cells.
-// Two files with the same experiment id (whose cells would share their
-// files) are an error naming both.
-func loadCells(files []string, profile string) ([]*harness.Cell, error) {
-	return loadCellsSet(files, profile, nil)
-}
-
-// loadCellsSet is loadCells with the overrides sets (KEY=VALUE, applied to
-// every file after the profile).
-func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cell, error) {
-	return harness.LoadFiles(harness.Default, files, profile, sets)
+// loadCells reads the experiment files under profile with the kinds,
+// datasets and metrics of reg and lists their cells (repro.Load, the one
+// loader). Two files with the same experiment id (whose cells would share
+// their files) are an error naming both.
+func loadCells(reg *repro.Registry, files []string, profile string) ([]*harness.Cell, error) {
+	return repro.Load(reg, files, profile)
 }
 
 // dataEnv is the environment variable whose value is the default of
@@ -119,6 +115,7 @@ type cellSpec struct {
 // --results, --data-dir, optionally -j and --key-revision, and the loading of the files
 // named as arguments.
 type cellCmd struct {
+	reg     *repro.Registry
 	fs      *flag.FlagSet
 	profile *string
 	results *string
@@ -129,14 +126,14 @@ type cellCmd struct {
 	sets    repeated
 }
 
-func newCellCmd(s cellSpec) *cellCmd {
+func newCellCmd(reg *repro.Registry, s cellSpec) *cellCmd {
 	if s.profile == "" {
 		s.profile = "profile to apply: quick or full"
 	}
 	if s.results == "" {
 		s.results = "results directory"
 	}
-	c := &cellCmd{fs: newFlagSet(s.name, s.usage...)}
+	c := &cellCmd{reg: reg, fs: newFlagSet(s.name, s.usage...)}
 	c.profile = c.fs.String("profile", "", s.profile)
 	if s.jobs != "" {
 		c.fs.IntVar(&c.jobs, "j", runtime.NumCPU(), s.jobs)
@@ -179,7 +176,7 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadCellsSet(files, *c.profile, c.sets)
+	return repro.Load(c.reg, files, *c.profile, c.sets...)
 }
 
 // checkData looks at the data folder before any cell starts. A folder that
@@ -246,5 +243,5 @@ func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
 // -j and --key-revision and the further options of opt.
 func (c *cellCmd) runner(opt harness.Options) *harness.Runner {
 	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
-	return harness.NewRunner(harness.Default, opt)
+	return repro.NewRunner(c.reg, opt)
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -16,8 +17,8 @@ func init() {
 	})
 }
 
-func listCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func listCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "list",
 		usage: []string{
 			"usage: repro list FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [--json]",

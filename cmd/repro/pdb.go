@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/experiment"
 	"github.com/mmdfw/mmdfw/pkg/pdbmodel"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -51,7 +52,7 @@ posterior: the staged layout's files are checked against their sha256, a
 clone of posteriordb's repository is read without checksums.
 `
 
-func runPDB(args []string) error {
+func runPDB(reg *repro.Registry, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(os.Stderr, pdbUsage)
 		if len(args) == 0 {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/report"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -28,6 +28,7 @@ const defaultExperiments = "experiments/*.toml"
 // results are current. The data checksums of a key are those each result
 // records (harness.Options.RecordedData), so no data folder is needed.
 type resultsCmd struct {
+	reg         *repro.Registry
 	fs          *flag.FlagSet
 	results     *string
 	figures     *string
@@ -35,8 +36,8 @@ type resultsCmd struct {
 	profile     *string
 }
 
-func newResultsCmd(name string, usage ...string) *resultsCmd {
-	c := &resultsCmd{fs: newFlagSet(name, usage...)}
+func newResultsCmd(reg *repro.Registry, name string, usage ...string) *resultsCmd {
+	c := &resultsCmd{reg: reg, fs: newFlagSet(name, usage...)}
 	c.results = c.fs.String("results", "results", "results directory")
 	c.figures = c.fs.String("figures", "figures", "directory of the figures")
 	c.experiments = c.fs.String("experiments", defaultExperiments, "glob of the experiment files, when no FILE is named")
@@ -74,7 +75,7 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	if fi, err := os.Stat(*c.results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("results directory %s does not exist or is not a directory (--results)", *c.results)
 	}
-	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: harness.Default, Files: files, Profile: *c.profile})
+	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: c.reg, Files: files, Profile: *c.profile})
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +88,8 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	return res, nil
 }
 
-func plotCmd(args []string) error {
-	c := newResultsCmd("plot",
+func plotCmd(reg *repro.Registry, args []string) error {
+	c := newResultsCmd(reg, "plot",
 		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR]",
 		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
 		"PNG, SVG and PDF, and Table 1 as Markdown and CSV, from the cached results only:",

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +19,8 @@ func init() {
 	})
 }
 
-func prepareCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func prepareCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "prepare",
 		usage: []string{
 			"usage: repro prepare FILE... [--profile quick|full] [-j N] [--results DIR]",

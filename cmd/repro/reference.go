@@ -22,6 +22,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -32,8 +33,8 @@ func init() {
 	})
 }
 
-func referenceCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func referenceCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "reference",
 		usage: []string{
 			"usage: repro reference FILE... [--profile quick|full] [--results DIR] [--csv OUT]",

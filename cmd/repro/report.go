@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/report"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +19,8 @@ func init() {
 	})
 }
 
-func reportCmd(args []string) error {
-	c := newResultsCmd("report",
+func reportCmd(reg *repro.Registry, args []string) error {
+	c := newResultsCmd(reg, "report",
 		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -20,8 +21,8 @@ func init() {
 	})
 }
 
-func runCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func runCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "run",
 		usage: []string{
 			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--strict] [--results DIR]",

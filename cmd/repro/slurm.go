@@ -10,6 +10,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/slurm"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -26,8 +27,8 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-func slurmCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func slurmCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "slurm",
 		usage: []string{
 			"usage: repro slurm FILE... [--profile P] [--cells-per-task K] [--partition P] [--time T]",
@@ -67,7 +68,7 @@ func slurmCmd(args []string) error {
 		// The job scripts run the files as they are on disk.
 		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
 	}
-	cells, err := loadCells(files, *profile)
+	cells, err := loadCells(reg, files, *profile)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -56,8 +57,8 @@ func byFile(cells []*harness.Cell) [][]*harness.Cell {
 	return out
 }
 
-func statusCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func statusCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "status",
 		usage: []string{
 			"usage: repro status FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [-v] [--json]",

@@ -202,8 +202,9 @@ type methodKind struct {
 }
 
 // Registry holds what experiment files may name: method kinds, datasets and
-// metrics. The wiring fills Default from init functions; tests use their
-// own.
+// metrics. There is no global one: whoever builds a runner builds its
+// registry (NewRegistry) and fills it explicitly, the repro command and
+// pkg/repro with the wiring's Register.
 type Registry struct {
 	mu       sync.RWMutex
 	methods  map[string]*methodKind
@@ -224,9 +225,6 @@ func NewRegistry() *Registry {
 		mversion: map[string]string{},
 	}
 }
-
-// Default is the registry the repro command uses.
-var Default = NewRegistry()
 
 // RegisterMethod adds the method kind name to r. S is its settings struct:
 // the `settings` table of a method in an experiment file is decoded strictly
