@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/repro"
 )
@@ -71,7 +70,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // datasets and metrics of reg and lists their cells (repro.Load, the one
 // loader). Two files with the same experiment id (whose cells would share
 // their files) are an error naming both.
-func loadCells(reg *repro.Registry, files []string, profile string) ([]*harness.Cell, error) {
+func loadCells(reg *repro.Registry, files []string, profile string) ([]*repro.Cell, error) {
 	return repro.Load(reg, files, profile)
 }
 
@@ -86,13 +85,13 @@ func defaultDataDir() string {
 	if d := os.Getenv(dataEnv); d != "" {
 		return d
 	}
-	return harness.DefaultDataDir
+	return repro.DefaultDataDir
 }
 
 // checkProfile refuses a --profile no experiment file may define.
 func checkProfile(p string) error {
-	if p != "" && !slices.Contains(harness.Profiles, p) {
-		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(harness.Profiles, ", "))
+	if p != "" && !slices.Contains(repro.Profiles, p) {
+		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(repro.Profiles, ", "))
 	}
 	return nil
 }
@@ -171,7 +170,7 @@ func (c *cellCmd) parse(args []string) ([]string, error) {
 }
 
 // load parses args and lists the cells of the files they name.
-func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
+func (c *cellCmd) load(args []string) ([]*repro.Cell, error) {
 	files, err := c.parse(args)
 	if err != nil {
 		return nil, err
@@ -186,7 +185,7 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 // exist or holds none of them is reported as absent, and the cells are
 // then judged by the data checksums their results recorded. Cells that
 // read no dataset of pkg/data need no folder.
-func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, err error) {
+func (c *cellCmd) checkData(cells []*repro.Cell, strict bool) (absent bool, err error) {
 	var need []string
 	seen := map[string]bool{}
 	for _, cl := range cells {
@@ -228,7 +227,7 @@ func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, er
 // list: by the local data's checksums, or, when the data folder is absent,
 // by the checksums each result recorded (as plot and report do), which it
 // says on stderr.
-func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
+func (c *cellCmd) statusRunner(cells []*repro.Cell) (*repro.Runner, error) {
 	absent, err := c.checkData(cells, false)
 	if err != nil {
 		return nil, err
@@ -236,12 +235,12 @@ func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
 	if absent {
 		fmt.Fprintf(os.Stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
 	}
-	return c.runner(harness.Options{RecordedData: absent}), nil
+	return c.runner(repro.Options{RecordedData: absent}), nil
 }
 
 // runner returns the runner over the results directory with the command's
 // -j and --key-revision and the further options of opt.
-func (c *cellCmd) runner(opt harness.Options) *harness.Runner {
+func (c *cellCmd) runner(opt repro.Options) *repro.Runner {
 	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
 	return repro.NewRunner(c.reg, opt)
 }

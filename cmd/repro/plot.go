@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/report"
 	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
@@ -26,7 +25,7 @@ const defaultExperiments = "experiments/*.toml"
 // resultsCmd holds what plot and report share: the results and figures
 // directories, and the experiment files and profile that say which cached
 // results are current. The data checksums of a key are those each result
-// records (harness.Options.RecordedData), so no data folder is needed.
+// records (repro.Options.RecordedData), so no data folder is needed.
 type resultsCmd struct {
 	reg         *repro.Registry
 	fs          *flag.FlagSet
@@ -63,7 +62,7 @@ func experimentFiles(named []string, glob string) ([]string, error) {
 // load parses args and reads the current results: those whose cells the
 // experiment files plan now, under their current cache keys. It says on
 // stderr how many result files it left out.
-func (c *resultsCmd) load(args []string) (*report.Results, error) {
+func (c *resultsCmd) load(args []string) (*repro.Results, error) {
 	named, err := parseInterleaved(c.fs, args)
 	if err != nil {
 		return nil, err
@@ -75,7 +74,7 @@ func (c *resultsCmd) load(args []string) (*report.Results, error) {
 	if fi, err := os.Stat(*c.results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("results directory %s does not exist or is not a directory (--results)", *c.results)
 	}
-	res, err := report.LoadCurrent(*c.results, report.Planned{Registry: c.reg, Files: files, Profile: *c.profile})
+	res, err := repro.LoadResults(c.reg, files, *c.profile, *c.results)
 	if err != nil {
 		return nil, err
 	}
@@ -104,15 +103,15 @@ func plotCmd(reg *repro.Registry, args []string) error {
 	if len(res.Cells) == 0 {
 		return fmt.Errorf("no current results under %s: run 'repro run' first", *c.results)
 	}
-	files, err := report.Plot(res, *c.figures)
+	files, err := repro.PlotResults(res, *c.figures)
 	for _, f := range files {
 		fmt.Fprintln(os.Stdout, f)
 	}
 	// An experiment without [[figures]] is drawn with the defaults, and
 	// said so: never silently skipped.
-	for _, id := range report.Undeclared(res) {
+	for _, id := range repro.UndeclaredFigures(res) {
 		fmt.Fprintf(os.Stderr, "experiment %s declares no [[figures]]: drew the default figures (each recorded metric against compute time): %s\n",
-			id, strings.Join(report.FigureNames(res, id), ", "))
+			id, strings.Join(repro.FigureNames(res, id), ", "))
 	}
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
@@ -39,7 +38,7 @@ func prepareCmd(reg *repro.Registry, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(harness.Options{})
+	r := cmd.runner(repro.Options{})
 	n, err := r.Prepare(ctx, cells)
 	fmt.Fprintf(os.Stderr, "prepared %d dataset splits\n", n)
 	return err
