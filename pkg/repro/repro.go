@@ -25,8 +25,16 @@
 // exactly as those of the repro command; bump the version string whenever
 // the method's numbers change, and only its cells are recomputed.
 //
+// This package is the harness's one door: the repro command is a client of
+// it and goes through the same calls a program of one's own makes
+// (NewRegistry, Load, Select, NewRunner and Runner.Run or Runner.Status,
+// LoadResults, PlotResults, WriteResultsReport). There is no global
+// registry: every NewRegistry is a registry of its own, filled explicitly,
+// and importing a package registers nothing. A Runner keeps no state of a
+// run, so one Runner may serve several calls of Run at once.
+//
 // The types below are aliases of the harness's own, so that one concept
-// has one shape whether it is reached from here or from the repro command.
+// has one shape whether it is reached from here or from the harness.
 package repro
 
 import (
