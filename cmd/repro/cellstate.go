@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // cellJSON is one cell in the JSON of repro list and repro status.
@@ -39,7 +39,7 @@ type cellJSON struct {
 }
 
 // newCellJSON describes the state st of a cell as the runner r sees it.
-func newCellJSON(r *harness.Runner, st harness.CellStatus) cellJSON {
+func newCellJSON(r *repro.Runner, st repro.CellStatus) cellJSON {
 	c := st.Cell
 	j := cellJSON{
 		Index: c.Index, ID: c.ID, File: c.Experiment.File, Experiment: c.Experiment.ID, Profile: c.Experiment.Profile,

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +18,8 @@ func init() {
 	})
 }
 
-func cleanCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func cleanCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "clean",
 		usage: []string{
 			"usage: repro clean FILE... [--profile quick|full] [--results DIR] [--yes]",
@@ -42,7 +42,7 @@ func cleanCmd(args []string) error {
 		// that narrows splits or methods would make real results orphans.
 		return fmt.Errorf("repro clean: --set is not accepted; clean judges files against the experiment files as written")
 	}
-	r := cmd.runner(harness.Options{})
+	r := cmd.runner(repro.Options{})
 	var remove []string
 	why := map[string]string{}
 	kept, otherProfile := 0, 0
@@ -51,7 +51,7 @@ func cleanCmd(args []string) error {
 		if err != nil {
 			return err
 		}
-		if st.Status != harness.Stale || r.Running(c) {
+		if st.Status != repro.Stale || r.Running(c) {
 			continue
 		}
 		if st.Prov.Profile != c.Experiment.Profile {
@@ -85,7 +85,7 @@ func cleanCmd(args []string) error {
 	keep := map[string]bool{}
 	for _, p := range orphans {
 		if strings.HasSuffix(p, ".json") {
-			if prov, err := harness.ReadProvenance(p); err == nil && prov.Profile != profile {
+			if prov, err := repro.ReadProvenance(p); err == nil && prov.Profile != profile {
 				base := strings.TrimSuffix(p, ".json")
 				keep[p], keep[base+".csv"] = true, true
 			}

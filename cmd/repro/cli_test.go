@@ -27,14 +27,14 @@ func TestMain(m *testing.M) {
 				break
 			}
 		}
-		os.Exit(realMain(args, os.Stderr))
+		os.Exit(realMain(testRegistry(), args, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
-// repro runs the command in a child process and returns its exit status
+// runRepro runs the command in a child process and returns its exit status
 // and standard error.
-func repro(t *testing.T, args ...string) (int, string) {
+func runRepro(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
@@ -77,7 +77,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"version", "extra"}, "usage: repro version"},
 		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
 	} {
-		code, stderr := repro(t, tc.args...)
+		code, stderr := runRepro(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("repro %s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
@@ -99,7 +99,7 @@ func TestWrongDataDir(t *testing.T) {
 		file:                "data folder " + file + " is not a directory",
 		empty:               "data folder " + empty + " holds none of the datasets the experiments read (covertype)",
 	} {
-		code, stderr := repro(t, "run", rff, "--profile", "quick", "--results", res, "--data-dir", dir)
+		code, stderr := runRepro(t, "run", rff, "--profile", "quick", "--results", res, "--data-dir", dir)
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("run --data-dir %s: exit %d, %q; want 1 and %q", dir, code, stderr, want)
 		}
@@ -107,7 +107,7 @@ func TestWrongDataDir(t *testing.T) {
 			t.Errorf("run --data-dir %s wrote %v", dir, ents)
 		}
 	}
-	code, stderr := repro(t, "status", rff, "--profile", "full", "--results", filepath.Join("..", "..", "results"), "--data-dir", "/nonexistent-data")
+	code, stderr := runRepro(t, "status", rff, "--profile", "full", "--results", filepath.Join("..", "..", "results"), "--data-dir", "/nonexistent-data")
 	if code != 0 || !strings.Contains(stderr, "cells judged by the data checksums their results recorded") {
 		t.Errorf("status without data: exit %d, %q", code, stderr)
 	}
@@ -126,7 +126,7 @@ func TestDuplicateIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, stderr := repro(t, "list", a, c, "--results", t.TempDir())
+	code, stderr := runRepro(t, "list", a, c, "--results", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, a+" and "+c+` both define experiment id "fig1a"`) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
@@ -195,11 +195,12 @@ func TestKeysHoldNoPath(t *testing.T) {
 	table1 := filepath.Join("..", "..", "experiments", "table1.toml")
 	keys := map[string]map[string]string{}
 	for _, dir := range []string{data, other} {
-		cells, err := loadCells([]string{table1}, "full")
+		reg := testRegistry()
+		cells, err := loadCells(reg, []string{table1}, "full")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), DataDir: dir})
+		r := harness.NewRunner(reg, harness.Options{Results: t.TempDir(), DataDir: dir})
 		keys[dir] = map[string]string{}
 		for _, c := range cells {
 			st, err := r.Status(c)

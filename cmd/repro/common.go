@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
@@ -66,17 +66,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadCells reads the experiment files under profile and lists their cells.
-// Two files with the same experiment id (whose cells would share their
-// files) are an error naming both.
-func loadCells(files []string, profile string) ([]*harness.Cell, error) {
-	return loadCellsSet(files, profile, nil)
-}
-
-// loadCellsSet is loadCells with the overrides sets (KEY=VALUE, applied to
-// every file after the profile).
-func loadCellsSet(files []string, profile string, sets []string) ([]*harness.Cell, error) {
-	return harness.LoadFiles(harness.Default, files, profile, sets)
+// loadCells reads the experiment files under profile with the kinds,
+// datasets and metrics of reg and lists their cells (repro.Load, the one
+// loader). Two files with the same experiment id (whose cells would share
+// their files) are an error naming both.
+func loadCells(reg *repro.Registry, files []string, profile string) ([]*repro.Cell, error) {
+	return repro.Load(reg, files, profile)
 }
 
 // dataEnv is the environment variable whose value is the default of
@@ -90,13 +85,13 @@ func defaultDataDir() string {
 	if d := os.Getenv(dataEnv); d != "" {
 		return d
 	}
-	return harness.DefaultDataDir
+	return repro.DefaultDataDir
 }
 
 // checkProfile refuses a --profile no experiment file may define.
 func checkProfile(p string) error {
-	if p != "" && !slices.Contains(harness.Profiles, p) {
-		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(harness.Profiles, ", "))
+	if p != "" && !slices.Contains(repro.Profiles, p) {
+		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(repro.Profiles, ", "))
 	}
 	return nil
 }
@@ -119,6 +114,7 @@ type cellSpec struct {
 // --results, --data-dir, optionally -j and --key-revision, and the loading of the files
 // named as arguments.
 type cellCmd struct {
+	reg     *repro.Registry
 	fs      *flag.FlagSet
 	profile *string
 	results *string
@@ -129,14 +125,14 @@ type cellCmd struct {
 	sets    repeated
 }
 
-func newCellCmd(s cellSpec) *cellCmd {
+func newCellCmd(reg *repro.Registry, s cellSpec) *cellCmd {
 	if s.profile == "" {
 		s.profile = "profile to apply: quick or full"
 	}
 	if s.results == "" {
 		s.results = "results directory"
 	}
-	c := &cellCmd{fs: newFlagSet(s.name, s.usage...)}
+	c := &cellCmd{reg: reg, fs: newFlagSet(s.name, s.usage...)}
 	c.profile = c.fs.String("profile", "", s.profile)
 	if s.jobs != "" {
 		c.fs.IntVar(&c.jobs, "j", runtime.NumCPU(), s.jobs)
@@ -174,12 +170,12 @@ func (c *cellCmd) parse(args []string) ([]string, error) {
 }
 
 // load parses args and lists the cells of the files they name.
-func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
+func (c *cellCmd) load(args []string) ([]*repro.Cell, error) {
 	files, err := c.parse(args)
 	if err != nil {
 		return nil, err
 	}
-	return loadCellsSet(files, *c.profile, c.sets)
+	return repro.Load(c.reg, files, *c.profile, c.sets...)
 }
 
 // checkData looks at the data folder before any cell starts. A folder that
@@ -189,7 +185,7 @@ func (c *cellCmd) load(args []string) ([]*harness.Cell, error) {
 // exist or holds none of them is reported as absent, and the cells are
 // then judged by the data checksums their results recorded. Cells that
 // read no dataset of pkg/data need no folder.
-func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, err error) {
+func (c *cellCmd) checkData(cells []*repro.Cell, strict bool) (absent bool, err error) {
 	var need []string
 	seen := map[string]bool{}
 	for _, cl := range cells {
@@ -231,7 +227,7 @@ func (c *cellCmd) checkData(cells []*harness.Cell, strict bool) (absent bool, er
 // list: by the local data's checksums, or, when the data folder is absent,
 // by the checksums each result recorded (as plot and report do), which it
 // says on stderr.
-func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
+func (c *cellCmd) statusRunner(cells []*repro.Cell) (*repro.Runner, error) {
 	absent, err := c.checkData(cells, false)
 	if err != nil {
 		return nil, err
@@ -239,12 +235,12 @@ func (c *cellCmd) statusRunner(cells []*harness.Cell) (*harness.Runner, error) {
 	if absent {
 		fmt.Fprintf(os.Stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
 	}
-	return c.runner(harness.Options{RecordedData: absent}), nil
+	return c.runner(repro.Options{RecordedData: absent}), nil
 }
 
 // runner returns the runner over the results directory with the command's
 // -j and --key-revision and the further options of opt.
-func (c *cellCmd) runner(opt harness.Options) *harness.Runner {
+func (c *cellCmd) runner(opt repro.Options) *repro.Runner {
 	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
-	return harness.NewRunner(harness.Default, opt)
+	return repro.NewRunner(c.reg, opt)
 }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -16,8 +16,8 @@ func init() {
 	})
 }
 
-func listCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func listCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "list",
 		usage: []string{
 			"usage: repro list FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [--json]",
@@ -49,7 +49,7 @@ func listCmd(args []string) error {
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
-	counts := map[harness.Status]int{}
+	counts := map[repro.Status]int{}
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
@@ -63,9 +63,9 @@ func listCmd(args []string) error {
 		switch {
 		case st.Err != nil:
 			note = firstLine(st.Err.Error())
-		case st.Prov != nil && st.Status != harness.Done && st.Prov.Error != "":
+		case st.Prov != nil && st.Status != repro.Done && st.Prov.Error != "":
 			note = firstLine(st.Prov.Error)
-		case st.Status == harness.Pending && st.DataMissing():
+		case st.Status == repro.Pending && st.DataMissing():
 			note = "skipped when run: " + firstLine(st.MissingReason())
 		}
 		if why := st.StaleReason(); why != "" {
@@ -77,7 +77,7 @@ func listCmd(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
-		counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], counts[harness.Stale], counts[harness.Pending])
+		counts[repro.Done], counts[repro.Failed], counts[repro.Skipped], counts[repro.Stale], counts[repro.Pending])
 	return nil
 }
 

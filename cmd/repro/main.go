@@ -17,6 +17,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // command is one subcommand of repro. Each lives in its own file and adds
@@ -24,8 +26,9 @@ import (
 type command struct {
 	name    string
 	summary string
-	// run executes the command with the arguments after its name.
-	run func(args []string) error
+	// run executes the command with the arguments after its name; reg
+	// holds what the experiment files may name.
+	run func(reg *repro.Registry, args []string) error
 }
 
 var commands = map[string]*command{}
@@ -79,10 +82,21 @@ func usage(w io.Writer) {
 }
 
 func main() {
-	os.Exit(realMain(os.Args[1:], os.Stderr))
+	os.Exit(realMain(newRegistry(), os.Args[1:], os.Stderr))
 }
 
-func realMain(args []string, stderr io.Writer) int {
+// newRegistry returns the registry of the command: pkg/repro's, with the
+// built-in kinds, datasets and metrics (and, built with -tags repro_toy,
+// the toy kinds).
+func newRegistry() *repro.Registry {
+	r := repro.NewRegistry()
+	registerToy(r)
+	return r
+}
+
+// realMain runs the command args names with the registry reg and returns
+// its exit status.
+func realMain(reg *repro.Registry, args []string, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -96,7 +110,7 @@ func realMain(args []string, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if err := c.run(args[1:]); err != nil {
+	if err := c.run(reg, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

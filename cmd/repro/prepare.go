@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +18,8 @@ func init() {
 	})
 }
 
-func prepareCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func prepareCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "prepare",
 		usage: []string{
 			"usage: repro prepare FILE... [--profile quick|full] [-j N] [--results DIR]",
@@ -38,7 +38,7 @@ func prepareCmd(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(harness.Options{})
+	r := cmd.runner(repro.Options{})
 	n, err := r.Prepare(ctx, cells)
 	fmt.Fprintf(os.Stderr, "prepared %d dataset splits\n", n)
 	return err

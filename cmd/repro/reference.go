@@ -18,10 +18,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/metric"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -32,8 +31,8 @@ func init() {
 	})
 }
 
-func referenceCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func referenceCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "reference",
 		usage: []string{
 			"usage: repro reference FILE... [--profile quick|full] [--results DIR] [--csv OUT]",
@@ -53,7 +52,7 @@ func referenceCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	sums, err := referenceSummaries(cmd.runner(harness.Options{}), cells)
+	sums, err := referenceSummaries(cmd.runner(repro.Options{}), cells)
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ type refSummary struct {
 	missing  string // why there is no summary: not cached, data missing…
 	kind     string
 	draws    int // kept draws in all
-	chains   []experiment.HMCChain
+	chains   []repro.HMCChain
 	flagged  bool
 	reasons  []string
 	params   []paramSummary
@@ -118,7 +117,7 @@ type paramSummary struct {
 
 // referenceSummaries summarises the references the cells use, each once, in
 // the order of the cells.
-func referenceSummaries(r *harness.Runner, cells []*harness.Cell) ([]*refSummary, error) {
+func referenceSummaries(r *repro.Runner, cells []*repro.Cell) ([]*refSummary, error) {
 	var out []*refSummary
 	seen := map[string]bool{}
 	for _, c := range cells {
@@ -127,7 +126,7 @@ func referenceSummaries(r *harness.Runner, cells []*harness.Cell) ([]*refSummary
 		}
 		id, path, err := r.ReferenceArtefact(c)
 		if err != nil {
-			if errors.Is(err, harness.ErrDataMissing) {
+			if errors.Is(err, repro.ErrDataMissing) {
 				key := "missing " + c.Experiment.ID + " " + c.Dataset + " " + strconv.Itoa(c.Split)
 				if !seen[key] {
 					seen[key] = true
@@ -153,7 +152,7 @@ func referenceSummaries(r *harness.Runner, cells []*harness.Cell) ([]*refSummary
 // summariseReference reads one cached reference.
 func summariseReference(id, path, kind string) (*refSummary, error) {
 	s := &refSummary{id: id, path: path, kind: kind}
-	set, raw, err := harness.ReadReference(path)
+	set, raw, err := repro.ReadReference(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.missing = "not cached: no run has needed it yet"
 		return s, nil
@@ -162,10 +161,10 @@ func summariseReference(id, path, kind string) (*refSummary, error) {
 		return nil, err
 	}
 	var sum struct {
-		Chains   int                   `json:"chains"`
-		PerChain []experiment.HMCChain `json:"per_chain"`
-		Flagged  bool                  `json:"flagged"`
-		Reasons  []string              `json:"reasons"`
+		Chains   int              `json:"chains"`
+		PerChain []repro.HMCChain `json:"per_chain"`
+		Flagged  bool             `json:"flagged"`
+		Reasons  []string         `json:"reasons"`
 	}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &sum); err != nil {

@@ -19,8 +19,8 @@ import (
 // The test dataset of the reference command: N((1, −2), diag(1, 4)) as a
 // plain target, which no exact metric covers, so an mmd2 cell needs an HMC
 // reference.
-func init() {
-	harness.Default.RegisterDataset("test-normal2", harness.Dataset{
+func registerNormal2(r *harness.Registry) {
+	r.RegisterDataset("test-normal2", harness.Dataset{
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			f := func(x, g []float64) float64 {
 				g[0] = -(x[0] - 1)
@@ -63,11 +63,12 @@ func TestReferenceCommand(t *testing.T) {
 	if err := os.WriteFile(file, []byte(tinyReference), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cells, err := loadCells([]string{file}, "")
+	reg := testRegistry()
+	cells, err := loadCells(reg, []string{file}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: results, Jobs: 1, Log: slog.New(slog.DiscardHandler)})
+	r := harness.NewRunner(reg, harness.Options{Results: results, Jobs: 1, Log: slog.New(slog.DiscardHandler)})
 
 	before, err := referenceSummaries(r, cells)
 	if err != nil {
@@ -120,7 +121,7 @@ func TestReferenceCommand(t *testing.T) {
 
 	// The command itself, with --csv.
 	csvPath := filepath.Join(tmp, "ref.csv")
-	if err := referenceCmd([]string{file, "--results", results, "--csv", csvPath}); err != nil {
+	if err := referenceCmd(testRegistry(), []string{file, "--results", results, "--csv", csvPath}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(csvPath)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/mmdfw/mmdfw/internal/report"
-	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,8 +16,8 @@ func init() {
 	})
 }
 
-func reportCmd(args []string) error {
-	c := newResultsCmd("report",
+func reportCmd(reg *repro.Registry, args []string) error {
+	c := newResultsCmd(reg, "report",
 		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
@@ -38,18 +36,7 @@ func reportCmd(args []string) error {
 	} else if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
 		return usagef("--out %s: the folder %s does not exist", *out, filepath.Dir(*out))
 	}
-	if _, err := report.Plot(res, *c.figures); err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(filepath.Dir(*out), *c.figures)
-	if err != nil {
-		rel, _ = filepath.Abs(*c.figures)
-	}
-	var b bytes.Buffer
-	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: *c.figures}); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(*out, b.Bytes(), 0o644); err != nil {
+	if err := repro.WriteResultsReport(res, *c.figures, *out); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stdout, *out)

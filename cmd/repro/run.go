@@ -9,7 +9,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -20,8 +20,8 @@ func init() {
 	})
 }
 
-func runCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func runCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "run",
 		usage: []string{
 			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--strict] [--results DIR]",
@@ -47,7 +47,7 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	sel, err := harness.Select(all, *cells)
+	sel, err := repro.Select(all, *cells)
 	if err != nil {
 		return usagef("--%v", err)
 	}
@@ -70,7 +70,7 @@ func runCmd(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(harness.Options{Force: *force, Strict: *strict, Progress: harness.TerminalStderr()})
+	r := cmd.runner(repro.Options{Force: *force, Strict: *strict, Progress: repro.TerminalStderr()})
 	sum, err := r.Run(ctx, sel)
 	if err != nil {
 		return err

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/slurm"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -26,8 +26,8 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-func slurmCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func slurmCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "slurm",
 		usage: []string{
 			"usage: repro slurm FILE... [--profile P] [--cells-per-task K] [--partition P] [--time T]",
@@ -51,7 +51,7 @@ func slurmCmd(args []string) error {
 	var extra repeated
 	fs.Var(&extra, "sbatch", "a further sbatch option for both jobs, e.g. --sbatch=--qos=short (repeatable)")
 	name := fs.String("name", "", "job name (default repro-<experiment ids>)")
-	repro := fs.String("repro", "", "repro executable the jobs run, on a shared filesystem (default: this one)")
+	reproExe := fs.String("repro", "", "repro executable the jobs run, on a shared filesystem (default: this one)")
 	submit := fs.Bool("submit", false, "submit the jobs with sbatch and print the array's job id")
 	files, err := cmd.parse(args)
 	if err != nil {
@@ -67,7 +67,7 @@ func slurmCmd(args []string) error {
 		// The job scripts run the files as they are on disk.
 		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
 	}
-	cells, err := loadCells(files, *profile)
+	cells, err := loadCells(reg, files, *profile)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func slurmCmd(args []string) error {
 	if len(cells) == 0 {
 		return fmt.Errorf("%s: no cells", strings.Join(files, " "))
 	}
-	r := cmd.runner(harness.Options{})
+	r := cmd.runner(repro.Options{})
 	unfinished := make([]bool, len(cells))
 	var nUnfinished, nRunning int
 	for i, c := range cells {
@@ -86,7 +86,7 @@ func slurmCmd(args []string) error {
 			return err
 		}
 		switch {
-		case st.Status == harness.Done || st.Status == harness.Skipped:
+		case st.Status == repro.Done || st.Status == repro.Skipped:
 		case r.Running(c):
 			nRunning++
 		default:
@@ -104,7 +104,7 @@ func slurmCmd(args []string) error {
 		Profile: *profile, Cells: len(cells), CellsPerTask: *perTask, Tasks: tasks, CPUsPerTask: *cpus,
 		Partition: *partition, Time: *timeLimit, Mem: *mem, Account: *account, Extra: extra,
 	}
-	if j.Repro = *repro; j.Repro == "" {
+	if j.Repro = *reproExe; j.Repro == "" {
 		if j.Repro, err = os.Executable(); err != nil {
 			return err
 		}

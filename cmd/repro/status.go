@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -15,7 +15,7 @@ func init() {
 	})
 }
 
-// countsJSON is harness.Counts in the JSON of repro status.
+// countsJSON is repro.Counts in the JSON of repro status.
 type countsJSON struct {
 	Total       int `json:"total"`
 	Done        int `json:"done"`
@@ -27,7 +27,7 @@ type countsJSON struct {
 	Skipped     int `json:"skipped"`
 }
 
-func countsToJSON(n *harness.Counts) countsJSON {
+func countsToJSON(n *repro.Counts) countsJSON {
 	return countsJSON{n.Total, n.Done, n.Running, n.Failed, n.Pending, n.Stale, n.Interrupted, n.Skipped}
 }
 
@@ -41,9 +41,9 @@ type fileStatusJSON struct {
 }
 
 // byFile groups the cells by experiment file, in the order of the files.
-func byFile(cells []*harness.Cell) [][]*harness.Cell {
-	var out [][]*harness.Cell
-	at := map[*harness.Experiment]int{}
+func byFile(cells []*repro.Cell) [][]*repro.Cell {
+	var out [][]*repro.Cell
+	at := map[*repro.Experiment]int{}
 	for _, c := range cells {
 		i, ok := at[c.Experiment]
 		if !ok {
@@ -56,8 +56,8 @@ func byFile(cells []*harness.Cell) [][]*harness.Cell {
 	return out
 }
 
-func statusCmd(args []string) error {
-	cmd := newCellCmd(cellSpec{
+func statusCmd(reg *repro.Registry, args []string) error {
+	cmd := newCellCmd(reg, cellSpec{
 		name: "status",
 		usage: []string{
 			"usage: repro status FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [-v] [--json]",

@@ -20,15 +20,15 @@ type judgeSettings struct {
 	Flag bool `toml:"flag"`
 }
 
-func init() {
-	harness.RegisterMethod(harness.Default, "test-judge", "1", func(ctx context.Context, in harness.Input[judgeSettings]) (harness.Output, error) {
+func registerJudge(r *harness.Registry) {
+	harness.RegisterMethod(r, "test-judge", "1", func(ctx context.Context, in harness.Input[judgeSettings]) (harness.Output, error) {
 		set := particle.Set{X: mat.NewDense(1, 2, nil), W: []float64{1}}
 		if in.Settings.Flag {
 			set.Diag.Raise("ceiling", "stopped at the iteration ceiling before the tolerance")
 		}
 		return harness.Output{Set: set}, nil
 	})
-	harness.Default.RegisterMetric("test-first", func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
+	r.RegisterMetric("test-first", func(ctx context.Context, p *harness.Problem, env *harness.Env) (harness.Metric, error) {
 		return func(s particle.Snapshot) float64 { return s.X.At(0, 0) }, nil
 	})
 }
@@ -55,17 +55,17 @@ func TestRunStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := filepath.Join(dir, "results")
-	code, stderr := repro(t, "run", file, "--results", res)
+	code, stderr := runRepro(t, "run", file, "--results", res)
 	if code != 0 || !strings.Contains(stderr, "2 cells: 2 done (0 cached)") ||
 		!strings.Contains(stderr, "flagged: judged/suspect/test-normal2/s1: ceiling: stopped at the iteration ceiling before the tolerance") {
 		t.Errorf("run: exit %d\n%s", code, stderr)
 	}
-	code, stderr = repro(t, "run", file, "--results", res, "--strict")
+	code, stderr = runRepro(t, "run", file, "--results", res, "--strict")
 	if code != 1 || !strings.Contains(stderr, "failed: judged/suspect/test-normal2/s1: suspect: result flagged (cached; --force recomputes it): ceiling: stopped") {
 		t.Errorf("strict run over the cached results: exit %d\n%s", code, stderr)
 	}
 	strict := filepath.Join(dir, "strict")
-	code, stderr = repro(t, "run", file, "--results", strict, "--strict")
+	code, stderr = runRepro(t, "run", file, "--results", strict, "--strict")
 	if code != 1 || !strings.Contains(stderr, "1 failed") || !strings.Contains(stderr, "failed: judged/suspect/test-normal2/s1: suspect: result flagged: ceiling: stopped") {
 		t.Errorf("strict run: exit %d\n%s", code, stderr)
 	}
@@ -74,7 +74,7 @@ func TestRunStrict(t *testing.T) {
 		t.Errorf("provenance of the strict cell: %+v, %v", p, err)
 	}
 	out := filepath.Join(dir, "R.md")
-	if code, stderr := repro(t, "report", file, "--results", res, "--figures", filepath.Join(dir, "figures"), "--out", out); code != 0 {
+	if code, stderr := runRepro(t, "report", file, "--results", res, "--figures", filepath.Join(dir, "figures"), "--out", out); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
 	}
 	b, err := os.ReadFile(out)

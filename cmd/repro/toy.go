@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/slurm/toy"
+	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // Built with -tags repro_toy (by scripts/test-slurm.sh), repro knows the
 // toy kinds of internal/slurm/toy, whose cells take milliseconds.
-func init() { toy.Register(harness.Default) }
+func registerToy(r *repro.Registry) { toy.Register(r) }

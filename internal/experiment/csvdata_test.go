@@ -75,7 +75,7 @@ func writeExp(t *testing.T, dir, exp, csv string) string {
 
 func keysOf(t *testing.T, r *harness.Runner, path string) map[string]string {
 	t.Helper()
-	e, err := harness.LoadFile(harness.Default, path, "")
+	e, err := harness.LoadFile(testRegistry, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +95,8 @@ func keysOf(t *testing.T, r *harness.Runner, path string) map[string]string {
 func TestCSVDatasetRunsAndKeys(t *testing.T) {
 	dir := t.TempDir()
 	path := writeExp(t, dir, csvExp, ownCSV(40))
-	r := harness.NewRunner(harness.Default, harness.Options{Results: filepath.Join(dir, "results"), Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	e, err := harness.LoadFile(harness.Default, path, "")
+	r := harness.NewRunner(testRegistry, harness.Options{Results: filepath.Join(dir, "results"), Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := harness.LoadFile(testRegistry, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := writeExp(t, dir, tc.exp, tc.csv)
-			_, err := harness.LoadFile(harness.Default, path, "")
+			_, err := harness.LoadFile(testRegistry, path, "")
 			want := strings.ReplaceAll(tc.want, "%DIR%", dir)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("got %v\nwant %q", err, want)
@@ -180,11 +180,11 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 	// A split beyond split_count fails its cell.
 	dir := t.TempDir()
 	path := writeExp(t, dir, strings.Replace(csvExp, "splits = [0, 1]", "splits = [0, 3]", 1), ownCSV(20))
-	e, err := harness.LoadFile(harness.Default, path, "")
+	e, err := harness.LoadFile(testRegistry, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir()})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: t.TempDir()})
 	cells := harness.Cells(e)
 	// The data error fails that cell alone: Status reports it as the cell's
 	// error, not as an error of the listing.
@@ -202,11 +202,11 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 func TestOwnDataExampleLoads(t *testing.T) {
 	for _, f := range []string{"own-data.toml", "own-data-bnn.toml"} {
 		for _, p := range []string{"", "quick"} {
-			e, err := harness.LoadFile(harness.Default, filepath.Join("..", "..", "examples", "own-data", f), p)
+			e, err := harness.LoadFile(testRegistry, filepath.Join("..", "..", "examples", "own-data", f), p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir()})
+			r := harness.NewRunner(testRegistry, harness.Options{Results: t.TempDir()})
 			for _, c := range harness.Cells(e) {
 				if _, err := r.Status(c); err != nil {
 					t.Errorf("%s %s: %v", f, c.ID, err)

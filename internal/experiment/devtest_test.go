@@ -68,7 +68,7 @@ func TestDevelopmentTestRun(t *testing.T) {
 		"metrics = [\"accuracy\", \"dev_accuracy\", \"dev_test_ll\"]\nrows = \"development+test\"\nevery_grad_evals = 40",
 		"[eval]", "[budget]\ngrad_evals = 200\n\n[eval]").Replace(csvExp)
 	path := writeExp(t, dir, src, ownCSV(80))
-	e, err := harness.LoadFile(harness.Default, path, "")
+	e, err := harness.LoadFile(testRegistry, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ train_fraction = 0.75`, &decl); err != nil {
 		t.Errorf("%d test, %d development and %d method rows", te, dv, target.NData(p.Target))
 	}
 	res := filepath.Join(dir, "results")
-	r := harness.NewRunner(harness.Default, harness.Options{Results: res, Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: res, Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if sum, err := r.Run(context.Background(), harness.Plan([]*harness.Experiment{e})); err != nil || sum.Done != 2 {
 		t.Fatalf("%v %v", sum, err)
 	}

@@ -1,6 +1,6 @@
 // Package experiment wires the method, model, data and metric packages into
-// the harness: importing it fills harness.Default with everything the files
-// under experiments/ name.
+// the harness: Register fills a registry with everything the files under
+// experiments/ name (importing the package registers nothing).
 //
 // # Datasets
 //

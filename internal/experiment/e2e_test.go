@@ -24,7 +24,7 @@ import (
 // harness to CSVs, then through the report to PNG figures and the report's
 // claim-2 line: the whole path `repro run` and `repro report` take.
 func TestQuickProfileEndToEnd(t *testing.T) {
-	e, err := harness.LoadFile(harness.Default, "../../experiments/rff.toml", "quick")
+	e, err := harness.LoadFile(testRegistry, "../../experiments/rff.toml", "quick")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	results := filepath.Join(dir, "results")
-	r := harness.NewRunner(harness.Default, harness.Options{Results: results, Jobs: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: results, Jobs: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	sum, err := r.Run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,9 @@ metrics = ["mmd2"]
 [methods.svgd]
 kind = "svgd"
 `
-	_, err := harness.Load(harness.Default, "tune-x.toml", []byte(src), "")
+	reg := harness.NewRegistry()
+	experiment.Register(reg)
+	_, err := harness.Load(reg, "tune-x.toml", []byte(src), "")
 	fmt.Println(err)
 	// Output:
 	// validation: 55 rows; development: 28 rows from row 249

@@ -28,7 +28,7 @@ var (
 )
 
 // TestRegistered loads a file naming every kind, dataset and metric into
-// harness.Default: the strict loader rejects any name not registered.
+// testRegistry: the strict loader rejects any name not registered.
 func TestRegistered(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "id = \"names\"\ndatasets = [%s]\nsplits = [1]\n", quoteAll(wantDatasets))
@@ -36,7 +36,7 @@ func TestRegistered(t *testing.T) {
 	for _, k := range wantKinds {
 		fmt.Fprintf(&b, "[methods.m-%s]\nkind = %q\n", k, k)
 	}
-	e, err := harness.Load(harness.Default, "names.toml", []byte(b.String()), "")
+	e, err := harness.Load(testRegistry, "names.toml", []byte(b.String()), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRegistered(t *testing.T) {
 	}
 	// A name that is not registered is refused, so the test above can fail.
 	bad := strings.Replace(b.String(), `"gauss2d"`, `"gauss3d"`, 1)
-	if _, err := harness.Load(harness.Default, "names.toml", []byte(bad), ""); err == nil {
+	if _, err := harness.Load(testRegistry, "names.toml", []byte(bad), ""); err == nil {
 		t.Error("unknown dataset gauss3d accepted")
 	}
 }
@@ -83,7 +83,7 @@ func TestSettingsValidation(t *testing.T) {
 		{`kind = "hmc"` + "\nsettings = { init = \"given\" }", "init"},
 	} {
 		src := "id = \"v\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2\"]\n[methods.m]\n" + tc.settings + "\n"
-		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+		_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%s: error %v, want one naming %s", tc.settings, err, tc.key)
 		}
@@ -135,7 +135,7 @@ func TestExperimentFiles(t *testing.T) {
 	var ids []string
 	for _, f := range files {
 		for _, profile := range harness.Profiles {
-			e, err := harness.LoadFile(harness.Default, f, profile)
+			e, err := harness.LoadFile(testRegistry, f, profile)
 			if err != nil {
 				t.Errorf("%s: %v", f, err)
 				continue
@@ -190,7 +190,7 @@ func allGauss(ds []string) bool {
 // reserved for tuning, fig1b's reference) and that fig1a's and fig1b's
 // tuned arms run exactly the configurations it chose.
 func TestTuneCovertype(t *testing.T) {
-	tune, err := harness.LoadFile(harness.Default, "../../experiments/tune-covertype.toml", "full")
+	tune, err := harness.LoadFile(testRegistry, "../../experiments/tune-covertype.toml", "full")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestTuneCovertype(t *testing.T) {
 			t.Errorf("%d %s configurations, want 4 (%v)", perKind[k], k, perKind)
 		}
 	}
-	fig1b, err := harness.LoadFile(harness.Default, "../../experiments/fig1b.toml", "full")
+	fig1b, err := harness.LoadFile(testRegistry, "../../experiments/fig1b.toml", "full")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestTuneCovertype(t *testing.T) {
 			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
 	}
 	for id, arms := range chosen {
-		e, err := harness.LoadFile(harness.Default, "../../experiments/"+id+".toml", "full")
+		e, err := harness.LoadFile(testRegistry, "../../experiments/"+id+".toml", "full")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestSharedReference(t *testing.T) {
 	for _, profile := range harness.Profiles {
 		var first string
 		for _, id := range []string{"fig1b", "rff", "ablations"} {
-			e, err := harness.LoadFile(harness.Default, "../../experiments/"+id+".toml", profile)
+			e, err := harness.LoadFile(testRegistry, "../../experiments/"+id+".toml", profile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,11 +307,11 @@ type result struct {
 // by method name.
 func runExp(t *testing.T, dir, src string) map[string]result {
 	t.Helper()
-	e, err := harness.Load(harness.Default, "test.toml", []byte(src), "")
+	e, err := harness.Load(testRegistry, "test.toml", []byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), DataDir: dir, Jobs: 2})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: t.TempDir(), DataDir: dir, Jobs: 2})
 	cells := harness.Plan([]*harness.Experiment{e})
 	sum, err := r.Run(context.Background(), cells)
 	if err != nil {

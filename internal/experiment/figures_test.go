@@ -22,7 +22,7 @@ func TestPaperFigures(t *testing.T) {
 	}
 	declared := map[string]bool{"table1": true}
 	for _, f := range files {
-		e, err := harness.LoadFile(harness.Default, f, "full")
+		e, err := harness.LoadFile(testRegistry, f, "full")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestFigureSelectorTyped(t *testing.T) {
 		{`where = { start = "map", features = 1000 }`, "mmdfw-rff-d1000 lr-mmdfw-rff-d1000 mmdfw-exact-rff-d1000"},
 	} {
 		s := strings.Replace(string(src), "[[figures]]", "[[figures]]\nid = \"sel\"\nx = \"particles\"\ny = \"mmd2\"\n"+c.sel+"\n\n[[figures]]", 1)
-		e, err := harness.Load(harness.Default, "rff.toml", []byte(s), "full")
+		e, err := harness.Load(testRegistry, "rff.toml", []byte(s), "full")
 		if err != nil {
 			t.Errorf("%s: %v", c.sel, err)
 			continue

@@ -25,7 +25,7 @@ func TestSettingsKeyBytes(t *testing.T) {
 		{"table1", "svgd", `{"iterations":1000000,"step":0.001,"batch":100,"record_every":10,"init":"model"}`},
 		{"fig2b", "reference", `{"chains":4,"warmup":400,"max_steps":128}`},
 	} {
-		e, err := harness.LoadFile(harness.Default, "../../experiments/"+c.file+".toml", "full")
+		e, err := harness.LoadFile(testRegistry, "../../experiments/"+c.file+".toml", "full")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestSettingsKeyBytes(t *testing.T) {
 	// init_scale, and round-trips.
 	src := "id = \"k\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2\"]\n[methods.m]\nkind = \"hmc\"\n" +
 		"settings = { min_ess = 100.0, init_scale = 0.1, init = \"prior\", step_size = 0.5, chains = 2 }\n"
-	e, err := harness.Load(harness.Default, "k.toml", []byte(src), "")
+	e, err := harness.Load(testRegistry, "k.toml", []byte(src), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,7 +212,8 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 }
 
 // Register adds this wiring's datasets, metrics and method kinds to r.
-// harness.Default is filled at init.
+// Nothing is registered by importing the package: pkg/repro's NewRegistry
+// calls Register on a new registry.
 func Register(r *harness.Registry) {
 	for _, g := range gaussSpecs {
 		r.RegisterDataset(g.name, gaussDataset(g))
@@ -247,5 +248,3 @@ func Register(r *harness.Registry) {
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)
 }
-
-func init() { Register(harness.Default) }

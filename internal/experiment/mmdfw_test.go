@@ -30,7 +30,7 @@ func TestMMDFWScaleValidation(t *testing.T) {
 		{`{ map_newton_tol = -1 }`, false},
 	} {
 		src := "id = \"v\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2\"]\n[methods.m]\nkind = \"mmdfw\"\nsettings = " + tc.settings + "\n"
-		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+		_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")
 		if tc.ok && err != nil {
 			t.Errorf("%s: %v", tc.settings, err)
 		}

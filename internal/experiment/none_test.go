@@ -25,7 +25,7 @@ func TestNoneValuesInFiles(t *testing.T) {
 				v += ".0"
 			}
 			src := "id = \"v\"\ndatasets = [\"gauss2d\"]\nsplits = [1]\n[eval]\nmetrics = [\"mmd2_exact\"]\n[methods.m]\nkind = \"" + c.kind + "\"\nsettings = { " + c.key + " = " + v + " }\n"
-			_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+			_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")
 			switch {
 			case strings.HasPrefix(v, "-1") && err != nil:
 				t.Errorf("%s %s = %s: %v", c.kind, c.key, v, err)

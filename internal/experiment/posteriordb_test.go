@@ -193,13 +193,13 @@ log_y = true
 func TestPosteriorDBEndToEnd(t *testing.T) {
 	registerGaussModel(t)
 	usePDB(t, writePDB(t))
-	e, err := harness.Load(harness.Default, "pdb-test.toml", []byte(pdbExperiment), "")
+	e, err := harness.Load(testRegistry, "pdb-test.toml", []byte(pdbExperiment), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cells := harness.Plan([]*harness.Experiment{e})
 	results := t.TempDir()
-	r := harness.NewRunner(harness.Default, harness.Options{Results: results, Jobs: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: results, Jobs: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	sum, err := r.Run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
@@ -340,12 +340,12 @@ func TestPosteriorDBMissing(t *testing.T) {
 		}
 	}
 	// A pdb metric on a dataset that is not posteriordb's.
-	p, err := harness.Load(harness.Default, "x.toml", []byte(strings.NewReplacer(
+	p, err := harness.Load(testRegistry, "x.toml", []byte(strings.NewReplacer(
 		`datasets = ["posteriordb.gdata-gauss_test", "posteriordb.gdata-nomodel"]`, `datasets = ["gauss2d"]`).Replace(pdbExperiment)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.NewRunner(harness.Default, harness.Options{Results: t.TempDir(), Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := harness.NewRunner(testRegistry, harness.Options{Results: t.TempDir(), Jobs: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	sum, err := r.Run(context.Background(), harness.Plan([]*harness.Experiment{p})[1:])
 	if err != nil {
 		t.Fatal(err)

@@ -139,7 +139,7 @@ func TestCarveRowsRun(t *testing.T) {
 	dir := t.TempDir()
 	src := strings.NewReplacer("seed = 1", "role = \"tuning\"\nseed = 1", `metrics = ["accuracy"]`, "metrics = [\"accuracy\"]\nrows = \"validation\"").Replace(csvExp)
 	path := writeExp(t, dir, src, ownCSV(40))
-	e, err := harness.LoadFile(harness.Default, path, "")
+	e, err := harness.LoadFile(testRegistry, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ train_fraction = 0.75`, &decl); err != nil {
 	var got [2]map[string][]float64
 	for j := 1; j <= 2; j++ {
 		res := filepath.Join(dir, "results", string(rune('0'+j)))
-		r := harness.NewRunner(harness.Default, harness.Options{Results: res, Jobs: j, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		r := harness.NewRunner(testRegistry, harness.Options{Results: res, Jobs: j, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if sum, err := r.Run(context.Background(), harness.Plan([]*harness.Experiment{e})); err != nil || sum.Done != 2 {
 			t.Fatalf("-j %d: %v %v", j, sum, err)
 		}

@@ -191,7 +191,7 @@ func TestSVGDAnchorValidation(t *testing.T) {
 		{`{ step = -1.0 }`, "step"},
 	} {
 		src := "id = \"v\"\ndatasets = [\"bostonHousing\"]\nsplits = [0]\n[eval]\nmetrics = [\"rmse\"]\n[methods.m]\nkind = \"svgd-anchor\"\nsettings = " + tc.settings + "\n"
-		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+		_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%s: error %v, want one naming %s", tc.settings, err, tc.key)
 		}

@@ -53,21 +53,28 @@ const ChainMonitorInterval = 5 * time.Second
 // Close and, when the run draws bars on a terminal, shows a bar per chain.
 func (e *Env) ChainMonitor(name string, chains int) *ChainMonitor {
 	m := NewChainMonitor(name, chains, e.Log(), ChainMonitorInterval)
-	if e != nil && e.runner != nil && e.runner.prog != nil {
+	if e != nil && e.run != nil && e.run.prog != nil {
 		m.bars = make([]*chainBar, chains)
 		for i := range m.bars {
-			m.bars[i] = e.runner.prog.chain(name, i)
+			m.bars[i] = e.run.prog.chain(name, i)
 		}
 	}
 	return m
 }
 
-// Log returns the logger of the run the environment belongs to.
+// Log returns the logger of the run the environment belongs to: that of
+// the call of Runner.Run, else the runner's Options.Log, else
+// slog.Default().
 func (e *Env) Log() *slog.Logger {
-	if e == nil || e.runner == nil {
+	switch {
+	case e == nil:
 		return slog.Default()
+	case e.run != nil && e.run.log != nil:
+		return e.run.log
+	case e.runner != nil:
+		return e.runner.logger()
 	}
-	return e.runner.logger()
+	return slog.Default()
 }
 
 // NewChainMonitor starts a monitor that logs to log (slog.Default() when

@@ -433,8 +433,8 @@ func TestOtherRunnersFailureNotRetried(t *testing.T) {
 // bars, with the chain's phase and acceptance.
 func TestChainBars(t *testing.T) {
 	var out lockedBuffer
-	r := &Runner{prog: newProgress(&out, 1, 0)}
-	env := &Env{runner: r}
+	run := &runState{prog: newProgress(&out, 1, 0)}
+	env := &Env{runner: &Runner{}, run: run}
 	m := env.ChainMonitor("reference/hmc/gauss/s0", 2)
 	for i := 1; i <= 5; i++ {
 		for c := range 2 {
@@ -445,15 +445,15 @@ func TestChainBars(t *testing.T) {
 	for !strings.Contains(out.String(), "chain 1") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	r.prog.mu.Lock()
+	run.prog.mu.Lock()
 	note := m.bars[1].note
-	r.prog.mu.Unlock()
+	run.prog.mu.Unlock()
 	if note != " sampling 5/10 step 0.25 accept 0.88" {
 		t.Errorf("chain 1's note %q", note)
 	}
 	m.Close()
-	r.prog.total.Increment()
-	r.prog.wait()
+	run.prog.total.Increment()
+	run.prog.wait()
 	s := out.String()
 	// 15 of 20 iterations done; the phase and acceptance follow the
 	// percentage, as far as the line's width allows (a buffer has no

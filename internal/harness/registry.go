@@ -53,6 +53,7 @@ type Env struct {
 	Threads int
 
 	runner  *Runner
+	run     *runState // the call of Runner.Run the cell belongs to, nil outside one
 	exp     *Experiment
 	metrics []string // see Metrics
 
@@ -123,7 +124,7 @@ const DefaultDataDir = "data"
 // summary is the reference method's diagnostics (R̂, ESS…) as JSON. Each
 // call decodes a new set, which the caller owns.
 func (e *Env) Reference(ctx context.Context) (set particle.Set, summary []byte, err error) {
-	return e.runner.reference(ctx, e.exp, e.Cell, e.Threads)
+	return e.runner.reference(ctx, e.run, e.exp, e.Cell, e.Threads)
 }
 
 // Dataset describes one dataset the experiments may name.
@@ -201,8 +202,9 @@ type methodKind struct {
 }
 
 // Registry holds what experiment files may name: method kinds, datasets and
-// metrics. The wiring fills Default from init functions; tests use their
-// own.
+// metrics. There is no global one: whoever builds a runner builds its
+// registry (NewRegistry) and fills it explicitly, the repro command and
+// pkg/repro with the wiring's Register.
 type Registry struct {
 	mu       sync.RWMutex
 	methods  map[string]*methodKind
@@ -223,9 +225,6 @@ func NewRegistry() *Registry {
 		mversion: map[string]string{},
 	}
 }
-
-// Default is the registry the repro command uses.
-var Default = NewRegistry()
 
 // RegisterMethod adds the method kind name to r. S is its settings struct:
 // the `settings` table of a method in an experiment file is decoded strictly

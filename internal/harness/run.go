@@ -328,9 +328,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			log = slog.New(slog.NewTextHandler(prog.writer(), nil))
 		}
 	}
-	r.log, r.prog = log, prog
-	r.refTimes = map[string]time.Duration{}
-	defer func() { r.log, r.prog = nil, nil }()
+	run := &runState{log: log, prog: prog, refTimes: map[string]time.Duration{}}
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)
@@ -347,7 +345,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, out, other := r.cellLoop(ctx, st, s, prog, begin)
+			p, out, other := r.cellLoop(ctx, run, st, s, begin)
 			mu.Lock()
 			defer mu.Unlock()
 			sum.Time.Cells[st.Cell.Experiment.ID] += s.used
@@ -407,8 +405,9 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	sort.Strings(sum.Failures)
 	sort.Strings(sum.Skips)
 	sort.Strings(sum.Flagged)
-	sum.Time.References = r.refTimes
-	r.refTimes = nil
+	run.refMu.Lock()
+	sum.Time.References = run.refTimes
+	run.refMu.Unlock()
 	sum.Time.Wall = time.Since(begin)
 	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
@@ -452,16 +451,16 @@ func referencesFirst(todo []CellStatus) []CellStatus {
 // cell, waits for it without the slot: it returns that runner's outcome,
 // or runs the cell itself when that runner stopped without finishing it.
 // other reports whether another runner was found holding the cell.
-func (r *Runner) cellLoop(ctx context.Context, st CellStatus, s *slot, prog *progress, begin time.Time) (p *Provenance, out outcome, other bool) {
+func (r *Runner) cellLoop(ctx context.Context, run *runState, st CellStatus, s *slot, begin time.Time) (p *Provenance, out outcome, other bool) {
 	defer s.release()
 	c := st.Cell
 	for {
-		p, out = r.runCell(ctx, st, s, prog, begin)
+		p, out = r.runCell(ctx, run, st, s, begin)
 		if out != elsewhere {
 			return p, out, other
 		}
 		if !other {
-			r.logger().Info("cell waiting", "cell", c.ID, "for", "another process running it", "marker", r.MarkerPath(c))
+			run.log.Info("cell waiting", "cell", c.ID, "for", "another process running it", "marker", r.MarkerPath(c))
 		}
 		other = true
 		s.release()
@@ -522,7 +521,7 @@ func (r *Runner) finishedDuring(st CellStatus, begin time.Time) bool {
 // the cell's data cannot be read (st.Err), when another runner holds it
 // (elsewhere) or finished it meanwhile (cached), or when ctx is cancelled
 // before it finished (interrupted).
-func (r *Runner) runCell(ctx context.Context, st CellStatus, s *slot, prog *progress, begin time.Time) (prov *Provenance, out outcome) {
+func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *slot, begin time.Time) (prov *Provenance, out outcome) {
 	if ctx.Err() != nil {
 		return nil, interrupted
 	}
@@ -574,12 +573,12 @@ func (r *Runner) runCell(ctx context.Context, st CellStatus, s *slot, prog *prog
 	prov.Code, prov.Host, prov.Jobs, prov.Threads, prov.Start = vcsInfo(), hostInfo(), r.opts.Jobs, threads, time.Now().UTC()
 	loadStart, haveLoad := loadAvg()
 	rec := newRecorder(ctx, c, nil)
-	bar := prog.cell(c)
+	bar := run.prog.cell(c)
 	s.bar = bar
 	rec.onStep = bar.step
 	waited0 := s.waited
 	cctx := context.WithValue(ctx, slotKey{}, s)
-	status, err := r.execute(cctx, c, st, threads, rec, prov)
+	status, err := r.execute(cctx, run, c, st, threads, rec, prov)
 	if ctx.Err() != nil {
 		bar.abort()
 		return nil, interrupted

@@ -57,15 +57,35 @@ type Options struct {
 }
 
 // Runner runs cells, caches their results and shares artefacts between them.
+// It holds no state of a run: what one call of Run gathers (its logger, its
+// progress bars, the time its references took) lives in that call's
+// runState, so that a Runner may serve several calls of Run, Status and
+// Prepare at once.
 type Runner struct {
 	reg   *Registry
 	opts  Options
 	store *Store
-	log   *slog.Logger // set by Run; see logger
-	prog  *progress    // set by Run: the bars on a terminal, or nil
+}
+
+// runState is what one call of Run shares with the cells it runs and their
+// Envs.
+type runState struct {
+	log  *slog.Logger
+	prog *progress // the bars on a terminal, or nil
 
 	refMu    sync.Mutex
-	refTimes map[string]time.Duration // references computed by Run, set by Run
+	refTimes map[string]time.Duration // references computed by the run
+}
+
+// addReference adds d to the time spent on the reference id; a nil
+// runState (outside Run) keeps nothing.
+func (s *runState) addReference(id string, d time.Duration) {
+	if s == nil {
+		return
+	}
+	s.refMu.Lock()
+	s.refTimes[id] += d
+	s.refMu.Unlock()
 }
 
 // DataDir is the data folder the runner's datasets read: Options.DataDir,
@@ -77,13 +97,10 @@ func (r *Runner) DataDir() string {
 	return r.opts.DataDir
 }
 
-// logger is where progress lines go: Run's logger during a run, else
-// Options.Log, else slog.Default().
+// logger is where progress lines go outside Run: Options.Log, else
+// slog.Default().
 func (r *Runner) logger() *slog.Logger {
-	switch {
-	case r.log != nil:
-		return r.log
-	case r.opts.Log != nil:
+	if r.opts.Log != nil {
 		return r.opts.Log
 	}
 	return slog.Default()
@@ -279,7 +296,7 @@ func (r *Runner) Status(c *Cell) (CellStatus, error) {
 
 // execute loads the cell's problem and metrics and runs its method,
 // recovering a panic as a failure.
-func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads int, rec *recorder, prov *Provenance) (status Status, err error) {
+func (r *Runner) execute(ctx context.Context, run *runState, c *Cell, st CellStatus, threads int, rec *recorder, prov *Provenance) (status Status, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			status, err = Failed, fmt.Errorf("panic: %v\n%s", v, debug.Stack())
@@ -289,7 +306,7 @@ func (r *Runner) execute(ctx context.Context, c *Cell, st CellStatus, threads in
 		return Skipped, errors.New(st.ck.Missing)
 	}
 	ds, _ := r.datasetOf(c)
-	env := &Env{Cell: c, Threads: threads, runner: r, exp: c.Experiment, metrics: c.Experiment.Eval.Metrics}
+	env := &Env{Cell: c, Threads: threads, runner: r, run: run, exp: c.Experiment, metrics: c.Experiment.Eval.Metrics}
 	p, err := ds.Load(ctx, c.Split, env)
 	if errors.Is(err, ErrDataMissing) {
 		return Skipped, err
@@ -340,15 +357,16 @@ type refFile struct {
 	Summary []byte
 }
 
-// reference computes or loads the reference sample of c's dataset split.
-func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads int) (particle.Set, []byte, error) {
+// reference computes or loads the reference sample of c's dataset split;
+// run is the call of Run it serves, nil outside one.
+func (r *Runner) reference(ctx context.Context, run *runState, e *Experiment, c *Cell, threads int) (particle.Set, []byte, error) {
 	ref := e.Reference
 	id, key, ds, err := r.referenceKey(c)
 	if err != nil {
 		return particle.Set{}, nil, err
 	}
 	b, err := r.store.Artefact(ctx, key, func(ctx context.Context) ([]byte, error) {
-		env := &Env{Cell: c, Threads: threads, runner: r, exp: e}
+		env := &Env{Cell: c, Threads: threads, runner: r, run: run, exp: e}
 		p, err := ds.Load(ctx, c.Split, env)
 		if err != nil {
 			return nil, err
@@ -356,7 +374,7 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 		stop := particle.RecorderFunc(func(particle.Snapshot) error { return ctx.Err() })
 		// A reference can take hours (an HMC run on a BNN): say when it
 		// starts and ends, since no cell finishes meanwhile.
-		log := r.logger()
+		log := env.Log()
 		log.Info("reference started", "reference", id, "kind", ref.Kind, "draws", ref.Particles, "threads", threads)
 		start := time.Now()
 		out, err := ref.kind.run(ctx, Input[any]{
@@ -368,11 +386,7 @@ func (r *Runner) reference(ctx context.Context, e *Experiment, c *Cell, threads 
 		}
 		d := time.Since(start)
 		log.Info("reference finished", "reference", id, "seconds", roundSec(d.Seconds()))
-		r.refMu.Lock()
-		if r.refTimes != nil {
-			r.refTimes[id] += d
-		}
-		r.refMu.Unlock()
+		run.addReference(id, d)
 		f := refFile{W: out.Set.W}
 		f.R, f.C = out.Set.X.Dims()
 		f.X = mat.DenseCopyOf(out.Set.X).RawMatrix().Data

@@ -25,8 +25,16 @@
 // exactly as those of the repro command; bump the version string whenever
 // the method's numbers change, and only its cells are recomputed.
 //
+// This package is the harness's one door: the repro command is a client of
+// it and goes through the same calls a program of one's own makes
+// (NewRegistry, Load, Select, NewRunner and Runner.Run or Runner.Status,
+// LoadResults, PlotResults, WriteResultsReport). There is no global
+// registry: every NewRegistry is a registry of its own, filled explicitly,
+// and importing a package registers nothing. A Runner keeps no state of a
+// run, so one Runner may serve several calls of Run at once.
+//
 // The types below are aliases of the harness's own, so that one concept
-// has one shape whether it is reached from here or from the repro command.
+// has one shape whether it is reached from here or from the harness.
 package repro
 
 import (
@@ -228,28 +236,44 @@ func MissingData(dir string, cells []*Cell) []string {
 // cached under <results>/<profile>/.
 func NewRunner(r *Registry, opts Options) *Runner { return harness.NewRunner(r, opts) }
 
-// Plot draws every figure the current results under the directory results
-// allow into the directory figures (PNG, SVG and PDF) and returns the files
-// written. Current results are those the experiment files plan now under
-// profile ("" takes the profile each result records) with their current
-// cache keys; the others are left out. It never computes a result.
-func Plot(r *Registry, files []string, profile, results, figures string) ([]string, error) {
-	res, err := current(r, files, profile, results)
-	if err != nil {
-		return nil, err
+// Results are the current results of experiment files under a results
+// directory, as LoadResults reads them: the cells whose result matches
+// their current cache key, the result files left out and why, the cells not
+// run yet, and the figures the files declare.
+type Results = report.Results
+
+// LoadResults reads the current results under the directory results:
+// those of the cells the experiment files plan now under profile (""
+// takes the profile each result records) with their current cache keys,
+// the data checksums of a key being those each result records (so no data
+// folder is needed). The others are listed in Results.Ignored. It never
+// computes a result.
+func LoadResults(r *Registry, files []string, profile, results string) (*Results, error) {
+	if fi, err := os.Stat(results); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("repro: results directory %s does not exist or is not a directory", results)
 	}
-	return report.Plot(res, figures)
+	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
 }
 
-// WriteReport draws the figures as Plot does and writes the Markdown report
-// of the current results (deviations, the paper's claims with their
-// verdicts, tables, reference diagnostics) to the file out, atomically,
-// its figure links relative to out's folder.
-func WriteReport(r *Registry, files []string, profile, results, figures, out string) error {
-	res, err := current(r, files, profile, results)
-	if err != nil {
-		return err
-	}
+// PlotResults draws every figure of res into the directory figures (PNG,
+// SVG and PDF, and Table 1 as Markdown and CSV) and returns the files
+// written.
+func PlotResults(res *Results, figures string) ([]string, error) { return report.Plot(res, figures) }
+
+// UndeclaredFigures returns the ids of the experiments of res whose files
+// declare no [[figures]], sorted: PlotResults draws the default figures
+// for them (each recorded metric against compute time).
+func UndeclaredFigures(res *Results) []string { return report.Undeclared(res) }
+
+// FigureNames returns the base names of the files the figures of
+// experiment id are drawn to, for every dataset its finished cells cover.
+func FigureNames(res *Results, id string) []string { return report.FigureNames(res, id) }
+
+// WriteResultsReport draws the figures of res as PlotResults does and
+// writes the Markdown report of res (deviations, the paper's claims with
+// their verdicts, tables, reference diagnostics) to the file out,
+// atomically, its figure links relative to out's folder.
+func WriteResultsReport(res *Results, figures, out string) error {
 	if _, err := report.Plot(res, figures); err != nil {
 		return err
 	}
@@ -266,12 +290,32 @@ func WriteReport(r *Registry, files []string, profile, results, figures, out str
 	return atomicfile.Write(out, b.Bytes(), 0o644)
 }
 
-// current loads the current results under results.
-func current(r *Registry, files []string, profile, results string) (*report.Results, error) {
-	if fi, err := os.Stat(results); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("repro: results directory %s does not exist or is not a directory", results)
+// Plot draws every figure the current results under the directory results
+// allow into the directory figures (PNG, SVG and PDF) and returns the files
+// written: LoadResults, then PlotResults. It never computes a result; no
+// current result at all is an error.
+func Plot(r *Registry, files []string, profile, results, figures string) ([]string, error) {
+	res, err := current(r, files, profile, results)
+	if err != nil {
+		return nil, err
 	}
-	res, err := report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
+	return PlotResults(res, figures)
+}
+
+// WriteReport draws the figures as Plot does and writes the Markdown report
+// of the current results to the file out: LoadResults, then
+// WriteResultsReport.
+func WriteReport(r *Registry, files []string, profile, results, figures, out string) error {
+	res, err := current(r, files, profile, results)
+	if err != nil {
+		return err
+	}
+	return WriteResultsReport(res, figures, out)
+}
+
+// current loads the current results under results; none is an error.
+func current(r *Registry, files []string, profile, results string) (*Results, error) {
+	res, err := LoadResults(r, files, profile, results)
 	if err != nil {
 		return nil, err
 	}
