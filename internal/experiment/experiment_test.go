@@ -107,9 +107,13 @@ var wantCells = map[string]map[string]int{
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},
-	// (4 methods × 3 datasets + 4 exact-direction methods × 2 Gaussian
-	// datasets) × 5 splits; quick: 1 split.
-	"rff": {"quick": 20, "full": 100},
+	// (4 methods × 3 datasets + 4 exact-direction methods, 2 BQ methods
+	// with a pooled z and the pool's HMC pilot × 2 Gaussian datasets) × 5
+	// splits; quick: 1 split.
+	"rff": {"quick": 26, "full": 130},
+	// 4 methods (3 MMD-FW series and the pool's HMC pilot) × 5 splits;
+	// quick: 1 split.
+	"bnn-rate": {"quick": 4, "full": 20},
 	// 12 variants × 5 splits; quick: 1 split.
 	"ablations": {"quick": 12, "full": 60},
 	// 3 step sizes × 2 batch sizes × 5 splits; quick: 1 split.

@@ -65,7 +65,7 @@ func TestFigureSelectorTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ sel, want string }{
-		{`where = { kernel = "rbf" }`, "mmdfw-rbf lr-mmdfw-rbf mmdfw-exact-rbf"},
+		{`where = { kernel = "rbf" }`, "mmdfw-rbf lr-mmdfw-rbf mmdfw-rbf-bq-hmc mmdfw-exact-rbf"},
 		{`where = { kernel = "rff", features = 50, direction = "exact" }`, "mmdfw-exact-rff-d50"},
 		{`where = { start = "map", features = 1000 }`, "mmdfw-rff-d1000 lr-mmdfw-rff-d1000 mmdfw-exact-rff-d1000"},
 	} {
