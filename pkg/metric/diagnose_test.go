@@ -188,3 +188,52 @@ func TestBudget(t *testing.T) {
 		t.Errorf("Thin(10, 4) = %v", got)
 	}
 }
+
+// normal1 is N(0, 1).
+var normal1 = target.Func{D: 1, F: func(x, g []float64) float64 {
+	g[0] = -x[0]
+	return -x[0] * x[0] / 2
+}}
+
+// A signed quadrature read by its own weights: five points within 0.6 of
+// the mode of N(0, 1) whose signed weights integrate 1, x² and x⁴ exactly
+// (the second and fourth moments 1 and 3) give the Stein spread ratio
+// E[x²] = 1 and no flag; read with |w|/Σ|w| they are a set of variance
+// 0.08, which the ratio of the absolute weights would call collapsed.
+func TestSignedWeights(t *testing.T) {
+	const a, b = 0.3, 0.6
+	// w₀ + 2w₁ + 2w₂ = 1, 2w₁a² + 2w₂b² = 1, 2w₁a⁴ + 2w₂b⁴ = 3.
+	w1 := (b*b - 3) / (2 * a * a * (b*b - a*a))
+	w2 := (1 - 2*w1*a*a) / (2 * b * b)
+	w0 := 1 - 2*w1 - 2*w2
+	X := mat.NewDense(5, 1, []float64{0, -a, a, -b, b})
+	w := []float64{w0, w1, w1, w2, w2}
+	var absSum, absVar float64
+	for i, v := range w {
+		absSum += math.Abs(v)
+		absVar += math.Abs(v) * X.At(i, 0) * X.At(i, 0)
+	}
+	if absVar /= absSum; !(absVar < CollapseRatio) {
+		t.Fatalf("the |w| variance %v is not below %v: the test shows nothing", absVar, CollapseRatio)
+	}
+	S, lp := scored(normal1, X)
+	var d particle.Diagnostics
+	DiagnoseSet(&d, SetDiagnosis{X: X, W: w, S: S, LogP: lp, Target: normal1, Probes: 256})
+	if v := d.Values["stein_spread"]; math.Abs(v-1) > 1e-9 {
+		t.Errorf("spread ratio %v, want 1 (the signed quadrature's E x²)", v)
+	}
+	if d.Flagged() {
+		t.Errorf("flagged: %s", d.Reason())
+	}
+	if d.Values["probes"] != 256 {
+		t.Errorf("probes %v, want 256", d.Values["probes"])
+	}
+
+	// Signed weights whose quadrature has a negative variance: no probes.
+	w = []float64{2, 1, 1, -1, -1}
+	d = particle.Diagnostics{}
+	DiagnoseSet(&d, SetDiagnosis{X: X, W: w, S: S, LogP: lp, Target: normal1, Probes: 256})
+	if _, ok := d.Values["probes"]; ok {
+		t.Errorf("probes drawn from a negative variance: %v", d.Values)
+	}
+}
