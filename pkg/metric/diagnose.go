@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -109,25 +110,38 @@ type SetDiagnosis struct {
 //   - ksd2, the kernel Stein discrepancy Σᵢⱼ w̃ᵢw̃ⱼ k₀(xᵢ, xⱼ) with the IMQ
 //     kernel c = 1, β = −½ (KSD2 with a nil kernel) over the rows with
 //     scores (thinned to MaxKSDPoints), weights renormalised to sum to one;
+//   - ksd_ratio, that KSD² over its diagonal part Σᵢ w̃ᵢ² k₀(xᵢ, xᵢ), which
+//     is its expectation for independent draws of the target (the
+//     off-diagonal terms have mean zero): about 1 for such draws, below 1
+//     for a set more regular than they are (Stein sets, quadratures), and
+//     n/R is the number of independent draws whose expected KSD² equals the
+//     set's. It raises no flag (docs/DECISIONS.md: a set of SVGD on a
+//     two-mode mixture that is right in every moment has a ratio of 5);
 //   - stein_spread, the Stein spread ratio
 //     v = −(1/d) Σⱼ Σᵢ w̃ᵢ (xᵢⱼ − mⱼ) ∂ⱼlog p(xᵢ),
-//     with w̃ᵢ = |wᵢ|/Σ|w| and m the w̃-weighted mean. For the target
+//     with w̃ᵢ = wᵢ/Σw, the set's own weights normalised (the quadrature
+//     Σᵢ w̃ᵢ f(xᵢ) that the set offers for every expectation, signed for
+//     Bayesian-quadrature weights), and m the w̃-weighted mean. For the target
 //     itself v = 1 exactly (integration by parts: E_p[(xⱼ − mⱼ)∂ⱼlog p] =
 //     −1 when p vanishes at its boundary), and for a set of covariance C on
 //     a Gaussian target of covariance Σ it is tr(CΣ⁻¹)/d, whatever the
-//     set's location: the set's spread relative to the target's. A set
+//     set's location: the set's spread relative to the target's. (With
+//     |w| in place of signed weights, a Bayesian-quadrature set whose
+//     large weights of both signs sit on close particles would read as
+//     collapsed while its quadrature spreads as the target does.) A set
 //     with |v| < CollapseRatio is flagged "collapse", one with
 //     v > 1/CollapseRatio "spread" (over-dispersed), and one with
 //     v < −CollapseRatio, which no set close to the target gives (the
 //     particles sit where the score points away from their mean, as in
 //     the gap of a bimodal target), "stein";
 //   - probes and uncovered, the missed-mode test: Probes points drawn
-//     from N(m, diag (ProbeScale·σⱼ)²), σⱼ the w̃-weighted sds, from a fixed
+//     from N(m, diag (ProbeScale·σⱼ)²), σⱼ the w̃-weighted sds (none when
+//     signed weights make a variance negative), from a fixed
 //     stream (the diagnostics neither consume nor depend on the run's
 //     randomness); a probe is uncovered when the particles within
 //     CoverFactor·ρ of it (ρ² = Σⱼ σⱼ²) carry less than MinCover of the
-//     weight w̃ while its log density reaches the w̃-weighted
-//     ProbeQuantile-quantile of the particles' log densities.
+//     absolute weight |w|/Σ|w| while its log density reaches the
+//     |w|-weighted ProbeQuantile-quantile of the particles' log densities.
 //     Any uncovered probe flags the set "mode": a region at least as
 //     probable as the set's own tenth percentile that the set does not
 //     reach, a missed mode in low dimension. In high dimension the probes'
@@ -160,15 +174,15 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 		rows = Thin(n, n)
 	}
 	if in.S != nil {
-		steinDiagnostics(d, in.X, in.W, a, rows, in.S)
+		steinDiagnostics(d, in.X, in.W, rows, in.S)
 	}
 	if in.LogP != nil && in.Target != nil && in.Probes > 0 {
-		probeDiagnostics(d, in.X, a, rows, in.LogP, in.Target, min(in.Probes, MaxProbes), dim)
+		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, min(in.Probes, MaxProbes), dim)
 	}
 }
 
 // steinDiagnostics records ksd2 and stein_spread and raises "collapse".
-func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, rows []int, S *mat.Dense) {
+func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w []float64, rows []int, S *mat.Dense) {
 	_, dim := X.Dims()
 	// KSD² over at most MaxKSDPoints of the rows, with the set's own
 	// (signed) weights renormalised.
@@ -187,28 +201,34 @@ func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		for k := range ws {
 			ws[k] /= sw
 		}
-		d.Set("ksd2", KSD2(nil, xs, ss, ws))
+		sum, diag := ksd2Diag(kernel.IMQ{}, xs, ss, ws)
+		d.Set("ksd2", sum)
+		if diag > 0 {
+			d.Set("ksd_ratio", sum/diag)
+		}
 	}
 
-	// The spread ratio over every row with a score.
-	m := make([]float64, dim)
-	var at float64
+	// The spread ratios over every row with a score, with the set's own
+	// weights normalised over those rows, c = w/Σw: the quadrature the set
+	// offers for every expectation. For non-negative weights c = |w|/Σ|w|.
+	var cw float64
 	for _, r := range rows {
-		at += a[r]
+		cw += w[r]
 	}
-	if !(at > 0) {
-		return
+	if !(cw > 0) {
+		return // no quadrature: weights summing to zero or less
 	}
+	m := make([]float64, dim)
 	for _, r := range rows {
 		for j, v := range X.RawRowView(r) {
-			m[j] += a[r] / at * v
+			m[j] += w[r] / cw * v
 		}
 	}
 	var v float64
 	for k, r := range rows {
 		s := S.RawRowView(k)
 		for j, x := range X.RawRowView(r) {
-			v -= a[r] / at * (x - m[j]) * s[j]
+			v -= w[r] / cw * (x - m[j]) * s[j]
 		}
 	}
 	v /= float64(dim)
@@ -227,23 +247,37 @@ func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 }
 
 // probeDiagnostics runs the missed-mode test and raises "mode".
-func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, a []float64, rows []int, lp []float64,
+func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, rows []int, lp []float64,
 	t target.Target, probes, dim int) {
 	n, _ := X.Dims()
+	// The probes' law and reach: the mean and sds of the set's own
+	// quadrature, c = w/Σw (|w|/Σ|w| for non-negative weights).
+	var cw float64
+	for _, v := range w {
+		cw += v
+	}
+	if !(cw > 0) {
+		return
+	}
 	m := make([]float64, dim)
 	sd := make([]float64, dim)
 	for i := 0; i < n; i++ {
 		for j, v := range X.RawRowView(i) {
-			m[j] += a[i] * v
+			m[j] += w[i] / cw * v
 		}
 	}
 	var rho2 float64
 	for i := 0; i < n; i++ {
 		for j, v := range X.RawRowView(i) {
-			sd[j] += a[i] * (v - m[j]) * (v - m[j])
+			sd[j] += w[i] / cw * (v - m[j]) * (v - m[j])
 		}
 	}
 	for j := range sd {
+		if sd[j] < 0 {
+			// Signed weights whose quadrature gives a negative
+			// variance: no law to draw the probes from.
+			return
+		}
 		rho2 += sd[j]
 		sd[j] = math.Sqrt(sd[j])
 	}

@@ -95,6 +95,42 @@ func TestSteinSpread(t *testing.T) {
 		if got, want := d.Values["ksd2"], KSD2(nil, xs, ss, nil); math.Abs(got-want) > 1e-12*want {
 			t.Errorf("k = %v: ksd2 %v, want %v", c.k, got, want)
 		}
+		// ksd_ratio: the KSD² over its diagonal part, each k₀(x, x) the
+		// KSD² of the point alone; about 1 for the exact draws.
+		var diag float64
+		for k := range rows {
+			one := len(rows)
+			diag += KSD2(nil, xs.Slice(k, k+1, 0, 2).(*mat.Dense), ss.Slice(k, k+1, 0, 2).(*mat.Dense), []float64{1}) / float64(one*one)
+		}
+		r := d.Values["ksd_ratio"]
+		if want := d.Values["ksd2"] / diag; math.Abs(r-want) > 1e-9*want {
+			t.Errorf("k = %v: ksd_ratio %v, want %v", c.k, r, want)
+		}
+		if c.k == 1 && !(r > 5) {
+			t.Errorf("draws shifted by (0.3, −1): ksd_ratio %v, want well above 1", r)
+		}
+	}
+}
+
+// Independent draws of the target have ksd_ratio about 1 (its
+// expectation; 0.76–1.32 over sources 1–5 at n = 500).
+func TestKSDRatioOfDraws(t *testing.T) {
+	const n = 500
+	for seed := uint64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		X := mat.NewDense(n, 2, nil)
+		for i := 0; i < n; i++ {
+			X.Set(i, 0, rng.NormFloat64())
+			X.Set(i, 1, 2*rng.NormFloat64())
+		}
+		S, lp := scored(normal2, X)
+		var d particle.Diagnostics
+		DiagnoseSet(&d, SetDiagnosis{X: X, W: particle.Equal(n), S: S, LogP: lp})
+		r := d.Values["ksd_ratio"]
+		t.Logf("source %d: ksd_ratio %.3f", seed, r)
+		if !(r > 0.5 && r < 2) {
+			t.Errorf("source %d: ksd_ratio %v, want about 1", seed, r)
+		}
 	}
 }
 
@@ -186,5 +222,54 @@ func TestBudget(t *testing.T) {
 	}
 	if got := Thin(10, 4); len(got) != 4 || got[0] != 0 || got[1] != 2 || got[2] != 5 || got[3] != 7 {
 		t.Errorf("Thin(10, 4) = %v", got)
+	}
+}
+
+// normal1 is N(0, 1).
+var normal1 = target.Func{D: 1, F: func(x, g []float64) float64 {
+	g[0] = -x[0]
+	return -x[0] * x[0] / 2
+}}
+
+// A signed quadrature read by its own weights: five points within 0.6 of
+// the mode of N(0, 1) whose signed weights integrate 1, x² and x⁴ exactly
+// (the second and fourth moments 1 and 3) give the Stein spread ratio
+// E[x²] = 1 and no flag; read with |w|/Σ|w| they are a set of variance
+// 0.08, which the ratio of the absolute weights would call collapsed.
+func TestSignedWeights(t *testing.T) {
+	const a, b = 0.3, 0.6
+	// w₀ + 2w₁ + 2w₂ = 1, 2w₁a² + 2w₂b² = 1, 2w₁a⁴ + 2w₂b⁴ = 3.
+	w1 := (b*b - 3) / (2 * a * a * (b*b - a*a))
+	w2 := (1 - 2*w1*a*a) / (2 * b * b)
+	w0 := 1 - 2*w1 - 2*w2
+	X := mat.NewDense(5, 1, []float64{0, -a, a, -b, b})
+	w := []float64{w0, w1, w1, w2, w2}
+	var absSum, absVar float64
+	for i, v := range w {
+		absSum += math.Abs(v)
+		absVar += math.Abs(v) * X.At(i, 0) * X.At(i, 0)
+	}
+	if absVar /= absSum; !(absVar < CollapseRatio) {
+		t.Fatalf("the |w| variance %v is not below %v: the test shows nothing", absVar, CollapseRatio)
+	}
+	S, lp := scored(normal1, X)
+	var d particle.Diagnostics
+	DiagnoseSet(&d, SetDiagnosis{X: X, W: w, S: S, LogP: lp, Target: normal1, Probes: 256})
+	if v := d.Values["stein_spread"]; math.Abs(v-1) > 1e-9 {
+		t.Errorf("spread ratio %v, want 1 (the signed quadrature's E x²)", v)
+	}
+	if d.Flagged() {
+		t.Errorf("flagged: %s", d.Reason())
+	}
+	if d.Values["probes"] != 256 {
+		t.Errorf("probes %v, want 256", d.Values["probes"])
+	}
+
+	// Signed weights whose quadrature has a negative variance: no probes.
+	w = []float64{2, 1, 1, -1, -1}
+	d = particle.Diagnostics{}
+	DiagnoseSet(&d, SetDiagnosis{X: X, W: w, S: S, LogP: lp, Target: normal1, Probes: 256})
+	if _, ok := d.Values["probes"]; ok {
+		t.Errorf("probes drawn from a negative variance: %v", d.Values)
 	}
 }

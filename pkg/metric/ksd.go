@@ -24,15 +24,24 @@ func KSD2(k kernel.Radial, X, S *mat.Dense, w []float64) float64 {
 	if len(w) != n {
 		panic("metric: weights length mismatch")
 	}
+	sum, _ := ksd2Diag(k, X, S, w)
+	return sum
+}
+
+// ksd2Diag returns KSD2's Σᵢⱼ wᵢwⱼ k₀(xᵢ, xⱼ) and its diagonal part
+// Σᵢ wᵢ² k₀(xᵢ, xᵢ), for weights w of length n and a non-nil k.
+func ksd2Diag(k kernel.Radial, X, S *mat.Dense, w []float64) (sum, diag float64) {
+	n, _ := X.Dims()
 	K0 := mat.NewDense(n, n, nil)
 	kernel.SteinGram(K0, k, X, S, nil)
-	var sum float64
 	for i := 0; i < n; i++ {
 		var s float64
-		for j, v := range K0.RawRowView(i) {
+		row := K0.RawRowView(i)
+		for j, v := range row {
 			s += w[j] * v
 		}
 		sum += w[i] * s
+		diag += w[i] * w[i] * row[i]
 	}
-	return sum
+	return sum, diag
 }

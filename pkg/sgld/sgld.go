@@ -81,7 +81,10 @@ type Settings struct {
 	// target.PriorSampler, and at Jitter·z otherwise. With WhitenLaplace
 	// the chains start at x̂ + Jitter·Lz, draws of the Laplace fit N(x̂, LLᵀ)
 	// at the MAP x̂, found from Init (default a prior draw, else the
-	// origin).
+	// origin). A drawn start whose log density or score is not finite
+	// (outside a bounded support) is drawn again, up to MaxStartDraws
+	// times; a single start point (Init with NoJitter) outside is an
+	// error.
 	Init []float64 `toml:"-" json:"-"`
 	// Jitter is the standard deviation of the Gaussian perturbation of the
 	// starting points (in posterior standard deviations with
@@ -280,6 +283,10 @@ type chain struct {
 	err error // divergence, with the iteration
 	ad  *adaptation
 
+	redraw   func(x []float64) // draws a start point into x
+	fixed    bool              // the start is one point (no jitter, no prior)
+	redrawns int               // start points redrawn (see restart)
+
 	draws   []float64 // ring of capacity rows of length d, grown on the first pass
 	rows    int
 	kept    int  // draws kept so far, including those overwritten in the ring
@@ -301,6 +308,11 @@ func (c *chain) step() bool {
 	t := c.it + 1
 	eps := c.s.stepAt(t)
 	lp := c.est.eval(c.x, c.g)
+	if t == 1 && !particle.FiniteEval(lp, c.g) {
+		if lp = c.restart(lp); c.err != nil {
+			return false
+		}
+	}
 	if !c.ad.warming(t) && !particle.FiniteEval(lp, c.g) {
 		c.err = particle.NonFinite(particle.Site{Method: "sgld", Iteration: t, Point: "chain", Index: c.id}, lp, c.g)
 		if b := c.s.BurnIn; c.it > b && (c.it-b)%c.s.Thin == 0 {
@@ -334,6 +346,42 @@ func (c *chain) step() bool {
 		c.kept++
 	}
 	return true
+}
+
+// MaxStartDraws is the number of start points a chain draws (Init +
+// Jitter·z, a prior draw, or Jitter·z; in the whitened coordinates x̂ +
+// Jitter·Lz, draws of the Laplace fit) until one has a finite log density
+// and score: a support with a boundary (log p = −∞ outside) can lie within
+// the jitter of the start, as Gamma(3, 1)'s 0 lies 1.4 Laplace sds below
+// its mode. Runs whose first start is inside draw nothing more.
+const MaxStartDraws = 100
+
+// restart replaces a start point whose evaluation (lp, c.g) is not finite
+// by fresh draws of the start's law, up to MaxStartDraws points in all,
+// and returns the log density of the first finite one (c.x and c.g hold it).
+// With a single start point, or when every draw is outside, c.err says so.
+func (c *chain) restart(lp float64) float64 {
+	site := particle.Site{Method: "sgld", Iteration: 0, Point: "chain", Index: c.id}
+	if c.fixed {
+		c.err = fmt.Errorf("sgld: chain %d: the start point (Init, no jitter) is outside the target's support: %w",
+			c.id, particle.NonFinite(site, lp, c.g))
+		return lp
+	}
+	for k := 1; k < MaxStartDraws; k++ {
+		c.redraw(c.x)
+		if err := particle.CheckFinite(fmt.Sprintf("sgld: start of chain %d", c.id), 0, c.x); err != nil {
+			c.err = err
+			return lp
+		}
+		if lp = c.est.eval(c.x, c.g); particle.FiniteEval(lp, c.g) {
+			c.redrawns = k
+			return lp
+		}
+	}
+	c.err = fmt.Errorf("sgld: chain %d: none of %d start points drawn has a finite log density and score "+
+		"(the start's law lies outside the target's support: give an Init inside it, or a smaller Jitter): %w",
+		c.id, MaxStartDraws, particle.NonFinite(site, lp, c.g))
+	return lp
 }
 
 // run advances the chain to iteration until, stopping early when ctx is
@@ -438,15 +486,19 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			draws: make([]float64, 0, min(rows, 1024)*d),
 			rows:  rows,
 		}
-		switch ps, ok := t.(target.PriorSampler); {
+		ps, ok := t.(target.PriorSampler)
+		switch {
 		case s.Init != nil:
-			copy(c.x, s.Init)
-			jitter(c.x, s.Jitter, rng)
+			c.redraw = func(x []float64) { copy(x, s.Init); jitter(x, s.Jitter, c.rng) }
 		case ok:
-			ps.SamplePrior(rng, c.x)
+			c.redraw = func(x []float64) { ps.SamplePrior(c.rng, x) }
 		default:
-			jitter(c.x, s.Jitter, rng)
+			c.redraw = func(x []float64) { clear(x); jitter(x, s.Jitter, c.rng) }
 		}
+		if s.Jitter == 0 && (s.Init != nil || !ok) {
+			c.fixed = true // one start point, nothing to redraw
+		}
+		c.redraw(c.x)
 		if err := particle.CheckFinite(fmt.Sprintf("sgld: chain %d", i), 0, c.x); err != nil {
 			return particle.Set{}, err
 		}
@@ -498,6 +550,13 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		set := result()
 		if concluded {
 			set = cv.finish(set, chains)
+		}
+		redrawns := 0
+		for _, c := range chains {
+			redrawns += c.redrawns
+		}
+		if redrawns > 0 {
+			set.Diag.Set("start_redraws", float64(redrawns))
 		}
 		if s.NoDiagnostics || set.Len() == 0 {
 			return set, nil

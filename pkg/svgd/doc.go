@@ -38,8 +38,9 @@
 // The zero Settings run in the target's own scales and stop by a
 // criterion: SVGD moves the particles in the whitened coordinates of the
 // Laplace fit at the MAP (WhitenLaplace; the RBF kernel then acts on
-// L⁻¹x, with a frozen bandwidth laplace.WhitenedBandwidth(d), the start
-// and the step in posterior standard deviations) and stops when their
+// L⁻¹x, with the particles' median distance as its bandwidth at every
+// iteration, BandwidthParticles, the start and the step in posterior
+// standard deviations) and stops when their
 // moments have settled (StopPlateau), Iterations being a ceiling whose
 // reaching flags the result in particle.Set.Diag. The reference algorithm
 // is WhitenNone with StopFixed.

@@ -76,6 +76,6 @@ func ExampleRun_zeroValue() {
 	fmt.Printf("mean (%.3f, %.1f), sd (%.4f, %.1f)\n", m[0], m[1], math.Sqrt(v0), math.Sqrt(v1))
 	fmt.Printf("%.0f iterations, flagged: %v\n", set.Diag.Values["iterations"], set.Diag.Flagged())
 	// Output:
-	// mean (0.020, 29.7), sd (0.0099, 9.9)
+	// mean (0.020, 29.7), sd (0.0099, 10.0)
 	// 250 iterations, flagged: false
 }

@@ -97,8 +97,15 @@ type Settings struct {
 	// Bandwidth fixes the RBF bandwidth h, in the run's coordinates. Zero
 	// means, with WhitenNone, the median heuristic h = √(½ med / log(n+1)),
 	// recomputed from the particles at every iteration as the reference
-	// code does, and with WhitenLaplace laplace.WhitenedBandwidth(d), frozen.
+	// code does, and with WhitenLaplace the rule of BandwidthRule.
 	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
+	// BandwidthRule selects the bandwidth when Bandwidth is zero:
+	// BandwidthParticles (the default with WhitenLaplace, also "") is the
+	// particles' median distance at every iteration, BandwidthLaplace the
+	// Laplace fit's laplace.WhitenedBandwidth(d), frozen; with
+	// WhitenNone the zero value is the reference median heuristic, and
+	// BandwidthParticles may be chosen there too. See the constants.
+	BandwidthRule string `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
 
 	// RecordEvery reports a snapshot after every RecordEvery iterations.
 	// The initial particles (step 0) and the final ones are always
@@ -561,7 +568,7 @@ func (st *state) step(it int) error {
 	if team != nil {
 		team = st.pick.start(team)
 	}
-	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.ws)
+	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.s.BandwidthRule == BandwidthParticles, st.ws)
 	st.computeScores(team, med)
 	if err := st.checkScores(it + 1); err != nil {
 		return err
