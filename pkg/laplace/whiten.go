@@ -269,9 +269,12 @@ func (w *Whitening) Recorder(rec particle.Recorder, seconds float64, grads int64
 
 // WhitenedBandwidth is the RBF bandwidth h = √(median of χ²_d) in
 // whitened coordinates of dimension d: 2h² is the median squared distance
-// between two draws of N(0, I_d), the Laplace fit there (about 2d). SVGD
-// and MMD-FW in the target's scales take it, frozen, as their default.
-// SVGD's reference heuristic h² = ½ med / log(n+1) is smaller by a factor
+// between two draws of N(0, I_d), the Laplace fit there (about 2d).
+// MMD-FW in the target's scales takes it, frozen, as its default; SVGD
+// there takes the particles' median distance at every iteration
+// (svgd.BandwidthParticles), since a width frozen at the mode is too
+// narrow where the posterior widens away from it (a hierarchical
+// model's neck). SVGD's reference heuristic h² = ½ med / log(n+1) is smaller by a factor
 // log(n+1) (4.6 for 100 particles): its particles then repel too weakly
 // and, on a Gaussian target, settle at variances too small by a factor
 // that grows with d/n (0.7 in 5 dimensions, 0.2 in 20, with 100
