@@ -282,6 +282,7 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindConstant, "1", runBaseline(KindConstant))
 	harness.RegisterMethod(r, KindSGLD, "1", runSGLD)
 	harness.RegisterMethod(r, KindSP, "1", runSP)
+	harness.RegisterMethod(r, KindStart, "1", runStart)
 	// mmdfw 4: the Laplace fit's full-data gradients come from the
 	// logistic model's new LogProbGradBatch (equal to LogProbGrad bit for
 	// bit, no longer a gonum product), the LMO's RBF distances are summed

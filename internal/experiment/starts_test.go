@@ -133,4 +133,3 @@ func TestAroundTrainedScale(t *testing.T) {
 		}
 	}
 }
-
