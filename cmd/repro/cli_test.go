@@ -219,7 +219,7 @@ func TestKeysHoldNoPath(t *testing.T) {
 			year++
 		}
 	}
-	if year != 30 || len(keys[data]) != 300 {
+	if year != 50 || len(keys[data]) != 500 {
 		t.Errorf("%d cells, %d of Year", len(keys[data]), year)
 	}
 }

@@ -68,7 +68,18 @@
 // start = "trained" trains one model.BNN.Init draw by optim.Train on the
 // training rows less a seeded fifth (TrainValidationFraction), early-stopped
 // on that fifth's RMSE, and charges the training; its per-coordinate scales
-// then set the candidates' noise and LMO steps.
+// then set the candidates' noise and LMO steps. SVGD's init = "trained"
+// runs the same training (newTrained, one mechanism, the same train_*
+// keys) and draws its particles θ* + init_noise·σ⊙ε around the trained
+// network in the training's per-coordinate scales, the training charged.
+//
+// Kind start (StartConfig) reports the starts themselves as answers, so
+// that a method is credited only with what it adds to its start: start =
+// "trained" (the trained network alone), "ensemble" (a deep ensemble of up
+// to N networks trained one after another from independent Init draws,
+// equal weights, a snapshot after each), "map" (the shared MAP alone) and
+// "laplace" (N draws of the Laplace approximation at the MAP), each with
+// its cost charged, evaluated by the same recorder as every kind.
 //
 // Kind svgd-anchor (SVGDAnchorConfig) runs the SVGD reference code's
 // network protocol exactly: development rows held out of the training rows,

@@ -97,13 +97,14 @@ var wantCells = map[string]map[string]int{
 	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
 	"fig1b": {"quick": 16, "full": 110},
-	// 3 MMD-FW arms + 2 SVGD arms, × 5 splits; quick: 1 split.
-	"fig2a": {"quick": 6, "full": 30},
+	// 9 arms (4 MMD-FW, 3 SVGD, 2 starts alone) × 5 splits; quick: 1
+	// split.
+	"fig2a": {"quick": 9, "full": 45},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
-	// 6 methods (2 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
-	// splits; quick: 6 × 4 × 1.
-	"table1": {"quick": 24, "full": 300},
+	// 10 methods (3 MMD-FW, 3 SVGD, 2 starts alone, ols, constant) × 10
+	// datasets × 5 splits; quick: 10 × 4 × 1.
+	"table1": {"quick": 40, "full": 500},
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},

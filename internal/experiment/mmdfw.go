@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
-	"github.com/mmdfw/mmdfw/pkg/model"
-	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -47,15 +43,9 @@ type MMDFWConfig struct {
 	// run) or "" (model for a BNN, map otherwise). It shadows
 	// mmdfw.Settings.Start, which the wiring sets.
 	Start string `toml:"start" json:"start,omitempty"`
-	// TrainSteps, TrainStep, TrainBatch, TrainEvalEvery and TrainPatience
-	// are the optim.Settings of the "trained" start (Adam; zero: optim's
-	// defaults, 2,000 steps of 0.01 on batches of 100, validation every
-	// 100 steps, patience 5).
-	TrainSteps     int     `toml:"train_steps" json:"train_steps,omitempty"`
-	TrainStep      float64 `toml:"train_step" json:"train_step,omitempty"`
-	TrainBatch     int     `toml:"train_batch" json:"train_batch,omitempty"`
-	TrainEvalEvery int     `toml:"train_eval_every" json:"train_eval_every,omitempty"`
-	TrainPatience  int     `toml:"train_patience" json:"train_patience,omitempty"`
+	// TrainConfig holds the train_* settings of the "trained" start
+	// (shared with the other kinds that offer it).
+	TrainConfig
 	mmdfw.Settings
 	// SVGDIterations and SVGDStep configure the SVGD run of the SVGD→MMD-FW
 	// combination (start or init "svgd"); SVGDParticleCount is its particle
@@ -80,12 +70,11 @@ func (c MMDFWConfig) Validate() error {
 		return err
 	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
-		"svgd_particles", c.SVGDParticleCount, "train_steps", c.TrainSteps, "train_step", c.TrainStep,
-		"train_batch", c.TrainBatch, "train_eval_every", c.TrainEvalEvery, "train_patience", c.TrainPatience); err != nil {
+		"svgd_particles", c.SVGDParticleCount); err != nil {
 		return err
 	}
-	if c.Start != "trained" && (c.TrainSteps != 0 || c.TrainStep != 0 || c.TrainBatch != 0 || c.TrainEvalEvery != 0 || c.TrainPatience != 0) {
-		return fieldErr("start", `train_* settings need start = "trained"`)
+	if err := c.TrainConfig.validate(c.Start == "trained", "start", `"trained"`); err != nil {
+		return err
 	}
 	if err := oneOf("pool_sampler", c.PoolSampler, "", "sgld", "hmc"); err != nil {
 		return err
@@ -124,58 +113,12 @@ func (c MMDFWConfig) needsPool() bool {
 }
 
 // TrainValidationFraction is the share of the method's training rows that
-// the "trained" start of MMD-FW holds out to early-stop the training, and
+// the "trained" start holds out to early-stop the training, and
 // trainRowsSeed selects them (with the dataset name and split).
 const (
 	TrainValidationFraction = 0.2
 	trainRowsSeed           = 1
 )
-
-// trainedStart sets s up for the "trained" start on a BNN: a model.BNN.Init
-// draw, trained on the method's training rows less a seeded fifth and
-// early-stopped by the RMSE on that fifth (original scale of y).
-func trainedStart(in harness.Input[MMDFWConfig], md Model, s *mmdfw.Settings, rng *rand.Rand) error {
-	d := md.Network()
-	if d == nil || d.XTrain == nil {
-		return fieldErr("start", `"trained" needs a BNN dataset`)
-	}
-	c := in.Settings
-	n, _ := d.XTrain.Dims()
-	out, err := ValidationRows(harness.Rows{Kind: harness.RowsValidation, Fraction: TrainValidationFraction, Seed: trainRowsSeed},
-		d.Name, in.Env.Cell.Split, n)
-	if err != nil {
-		return err
-	}
-	keep := make([]int, 0, n-len(out))
-	for i, j := 0, 0; i < n; i++ {
-		if j < len(out) && out[j] == i {
-			j++
-			continue
-		}
-		keep = append(keep, i)
-	}
-	Xtr, ytr := pickRows(d.XTrain, d.YTrain, keep)
-	Xva, yva := pickRows(d.XTrain, d.YTrain, out)
-	for i, v := range yva {
-		yva[i] = v*d.YSD + d.YMean
-	}
-	m := model.NewBNN(Xtr, ytr, d.BNN.Hidden())
-	// One goroutine: the validation RMSE that early-stops the training
-	// must not depend on the cell's thread budget (-j), or neither would
-	// the stopping step.
-	m.A0, m.B0, m.Workers = d.BNN.A0, d.BNN.B0, 1
-	one := []float64{1}
-	s.Start, s.TrainTarget = mmdfw.StartTrained, m
-	s.X0 = make([]float64, m.Dim())
-	d.BNN.Init(rng, s.X0)
-	s.Train = &optim.Settings{Steps: c.TrainSteps, Step: c.TrainStep, Batch: c.TrainBatch,
-		EvalEvery: c.TrainEvalEvery, Patience: c.TrainPatience,
-		Validate: func(x []float64) float64 {
-			r, _ := m.Metrics(Xva, yva, mat.NewDense(1, len(x), x), one, d.YMean, d.YSD)
-			return -r
-		}}
-	return nil
-}
 
 func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Output, error) {
 	d, err := modelOf(in.Problem)
@@ -228,9 +171,11 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
-		if err := trainedStart(in, d, &s, rng); err != nil {
+		tr, err := newTrained(d, in.Env.Cell.Split, c.TrainConfig, "start")
+		if err != nil {
 			return harness.Output{}, err
 		}
+		tr.startMMDFW(&s, rng)
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
