@@ -48,7 +48,7 @@ func TestStartSettingsValidation(t *testing.T) {
 	} {
 		src := "id = \"v\"\ndatasets = [\"bostonHousing\"]\nsplits = [0]\n[eval]\nmetrics = [\"rmse\"]\n[methods.m]\nkind = \"" +
 			tc.kind + "\"\nsettings = " + tc.settings + "\n"
-		_, err := harness.Load(harness.Default, "v.toml", []byte(src), "")
+		_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%s %s: error %v, want one naming %s", tc.kind, tc.settings, err, tc.key)
 		}
@@ -60,7 +60,7 @@ func TestStartSettingsValidation(t *testing.T) {
 	} {
 		src := "id = \"v\"\ndatasets = [\"bostonHousing\"]\nsplits = [0]\n[eval]\nmetrics = [\"rmse\"]\n[methods.m]\nkind = \"" +
 			tc.kind + "\"\nsettings = " + tc.settings + "\n"
-		if _, err := harness.Load(harness.Default, "v.toml", []byte(src), ""); err != nil {
+		if _, err := harness.Load(testRegistry, "v.toml", []byte(src), ""); err != nil {
 			t.Errorf("%s %s: %v", tc.kind, tc.settings, err)
 		}
 	}
