@@ -69,6 +69,16 @@
 // start for neural networks), or the first of a set of SVGD particles. It
 // is reported as soon as it exists, before any Laplace fit or bandwidth. The SVGD→MMD-FW
 // combination starts the n-th LMO from the n-th SVGD particle.
+//
+// Every other LMO starts, by default (InitLaplace), at a draw of N(x₁, Σ),
+// a Gaussian at the first particle in the target's own scales (the
+// Laplace covariance, the given scales, or the unit matrix in whitened
+// coordinates), so that each candidate starts where the mass is; where
+// the run has z it keeps the best of DefaultStarts such draws by the LMO
+// objective F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x). The alternatives are the
+// paper's prior draw (InitPrior) and an existing particle plus noise
+// (InitPerturb), which in the bandwidth's units walks candidates out into
+// the tails of a target narrower than h in some direction.
 // laplace.FindMAP is that L-BFGS search on its own, for callers that share
 // one MAP point between runs.
 //
