@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -73,5 +74,26 @@ func TestLMOStartDefault(t *testing.T) {
 	t.Logf("log₁₀ MMD² at N = 60: default %.2f ± %.2f, old perturbation %.2f ± %.2f", mNew, seNew, mOld, seOld)
 	if !(mNew < mOld-4*se) {
 		t.Errorf("default %.2f ± %.2f is not below the old %.2f ± %.2f by four standard errors", mNew, seNew, mOld, seOld)
+	}
+}
+
+// TestStartsNeedZ: several candidate starts are compared by the LMO
+// objective, which needs z; without it the run is refused with a message
+// naming the setting, and a negative count is refused by Validate.
+func TestStartsNeedZ(t *testing.T) {
+	g := testutil.Gauss5(t)
+	_, err := mmdfw.Run(context.Background(), g, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil)
+	if err == nil || !strings.Contains(err.Error(), "Starts 3 needs z") {
+		t.Errorf("Starts without z: error %v", err)
+	}
+	if err := (mmdfw.Settings{Starts: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "starts") {
+		t.Errorf("Starts −1: error %v", err)
+	}
+	// With z the default is DefaultStarts, and an explicit 1 is one start:
+	// both run.
+	for _, k := range []int{0, 1} {
+		if _, err := mmdfw.Run(context.Background(), g, mmdfw.Settings{N: 5, Starts: k, Embed: mmdfw.GaussianEmbedding(g)}, rand.NewPCG(1, 2), nil); err != nil {
+			t.Errorf("Starts %d with z: %v", k, err)
+		}
 	}
 }
