@@ -23,7 +23,8 @@ import (
 // committed cell changes. A file opts in with the keys: whiten =
 // "laplace" and stop = "plateau" (svgd), whiten = "laplace" and stop =
 // "converged" (sgld), whiten = "laplace" and stop = "ksd" (sp), scale =
-// "target", init = "laplace", starts = 5 (with z) and stop = "ksd" (mmdfw).
+// "target" and stop = "ksd" (mmdfw); with scale = "bandwidth", init =
+// "laplace" and starts = 5 (with z) are the package's candidate start.
 
 // legacySVGD sets the reference code's coordinates, step, fixed iteration
 // count and its default where s leaves them out.

@@ -11,10 +11,11 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// The default candidate start on a Gaussian whose scales differ 100-fold:
-// each LMO starts at a draw of the Laplace fit at the first particle (its
-// 2d gradients charged), the best of five by the LMO objective since the
-// exact embedding gives z; the old start, a particle plus noise of the
+// The default candidate start on a Gaussian whose scales differ 100-fold,
+// with its exact embedding (so the run's unit is the bandwidth): each LMO
+// starts at a draw of the Laplace fit at the first particle (its 2d
+// gradients charged), the best of five by the LMO objective, which z makes
+// computable; the old start, a particle plus noise of the
 // bandwidth's scale, throws candidates far out along the narrow axis
 // (MMD² 1.8·10⁻³ against 5.7·10⁻⁴ here).
 func ExampleInit() {

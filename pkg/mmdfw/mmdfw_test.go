@@ -126,9 +126,9 @@ func logLinearFit(y []float64, from int) (slope, r2 float64) {
 // TestRFFLinearRate: with random features (a finite-dimensional RKHS),
 // the exact direction and BQ weights, log MMD² falls on a straight line in
 // n. The candidates start as when the test was calibrated (a particle plus
-// bandwidth-scale noise, one start): the default start (InitLaplace, best
-// of 5) falls faster at first and then bends at D = 300 (R² 0.86), which
-// is not the property under test.
+// bandwidth-scale noise, one start): the default start with an embedding
+// (InitLaplace, best of 5) falls faster at first and then bends at
+// D = 300 (R² 0.86), which is not the property under test.
 func TestRFFLinearRate(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(1, 2)))
 	for _, D := range []int{100, 300, 500} {

@@ -42,8 +42,11 @@ type Init int
 
 const (
 	// InitAuto is InitSVGD when Settings.SVGDParticles or Settings.SVGD is
-	// set and InitLaplace otherwise, the best of DefaultStarts draws where
-	// the run has z (docs/DECISIONS.md, "The LMO's candidate start").
+	// set, InitLaplace (the best of DefaultStarts draws where the run has
+	// z) when the run's scale is ScaleBandwidth, whose noise would
+	// otherwise be in the bandwidth's units, and InitPerturb when it is
+	// already the target's (ScaleTarget, ScaleLaplace, ScaleGiven)
+	// (docs/DECISIONS.md, "The LMO's candidate start").
 	InitAuto Init = iota
 	// InitPrior starts from a prior draw (the paper).
 	InitPrior
@@ -56,7 +59,8 @@ const (
 	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
 	InitPerturb
 	// InitLaplace starts from a draw of N(x₁, Σ), a Gaussian at the first
-	// particle x₁ in the target's own scales: Σ the Laplace covariance
+	// particle x₁ in the target's own scales (the default under
+	// ScaleBandwidth): Σ the Laplace covariance
 	// (−∇²log p(x₁))⁻¹ of ScaleLaplace, or, with ScaleBandwidth, of a
 	// Laplace fit made for the candidates alone (laplace.Fit, its
 	// gradient evaluations charged to the run; the kernel and the LMO
@@ -108,8 +112,8 @@ const (
 	// and the first AdaGrad step of the LMO moves by about StepSize
 	// posterior standard deviations along the fit's axes. The particles are returned, and reported, in x. It is
 	// what ScaleAuto becomes for a MAP or given start with candidates
-	// drawn in the target's scales (InitLaplace, the default, or
-	// InitPerturb) and no closed-form embedding, pool or SVGD particles,
+	// in the target's scales (InitPerturb, its default there, or
+	// InitLaplace) and no closed-form embedding, pool or SVGD particles,
 	// whose coordinates are the target's.
 	ScaleTarget
 )
@@ -148,7 +152,7 @@ const (
 	DefaultPoolIterations  = 2000
 	DefaultMedianDraws     = 200
 	DefaultFeatures        = 200
-	DefaultStarts          = 5 // Starts when the run has z
+	DefaultStarts          = 5 // Starts with InitLaplace when the run has z
 )
 
 // Settings configures Run. The zero value is usable: every field documents
@@ -186,8 +190,8 @@ type Settings struct {
 	// Init); the run keeps the one with the smallest LMO objective
 	// F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x), which needs z (an exact embedding
 	// or a pool): it costs Starts·n kernel and Starts embedding
-	// evaluations per particle, no score. Default DefaultStarts (5) when
-	// the run has z, 1 otherwise.
+	// evaluations per particle, no score. Default DefaultStarts (5) with
+	// InitLaplace when the run has z, 1 otherwise.
 	Starts int `toml:"starts" json:"starts,omitempty"`
 	// Noise is the standard deviation of InitPerturb in units of the
 	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
@@ -441,8 +445,10 @@ func (s *Settings) defaults() {
 	if s.Init == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
 			s.Init = InitSVGD
-		} else {
+		} else if s.Scale == ScaleBandwidth {
 			s.Init = InitLaplace
+		} else {
+			s.Init = InitPerturb
 		}
 	}
 	if s.Z == ZAuto {
@@ -458,7 +464,7 @@ func (s *Settings) defaults() {
 	}
 	if s.Starts == 0 {
 		s.Starts = 1
-		if s.Z != ZAuto {
+		if s.Z != ZAuto && s.Init == InitLaplace {
 			s.Starts = DefaultStarts
 		}
 	}
