@@ -218,7 +218,7 @@ func TestKeysHoldNoPath(t *testing.T) {
 			year++
 		}
 	}
-	if year != 30 || len(keys[data]) != 300 {
+	if year != 35 || len(keys[data]) != 350 {
 		t.Errorf("%d cells, %d of Year", len(keys[data]), year)
 	}
 }

@@ -101,9 +101,9 @@ var wantCells = map[string]map[string]int{
 	"fig2a": {"quick": 6, "full": 30},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
-	// 6 methods (2 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
-	// splits; quick: 6 × 4 × 1.
-	"table1": {"quick": 24, "full": 300},
+	// 7 methods (3 MMD-FW, 2 SVGD, ols, constant) × 10 datasets × 5
+	// splits; quick: 7 × 4 × 1.
+	"table1": {"quick": 28, "full": 350},
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},
@@ -120,6 +120,11 @@ var wantCells = map[string]map[string]int{
 	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
 	// tuning split.
 	"tune-covertype": {"quick": 16, "full": 36},
+	// 2 readings of the paper's MMD-FW × 9 datasets × split 0; quick:
+	// 2 × 2 datasets.
+	"tune-paper": {"quick": 4, "full": 18},
+	// 4 MMD-FW configurations, one tuning split.
+	"tune-paper-covertype": {"quick": 4, "full": 4},
 	// 5 methods × 3 counts × 13 posteriors × 5 seeds; quick: 5 methods,
 	// 1 count, 1 posterior, 1 seed.
 	"posteriordb": {"quick": 5, "full": 975},
