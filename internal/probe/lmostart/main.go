@@ -95,7 +95,7 @@ func main() {
 	dir := flag.String("data", "data", "data folder")
 	seeds := flag.Int("seeds", 5, "seeds per Gaussian cell")
 	parts := flag.String("parts", "gauss,covertype,uci", "parts to run")
-	uci := flag.String("datasets", "yacht,bostonHousing", "UCI sets of part (2)")
+	uci := flag.String("datasets", "yacht,energy", "UCI sets of part (2)")
 	flag.Parse()
 	if err := run(*dir, *seeds, *parts, *uci); err != nil {
 		fmt.Fprintln(os.Stderr, "lmostart:", err)
