@@ -219,7 +219,7 @@ func TestKeysHoldNoPath(t *testing.T) {
 			year++
 		}
 	}
-	if year != 50 || len(keys[data]) != 500 {
+	if year != 55 || len(keys[data]) != 550 {
 		t.Errorf("%d cells, %d of Year", len(keys[data]), year)
 	}
 }

@@ -102,9 +102,9 @@ var wantCells = map[string]map[string]int{
 	"fig2a": {"quick": 9, "full": 45},
 	// (2 MMD-FW + 5 SVGD counts) × 5; quick: 2 + 2.
 	"fig2b": {"quick": 4, "full": 35},
-	// 10 methods (3 MMD-FW, 3 SVGD, 2 starts alone, ols, constant) × 10
-	// datasets × 5 splits; quick: 10 × 4 × 1.
-	"table1": {"quick": 40, "full": 500},
+	// 11 methods (4 MMD-FW, 3 SVGD, 2 starts alone, ols, constant) × 10
+	// datasets × 5 splits; quick: 11 × 4 × 1.
+	"table1": {"quick": 44, "full": 550},
 	// (svgd-anchor, ols, constant) × 10 datasets × 5 splits; quick:
 	// 3 × 2 datasets × 1 split.
 	"svgd-anchor": {"quick": 6, "full": 150},
@@ -125,6 +125,11 @@ var wantCells = map[string]map[string]int{
 	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
 	// tuning split.
 	"tune-covertype": {"quick": 16, "full": 36},
+	// 2 readings of the paper's MMD-FW × 9 datasets × split 0; quick:
+	// 2 × 2 datasets.
+	"tune-paper": {"quick": 4, "full": 18},
+	// 4 MMD-FW configurations, one tuning split.
+	"tune-paper-covertype": {"quick": 4, "full": 4},
 	// 5 methods × 2 counts × 12 posteriors × 3 seeds; quick: 5 methods,
 	// 1 count, 1 posterior, 1 seed.
 	"posteriordb": {"quick": 5, "full": 360},

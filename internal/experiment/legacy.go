@@ -23,7 +23,8 @@ import (
 // committed cell changes. A file opts in with the keys: whiten =
 // "laplace" and stop = "plateau" (svgd), whiten = "laplace" and stop =
 // "converged" (sgld), whiten = "laplace" and stop = "ksd" (sp), scale =
-// "target" and stop = "ksd" (mmdfw).
+// "target" and stop = "ksd" (mmdfw); with scale = "bandwidth", init =
+// "laplace" and starts = 5 (with z) are the package's candidate start.
 
 // legacySVGD sets the reference code's coordinates, step, fixed iteration
 // count and its default where s leaves them out.
@@ -65,10 +66,16 @@ func legacySP(s *sp.Settings) {
 }
 
 // legacyMMDFW sets the scales ScaleAuto meant before ScaleTarget
-// (ScaleGiven with given scales or a trained start, else ScaleBandwidth)
-// and a fixed number of particles where s leaves them out. s.Start must be
-// the wiring's.
+// (ScaleGiven with given scales or a trained start, else ScaleBandwidth),
+// the candidate start InitAuto meant before InitLaplace (InitPerturb,
+// unless SVGD particles make it InitSVGD, one start per LMO) and a fixed
+// number of particles
+// where s leaves them out. s.Start must be the wiring's.
 func legacyMMDFW(s *mmdfw.Settings) {
+	if s.Init == mmdfw.InitAuto && s.SVGD == nil && s.SVGDParticles == nil {
+		s.Init = mmdfw.InitPerturb
+	}
+	s.Starts = cmp.Or(s.Starts, 1)
 	if s.Scale == mmdfw.ScaleAuto {
 		s.Scale = mmdfw.ScaleBandwidth
 		if s.Scales != nil || s.Start == mmdfw.StartTrained {

@@ -69,6 +69,17 @@
 // start for neural networks), or the first of a set of SVGD particles. It
 // is reported as soon as it exists, before any Laplace fit or bandwidth. The SVGD→MMD-FW
 // combination starts the n-th LMO from the n-th SVGD particle.
+//
+// Every other LMO starts from a candidate in the target's own scales. In
+// those scales (ScaleTarget, the zero Settings; ScaleLaplace; ScaleGiven)
+// it is an existing particle plus noise (InitPerturb). Where the run's
+// unit is the bandwidth (ScaleBandwidth: with an embedding or a pool) that
+// noise would be h per coordinate, which walks candidates out into the
+// tails of a target narrower than h in some direction, so the candidate
+// is instead a draw of N(x₁, Σ), the Laplace fit at the first particle
+// (InitLaplace), the best of DefaultStarts such draws by the LMO
+// objective F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x) where the run has z. The
+// paper's prior draw is InitPrior.
 // laplace.FindMAP is that L-BFGS search on its own, for callers that share
 // one MAP point between runs.
 //

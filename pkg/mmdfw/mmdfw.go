@@ -34,9 +34,11 @@ type Result struct {
 	// evaluations of the whole run (MAP search and pool included).
 	Seconds   float64
 	GradEvals int64
-	// MAPGradEvals, PoolGradEvals and SVGDGradEvals are the parts of
-	// GradEvals spent finding the first particle, drawing the pool and
-	// running SVGD first.
+	// MAPGradEvals, PoolGradEvals, SVGDGradEvals and LaplaceGradEvals
+	// are the parts of GradEvals spent finding the first particle,
+	// drawing the pool, running SVGD first and fitting the Laplace
+	// approximations (of ScaleLaplace or ScaleTarget, and of InitLaplace's
+	// candidates under ScaleBandwidth).
 	MAPGradEvals     int64
 	PoolGradEvals    int64
 	SVGDGradEvals    int64
@@ -164,6 +166,9 @@ type run struct {
 	// step of every coordinate.
 	lap *laplace.Approx
 	eps []float64
+	// claw is the law of InitLaplace's candidates under ScaleBandwidth:
+	// a Laplace fit at the first particle for the candidates alone.
+	claw *laplace.Approx
 
 	h      float64
 	k      Kernel
@@ -197,9 +202,9 @@ type run struct {
 	xv, sv  *mat.Dense
 	lmoStep int
 
-	// LMO scratch.
-	g, hist, tmp, sx, krow, k0row []float64
-	batch                         []int
+	// LMO scratch; best is the best candidate start of Settings.Starts.
+	g, hist, tmp, sx, krow, k0row, best []float64
+	batch                               []int
 
 	// ks is the state of StopKSD (nil without it).
 	ks *ksdStop
@@ -249,6 +254,9 @@ func (r *run) run(ctx context.Context) error {
 		}
 	}
 	if stop, err := r.add(x); stop || err != nil {
+		return err
+	}
+	if err := r.candidateLaw(ctx); err != nil {
 		return err
 	}
 	for r.n < r.s.N {
@@ -341,6 +349,9 @@ func (r *run) checkSources() error {
 	}
 	if s.Weights.needsZ() && s.Z == ZAuto {
 		return fmt.Errorf("mmdfw: weight rule %v needs z: set Settings.Embed (exact) or a pool", s.Weights)
+	}
+	if s.Starts > 1 && s.Z == ZAuto {
+		return fmt.Errorf("mmdfw: Starts %d needs z to compare the starts: set Settings.Embed (exact) or a pool", s.Starts)
 	}
 	return nil
 }
@@ -561,6 +572,9 @@ func (r *run) allocate() {
 	if s.Batch > 0 {
 		r.batch = make([]int, s.Batch)
 	}
+	if s.Starts > 1 {
+		r.best = make([]float64, d)
+	}
 	if rk, ok := r.k.(*rff.Features); ok {
 		D := rk.Len()
 		r.rff = rk
@@ -683,11 +697,62 @@ func (r *run) reported() []float64 {
 	return w
 }
 
-// candidate writes the starting point of the next LMO into x.
+// candidateLaw fits, for InitLaplace under ScaleBandwidth, the Laplace
+// approximation at the first particle that the candidates are drawn from
+// (charged to the run) when a candidate will follow; the other scales
+// carry theirs already.
+func (r *run) candidateLaw(ctx context.Context) error {
+	if r.s.Init != InitLaplace || r.lap != nil || r.sig != nil || r.n >= r.s.N {
+		return nil
+	}
+	l, err := laplace.Fit(ctx, r.t, r.X.RawRowView(0), laplace.FitSettings{Batch: r.s.LaplaceBatch, Src: r.rng})
+	if err != nil {
+		return fmt.Errorf("mmdfw: the candidates' Laplace fit: %w", err)
+	}
+	r.claw = l
+	r.lapEvals += l.GradEvals
+	r.evals += l.GradEvals
+	return nil
+}
+
+// candidate writes the starting point of the next LMO into x: one draw of
+// Settings.Init, or with Settings.Starts > 1 the draw of smallest LMO
+// objective F_n(x) = Σᵢ wᵢ k(x, xᵢ) − z(x) among Starts draws.
 func (r *run) candidate(x []float64) {
+	k := r.s.Starts
+	if k <= 1 {
+		r.draw(x)
+		return
+	}
+	bestF := math.Inf(1)
+	for range k {
+		r.draw(x)
+		if f := r.objective(x); f < bestF || math.IsInf(bestF, 1) {
+			bestF = f
+			copy(r.best, x)
+		}
+	}
+	copy(x, r.best)
+}
+
+// objective returns the LMO objective F_n(x) = Σᵢ wᵢ k(x, xᵢ) − z(x) of the
+// current particles and weights (z from the run's embedding).
+func (r *run) objective(x []float64) float64 {
+	var f float64
+	for i, wi := range r.wt.w[:r.n] {
+		f += wi * r.k.Eval(x, r.X.RawRowView(i))
+	}
+	return f - r.emb.Embedding(x)
+}
+
+// draw writes one starting point of Settings.Init into x.
+func (r *run) draw(x []float64) {
 	s := &r.s
 	n := r.n
 	switch s.Init {
+	case InitLaplace:
+		copy(x, r.X.RawRowView(0))
+		r.spread(x)
 	case InitPrior:
 		r.t.(target.PriorSampler).SamplePrior(r.rng, x)
 	case InitSVGD:
@@ -732,6 +797,29 @@ func (r *run) reportFirst(x []float64) (stop bool, err error) {
 		W:         []float64{1},
 		GradEvals: r.evals,
 	})
+}
+
+// spread adds to x a draw of InitLaplace's N(0, Σ): Σ the Laplace
+// covariance (ScaleLaplace, or the candidates' own fit), diag σ² with the
+// given scales (the unit matrix in whitened coordinates).
+func (r *run) spread(x []float64) {
+	if r.sig != nil {
+		for j, sj := range r.sig {
+			x[j] += sj * r.rng.NormFloat64()
+		}
+		return
+	}
+	l := r.lap
+	if l == nil {
+		l = r.claw
+	}
+	for j := range r.sx {
+		r.sx[j] = r.rng.NormFloat64()
+	}
+	l.Noise(r.tmp, 1, r.sx)
+	for j, v := range r.tmp {
+		x[j] += v
+	}
 }
 
 // perturb adds the candidate noise to x: N(0, (Noise·h)² I), N(0,

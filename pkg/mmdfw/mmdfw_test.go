@@ -123,11 +123,18 @@ func logLinearFit(y []float64, from int) (slope, r2 float64) {
 	return b, r2
 }
 
+// TestRFFLinearRate: with random features (a finite-dimensional RKHS),
+// the exact direction and BQ weights, log MMD² falls on a straight line in
+// n. The candidates start as when the test was calibrated (a particle plus
+// bandwidth-scale noise, one start): the default start with an embedding
+// (InitLaplace, best of 5) falls faster at first and then bends at
+// D = 300 (R² 0.86), which is not the property under test.
 func TestRFFLinearRate(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(1, 2)))
 	for _, D := range []int{100, 300, 500} {
 		const N = 80
-		mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: 1, Kernel: RFFKernel, Features: D, Direction: Exact, Weights: BQ, RawWeights: true}, 3)
+		mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: 1, Kernel: RFFKernel, Features: D, Direction: Exact, Weights: BQ, RawWeights: true,
+			Init: InitPerturb, Starts: 1}, 3)
 		slope, r2 := logLinearFit(mmd, N/4)
 		t.Logf("D=%d: MMD² n=1 %.3g, n=%d %.3g; log MMD² ≈ a %+.3f n over n ≥ %d, R² = %.3f (rate e^%.3f = %.3f per particle)",
 			D, mmd[0], N, mmd[N-1], slope, N/4+1, r2, slope, math.Exp(slope))

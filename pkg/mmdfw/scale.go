@@ -55,7 +55,7 @@ func (s Settings) validateScale() error {
 		case s.Start != StartAuto && s.Start != StartMAP && s.Start != StartGiven:
 			return setting.Errorf("scale", s.Scale, "needs a MAP or given start")
 		case s.Init == InitPrior || s.Init == InitSVGD || s.SVGD != nil || s.SVGDParticles != nil:
-			return setting.Errorf("scale", s.Scale, "needs candidates perturbed from the particles (init \"perturb\")")
+			return setting.Errorf("scale", s.Scale, "needs candidates in the target's scales (init \"laplace\" or \"perturb\")")
 		case s.Embed != nil || s.Pool != nil || s.Z == ZExact:
 			return setting.Errorf("scale", s.Scale, "cannot take an embedding or a pool in the target's coordinates")
 		case s.Scales != nil:
@@ -66,11 +66,12 @@ func (s Settings) validateScale() error {
 }
 
 // targetScalable reports whether ScaleAuto may be ScaleTarget: a MAP or
-// given start, candidates perturbed from the particles, no embedding, pool
-// or SVGD particles in the target's coordinates.
+// given start, candidates drawn around the first particle or perturbed
+// from the particles, no embedding, pool or SVGD particles in the target's
+// coordinates.
 func (s *Settings) targetScalable() bool {
 	return (s.Start == StartMAP || s.Start == StartGiven) &&
-		(s.Init == InitAuto || s.Init == InitPerturb) &&
+		(s.Init == InitAuto || s.Init == InitPerturb || s.Init == InitLaplace) &&
 		s.SVGD == nil && s.SVGDParticles == nil &&
 		s.Embed == nil && s.Pool == nil && s.PoolSampler == nil && s.Z == ZAuto
 }

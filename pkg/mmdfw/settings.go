@@ -42,8 +42,11 @@ type Init int
 
 const (
 	// InitAuto is InitSVGD when Settings.SVGDParticles or Settings.SVGD is
-	// set and
-	// InitPerturb otherwise.
+	// set, InitLaplace (the best of DefaultStarts draws where the run has
+	// z) when the run's scale is ScaleBandwidth, whose noise would
+	// otherwise be in the bandwidth's units, and InitPerturb when it is
+	// already the target's (ScaleTarget, ScaleLaplace, ScaleGiven)
+	// (docs/DECISIONS.md, "The LMO's candidate start").
 	InitAuto Init = iota
 	// InitPrior starts from a prior draw (the paper).
 	InitPrior
@@ -55,6 +58,19 @@ const (
 	// Settings.Pick, plus N(0, (Settings.Noise·h)² I) noise, h the kernel
 	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
 	InitPerturb
+	// InitLaplace starts from a draw of N(x₁, Σ), a Gaussian at the first
+	// particle x₁ in the target's own scales (the default under
+	// ScaleBandwidth): Σ the Laplace covariance
+	// (−∇²log p(x₁))⁻¹ of ScaleLaplace, or, with ScaleBandwidth, of a
+	// Laplace fit made for the candidates alone (laplace.Fit, its
+	// gradient evaluations charged to the run; the kernel and the LMO
+	// steps keep the bandwidth's units); diag σ² with ScaleGiven; the unit
+	// matrix in the whitened coordinates of ScaleTarget, i.e. the Laplace
+	// fit at the MAP. Settings.Noise does not apply: each candidate is a
+	// draw of an approximation of the target, the paper's prior draw in
+	// the target's scale, so that it lands where the mass is rather than
+	// one bandwidth from a particle that may itself lie in a tail.
+	InitLaplace
 )
 
 // Scale selects the length scales of the candidates' noise and of the LMO
@@ -96,8 +112,9 @@ const (
 	// and the first AdaGrad step of the LMO moves by about StepSize
 	// posterior standard deviations along the fit's axes. The particles are returned, and reported, in x. It is
 	// what ScaleAuto becomes for a MAP or given start with candidates
-	// perturbed from the particles and no closed-form embedding, pool or
-	// SVGD particles, whose coordinates are the target's.
+	// in the target's scales (InitPerturb, its default there, or
+	// InitLaplace) and no closed-form embedding, pool or SVGD particles,
+	// whose coordinates are the target's.
 	ScaleTarget
 )
 
@@ -135,6 +152,7 @@ const (
 	DefaultPoolIterations  = 2000
 	DefaultMedianDraws     = 200
 	DefaultFeatures        = 200
+	DefaultStarts          = 5 // Starts with InitLaplace when the run has z
 )
 
 // Settings configures Run. The zero value is usable: every field documents
@@ -168,6 +186,13 @@ type Settings struct {
 	Init Init `toml:"init" json:"init,omitempty"`
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick `toml:"pick" json:"pick,omitempty"`
+	// Starts is the number of candidate starts drawn for each LMO (by
+	// Init); the run keeps the one with the smallest LMO objective
+	// F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x), which needs z (an exact embedding
+	// or a pool): it costs Starts·n kernel and Starts embedding
+	// evaluations per particle, no score. Default DefaultStarts (5) with
+	// InitLaplace when the run has z, 1 otherwise.
+	Starts int `toml:"starts" json:"starts,omitempty"`
 	// Noise is the standard deviation of InitPerturb in units of the
 	// bandwidth h, or of the Laplace covariance with ScaleLaplace.
 	// Default DefaultNoise (1), DefaultLaplaceNoise (0.5) with ScaleLaplace.
@@ -315,7 +340,7 @@ type Settings struct {
 // Zero fields are valid: they take their defaults.
 func (s Settings) Validate() error {
 	if err := setting.NonNegative(
-		"n", s.N, "noise", s.Noise, "laplace_batch", s.LaplaceBatch, "lmo_steps", s.LMOSteps,
+		"n", s.N, "starts", s.Starts, "noise", s.Noise, "laplace_batch", s.LaplaceBatch, "lmo_steps", s.LMOSteps,
 		"step_size", s.StepSize, "batch", s.Batch, "schedule_c", s.ScheduleC, "jitter", s.Jitter,
 		"stein_iterations", s.SteinIterations, "pool_size", s.PoolSize, "pool_iterations", s.PoolIterations,
 		"features", s.Features, "bandwidth", s.Bandwidth, "median_draws", s.MedianDraws,
@@ -420,6 +445,8 @@ func (s *Settings) defaults() {
 	if s.Init == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
 			s.Init = InitSVGD
+		} else if s.Scale == ScaleBandwidth {
+			s.Init = InitLaplace
 		} else {
 			s.Init = InitPerturb
 		}
@@ -434,6 +461,12 @@ func (s *Settings) defaults() {
 	}
 	if s.Z == ZPool && s.Pool == nil && s.PoolSampler == nil {
 		s.PoolSampler = SGLDPool(s.PoolIterations)
+	}
+	if s.Starts == 0 {
+		s.Starts = 1
+		if s.Z != ZAuto && s.Init == InitLaplace {
+			s.Starts = DefaultStarts
+		}
 	}
 	if s.Weights == RuleAuto {
 		if s.Z != ZAuto {

@@ -10,7 +10,7 @@ import (
 // text form, so that it is omitted from JSON and TOML.
 var (
 	startNames     = []string{StartAuto: "", StartMAP: "map", StartPrior: "prior", StartGiven: "given", StartTrained: "trained"}
-	initNames      = []string{InitAuto: "", InitPrior: "prior", InitSVGD: "svgd", InitPerturb: "perturb"}
+	initNames      = []string{InitAuto: "", InitPrior: "prior", InitSVGD: "svgd", InitPerturb: "perturb", InitLaplace: "laplace"}
 	scaleNames     = []string{ScaleAuto: "", ScaleBandwidth: "bandwidth", ScaleLaplace: "laplace", ScaleGiven: "given", ScaleTarget: "target"}
 	pickNames      = []string{PickUniform: "uniform", PickByWeight: "weight"}
 	directionNames = []string{DirectionAuto: "", Frozen: "frozen", Self: "self", Exact: "exact"}
