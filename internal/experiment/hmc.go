@@ -164,7 +164,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if m, _, err = startMAP(ctx, in.Env, in.Problem, in.Recorder, false); err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = m.X
+		s.X0 = m.X
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("init", `"model" needs a BNN dataset`)
@@ -173,7 +173,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = x0.RawRowView(0)
+		s.X0 = x0.RawRowView(0)
 	}
 	// A reference computed as an artefact keeps a checkpoint beside it, so
 	// that an interrupted run resumes, and shows its chains' progress.
