@@ -39,14 +39,14 @@ func (c HMCConfig) Validate() error {
 }
 
 // MarshalJSON encodes hmc.Settings with the init selector where the
-// package's Init field stands (after step_size, before init_scale): the
+// package's X0 field (the start point) stands (after step_size, before init_scale): the
 // order in which the cache keys of the existing references were computed.
 func (c HMCConfig) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(c.Settings)
 	if err != nil || c.InitFrom == "" {
 		return b, err
 	}
-	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "Init"), "init", c.InitFrom)
+	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "X0"), "init", c.InitFrom)
 }
 
 // jsonNamesAfter returns the JSON names of the fields of struct type t that
