@@ -78,7 +78,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 		return nil
 	})
 	sv, err := svgd.Run(ctx, lr, svgd.Settings{
-		Particles: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
+		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,
 	}, rand.NewPCG(3, 0), rec)

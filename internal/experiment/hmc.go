@@ -39,14 +39,14 @@ func (c HMCConfig) Validate() error {
 }
 
 // MarshalJSON encodes hmc.Settings with the init selector where the
-// package's Init field stands (after step_size, before init_scale): the
+// package's X0 field (the start point) stands (after step_size, before init_scale): the
 // order in which the cache keys of the existing references were computed.
 func (c HMCConfig) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(c.Settings)
 	if err != nil || c.InitFrom == "" {
 		return b, err
 	}
-	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "Init"), "init", c.InitFrom)
+	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "X0"), "init", c.InitFrom)
 }
 
 // jsonNamesAfter returns the JSON names of the fields of struct type t that
@@ -164,7 +164,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if m, _, err = startMAP(ctx, in.Env, in.Problem, in.Recorder, false); err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = m.X
+		s.X0 = m.X
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("init", `"model" needs a BNN dataset`)
@@ -173,7 +173,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = x0.RawRowView(0)
+		s.X0 = x0.RawRowView(0)
 	}
 	// A reference computed as an artefact keeps a checkpoint beside it, so
 	// that an interrupted run resumes, and shows its chains' progress.

@@ -61,7 +61,7 @@ func legacySP(s *sp.Settings) {
 	}
 	if s.Stop == "" {
 		s.Stop = sp.StopFixed
-		s.Points = cmp.Or(s.Points, sp.DefaultPoints)
+		s.N = cmp.Or(s.N, sp.DefaultN)
 	}
 }
 

@@ -38,7 +38,7 @@ func TestLegacySettings(t *testing.T) {
 
 	var p sp.Settings
 	legacySP(&p)
-	if p.Whiten != sp.WhitenNone || p.Stop != sp.StopFixed || p.Points != 100 {
+	if p.Whiten != sp.WhitenNone || p.Stop != sp.StopFixed || p.N != 100 {
 		t.Errorf("sp: %+v", p)
 	}
 

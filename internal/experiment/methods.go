@@ -176,10 +176,10 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	n := cmp.Or(in.N, svgd.DefaultParticles)
+	n := cmp.Or(in.N, svgd.DefaultN)
 	s := c.Settings
 	legacySVGD(&s)
-	s.Particles, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
+	s.N, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
 	rec := in.Recorder
 	var info map[string]any
@@ -255,7 +255,7 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = m.X
+		s.X0 = m.X
 	}
 	set, err := sgld.Run(ctx, in.Problem.Target, s, in.Src, rec)
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err

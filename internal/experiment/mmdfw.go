@@ -167,7 +167,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
-		pilot.Init, pilot.InitScale = m.X, cmp.Or(pilot.InitScale, 0.1)
+		pilot.X0, pilot.InitScale = m.X, cmp.Or(pilot.InitScale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
@@ -199,7 +199,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	}
 	if start == "svgd" || c.Init == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
-		sv := &svgd.Settings{Particles: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
+		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
 		legacySVGD(sv)
 		if sv.Init, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err

@@ -33,7 +33,7 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 	}
 	c := in.Settings
 	s := c.Settings
-	s.Points = in.N
+	s.N = in.N
 	legacySP(&s)
 	rec := in.Recorder
 	var m *MAP
@@ -41,7 +41,7 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.MAP = m.X
+		s.X0 = m.X
 	}
 	set, cost, err := sp.RunWithCost(ctx, in.Problem.Target, s, in.Src, rec)
 	ms := map[string]any{"score_calls": cost.ScoreCalls}

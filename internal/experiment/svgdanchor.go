@@ -219,7 +219,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	c := in.Settings
 	s := c.Settings
 	n := cmp.Or(in.N, 20)
-	s.Particles, s.Workers, s.RecordEvery, s.Sequential = n, in.Threads, max(1, c.RecordEvery), true
+	s.N, s.Workers, s.RecordEvery, s.Sequential = n, in.Threads, max(1, c.RecordEvery), true
 	s.Iterations = cmp.Or(s.Iterations, 2000)
 	legacySVGD(&s)
 	rng := rand.New(in.Src)

@@ -294,11 +294,11 @@ func (r *HMCResult) Pass() (bool, string) {
 }
 
 // RunHMC runs hmc.Run with s on the posterior's unconstrained target, the
-// chains started around Init(seed) (s.Init, when nil), and compares the
+// chains started around Init(seed) (s.X0, when nil), and compares the
 // constrained draws with the reference.
 func (p *Posterior) RunHMC(ctx context.Context, s hmc.Settings, seed uint64) (*HMCResult, error) {
-	if s.Init == nil {
-		s.Init = p.Init(seed)
+	if s.X0 == nil {
+		s.X0 = p.Init(seed)
 	}
 	a, b := p.seeds(seed)
 	res, err := hmc.Run(ctx, p.Model.Target, s, rand.NewPCG(a, b), nil)
@@ -487,15 +487,15 @@ func nanMin(a, b float64) float64 {
 // point x0 and n particles where the method takes a count: MMD-FW
 // (mmdfw.Settings{X0, N}: its default start is the L-BFGS mode from X0),
 // SVGD (svgd.Settings{X0, Particles}: particles drawn around X0), Stein
-// Points (sp.Settings{MAP: x0, Points}), SGLD (sgld.Settings{Init: x0}:
-// chains started around x0) and HMC (hmc.Settings{Init: x0}: chains started
+// Points (sp.Settings{X0: x0, N}), SGLD (sgld.Settings{X0: x0}:
+// chains started around x0) and HMC (hmc.Settings{X0: x0}: chains started
 // around x0).
 func Methods(n int) []Method {
 	return []Method{
 		{"mmdfw", func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0, N: n} }},
-		{"svgd", func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0, Particles: n} }},
-		{"sp", func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0, Points: n} }},
-		{"sgld", func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} }},
-		{"hmc", func(x0 []float64) sampler.Sampler { return hmc.Settings{Init: x0} }},
+		{"svgd", func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0, N: n} }},
+		{"sp", func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0, N: n} }},
+		{"sgld", func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} }},
+		{"hmc", func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} }},
 	}
 }

@@ -144,8 +144,8 @@ func (c *chain) start() error {
 	ps, hasPrior := c.t.(target.PriorSampler)
 	for try := 0; try < 100; try++ {
 		switch {
-		case c.s.Init != nil:
-			for j, v := range c.s.Init {
+		case c.s.X0 != nil:
+			for j, v := range c.s.X0 {
 				c.x[j] = v + c.s.InitScale*c.rng.NormFloat64()
 			}
 		case hasPrior:

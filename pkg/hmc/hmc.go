@@ -54,13 +54,13 @@ type Settings struct {
 	// StepSize is the initial step size ε₀ that the warm-up heuristic starts
 	// from, or the step size when there is no warm-up. Default 1.
 	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
-	// Init, when non-nil, is the point (length Dim) around which chains
-	// start: chain c starts at Init + InitScale·z, z ~ N(0, I). When nil,
+	// X0, when non-nil, is the point (length Dim) around which chains
+	// start: chain c starts at X0 + InitScale·z, z ~ N(0, I). When nil,
 	// chains start from prior draws when the target is a
 	// target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
 	// otherwise.
-	Init []float64 `toml:"-" json:"-"`
-	// InitScale is the standard deviation of the jitter around Init.
+	X0 []float64 `toml:"-" json:"-"`
+	// InitScale is the standard deviation of the jitter around X0.
 	// Default 1.
 	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 	// RecordEvery is the number of sampling iterations (per chain) between
@@ -259,8 +259,8 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		return nil, err
 	}
 	d := t.Dim()
-	if s.Init != nil && len(s.Init) != d {
-		return nil, fmt.Errorf("hmc: Init has length %d, target dimension is %d", len(s.Init), d)
+	if s.X0 != nil && len(s.X0) != d {
+		return nil, fmt.Errorf("hmc: Init has length %d, target dimension is %d", len(s.X0), d)
 	}
 	var sw particle.Stopwatch
 	sw.Start()

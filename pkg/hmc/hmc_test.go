@@ -338,7 +338,7 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		grad[0] = (wa*(10-x[0]) + wb*(-10-x[0])) / (wa + wb)
 		return m + math.Log(wa+wb)
 	}}
-	s := Settings{Warmup: 200, Draws: 200, Init: []float64{0}, InitScale: 5}
+	s := Settings{Warmup: 200, Draws: 200, X0: []float64{0}, InitScale: 5}
 	res, err := Run(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -512,7 +512,7 @@ func TestInvalidSettings(t *testing.T) {
 		{Settings{StepSize: math.Inf(1)}, "step_size"},
 		{Settings{Metric: "sparse"}, "metric"},
 		{Settings{Checkpoint: &Checkpoint{Path: "x", Every: -1}}, "checkpoint.every"},
-		{Settings{Init: []float64{1, 2}}, ""},
+		{Settings{X0: []float64{1, 2}}, ""},
 	} {
 		res, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || res != nil {

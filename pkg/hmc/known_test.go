@@ -15,6 +15,6 @@ import (
 // ./internal/probe/knowntable -methods hmc -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{Init: x0} },
+		Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} },
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

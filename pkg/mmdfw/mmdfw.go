@@ -318,8 +318,8 @@ func (r *run) svgdInit(ctx context.Context) error {
 		return nil
 	}
 	ss := *s.SVGD
-	if ss.Particles == 0 && ss.Init == nil {
-		ss.Particles = s.N
+	if ss.N == 0 && ss.Init == nil {
+		ss.N = s.N
 	}
 	ss.NoDiagnostics = true // evaluations the run's clock would count
 	var last int64
@@ -1004,7 +1004,7 @@ func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
 	keep := (r.s.MedianDraws + 3) / 4
 	var grads int64
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Init: x, Stop: sgld.StopFixed,
+	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, X0: x, Stop: sgld.StopFixed,
 		NoDiagnostics: true},
 		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
 	r.evals += grads

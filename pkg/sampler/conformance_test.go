@@ -32,27 +32,27 @@ func TestConformance(t *testing.T) {
 		"svgd": {
 			Zero: func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0} },
 			Small: func(x0 []float64, w int) sampler.Sampler {
-				return svgd.Settings{X0: x0, Particles: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
+				return svgd.Settings{X0: x0, N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
 			},
 			MaxCallsAfterCancel: 20, // the particles of one iteration
 		},
 		"sp": {
-			Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0} },
+			Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} },
 			Small: func(x0 []float64, _ int) sampler.Sampler {
-				return sp.Settings{MAP: x0, Points: 8, Candidates: 10, NelderMeadEvals: 40}
+				return sp.Settings{X0: x0, N: 8, Candidates: 10, NelderMeadEvals: 40}
 			},
 		},
 		"sgld": {
-			Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} },
+			Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} },
 			Small: func(x0 []float64, w int) sampler.Sampler {
-				return sgld.Settings{Init: x0, Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
+				return sgld.Settings{X0: x0, Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
 			},
 			MaxCallsAfterCancel: 4, // one per chain
 		},
 		"hmc": {
-			Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{Init: x0} },
+			Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} },
 			Small: func(x0 []float64, _ int) sampler.Sampler {
-				return hmc.Settings{Init: x0, Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
+				return hmc.Settings{X0: x0, Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
 			},
 			MaxCallsAfterCancel: 2 * hmc.DefaultMaxSteps, // a transition per chain
 			Rejects:             true,

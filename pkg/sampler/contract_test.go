@@ -73,9 +73,9 @@ func zero(x0 []float64) []struct {
 	}{
 		{"mmdfw", mmdfw.Settings{X0: x0}},
 		{"svgd", svgd.Settings{X0: x0}},
-		{"sgld", sgld.Settings{Init: x0}},
-		{"sp", sp.Settings{MAP: x0}},
-		{"hmc", hmc.Settings{Init: x0}},
+		{"sgld", sgld.Settings{X0: x0}},
+		{"sp", sp.Settings{X0: x0}},
+		{"hmc", hmc.Settings{X0: x0}},
 	}
 }
 
@@ -191,9 +191,9 @@ func TestUnimodalNotFlagged(t *testing.T) {
 			seeds int
 		}{
 			{"mmdfw", mmdfw.Settings{X0: x0}, 4},
-			{"sp", sp.Settings{MAP: x0}, 4},
+			{"sp", sp.Settings{X0: x0}, 4},
 			{"svgd", svgd.Settings{X0: x0, Step: 0.05, Iterations: 2000}, 1},
-			{"hmc", hmc.Settings{Init: x0}, 1},
+			{"hmc", hmc.Settings{X0: x0}, 1},
 		}
 		if tg.D == 1 {
 			// A constant step on a target of unit scale: the chains mix.
@@ -201,7 +201,7 @@ func TestUnimodalNotFlagged(t *testing.T) {
 				name  string
 				s     sampler.Sampler
 				seeds int
-			}{"sgld", sgld.Settings{Init: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000}, 1})
+			}{"sgld", sgld.Settings{X0: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000}, 1})
 			tg = normal(1)
 		}
 		for _, m := range methods {
@@ -242,14 +242,14 @@ func TestStrict(t *testing.T) {
 		strictOnGood sampler.Sampler
 	}{
 		{"mmdfw", mmdfw.Settings{X0: x0, Strict: true}, mmdfw.Settings{X0: x0}, mixture, normal(2), nil},
-		{"sp", sp.Settings{MAP: x0, Strict: true}, sp.Settings{MAP: x0}, mixture, normal(2), nil},
-		{"hmc", hmc.Settings{Init: x0, Strict: true}, hmc.Settings{Init: x0}, mixture, normal(2), nil},
+		{"sp", sp.Settings{X0: x0, Strict: true}, sp.Settings{X0: x0}, mixture, normal(2), nil},
+		{"hmc", hmc.Settings{X0: x0, Strict: true}, hmc.Settings{X0: x0}, mixture, normal(2), nil},
 		// Ten small steps leave SVGD's particles in the gap between the
 		// modes, and 2000 SGLD iterations leave its chains apart.
 		{"svgd", svgd.Settings{X0: x0, Iterations: 10, Strict: true}, svgd.Settings{X0: x0, Iterations: 10}, mixture, normal(1),
 			svgd.Settings{X0: x0, Step: 0.05, Iterations: 2000, Strict: true}},
-		{"sgld", sgld.Settings{Init: x0, Iterations: 2000, Strict: true}, sgld.Settings{Init: x0, Iterations: 2000}, mixture, normal(1),
-			sgld.Settings{Init: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Strict: true}},
+		{"sgld", sgld.Settings{X0: x0, Iterations: 2000, Strict: true}, sgld.Settings{X0: x0, Iterations: 2000}, mixture, normal(1),
+			sgld.Settings{X0: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Strict: true}},
 	} {
 		lax, err := c.lax.Run(context.Background(), c.bad, rand.NewPCG(1, 2), nil)
 		if err != nil || !lax.Diag.Flagged() {

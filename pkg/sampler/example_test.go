@@ -28,10 +28,10 @@ func ExampleSampler() {
 		s    sampler.Sampler
 	}{
 		{"mmdfw", mmdfw.Settings{N: 50, X0: x0}},
-		{"svgd", svgd.Settings{Particles: 50, X0: x0, Step: 0.1}},
-		{"sp", sp.Settings{Points: 50, MAP: x0}},
-		{"sgld", sgld.Settings{Init: x0}},
-		{"hmc", hmc.Settings{Init: x0}},
+		{"svgd", svgd.Settings{N: 50, X0: x0, Step: 0.1}},
+		{"sp", sp.Settings{N: 50, X0: x0}},
+		{"sgld", sgld.Settings{X0: x0}},
+		{"hmc", hmc.Settings{X0: x0}},
 	}
 	for _, m := range methods {
 		set, err := m.s.Run(context.Background(), post, rand.NewPCG(1, 2), particle.Discard)

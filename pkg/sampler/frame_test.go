@@ -38,8 +38,8 @@ func TestDiagnosticsInTheTargetsCoordinates(t *testing.T) {
 	}{
 		{"mmdfw", mmdfw.Settings{X0: x0}},
 		{"svgd", svgd.Settings{X0: x0}},
-		{"sp", sp.Settings{MAP: x0}},
-		{"sgld", sgld.Settings{Init: x0}},
+		{"sp", sp.Settings{X0: x0}},
+		{"sgld", sgld.Settings{X0: x0}},
 	} {
 		set, err := c.m.Run(context.Background(), tg, rand.NewPCG(1, 2), particle.Discard)
 		if err != nil {

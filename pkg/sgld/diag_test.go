@@ -27,7 +27,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 		return -x[0] * x[0] / 2
 	}}
 	for _, keep := range []int{0, 5} { // the whole ring, and a ring that has wrapped
-		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, Init: []float64{0}, A: 0.5, Keep: keep,
+		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, X0: []float64{0}, A: 0.5, Keep: keep,
 			Schedule: ScheduleConstant, Whiten: WhitenNone}
 		set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
 		var nf *particle.NonFiniteError

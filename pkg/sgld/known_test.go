@@ -18,6 +18,6 @@ import (
 // ./internal/probe/knowntable -methods sgld -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} },
+		Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} },
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

@@ -20,7 +20,7 @@ import (
 const (
 	// WhitenLaplace runs the chains in the coordinates z = L⁻¹(x − x̂) of
 	// the target's Laplace fit N(x̂, LLᵀ) at its MAP x̂ (laplace.FitAtMAP:
-	// L-BFGS from Settings.Init, then the target's exact Hessian where it
+	// L-BFGS from Settings.X0, then the target's exact Hessian where it
 	// offers one, else 2d gradients by central differences; a diagonal L
 	// above laplace.DenseMaxDim dimensions), whose gradient evaluations
 	// are charged to the run. In z the posterior's curvature is about 1 in
@@ -178,8 +178,8 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	d := t.Dim()
 	rng := rand.New(src)
 	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.Init != nil {
-		copy(x0, s.Init)
+	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
+		copy(x0, s.X0)
 	} else if ok {
 		ps.SamplePrior(rng, x0)
 	}
@@ -195,7 +195,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	}
 	w := sc.Whitening
 	inner := s
-	inner.Whiten, inner.Init = WhitenNone, make([]float64, d)
+	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
 	// Strict applies to the set in x, below: a flagged set is returned.
 	inner.Strict = false
 	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})

@@ -75,17 +75,17 @@ type Settings struct {
 	// Σε_t = ∞, Σε_t² < ∞. Default 0.55.
 	Gamma float64 `toml:"gamma" json:"gamma,omitempty"`
 
-	// Init, when not nil, is the point (length Dim) around which the chains
-	// start, each at Init + Jitter·z with z ~ N(0, I). When Init is nil the
+	// X0, when not nil, is the point (length Dim) around which the chains
+	// start, each at X0 + Jitter·z with z ~ N(0, I). When X0 is nil the
 	// chains start from independent draws of the prior when the target is a
 	// target.PriorSampler, and at Jitter·z otherwise. With WhitenLaplace
 	// the chains start at x̂ + Jitter·Lz, draws of the Laplace fit N(x̂, LLᵀ)
-	// at the MAP x̂, found from Init (default a prior draw, else the
+	// at the MAP x̂, found from X0 (default a prior draw, else the
 	// origin). A drawn start whose log density or score is not finite
 	// (outside a bounded support) is drawn again, up to MaxStartDraws
-	// times; a single start point (Init with NoJitter) outside is an
+	// times; a single start point (X0 with NoJitter) outside is an
 	// error.
-	Init []float64 `toml:"-" json:"-"`
+	X0 []float64 `toml:"-" json:"-"`
 	// Jitter is the standard deviation of the Gaussian perturbation of the
 	// starting points (in posterior standard deviations with
 	// WhitenLaplace). Zero means 1; NoJitter (-1) means none. Other
@@ -226,13 +226,13 @@ func (s Settings) Validate() error {
 }
 
 // withDefaults fills the zero fields of s, or returns the error of
-// Validate or of an Init of the wrong length.
+// Validate or of an X0 of the wrong length.
 func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("sgld: %w", err)
 	}
-	if s.Init != nil && len(s.Init) != t.Dim() {
-		return s, fmt.Errorf("sgld: Init has length %d, target dimension is %d", len(s.Init), t.Dim())
+	if s.X0 != nil && len(s.X0) != t.Dim() {
+		return s, fmt.Errorf("sgld: Init has length %d, target dimension is %d", len(s.X0), t.Dim())
 	}
 	s.Iterations = cmp.Or(s.Iterations, s.defaultIterations())
 	switch {
@@ -348,7 +348,7 @@ func (c *chain) step() bool {
 	return true
 }
 
-// MaxStartDraws is the number of start points a chain draws (Init +
+// MaxStartDraws is the number of start points a chain draws (X0 +
 // Jitter·z, a prior draw, or Jitter·z; in the whitened coordinates x̂ +
 // Jitter·Lz, draws of the Laplace fit) until one has a finite log density
 // and score: a support with a boundary (log p = −∞ outside) can lie within
@@ -488,14 +488,14 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		}
 		ps, ok := t.(target.PriorSampler)
 		switch {
-		case s.Init != nil:
-			c.redraw = func(x []float64) { copy(x, s.Init); jitter(x, s.Jitter, c.rng) }
+		case s.X0 != nil:
+			c.redraw = func(x []float64) { copy(x, s.X0); jitter(x, s.Jitter, c.rng) }
 		case ok:
 			c.redraw = func(x []float64) { ps.SamplePrior(c.rng, x) }
 		default:
 			c.redraw = func(x []float64) { clear(x); jitter(x, s.Jitter, c.rng) }
 		}
-		if s.Jitter == 0 && (s.Init != nil || !ok) {
+		if s.Jitter == 0 && (s.X0 != nil || !ok) {
 			c.fixed = true // one start point, nothing to redraw
 		}
 		c.redraw(c.x)

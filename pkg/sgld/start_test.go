@@ -32,7 +32,7 @@ var gamma5 = target.Func{D: 1, F: func(x, g []float64) float64 {
 func TestStartOutsideSupportRedrawn(t *testing.T) {
 	redrawn := 0
 	for seed := uint64(1); seed <= 8; seed++ {
-		s := sgld.Settings{Init: []float64{3}, Jitter: 3, Stop: sgld.StopFixed, Iterations: 300, BurnIn: 200}
+		s := sgld.Settings{X0: []float64{3}, Jitter: 3, Stop: sgld.StopFixed, Iterations: 300, BurnIn: 200}
 		set, err := s.Run(context.Background(), gamma5, rand.NewPCG(seed, 7), nil)
 		var nf *particle.NonFiniteError
 		if errors.As(err, &nf) && nf.Iteration <= 1 {
@@ -61,12 +61,12 @@ func TestStartOutsideSupportError(t *testing.T) {
 		s    sgld.Settings
 		want string
 	}{
-		{sgld.Settings{Init: []float64{-5}, Jitter: sgld.NoJitter, Whiten: sgld.WhitenNone}, "the start point (Init, no jitter) is outside the target's support"},
-		{sgld.Settings{Init: []float64{-50}, Whiten: sgld.WhitenNone}, "none of 100 start points drawn has a finite log density"},
+		{sgld.Settings{X0: []float64{-5}, Jitter: sgld.NoJitter, Whiten: sgld.WhitenNone}, "the start point (Init, no jitter) is outside the target's support"},
+		{sgld.Settings{X0: []float64{-50}, Whiten: sgld.WhitenNone}, "none of 100 start points drawn has a finite log density"},
 	} {
 		_, err := c.s.Run(context.Background(), gamma5, rand.NewPCG(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, particle.ErrNonFinite) {
-			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.s.Init, c.s.Jitter, err, c.want)
+			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.s.X0, c.s.Jitter, err, c.want)
 		}
 	}
 }

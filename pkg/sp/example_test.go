@@ -19,7 +19,7 @@ func Example() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	set, cost, err := sp.RunWithCost(context.Background(), normal,
-		sp.Settings{Points: 30, MAP: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
+		sp.Settings{N: 30, X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -65,7 +65,7 @@ func Example_zeroValue() {
 		return
 	}
 	post := target.Func{D: 2, F: g.LogProbGrad}
-	set, err := sp.Settings{MAP: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := sp.Settings{X0: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

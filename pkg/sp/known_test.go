@@ -27,6 +27,6 @@ func TestKnown(t *testing.T) {
 		t.Log("gauss50 runs in the plain build only (make test): its serial refinement takes many minutes under -race")
 	}
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0} },
+		Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} },
 	}, samplertest.KnownOptions{Targets: targets})
 }

@@ -17,7 +17,7 @@ import (
 const (
 	// WhitenLaplace places the points in the coordinates z = L⁻¹(x − x̂)
 	// of the target's Laplace fit N(x̂, LLᵀ) at its MAP x̂
-	// (laplace.FitAtMAP: L-BFGS from Settings.MAP, then the target's
+	// (laplace.FitAtMAP: L-BFGS from Settings.X0, then the target's
 	// exact Hessian where it offers one, else 2d gradients by central
 	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
 	// whose gradient evaluations are charged to the run. The base kernel
@@ -85,9 +85,9 @@ func (s *Settings) resolveScale(d int) {
 	s.Stop = cmp.Or(s.Stop, StopKSD)
 	s.KSDSize = cmp.Or(s.KSDSize, DefaultKSDSize)
 	if s.Stop == StopKSD {
-		s.Points = cmp.Or(s.Points, DefaultCeiling)
+		s.N = cmp.Or(s.N, DefaultCeiling)
 	} else {
-		s.Points = cmp.Or(s.Points, DefaultPoints)
+		s.N = cmp.Or(s.N, DefaultN)
 	}
 }
 
@@ -98,8 +98,8 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	d := t.Dim()
 	rng := rand.New(src)
 	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.MAP != nil {
-		copy(x0, s.MAP)
+	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
+		copy(x0, s.X0)
 	} else if ok {
 		ps.SamplePrior(rng, x0)
 	}
@@ -112,7 +112,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	}
 	w := sc.Whitening
 	inner := s
-	inner.Whiten, inner.MAP = WhitenNone, make([]float64, d)
+	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
 	// Strict applies to the set in x, below: a flagged set is returned.
 	inner.Strict = false
 	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})
@@ -148,7 +148,7 @@ func (s Settings) ksdStop(d int) *ksdStop {
 	if s.Stop != StopKSD {
 		return nil
 	}
-	return &ksdStop{size: s.KSDSize, ceiling: s.Points,
+	return &ksdStop{size: s.KSDSize, ceiling: s.N,
 		k: -2 * s.Beta * float64(d) * math.Pow(s.C, 2*(s.Beta-1)), c2b: math.Pow(s.C, 2*s.Beta)}
 }
 

@@ -19,7 +19,7 @@ import (
 
 // Defaults of the zero Settings.
 const (
-	DefaultPoints        = 100
+	DefaultN             = 100
 	DefaultCandidates    = 20
 	DefaultNelderMeadPer = 200 // objective evaluations per dimension
 	DefaultPerturb       = 1.0
@@ -33,10 +33,10 @@ const (
 // Settings configures Run. The zero value is usable: every field documents
 // its default.
 type Settings struct {
-	// Points is the number N of points to place with StopFixed, and their
-	// ceiling with StopKSD. Zero means DefaultPoints (100, the original's
+	// N is the number N of points to place with StopFixed, and their
+	// ceiling with StopKSD. Zero means DefaultN (100, the original's
 	// experiments) with StopFixed and DefaultCeiling with StopKSD.
-	Points int `toml:"-" json:"-"`
+	N int `toml:"-" json:"-"`
 
 	// Candidates is the number of Monte Carlo candidates scored at every
 	// step before the refinement. Zero means DefaultCandidates (20, the
@@ -101,14 +101,14 @@ type Settings struct {
 	C    float64 `toml:"c" json:"c,omitempty"`
 	Beta float64 `toml:"beta" json:"beta,omitempty"`
 
-	// MAP, when not nil, is the mode of the target (length Dim). The first
-	// candidate pool is then the MAP and perturbations around it; since
-	// k₀(x, x) grows with ‖∇log p(x)‖², the MAP minimises the first
+	// X0, when not nil, is the mode of the target (length Dim). The first
+	// candidate pool is then the X0 and perturbations around it; since
+	// k₀(x, x) grows with ‖∇log p(x)‖², the X0 minimises the first
 	// objective. When nil, the first pool comes from the prior of a
 	// target.PriorSampler, or from N(0, Scale² I) otherwise. With
-	// WhitenLaplace it is where the search for the MAP starts (default a
+	// WhitenLaplace it is where the search for the X0 starts (default a
 	// prior draw, else the origin).
-	MAP []float64 `toml:"-" json:"-"`
+	X0 []float64 `toml:"-" json:"-"`
 
 	// Whiten selects the coordinates of the points' search and of the
 	// kernel: WhitenLaplace (the default, also "") those of the Laplace
@@ -118,8 +118,8 @@ type Settings struct {
 	Whiten string `toml:"whiten" json:"whiten,omitempty"`
 	// Stop selects when the run ends: StopKSD (the default, also "") once
 	// the points' KSD² is as small as that expected of KSDSize independent
-	// draws of the target, Points being a ceiling whose reaching flags the
-	// result; StopFixed after exactly Points points.
+	// draws of the target, N being a ceiling whose reaching flags the
+	// result; StopFixed after exactly N points.
 	Stop string `toml:"stop" json:"stop,omitempty"`
 	// KSDSize is StopKSD's number of independent draws whose expected KSD²
 	// the points must reach. Zero means DefaultKSDSize.
@@ -148,8 +148,8 @@ const (
 func (s Settings) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	switch {
-	case s.Points < 0:
-		return setting.Errorf("points", s.Points, "must not be negative")
+	case s.N < 0:
+		return setting.Errorf("points", s.N, "must not be negative")
 	case s.Candidates < 0:
 		return setting.Errorf("candidates", s.Candidates, "must not be negative")
 	case s.NelderMeadEvals < 0 && s.NelderMeadEvals != NoRefinement:
@@ -180,11 +180,11 @@ func (s Settings) resolved(d int) (Settings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("sp: %w", err)
 	}
-	if s.MAP != nil && len(s.MAP) != d {
-		return s, fmt.Errorf("sp: MAP has length %d, want the dimension %d", len(s.MAP), d)
+	if s.X0 != nil && len(s.X0) != d {
+		return s, fmt.Errorf("sp: MAP has length %d, want the dimension %d", len(s.X0), d)
 	}
-	if s.MAP != nil {
-		if err := particle.CheckFinite("sp: MAP", 0, s.MAP); err != nil {
+	if s.X0 != nil {
+		if err := particle.CheckFinite("sp: MAP", 0, s.X0); err != nil {
 			return s, err
 		}
 	}
@@ -244,18 +244,18 @@ func (c Cost) KSD2(n int) float64 {
 	return 2 * sum / float64(n*n)
 }
 
-// Run places s.Points Stein Points greedily and returns them with equal
+// Run places s.N Stein Points greedily and returns them with equal
 // weights 1/n. See RunWithCost.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	set, _, err := RunWithCost(ctx, t, s, src, rec)
 	return set, err
 }
 
-// RunWithCost places s.Points Stein Points greedily, as Run does, and also
+// RunWithCost places s.N Stein Points greedily, as Run does, and also
 // returns the cost accounting of the run.
 //
 // Step n draws s.Candidates candidates (the first pool as described in
-// Settings.MAP; later ones Gaussian perturbations of uniformly chosen
+// Settings.X0; later ones Gaussian perturbations of uniformly chosen
 // existing points, plus a share of prior draws, projected onto the search
 // box of Settings.Box), scores each once, and refines the best with
 // gonum's optimize.NelderMead within the box; the best location evaluated
@@ -298,7 +298,7 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	r := newRunner(t, s, src)
 	r.frame = fr
 	ks := s.ksdStop(d)
-	for step := 1; step <= s.Points; step++ {
+	for step := 1; step <= s.N; step++ {
 		if err := ctx.Err(); err != nil {
 			return r.set(), r.cost, err
 		}
@@ -357,16 +357,16 @@ func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 		t:     t,
 		s:     s,
 		rng:   rand.New(src),
-		obj:   newObjective(t, k, s.Points),
+		obj:   newObjective(t, k, s.N),
 		sigma: make([]float64, d),
 		lo:    make([]float64, d),
 		hi:    make([]float64, d),
 		dlo:   make([]float64, d),
 		dhi:   make([]float64, d),
-		col:   make([]float64, 0, s.Points),
+		col:   make([]float64, 0, s.N),
 		cand:  make([]float64, d),
 		x0:    make([]float64, d),
-		w:     make([]float64, 0, s.Points),
+		w:     make([]float64, 0, s.N),
 	}
 	r.prior, _ = t.(target.PriorSampler)
 	r.ref = newRefiner(r.obj)
@@ -452,7 +452,7 @@ func (r *runner) step(ctx context.Context, n int) error {
 	if r.prior != nil && r.s.PriorFraction > 0 {
 		nPrior = int(math.Ceil(r.s.PriorFraction * float64(r.s.Candidates)))
 	}
-	if first && r.prior != nil && r.s.MAP == nil {
+	if first && r.prior != nil && r.s.X0 == nil {
 		nPrior = r.s.Candidates
 	}
 	projected := 0
@@ -464,8 +464,8 @@ func (r *runner) step(ctx context.Context, n int) error {
 			}
 		}
 		switch {
-		case first && c == 0 && r.s.MAP != nil:
-			copy(r.cand, r.s.MAP)
+		case first && c == 0 && r.s.X0 != nil:
+			copy(r.cand, r.s.X0)
 		case c < nPrior:
 			r.prior.SamplePrior(r.rng, r.cand)
 		default:
@@ -474,8 +474,8 @@ func (r *runner) step(ctx context.Context, n int) error {
 			case o.n > 0:
 				i := r.rng.IntN(o.n)
 				centre = o.x[i*d : (i+1)*d]
-			case r.s.MAP != nil:
-				centre = r.s.MAP
+			case r.s.X0 != nil:
+				centre = r.s.X0
 			}
 			for j := range r.cand {
 				var m float64

@@ -71,7 +71,7 @@ func BenchmarkRunHighDim(b *testing.B) {
 	b.ReportAllocs()
 	var calls int64
 	for b.Loop() {
-		_, c, err := RunWithCost(context.Background(), lr, Settings{Points: points}, rand.NewPCG(3, 4), nil)
+		_, c, err := RunWithCost(context.Background(), lr, Settings{N: points}, rand.NewPCG(3, 4), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

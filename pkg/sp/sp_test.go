@@ -56,7 +56,7 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	}
 
 	// Run's objective trace against the double sum over its own points.
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 8}, rand.NewPCG(5, 5), nil)
+	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestObjectiveAllocs(t *testing.T) {
 // 20 and 50 points and the final set.
 func ksdAt(t *testing.T, g target.Target, s Settings, seed uint64) ([3]float64, particle.Set) {
 	t.Helper()
-	s.Points = 50
+	s.N = 50
 	set, err := Run(context.Background(), g, s, rand.NewPCG(seed, seed), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestHighDimCost(t *testing.T) {
 		last = s
 		return nil
 	})
-	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points, NelderMeadEvals: 20 * d}
+	s := Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, NelderMeadEvals: 20 * d}
 	set, cost, err := RunWithCost(context.Background(), lr, s, rand.NewPCG(9, 9), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestHighDimCost(t *testing.T) {
 	// The refinement must actually improve on the best candidate: the
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
-	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 1, NelderMeadEvals: NoRefinement}
+	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, NelderMeadEvals: NoRefinement}
 	_, c0, err := RunWithCost(context.Background(), lr.Logistic, noRefine, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestCancel(t *testing.T) {
 	g, _ := gaussian2()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	set, err := Run(ctx, g, Settings{Points: 5}, rand.NewPCG(1, 1), nil)
+	set, err := Run(ctx, g, Settings{N: 5}, rand.NewPCG(1, 1), nil)
 	if !errors.Is(err, context.Canceled) || set.Len() != 0 {
 		t.Errorf("pre-cancelled: %d points, error %v", set.Len(), err)
 	}
@@ -252,7 +252,7 @@ func TestCancel(t *testing.T) {
 		}
 		return nil
 	})
-	set, err = Run(ctx, g, Settings{Points: 10}, rand.NewPCG(1, 1), rec)
+	set, err = Run(ctx, g, Settings{N: 10}, rand.NewPCG(1, 1), rec)
 	if !errors.Is(err, context.Canceled) || set.Len() != 3 {
 		t.Errorf("cancelled at step 3: %d points, error %v", set.Len(), err)
 	}
@@ -263,7 +263,7 @@ func TestCancel(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	g := mixture2()
 	run := func(seed uint64) *mat.Dense {
-		set, err := Run(context.Background(), g, Settings{Points: 12}, rand.NewPCG(seed, 1), nil)
+		set, err := Run(context.Background(), g, Settings{N: 12}, rand.NewPCG(seed, 1), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func TestDeterminism(t *testing.T) {
 // score is zero, the minimum of k₀(x, x)).
 func TestMAPStart(t *testing.T) {
 	g, m := gaussian2()
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 1, MAP: m}, rand.NewPCG(1, 1), nil)
+	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, X0: m}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestMAPStart(t *testing.T) {
 // pool is all prior draws, whose spread shows in the first point.
 func TestPriorDraws(t *testing.T) {
 	lr := newLogReg(rand.New(rand.NewPCG(2, 2)), 50, 3)
-	_, cost, err := RunWithCost(context.Background(), lr, Settings{Points: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
+	_, cost, err := RunWithCost(context.Background(), lr, Settings{N: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, _, err := RunWithCost(context.Background(), bad, Settings{Points: 30}, rand.NewPCG(1, 1), nil)
+	set, _, err := RunWithCost(context.Background(), bad, Settings{N: 30}, rand.NewPCG(1, 1), nil)
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) || nf.Method != "sp" || nf.Coord != 0 || set.Len() != 0 ||
 		!regexp.MustCompile(`^sp: iteration [1-9][0-9]*, point [1-9][0-9]* \((candidate|Nelder–Mead evaluation) [1-9][0-9]*\): non-finite score: coordinate 0 is NaN$`).MatchString(err.Error()) {
@@ -340,7 +340,7 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, cost, err := RunWithCost(context.Background(), huge, Settings{Points: 30}, rand.NewPCG(1, 1), nil)
+	set, cost, err := RunWithCost(context.Background(), huge, Settings{N: 30}, rand.NewPCG(1, 1), nil)
 	if err != nil || set.Len() != 30 {
 		t.Fatalf("overflowing objective beyond x₀ = 1.5: %d points, error %v", set.Len(), err)
 	}
@@ -364,7 +364,7 @@ func TestSettingsErrors(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{Points: -1}, "points ="},
+		{Settings{N: -1}, "points ="},
 		{Settings{Candidates: -2}, "candidates ="},
 		{Settings{Perturb: math.NaN()}, "perturb ="},
 		{Settings{Scale: -1}, "scale ="},
@@ -373,7 +373,7 @@ func TestSettingsErrors(t *testing.T) {
 		{Settings{C: -1}, "c ="},
 		{Settings{Beta: 0.5}, "beta ="},
 		{Settings{Beta: -1}, "beta ="},
-		{Settings{MAP: []float64{1}}, "MAP"},
+		{Settings{X0: []float64{1}}, "MAP"},
 	} {
 		_, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || !strings.Contains(err.Error(), c.field) {
@@ -466,8 +466,8 @@ func TestLogistic2D(t *testing.T) {
 		name string
 		s    Settings
 	}{
-		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points}},
-		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, Points: points, MAP: mode}},
+		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}},
+		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, X0: mode}},
 	} {
 		set, cost, err := RunWithCost(context.Background(), lr, c.s, rand.NewPCG(1, 2), nil)
 		if err != nil {
@@ -530,7 +530,7 @@ func TestLogistic56(t *testing.T) {
 	}
 	lr := model.NewLogistic(X, y)
 	lr.Workers = 1
-	s := Settings{Points: points, NelderMeadEvals: 10 * lr.Dim()}
+	s := Settings{N: points, NelderMeadEvals: 10 * lr.Dim()}
 	set, cost, err := RunWithCost(context.Background(), lr, s, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func (withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestSearchStart(t *testing.T) {
 	g, m := gaussian2()
 	for name, tg := range map[string]target.Target{"box": g, "prior": withPrior{g}} {
-		set, cost, err := RunWithCost(context.Background(), tg, Settings{Whiten: WhitenNone, Stop: StopFixed, Points: 1}, rand.NewPCG(5, 6), nil)
+		set, cost, err := RunWithCost(context.Background(), tg, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(5, 6), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -210,8 +210,8 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 	if s.Init != nil {
 		inner.Init = w.RowsToZ(nil, s.Init)
 	} else {
-		inner.Init = mat.NewDense(s.Particles, d, nil)
-		for i := 0; i < s.Particles; i++ {
+		inner.Init = mat.NewDense(s.N, d, nil)
+		for i := 0; i < s.N; i++ {
 			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
 				row[j] = s.InitScale * rng.NormFloat64()
 			}

@@ -23,7 +23,7 @@ import (
 
 // Defaults of the zero Settings.
 const (
-	DefaultParticles  = 100
+	DefaultN          = 100
 	DefaultIterations = 1000
 	DefaultStep       = 1e-3
 	DefaultAlpha      = 0.9
@@ -47,13 +47,13 @@ const FullBatch = -1
 // The struct tags are the fields' names in experiment files (TOML) and in
 // recorded settings (JSON).
 type Settings struct {
-	// Particles is the number n of particles drawn when Init is nil. Zero
-	// means DefaultParticles (100, the reference logistic regression; its
+	// N is the number n of particles drawn when Init is nil. Zero
+	// means DefaultN (100, the reference logistic regression; its
 	// neural network uses 20).
-	Particles int `toml:"-" json:"-"`
+	N int `toml:"-" json:"-"`
 
 	// Init holds the initial particles, one per row (n×d). Run copies it
-	// and never modifies it. When nil, Run draws Particles points: with
+	// and never modifies it. When nil, Run draws N points: with
 	// WhitenLaplace x̂ + InitScale·Lz, z ~ N(0, I), draws of the Laplace
 	// fit N(x̂, LLᵀ) at the MAP x̂ (found from X0, else from a prior draw,
 	// else from the origin); with WhitenNone X0 + InitScale·z when X0 is
@@ -180,7 +180,7 @@ type Settings struct {
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid. Zero fields are valid: they take their defaults.
 func (s Settings) Validate() error {
-	if err := setting.NonNegative("particles", s.Particles, "iterations", s.Iterations, "step", s.Step,
+	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.Step,
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
 		"record_every", s.RecordEvery, "init_scale", s.InitScale); err != nil {
 		return err
@@ -208,7 +208,7 @@ func (s Settings) resolved() (Settings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("svgd: %w", err)
 	}
-	s.Particles = cmp.Or(s.Particles, DefaultParticles)
+	s.N = cmp.Or(s.N, DefaultN)
 	s.resolveScale()
 	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
 	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
@@ -347,13 +347,13 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		}
 		x = mat.NewDense(n, d, nil)
 		x.Copy(s.Init)
-		s.Particles = n
+		s.N = n
 	} else if s.X0 != nil {
 		if len(s.X0) != d {
 			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
 		}
-		x = mat.NewDense(s.Particles, d, nil)
-		for i := 0; i < s.Particles; i++ {
+		x = mat.NewDense(s.N, d, nil)
+		for i := 0; i < s.N; i++ {
 			for j, row := 0, x.RawRowView(i); j < d; j++ {
 				row[j] = s.X0[j] + s.InitScale*rng.NormFloat64()
 			}
@@ -363,12 +363,12 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		if !ok {
 			return nil, errors.New("svgd: no Init particles, no X0 and the target is not a target.PriorSampler")
 		}
-		x = mat.NewDense(s.Particles, d, nil)
-		for i := 0; i < s.Particles; i++ {
+		x = mat.NewDense(s.N, d, nil)
+		for i := 0; i < s.N; i++ {
 			ps.SamplePrior(rng, x.RawRowView(i))
 		}
 	}
-	n := s.Particles
+	n := s.N
 	for i := 0; i < n; i++ {
 		for j, v := range x.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -460,7 +460,7 @@ type teamBatched interface {
 // startWorkers splits the particles into w contiguous blocks and starts
 // w−1 goroutines; the caller evaluates the first block itself.
 func (st *state) startWorkers(w int) {
-	n := st.s.Particles
+	n := st.s.N
 	st.lo = make([]int, w+1)
 	for k := 0; k <= w; k++ {
 		st.lo[k] = k * n / w
@@ -666,5 +666,5 @@ func (st *state) checkFinite(it int) error {
 
 // set returns the current particles with equal weights.
 func (st *state) set() particle.Set {
-	return particle.Set{X: mat.DenseCopyOf(st.x), W: particle.Equal(st.s.Particles)}
+	return particle.Set{X: mat.DenseCopyOf(st.x), W: particle.Equal(st.s.N)}
 }

@@ -391,7 +391,7 @@ func (p priorNormal) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestInitialisation(t *testing.T) {
 	ctx := context.Background()
 	src := rand.NewPCG(1, 1)
-	got, err := svgd.Run(ctx, priorNormal{stdNormal(3), 2}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Particles: 9, Iterations: 1}, src, nil)
+	got, err := svgd.Run(ctx, priorNormal{stdNormal(3), 2}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 9, Iterations: 1}, src, nil)
 	if err != nil || got.Len() != 9 {
 		t.Fatalf("prior initialisation: %d particles, error %v", got.Len(), err)
 	}
@@ -422,8 +422,8 @@ func TestZeroSettingsX0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if set.Len() != svgd.DefaultParticles {
-		t.Fatalf("%d particles, want %d", set.Len(), svgd.DefaultParticles)
+	if set.Len() != svgd.DefaultN {
+		t.Fatalf("%d particles, want %d", set.Len(), svgd.DefaultN)
 	}
 	for j, m := range set.Mean(nil) {
 		// The final iterate's mean carries AdaGrad's jitter about the

@@ -109,14 +109,14 @@ func null(dir string, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	ref, err := hmc.Run(ctx, m, hmc.Settings{Chains: 4, Warmup: 500, Draws: 500, Init: mp.X, InitScale: 0.01}, rand.NewPCG(seed, 11), nil)
+	ref, err := hmc.Run(ctx, m, hmc.Settings{Chains: 4, Warmup: 500, Draws: 500, X0: mp.X, InitScale: 0.01}, rand.NewPCG(seed, 11), nil)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("HMC: 4 chains × 500 draws after 500 warm-up, max R̂ %.4f, min ESS %.0f, flagged %v %q, %.1f s\n",
 		ref.MaxRhat, ref.MinESS, ref.Flagged, ref.Reasons, time.Since(t0).Seconds())
 	t0 = time.Now()
-	sv2, err := svgd.Run(ctx, m, svgd.Settings{Particles: 100, Iterations: 6000, Step: 0.05, BatchSize: 100, Workers: 1},
+	sv2, err := svgd.Run(ctx, m, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05, BatchSize: 100, Workers: 1},
 		rand.NewPCG(seed, 12), particle.Discard)
 	if err != nil {
 		return err

@@ -37,9 +37,9 @@ var methods = []struct {
 }{
 	{"mmdfw", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0} }}},
 	{"svgd", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0} }}},
-	{"sp", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{MAP: x0} }}},
-	{"sgld", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{Init: x0} }}},
-	{"hmc", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{Init: x0} }}},
+	{"sp", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} }}},
+	{"sgld", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} }}},
+	{"hmc", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} }}},
 }
 
 func main() {
