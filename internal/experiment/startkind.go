@@ -101,7 +101,7 @@ func runStart(ctx context.Context, in harness.Input[StartConfig]) (harness.Outpu
 		if err := particle.CheckFinite("start", 1, X.RawMatrix().Data); err != nil {
 			return harness.Output{}, err
 		}
-		set := particle.Set{X: X, W: equalWeights(n)}
+		set := particle.Set{X: X, W: particle.Equal(n)}
 		if _, err := particle.Report(rec, &sw, particle.Snapshot{Step: 1, X: set.X, W: set.W}); err != nil {
 			return harness.Output{}, err
 		}
@@ -137,7 +137,7 @@ func runEnsemble(ctx context.Context, in harness.Input[StartConfig], d Model, tr
 		}
 		nets = append(nets, trainSummary(r, sec))
 		rows = append(rows, r.X...)
-		set = particle.Set{X: mat.NewDense(k, dim, rows[:k*dim:k*dim]), W: equalWeights(k)}
+		set = particle.Set{X: mat.NewDense(k, dim, rows[:k*dim:k*dim]), W: particle.Equal(k)}
 		stop, err := particle.Report(in.Recorder, sw, particle.Snapshot{Step: k, X: set.X, W: set.W, GradEvals: grads})
 		if err != nil {
 			return harness.Output{}, err
@@ -155,13 +155,4 @@ func runEnsemble(ctx context.Context, in harness.Input[StartConfig], d Model, tr
 		ms["trainings"] = nets
 	}
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, ms, nil)}, ctx.Err()
-}
-
-// equalWeights returns n weights 1/n.
-func equalWeights(n int) []float64 {
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = 1 / float64(n)
-	}
-	return w
 }
