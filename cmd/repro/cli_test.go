@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/internal/mirror"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // mainEnv makes the test binary run realMain on its arguments after "--".

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // --data-dir reaches the runner in its options; its default is

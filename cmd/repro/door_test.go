@@ -20,11 +20,26 @@ func TestOneDoor(t *testing.T) {
 		switch {
 		case strings.HasSuffix(p, "/pkg/repro"):
 			door = true
-		case strings.HasSuffix(p, "/internal/harness"), strings.HasSuffix(p, "/internal/experiment"), strings.HasSuffix(p, "/internal/report"):
+		case strings.HasSuffix(p, "/pkg/harness"), strings.HasSuffix(p, "/pkg/experiment"), strings.HasSuffix(p, "/pkg/report"):
 			t.Errorf("cmd/repro imports %s: it should reach it through pkg/repro", p)
 		}
 	}
 	if !door {
 		t.Errorf("cmd/repro does not import pkg/repro: %v", imports)
+	}
+}
+
+// Every public package stands on public packages only: nothing under pkg/
+// reaches an internal/ package, so a program of one's own can use the whole
+// harness, the wiring and the report.
+func TestPublicPackagesNeedNoInternal(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../pkg/...").Output()
+	if err != nil {
+		t.Skipf("go list failed, the dependencies cannot be read: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/mmdfw/mmdfw/internal/") {
+			t.Errorf("a package under pkg/ depends on %s", p)
+		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/experiment"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 

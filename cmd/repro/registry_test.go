@@ -1,6 +1,6 @@
 package main
 
-import "github.com/mmdfw/mmdfw/internal/harness"
+import "github.com/mmdfw/mmdfw/pkg/harness"
 
 // testRegistry returns the command's registry with the test kind
 // "test-judge", its metric "test-first" and the test dataset

@@ -3,14 +3,15 @@ package pdbmodel
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // gradTol is the largest relative error maxⱼ |∂ⱼ − fdⱼ| / max(1, |∂ⱼ|)

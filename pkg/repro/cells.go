@@ -3,8 +3,8 @@ package repro
 import (
 	"io"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/experiment"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 

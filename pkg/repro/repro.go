@@ -45,11 +45,11 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
-	"github.com/mmdfw/mmdfw/internal/harness"
-	"github.com/mmdfw/mmdfw/internal/report"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/experiment"
+	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 

@@ -14,7 +14,7 @@
 // (1) Exact MMD² (no ½, the run's weights as solved, RBF kernel of the
 // median distance h of 2,000 target draws, the run's kernel too) at
 // N = 1, 50, 200 on three Gaussian targets: gauss2d and gauss10d of the
-// experiments (internal/experiment's construction, repeated here), whose
+// experiments (pkg/experiment's construction, repeated here), whose
 // prior draws are draws of the target itself, and a 56-dimensional one,
 // the Laplace approximation N(x̂, Σ) of the Covertype logistic regression
 // on the training rows of tuning split 1000 (no figure reads them), whose
@@ -54,9 +54,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/mmdfw/mmdfw/internal/experiment"
-	"github.com/mmdfw/mmdfw/internal/harness"
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/experiment"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
@@ -157,7 +157,7 @@ type withPrior struct {
 
 func (w withPrior) SamplePrior(rng *rand.Rand, dst []float64) { w.prior(rng, dst) }
 
-// newGauss is internal/experiment's construction of gauss2d and gauss10d:
+// newGauss is pkg/experiment's construction of gauss2d and gauss10d:
 // m ~ N(0, I), Σ = Q diag(λ) Qᵀ, Q a random rotation, λ log-uniform on
 // [1/2, 2], from the seed of the dataset.
 func newGauss(d int, seed uint64) *target.Gaussian {

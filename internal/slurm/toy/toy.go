@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )

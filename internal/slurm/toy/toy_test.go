@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/internal/harness"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 const exp = `id = "t"

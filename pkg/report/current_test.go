@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
+)
+
+// The experiment file as it was run: its quick profile stops every method
+// after 10 steps, so that a cell of the quick profile has another cache key
+// than the same cell planned under the base (full) protocol.
+const currentRunTOML = `
+id = "fig2b"
+datasets = ["naval"]
+splits = [0, 1]
+[eval]
+metrics = ["mmd2"]
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [40]
+[methods.svgd]
+kind = "svgd"
+particles = [20]
+[methods.sp]
+kind = "sp"
+particles = [40]
+[profiles.quick]
+splits = [0]
+[profiles.quick.budget]
+steps = 10
+`
+
+// The file after the run: SVGD's settings changed (its result is stale)
+// and SP was removed (its result is orphaned); the base protocol and the
+// quick profile state their deviations (which enter no cache key).
+const currentNowTOML = `
+id = "fig2b"
+deviation = "the base protocol's own deviation"
+datasets = ["naval"]
+splits = [0, 1]
+[eval]
+metrics = ["mmd2"]
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [40]
+[methods.svgd]
+kind = "svgd"
+particles = [20]
+settings = { direction = "frozen" }
+[profiles.quick]
+splits = [0]
+deviation = "a shorter reference than the paper's"
+[profiles.quick.budget]
+steps = 10
+`
+
+// currentTree runs currentRunTOML under the quick profile (with
+// revision-keyed cache keys when keyRev), then rewrites the file as
+// currentNowTOML. It returns the registry, the results directory and the
+// file.
+func currentTree(t *testing.T, keyRev bool) (*harness.Registry, string, string) {
+	t.Helper()
+	reg := toyRegistry(goodCurves)
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "fig2b.toml")
+	dir := filepath.Join(tmp, "results")
+	if err := os.WriteFile(file, []byte(currentRunTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := harness.LoadFile(reg, file, "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTree(t, reg, harness.Options{Results: dir, KeyRevision: keyRev}, e)
+	if err := os.WriteFile(file, []byte(currentNowTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return reg, dir, file
+}
+
+func cellIDs(cells []*Cell) []string {
+	var ids []string
+	for _, c := range cells {
+		ids = append(ids, c.Prov.Cell)
+	}
+	return ids
+}
+
+func TestLoadCurrent(t *testing.T) {
+	const (
+		cur    = "fig2b/mmdfw/naval/s0/n40"
+		stale  = "fig2b/svgd/naval/s0/n20"
+		orphan = "fig2b/sp/naval/s0/n40"
+	)
+	for _, keyRev := range []bool{false, true} {
+		reg, dir, file := currentTree(t, keyRev)
+		all, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(cellIDs(all.Cells), " "); got != strings.Join([]string{cur, orphan, stale}, " ") {
+			t.Fatalf("key revision %t: the tree holds %s, want the three cells of the run", keyRev, got)
+		}
+
+		// The profile recorded in the provenance (quick) plans the cells.
+		res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cellIDs(res.Cells); len(got) != 1 || got[0] != cur || res.Cells[0].Rows == nil {
+			t.Errorf("key revision %t: current cells %v, want only %s with its rows", keyRev, got, cur)
+		}
+		want := []Ignored{
+			{Cell: orphan, Path: filepath.Join(dir, "quick", filepath.FromSlash(orphan)+".json"), Reason: Orphaned},
+			{Cell: stale, Path: filepath.Join(dir, "quick", filepath.FromSlash(stale)+".json"), Reason: Stale},
+		}
+		if len(res.Ignored) != len(want) || res.Ignored[0] != want[0] || res.Ignored[1] != want[1] {
+			t.Errorf("key revision %t: ignored %+v, want %+v", keyRev, res.Ignored, want)
+		}
+		if len(res.Experiment("fig2b")) != 1 || len(Datasets(Done(res.Cells))) != 1 {
+			t.Errorf("key revision %t: fig2b has %d cells, want 1", keyRev, len(res.Experiment("fig2b")))
+		}
+
+		// The report counts the current cell only and lists the others.
+		var b bytes.Buffer
+		if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+			t.Fatal(err)
+		}
+		text := b.String()
+		dev := text[strings.Index(text, "## Deviations"):strings.Index(text, "## Verdicts")]
+		for _, s := range []string{
+			"2 stale or orphaned result files ignored (1 stale", "1 orphaned",
+			"`" + stale + "` (stale)", "`" + orphan + "` (orphaned)",
+			"- **fig2b**: a shorter reference than the paper's\n",
+		} {
+			if !strings.Contains(dev, s) {
+				t.Errorf("key revision %t: deviations lack %q:\n%s", keyRev, s, dev)
+			}
+		}
+		if strings.Contains(text, "the base protocol's own deviation") {
+			t.Errorf("key revision %t: the base protocol's deviation is listed for a quick run", keyRev)
+		}
+		if !strings.Contains(text, "Cells: 1 (1 done, 0 failed, 0 skipped)") {
+			t.Errorf("key revision %t: the report does not count the current cell alone:\n%s", keyRev, text)
+		}
+		files, err := Plot(res, t.TempDir())
+		if err != nil || len(files) == 0 {
+			t.Errorf("key revision %t: Plot of the current cell: %v files, %v", keyRev, files, err)
+		}
+
+		// Under the full profile, the quick cell's budget is not the
+		// planned one: it is stale too.
+		full, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}, Profile: "full"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full.Cells) != 0 || len(full.Ignored) != 3 {
+			t.Errorf("key revision %t: under the full profile %v current and %+v ignored, want none and 3", keyRev, cellIDs(full.Cells), full.Ignored)
+		}
+		// Without the experiment file every result is orphaned.
+		none, err := LoadCurrent(dir, Planned{Registry: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(none.Cells) != 0 || len(none.Ignored) != 3 || none.Ignored[2].Reason != Orphaned {
+			t.Errorf("key revision %t: with no file %v current and %+v ignored, want 3 orphaned", keyRev, cellIDs(none.Cells), none.Ignored)
+		}
+	}
+}
+
+// A results tree whose stale result has no CSV any more still loads: the
+// CSV of an ignored result is not read.
+func TestLoadCurrentSkipsStaleCSV(t *testing.T) {
+	reg, dir, file := currentTree(t, false)
+	if err := os.Remove(filepath.Join(dir, "quick", "fig2b", "svgd", "naval", "s0", "n20.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil {
+		t.Error("Load of a done cell without its CSV succeeded")
+	}
+	res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 1 || len(res.Ignored) != 2 {
+		t.Errorf("%d current, %d ignored, want 1 and 2", len(res.Cells), len(res.Ignored))
+	}
+}
+
+func TestIgnoredListCapped(t *testing.T) {
+	res := &Results{Metrics: testMeanings}
+	for i := range MaxIgnoredListed + 5 {
+		res.Ignored = append(res.Ignored, Ignored{Cell: "x/m/d/s" + string(rune('a'+i)), Reason: Orphaned})
+	}
+	var b strings.Builder
+	n := 0
+	writeIgnored(&b, res, &n)
+	s := b.String()
+	if n != 1 || !strings.Contains(s, "25 stale or orphaned result files ignored (0 stale") || !strings.HasSuffix(s, " and 5 more.\n") ||
+		strings.Count(s, "(orphaned)") != MaxIgnoredListed {
+		t.Errorf("capped list:\n%s", s)
+	}
+}
+
+// A cell the files plan but that has no result file is listed as not run.
+func TestLoadCurrentListsCellsNotRun(t *testing.T) {
+	reg, dir, file := currentTree(t, false)
+	// Planned under the full protocol, none of the quick results is
+	// current, and split 1 (absent from the quick profile) was never run.
+	res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}, Profile: "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"fig2b/mmdfw/naval/s1/n40", "fig2b/svgd/naval/s1/n20"}
+	if strings.Join(res.NotRun, " ") != strings.Join(want, " ") {
+		t.Fatalf("NotRun = %v, want %v", res.NotRun, want)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "2 planned cells have no result yet (not run: fig2b 2)") {
+		t.Errorf("report does not list the cells not run:\n%s", b.String())
+	}
+}

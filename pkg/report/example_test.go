@@ -1,0 +1,133 @@
+package report_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report"
+)
+
+func ExampleRateFit() {
+	// MMD² halving with every particle converges at rate ln 2 per particle.
+	n := []float64{1, 2, 3, 4, 5}
+	mmd2 := []float64{0.5, 0.25, 0.125, 0.0625, 0.03125}
+	f := report.RateFit(n, mmd2)
+	fmt.Printf("rate %.4f (ln 2 = %.4f), R² %.3f\n", -f.Slope, math.Ln2, f.R2)
+	// Output:
+	// rate 0.6931 (ln 2 = 0.6931), R² 1.000
+}
+
+func ExampleMakeTable() {
+	cell := func(method, kind string, split int, rmse, ll float64) *report.Cell {
+		p := &harness.Provenance{Experiment: "table1", Method: method, Kind: kind, Dataset: "boston", Split: split, Status: harness.Done}
+		p.KeyDoc.Budget.Seconds = 60
+		return &report.Cell{Prov: p, Rows: []report.Row{{Seconds: 60, Metric: "rmse", Value: rmse}, {Seconds: 60, Metric: "test_ll", Value: ll}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{
+		cell("mmdfw", "mmdfw", 0, 3.0, -2.6), cell("mmdfw", "mmdfw", 1, 3.4, -2.4),
+		cell("svgd", "svgd", 0, 2.9, -2.5), cell("svgd", "svgd", 1, 3.1, -2.5),
+		// A floor: ordinary least squares on the same splits.
+		cell("ols", "ols", 0, 3.0, -2.6), cell("ols", "ols", 1, 3.2, -2.6),
+	}}
+	fmt.Print(report.MakeTable(res, "table1").Markdown())
+	// Output:
+	// Wall-clock budget per cell: 60 s. Rows of kinds ols and constant are closed-form floors (ordinary least squares and the training mean, each with its Gaussian noise estimated on the training rows) that every BNN result must clear. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.
+	//
+	// | dataset | method | RMSE | test LL | splits |
+	// |---|---|---|---|---|
+	// | boston | mmdfw | 3.20 ± 0.28 | -2.50 ± 0.14 | 2 |
+	// | boston | svgd | 3.00 ± 0.14 | -2.5 ± 0 | 2 |
+	// | boston | ols | 3.10 ± 0.14 | -2.6 ± 0 | 2 |
+	//
+	// **Not below OLS.** The BNN methods whose mean test RMSE over splits is not below the OLS row's (mean ≥ OLS's mean), per budget and dataset:
+	//
+	// - final: boston: mmdfw 3.2 (OLS 3.1)
+}
+
+func ExampleFiguresOf() {
+	cell := func(split int) *report.Cell {
+		p := &harness.Provenance{Experiment: "mine", Method: "svgd", Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done}
+		return &report.Cell{Prov: p, Rows: []report.Row{{Seconds: 1, Metric: "accuracy", Value: 0.8}, {Seconds: 1, Metric: "test_ll", Value: -0.4}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{cell(0), cell(1)}}
+	// Without a declaration: the default figures, one per metric.
+	fmt.Println(report.Undeclared(res), report.FigureNames(res, "mine"))
+	// With one (as LoadCurrent records from the file's [[figures]]).
+	res.Figures = map[string][]harness.Figure{"mine": {{ID: "mine-accuracy", X: harness.XSeconds, Y: harness.Metrics{"accuracy"}}}}
+	fmt.Println(report.Undeclared(res), report.FigureNames(res, "mine"))
+	// Output:
+	// [mine] [mine-accuracy mine-test_ll]
+	// [] [mine-accuracy]
+}
+
+func ExampleTestRate() {
+	// Two MMD² series over N = 1…30: a geometric one, 0.5·e^{−0.2N}, and
+	// a power law, 0.1/N, which falls almost as far but is no linear rate.
+	var geo, pow report.Series
+	for n := 1; n <= 30; n++ {
+		geo.X = append(geo.X, float64(n))
+		pow.X = append(pow.X, float64(n))
+		geo.Vals = append(geo.Vals, []float64{0.5 * math.Exp(-0.2*float64(n))})
+		pow.Vals = append(pow.Vals, []float64{0.1 / float64(n)})
+	}
+	for _, s := range []struct {
+		name string
+		s    *report.Series
+	}{{"geometric", &geo}, {"power law", &pow}} {
+		r := report.TestRate(s.s)
+		fmt.Printf("%s: geometric R² %.3f, power-law R² %.3f (exponent %.2f), %.2f decades, linear %v\n",
+			s.name, r.Geometric.R2, r.Power.R2, r.Power.Slope, r.Decades, r.Linear)
+	}
+	// Output:
+	// geometric: geometric R² 1.000, power-law R² 0.848 (exponent -1.91), 2.52 decades, linear true
+	// power law: geometric R² 0.848, power-law R² 1.000 (exponent -1.00), 1.12 decades, linear false
+}
+
+func ExampleLevel() {
+	// SVGD's RMSE 3.0 at its chosen snapshot on one split: the level is
+	// 1 % of the error above it; an accuracy of 0.8 relaxes its error rate
+	// 0.2 by 1 %.
+	rmse := harness.MetricMeaning{Label: "test RMSE", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation}
+	accuracy := harness.MetricMeaning{Label: "test accuracy", Better: harness.HigherBetter, Fraction: true, Reads: harness.ReadsEvaluation}
+	fmt.Printf("%.3f %.3f\n", report.Level(rmse, 3.0), report.Level(accuracy, 0.8))
+	// Output:
+	// 3.030 0.798
+}
+
+func ExamplePaired() {
+	// Five splits on which one arm beats the other by about 0.005: the
+	// mean, its 95 % paired-t interval and the sign test.
+	p := report.Paired([]float64{0.004, 0.006, 0.005, 0.007, 0.003})
+	fmt.Printf("mean %.4f [%.4f, %.4f], %d+ %d− (p %.4f)\n", p.Mean, p.Lo, p.Hi, p.Pos, p.Neg, p.SignP)
+	// A tolerance band of ±0.001: the interval lies above it.
+	fmt.Println(report.Band{Tau: 0.001}.Outcome(p))
+	// Output:
+	// mean 0.0050 [0.0030, 0.0070], 5+ 0− (p 0.0625)
+	// better
+}
+
+func ExampleTuningGrids() {
+	cell := func(method string, split int, step, rmse float64) *report.Cell {
+		p := &harness.Provenance{Experiment: "tune-mine", Method: method, Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done,
+			Settings: map[string]any{"step": step, "batch": 100.0}}
+		return &report.Cell{Prov: p, Rows: []report.Row{{Step: 2000, Metric: "rmse", Value: rmse}}}
+	}
+	res := &report.Results{Cells: []*report.Cell{
+		cell("svgd-slow", 1000, 1e-3, 1.3), cell("svgd-slow", 1001, 1e-3, 1.5),
+		cell("svgd-fast", 1000, 5e-3, 1.1), cell("svgd-fast", 1001, 5e-3, 1.2),
+	}}
+	// As LoadCurrent records it from a file with role = "tuning", and
+	// what rmse means from the registry that planned the results.
+	res.Declared = map[string]report.Declaration{"tune-mine": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}
+	res.Metrics = harness.MetricTable{"rmse": {Label: "{rows} RMSE", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation}}
+	for _, g := range report.TuningGrids(res, "tune-mine") {
+		for i, c := range g.Configs {
+			s := c.Stats["rmse"]
+			fmt.Printf("%s %v rmse %s chosen %v\n", c.Method, c.Differs, report.FormatPM(s.Mean, s.SD), i == g.Chosen)
+		}
+	}
+	// Output:
+	// svgd-fast [step=0.005] rmse 1.150 ± 0.071 chosen true
+	// svgd-slow [step=0.001] rmse 1.40 ± 0.14 chosen false
+}

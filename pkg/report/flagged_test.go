@@ -1,0 +1,87 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+)
+
+// judgeSettings are the settings of the toy kind "judge": a method that
+// returns one particle and flags its result when Flag is set.
+type judgeSettings struct {
+	Flag bool `toml:"flag"`
+}
+
+const flaggedTOML = `
+id = "judged"
+datasets = ["gauss"]
+splits = [1, 2]
+[eval]
+metrics = ["mmd2_exact"]
+[methods.suspect]
+kind = "judge"
+particles = [3]
+settings = { flag = true }
+[methods.sound]
+kind = "judge"
+particles = [3]
+`
+
+// The report lists the cells whose method flagged its result, with the
+// method and the reason, in a section of its own after the reference
+// diagnostics; a report on results without flags has no such section.
+func TestReportListsFlaggedResults(t *testing.T) {
+	reg := toyRegistry(goodCurves)
+	harness.RegisterMethod(reg, "judge", "1", func(ctx context.Context, in harness.Input[judgeSettings]) (harness.Output, error) {
+		x := mat.NewDense(1, len(metricOrder), nil)
+		x.Set(0, 4, 0.01) // mmd2_exact
+		set := particle.Set{X: x, W: []float64{1}}
+		if err := in.Recorder.Record(particle.Snapshot{Step: 1, X: x, W: set.W}); err != nil {
+			return harness.Output{}, err
+		}
+		set.Diag.Set("kish_ess", 1)
+		if in.Settings.Flag {
+			set.Diag.Raise("collapse", "kish ESS %g of %d | one point", set.ESS(), in.N)
+		}
+		return harness.Output{Set: set}, nil
+	})
+	e, err := harness.Load(reg, "judged.toml", []byte(flaggedTOML), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "results")
+	runTree(t, reg, harness.Options{Results: dir}, e)
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Declare(e)
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n## Flagged results\n\n2 cell(s) whose method flagged its result as not to be trusted (the figures and verdicts above include them; `repro run --strict` fails them):\n\n" +
+		"| cell | method | reason |\n|---|---|---|\n" +
+		"| `judged/suspect/gauss/s1/n3` | suspect | collapse: kish ESS 1 of 3 \\| one point |\n" +
+		"| `judged/suspect/gauss/s2/n3` | suspect | collapse: kish ESS 1 of 3 \\| one point |\n"
+	if !strings.HasSuffix(b.String(), want) {
+		_, tail, _ := strings.Cut(b.String(), "## HMC reference diagnostics")
+		t.Errorf("report ends\n%s\nwant it to end\n%s", tail, want)
+	}
+
+	// Without flags (the tree of the other report tests), no section.
+	b.Reset()
+	if err := Write(&b, goodTree(t), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Flagged results") {
+		t.Error("a report on results without flags has a Flagged results section")
+	}
+}

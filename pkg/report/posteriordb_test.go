@@ -1,0 +1,244 @@
+package report
+
+import (
+	"bytes"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
+)
+
+// pdbTestCell is a finished cell of the posteriordb benchmark with the
+// given final metrics, MMD² floor, cost and flag codes; snaps are extra
+// earlier snapshots (gradient evaluations → MMD²).
+type pdbTestCell struct {
+	method, kind, ds string
+	split, n         int
+	meanErr, lo, hi  float64
+	mmd2, floor      float64
+	grads            int64
+	flags            []string
+	snaps            map[int64]float64
+}
+
+func (p pdbTestCell) cell(budget int64) *Cell {
+	prov := &harness.Provenance{
+		Experiment: PDBExperiment, Method: p.method, Kind: p.kind, Dataset: p.ds, Split: p.split, N: p.n,
+		Status: harness.Done, GradEvals: p.grads, Seconds: float64(p.grads) / 1e6, Steps: p.n,
+	}
+	prov.Cell = PDBExperiment + "/" + p.method + "/" + p.ds
+	prov.KeyDoc.Budget.GradEvals = budget
+	if len(p.flags) > 0 {
+		prov.Diagnostics = &harness.Diagnostics{}
+		for _, f := range p.flags {
+			prov.Diagnostics.Flags = append(prov.Diagnostics.Flags, harness.DiagFlag{Code: f, Reason: f + " reason"})
+		}
+	}
+	c := &Cell{Prov: prov, Summary: map[string]any{
+		"reference": map[string]any{"draws": 10000.0, "floors": map[string]any{pdbMMD2: p.floor}},
+	}}
+	step := 1
+	for _, g := range slices.Sorted(maps.Keys(p.snaps)) {
+		c.Rows = append(c.Rows, Row{Step: step, GradEvals: g, Metric: pdbMMD2, Value: p.snaps[g]},
+			Row{Step: step, GradEvals: g, Metric: pdbMeanErr, Value: 9})
+		step++
+	}
+	for _, r := range []struct {
+		m string
+		v float64
+	}{{pdbMMD2, p.mmd2}, {pdbMeanErr, p.meanErr}, {pdbSDMin, p.lo}, {pdbSDMax, p.hi}} {
+		c.Rows = append(c.Rows, Row{Step: step, GradEvals: p.grads, Metric: r.m, Value: r.v})
+	}
+	return c
+}
+
+// pdbFixture: two posteriors, four methods, three seeds, N = 10 and 100.
+// MMD-FW's MMD² is 0.1/N exactly (slope −1), SVGD's 0.2/N, Stein Points'
+// 0.05/N at twice MMD-FW's cost; HMC is close but flagged on every seed;
+// SVGD is silently off on posterior "b" at seed 2 (mean err 2); Stein
+// Points is off on "b" but flagged there.
+func pdbFixture(budget int64) []*Cell {
+	var cells []*Cell
+	for _, ds := range []string{"posteriordb.a", "posteriordb.b"} {
+		for s := 1; s <= 3; s++ {
+			for _, n := range []int{10, 100} {
+				fn := float64(n)
+				hmc := pdbTestCell{method: "hmc", kind: "hmc", ds: ds, split: s, n: n, meanErr: 0.05, lo: 0.95, hi: 1.05,
+					mmd2: 0.01 / fn, floor: 0.001, grads: 500000, flags: []string{"rhat", "ess"}}
+				fw := pdbTestCell{method: "mmdfw", kind: "mmdfw", ds: ds, split: s, n: n, meanErr: []float64{0.1, 0.2, 0.3}[s-1], lo: 0.9, hi: 1.1,
+					mmd2: 0.1 / fn, floor: 0.001, grads: 10000,
+					snaps: map[int64]float64{1000: 0.5, 5000: 0.3}}
+				sv := pdbTestCell{method: "svgd", kind: "svgd", ds: ds, split: s, n: n, meanErr: 0.1, lo: 0.8, hi: 1.2,
+					mmd2: 0.2 / fn, floor: 0.001, grads: 20000}
+				if ds == "posteriordb.b" && s == 2 {
+					sv.meanErr = 2
+				}
+				sp := pdbTestCell{method: "sp", kind: "sp", ds: ds, split: s, n: n, meanErr: 0.1, lo: 0.9, hi: 1.1,
+					mmd2: 0.05 / fn, floor: 0.001, grads: 20000}
+				if ds == "posteriordb.b" {
+					sp.lo, sp.flags = 0.4, []string{"ceiling"}
+				}
+				for _, p := range []pdbTestCell{hmc, fw, sv, sp} {
+					c := p.cell(budget)
+					if p.kind == "hmc" {
+						c.Summary = nil // the reference sampler's summary records no floor
+					}
+					cells = append(cells, c)
+				}
+			}
+		}
+	}
+	return cells
+}
+
+func pdbNear(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+
+// The statistics over seeds: mean and range of each metric, MMD² over its
+// floor, the sd ratios' extremes, and the close / flagged / silently off
+// counts.
+func TestPDBStats(t *testing.T) {
+	stats := PDBStats(pdbFixture(0))
+	if len(stats) != 2*4*2 {
+		t.Fatalf("%d stats, want 16", len(stats))
+	}
+	find := func(ds, m string, n int) PDBStat {
+		for _, s := range stats {
+			if s.Dataset == ds && s.Method == m && s.N == n {
+				return s
+			}
+		}
+		t.Fatalf("no stat %s %s %d", ds, m, n)
+		return PDBStat{}
+	}
+	fw := find("posteriordb.a", "mmdfw", 100)
+	if fw.Seeds != 3 || !pdbNear(fw.MeanErr.Mean, 0.2) || !pdbNear(fw.MeanErr.Min, 0.1) || !pdbNear(fw.MeanErr.Max, 0.3) {
+		t.Errorf("mmdfw mean err %+v, want 0.2 [0.1–0.3] over 3 seeds", fw.MeanErr)
+	}
+	if !pdbNear(fw.MMD2Rel.Mean, 1) || !pdbNear(fw.MMD2.Mean, 0.001) {
+		t.Errorf("mmdfw MMD²/floor %v (MMD² %v), want 1 (0.001)", fw.MMD2Rel.Mean, fw.MMD2.Mean)
+	}
+	if fw.SDLow != 0.9 || fw.SDHigh != 1.1 || fw.Close != 3 || fw.Flagged != 0 || fw.SilentOff != 0 || fw.GradEvals != 10000 {
+		t.Errorf("mmdfw %+v", fw)
+	}
+	if got := fw.MeanErr.String(); got != "0.2 [0.1–0.3]" {
+		t.Errorf("interval %q, want 0.2 [0.1–0.3]", got)
+	}
+	sv := find("posteriordb.b", "svgd", 100)
+	if sv.Close != 2 || sv.SilentOff != 1 || sv.Flagged != 0 || !pdbNear(sv.MeanErr.Max, 2) {
+		t.Errorf("svgd on b: close %d, silently off %d, flagged %d, max err %v; want 2, 1, 0, 2", sv.Close, sv.SilentOff, sv.Flagged, sv.MeanErr.Max)
+	}
+	sp := find("posteriordb.b", "sp", 100)
+	if sp.Close != 0 || sp.Flagged != 3 || sp.SilentOff != 0 || sp.SDLow != 0.4 || strings.Join(sp.Codes, ",") != "ceiling" {
+		t.Errorf("sp on b: %+v", sp)
+	}
+	hmc := find("posteriordb.a", "hmc", 10)
+	if hmc.Close != 3 || hmc.Flagged != 3 || strings.Join(hmc.Codes, ",") != "ess,rhat" {
+		t.Errorf("hmc: %+v", hmc)
+	}
+
+	// In the report's legend order: MMD-FW, SVGD, Stein Points, HMC.
+	want := []string{
+		"mmdfw (N = 100): close to the reference on 2 of 2 posteriors (every seed), flagged on 0 (at least one seed), silently off on 0.",
+		"svgd (N = 100): close to the reference on 1 of 2 posteriors (every seed), flagged on 0 (at least one seed), silently off on 1 (b).",
+		"sp (N = 100): close to the reference on 1 of 2 posteriors (every seed), flagged on 1 (at least one seed), silently off on 0.",
+		"hmc (N = 100): close to the reference on 2 of 2 posteriors (every seed), flagged on 2 (at least one seed), silently off on 0.",
+	}
+	vs := PDBVerdicts(stats)
+	if len(vs) != len(want) {
+		t.Fatalf("%d verdicts, want %d", len(vs), len(want))
+	}
+	for i, v := range vs {
+		if v.Sentence() != want[i] {
+			t.Errorf("verdict %d:\n%s\nwant\n%s", i, v.Sentence(), want[i])
+		}
+	}
+}
+
+// The claims' arithmetic: the slope of log MMD² against log N, the
+// posteriors won at equal N and the cost ratio.
+func TestPDBClaims(t *testing.T) {
+	stats := PDBStats(pdbFixture(0))
+	sl := pdbSlopes(stats, "mmdfw")
+	if len(sl) != 2 || !pdbNear(sl[0], -1) || !pdbNear(sl[1], -1) {
+		t.Errorf("slopes %v, want [-1 -1]", sl)
+	}
+	if w, of, _ := pdbPairs(stats, "mmdfw", "svgd", 100); w != 2 || of != 2 {
+		t.Errorf("mmdfw below svgd on %d of %d, want 2 of 2", w, of)
+	}
+	if w, of, r := pdbPairs(stats, "sp", "mmdfw", 10); w != 2 || of != 2 || !pdbNear(r, 2) {
+		t.Errorf("sp below mmdfw on %d of %d at %v× the cost, want 2 of 2 at 2×", w, of, r)
+	}
+	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
+		t.Errorf("median %v, want 2.5", m)
+	}
+}
+
+// At a budget a cell is read at its last snapshot within it, or not at all
+// when its first answer costs more.
+func TestPDBAtBudget(t *testing.T) {
+	cells := pdbFixture(1000000)
+	if b := PDBBudgets(cells); len(b) != 4 || b[0] != 1e3 || b[1] != 1e4 || b[2] != 1e5 || b[3] != 1e6 {
+		t.Fatalf("budgets %v, want [1e3 1e4 1e5 1e6]", b)
+	}
+	var fw, hmc []*Cell
+	for _, c := range cells {
+		if c.Prov.Dataset == "posteriordb.a" && c.Prov.N == 100 {
+			switch c.Prov.Method {
+			case "mmdfw":
+				fw = append(fw, c)
+			case "hmc":
+				hmc = append(hmc, c)
+			}
+		}
+	}
+	if v, ok := pdbAtBudget(fw[0], pdbMMD2, 4999); !ok || v != 0.5 {
+		t.Errorf("mmdfw at 4999: %v %v, want 0.5", v, ok)
+	}
+	if v, ok := pdbAtBudget(fw[0], pdbMMD2, 1e4); !ok || v != 0.001 {
+		t.Errorf("mmdfw at 1e4: %v %v, want its final 0.001", v, ok)
+	}
+	if _, ok := pdbAtBudget(fw[0], pdbMMD2, 999); ok {
+		t.Error("mmdfw has an answer before its first snapshot")
+	}
+	st := pdbBudgetStat(hmc, 1e5, 0.001)
+	if st.Reached != 0 || st.MMD2Rel.String() != "–" {
+		t.Errorf("hmc at 1e5: %+v, want no answer", st)
+	}
+	st = pdbBudgetStat(fw, 5000, 0.001)
+	if st.Reached != 3 || !pdbNear(st.MMD2Rel.Mean, 300) {
+		t.Errorf("mmdfw at 5000: %+v, want MMD²/floor 300 on 3 seeds", st)
+	}
+}
+
+// The report writes the section with its tables and sentences, and the
+// benchmark is not repeated among the other experiments.
+func TestPDBSection(t *testing.T) {
+	res := &Results{Dir: "results", Cells: pdbFixture(1000000)}
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"## posteriordb\n",
+		"10000/(4N) + 1/4: 250 at N = 10, 25.2 at N = 100.",
+		"- svgd (N = 100): close to the reference on 1 of 2 posteriors (every seed), flagged on 0 (at least one seed), silently off on 1 (b).\n",
+		"| a | mmdfw | 3 | 0.2 [0.1–0.3] | 0.9–1.1 | 1 | 1e+04 | 0.01 | 3/3 | – |\n",
+		"| b | sp | 3 | 0.1 | 0.4–1.1 | 0.5 | 2e+04 | 0.02 | 0/3 | 3: ceiling |\n",
+		"| a | hmc | – | – | – | 0.1 |\n",
+		"| a | hmc | 3 | 0.05 | 0.95–1.05 | 0.1 | 5e+05 | 0.5 | 3/3 | 3: ess, rhat |\n",
+		"| a | mmdfw | 500 | 1 | 1 | 1 |\n",
+		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = 10, 100) is -1 (median over 2 posteriors; range -1–-1;",
+		"- Claim 4 (Stein Points against MMD-FW), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, spending 2× MMD-FW's gradient evaluations (median; the table above compares them at equal cost).\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "## Other experiments") {
+		t.Error("the benchmark is repeated among the other experiments")
+	}
+}

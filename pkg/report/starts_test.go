@@ -1,0 +1,277 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
+)
+
+// The start classes of SVGD from a trained network and of the start-only
+// baselines.
+func TestStartOfTrainedAndBaselines(t *testing.T) {
+	for _, tc := range []struct {
+		kind, key, value, class string
+	}{
+		{"svgd", "init", "trained", startTrained},
+		{"svgd", "init", "model", startModel},
+		{"mmdfw", "start", "trained", startTrained},
+		{"mmdfw", "start", "model", startModel},
+		{"start", "start", "trained", startTrained},
+		{"start", "start", "ensemble", startTrained},
+		{"start", "start", "map", startMAP},
+		{"start", "start", "laplace", startMAP},
+	} {
+		c := withSettings(memCell("table1", "m", tc.kind, "boston", 0, 1), map[string]any{tc.key: tc.value})
+		if _, cl := StartOf(c, true); cl != tc.class {
+			t.Errorf("%s %s = %q: class %q, want %q", tc.kind, tc.key, tc.value, cl, tc.class)
+		}
+	}
+}
+
+// startArm is one arm of the fixture: method, kind, start setting and the
+// RMSE it reports on split 0 (split s: × (1 + 0.1 s)).
+type startArm struct {
+	method, kind, key, start string
+	rmse                     float64
+}
+
+// startCells returns Table 1 cells of the arms on three splits: every
+// snapshot reports the arm's RMSE (dev and test alike, test LL its
+// negative), a start-only baseline one snapshot at 25 gradient
+// evaluations.
+func startCells(arms []startArm) []*Cell {
+	var cells []*Cell
+	for _, a := range arms {
+		cells = append(cells, splits3(func(s int) *Cell {
+			k := a.rmse * (1 + 0.1*float64(s))
+			grads := []int64{25, 50, 100, 200, 400}
+			if a.kind == "start" {
+				grads = grads[:1]
+			}
+			v := make([]float64, len(grads))
+			for i := range v {
+				v[i] = k
+			}
+			return withSettings(budgetCell(a.method, a.kind, s, grads, v, v), map[string]any{a.key: a.start})
+		})...)
+	}
+	return cells
+}
+
+// The fixture: at each start (the network's initialisation, a trained
+// network) an MMD-FW and an SVGD arm as accurate as each other, the
+// trained ones three times as accurate as the others; the trained
+// network alone a little worse than the trained arms, a deep ensemble
+// better than them.
+var startFixture = []startArm{
+	{"mmdfw", "mmdfw", "start", "model", 3},
+	{"mmdfw-model-tuned", "mmdfw", "start", "model", 3},
+	{"mmdfw-trained", "mmdfw", "start", "trained", 1},
+	{"svgd", "svgd", "init", "model", 3},
+	{"svgd-model-tuned", "svgd", "init", "model", 3},
+	{"svgd-trained", "svgd", "init", "trained", 1},
+	{"start-trained", "start", "start", "trained", 1.2},
+	{"start-ensemble", "start", "start", "ensemble", 0.9},
+}
+
+func startResults(arms []startArm) *Results {
+	return declare(&Results{Metrics: testMeanings, Cells: startCells(arms)}, "table1", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd"},
+		harness.ProtocolFair:  {"mmdfw-model-tuned", "mmdfw-trained", "svgd-model-tuned", "svgd-trained"},
+	})
+}
+
+// A contrast between arms of the same start counts; one across starts is
+// shown and takes no part in the verdict, although it goes against the
+// claim (mmdfw-model-tuned against svgd-trained: three times the RMSE).
+func TestSameStartCountedAcrossStartsNot(t *testing.T) {
+	c := claim5(startResults(startFixture))
+	if c.Verdict != Supported {
+		t.Fatalf("fair: %s (%s), want supported from the same-start contrasts\n%s", c.Verdict, c.Why, c.Markdown())
+	}
+	var across, same, worseAcross int
+	for i := range c.Contrasts {
+		k := &c.Contrasts[i]
+		if k.A.Method == "mmdfw" {
+			continue // the paper's
+		}
+		if k.AcrossStarts() {
+			across++
+			if k.Counted() || !strings.Contains(k.OutcomeText(), "not counted") {
+				t.Errorf("%s vs %s across starts: counted %v, outcome %q", k.A.Method, k.B.Method, k.Counted(), k.OutcomeText())
+			}
+			if k.Outcome == Worse {
+				worseAcross++
+			}
+			continue
+		}
+		same++
+		if !k.Counted() || k.Outcome != Better {
+			t.Errorf("%s vs %s same start: counted %v, outcome %s", k.A.Method, k.B.Method, k.Counted(), k.Outcome)
+		}
+	}
+	// Fair: two MMD-FW arms × three SVGD arms (the paper's is read too) ×
+	// RMSE and test LL: 2·2 same-start pairs, 1·2 + 1·1 across (model
+	// MMD-FW against trained SVGD; trained MMD-FW against two model SVGD).
+	if same != 2*3 || across != 2*3 || worseAcross == 0 {
+		t.Errorf("same-start %d, across %d (worse %d); want 6, 6 and some worse across", same, across, worseAcross)
+	}
+	for _, v := range c.Verdicts {
+		if v.Protocol == fair && v.Axis == axisGrads && (v.Tally.AcrossStarts != 6 || v.Tally.Worse != 0) {
+			t.Errorf("fair tally %+v: want 6 across starts, none worse", v.Tally)
+		}
+	}
+	// Every pair across starts: the evidence cannot decide.
+	only := startResults([]startArm{startFixture[1], startFixture[5]})
+	only.Declared["table1"] = Declaration{Arms: map[string][]string{harness.ProtocolFair: {"mmdfw-model-tuned", "svgd-trained"}}}
+	if c := claim5(only); c.Verdict != CannotDecide || !strings.Contains(c.Why, "differ in start") {
+		t.Errorf("across starts only: %s (%s), want cannot decide: start", c.Verdict, c.Why)
+	}
+}
+
+// Each arm against its start alone: the trained arms (RMSE 1) beat the
+// trained network alone (1.2) by 1.2× and lose to the deep ensemble
+// (0.9); an arm that does not beat its start alone is named.
+func TestGainOverStart(t *testing.T) {
+	res := startResults(startFixture)
+	gs := gainContrasts(res, []struct{ id, metric string }{{"table1", "rmse"}}, fairConfig)
+	got := map[[2]string]*Contrast{}
+	for i := range gs {
+		got[[2]string{gs[i].A.Method, gs[i].B.Method}] = &gs[i]
+	}
+	for _, tc := range []struct {
+		arm, base string
+		ratio     float64
+		out       Outcome
+	}{
+		{"mmdfw-trained", "start-trained", 1.2, Better},
+		{"svgd-trained", "start-trained", 1.2, Better},
+		{"mmdfw-trained", "start-ensemble", 0.9, Worse},
+	} {
+		k := got[[2]string{tc.arm, tc.base}]
+		if k == nil {
+			t.Fatalf("no gain contrast of %s over %s in %v", tc.arm, tc.base, got)
+		}
+		if r := math.Exp(k.Stats.Mean); math.Abs(r-tc.ratio) > 1e-12 || k.Outcome != tc.out || k.Stats.N != 3 || !k.Counted() {
+			t.Errorf("%s over %s: ratio %v over %d splits, %s (counted %v); want %v, %s", tc.arm, tc.base, r, k.Stats.N, k.Outcome, k.Counted(), tc.ratio, tc.out)
+		}
+	}
+	// The start-only baselines are of the trained class: the arms from the
+	// network's initialisation have none.
+	for p := range got {
+		if strings.Contains(p[0], "model") {
+			t.Errorf("a gain contrast of %s, which has no start-only baseline of its class", p[0])
+		}
+	}
+	// Worse than its start alone: the trained network alone at 0.9.
+	arms := append([]startArm(nil), startFixture...)
+	arms[6].rmse = 0.9
+	c := claim5(startResults(arms))
+	if !strings.Contains(c.StartGain, "mmdfw-trained (trained network) does not beat its start alone (start-trained) on 1 of 1 datasets") {
+		t.Errorf("start gain sentence: %s", c.StartGain)
+	}
+	if !strings.Contains(c.Markdown(), "Gain over its start") || !strings.Contains(c.Markdown(), "worse than its start alone") {
+		t.Errorf("claim 5 has no gain table:\n%s", c.Markdown())
+	}
+	if c := claim5(startResults(startFixture[:6])); !strings.Contains(c.StartGain, "not measured") {
+		t.Errorf("without baselines: %q", c.StartGain)
+	}
+}
+
+// The swap table changes the start: from the paper's protocol (the
+// model-init arms), the trained arms; without a trained SVGD arm that row
+// is not computable.
+func TestSwapStartRow(t *testing.T) {
+	row := func(c Claim, from, value string) *SwapRow {
+		for i, r := range c.Swaps {
+			if r.From == from && r.Factor == "start" && strings.HasSuffix(r.Value, value) {
+				return &c.Swaps[i]
+			}
+		}
+		return nil
+	}
+	c := claim5(startResults(startFixture))
+	r := row(c, paper, "the arms that start from the trained network")
+	if r == nil || r.Tally.Better != 2 || r.Tally.Counted() != 2 {
+		t.Fatalf("paper → trained start: %+v\n%s", r, c.Markdown())
+	}
+	if r := row(c, fair, "the arms that start from the model init"); r == nil || r.Tally.AcrossStarts != 0 || r.Tally.Counted() != 4 {
+		t.Errorf("fair → model init start: %+v", r)
+	}
+	var noSVGD []startArm
+	for _, a := range startFixture {
+		if a.method != "svgd-trained" {
+			noSVGD = append(noSVGD, a)
+		}
+	}
+	c = claim5(startResults(noSVGD))
+	if r := row(c, paper, "the arms that start from the trained network"); r == nil || r.Verdict != NotMeasured || r.Tally.NotComputable != 2 {
+		t.Errorf("paper → trained start without a trained SVGD arm: %+v", r)
+	}
+	if c := claim1(startResults(startFixture)); row(c, paper, "the arms that start from the trained network") == nil {
+		t.Errorf("claim 1 has no start row:\n%s", c.Markdown())
+	}
+}
+
+// Table 1 gives every arm with its start, the start-only baselines among
+// them, and each method's gain over its start alone at each budget.
+func TestTable1StartRows(t *testing.T) {
+	tb := MakeTable(startResults(startFixture), "table1")
+	md := tb.Markdown()
+	for _, want := range []string{
+		"| start |",
+		"| boston | start-trained | trained network alone |",
+		"| boston | start-ensemble | deep ensemble of trained networks |",
+		"| boston | svgd-trained | draws around a trained network |",
+		"| 1.2 [1.2, 1.2] vs start-trained |",
+		"RMSE gain over its start alone 1x",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Table 1 lacks %q:\n%s", want, md)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(tb.CSV())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range recs[1:] {
+		if r[1] == "mmdfw-trained" && r[2] == "1x" {
+			found = true
+			if r[9] != "trained network" || r[10] != "start-trained" || math.Abs(atof(r[11])-1.2) > 1e-12 {
+				t.Errorf("CSV row %v: want start trained network, baseline start-trained, gain 1.2", r)
+			}
+		}
+		if r[1] == "mmdfw-model-tuned" && r[11] != "" {
+			t.Errorf("CSV row %v: a gain without a baseline of its start", r)
+		}
+	}
+	if !found {
+		t.Errorf("CSV has no mmdfw-trained 1x row:\n%s", tb.CSV())
+	}
+}
+
+// Which start validation chose: per tuning experiment and kind, the start
+// of the chosen configuration on each dataset, and the starts offered.
+func TestChosenStarts(t *testing.T) {
+	cell := func(method, ds, init string, split int, rmse float64) *Cell {
+		c := memCell("tune", method, "svgd", ds, split, 20, Row{Step: 1, GradEvals: 10, Metric: "rmse", Value: rmse})
+		return withSettings(c, map[string]any{"init": init})
+	}
+	var cells []*Cell
+	for s := 0; s < 2; s++ {
+		cells = append(cells,
+			cell("svgd-model", "boston", "model", s, 3), cell("svgd-trained", "boston", "trained", s, 2),
+			cell("svgd-model", "yacht", "model", s, 1), cell("svgd-trained", "yacht", "trained", s, 2))
+	}
+	res := &Results{Metrics: testMeanings, Cells: cells, Declared: map[string]Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}}
+	got := strings.Join(chosenStarts(res), " ")
+	want := "tune, kind svgd: offered model init draws and draws around a trained network; chosen draws around a trained network on 1 (boston); model init draws on 1 (yacht)."
+	if got != want {
+		t.Errorf("chosen starts:\n%s\nwant\n%s", got, want)
+	}
+}
