@@ -102,7 +102,7 @@ func TestHMCPosteriordb(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := p.RunHMC(context.Background(), hmc.Settings{X0: u, InitScale: 0.1}, 1)
+				r, err := p.RunHMC(context.Background(), hmc.Settings{X0: u, X0Scale: 0.1}, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

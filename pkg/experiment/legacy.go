@@ -72,8 +72,8 @@ func legacySP(s *sp.Settings) {
 // number of particles
 // where s leaves them out. s.Start must be the wiring's.
 func legacyMMDFW(s *mmdfw.Settings) {
-	if s.Init == mmdfw.InitAuto && s.SVGD == nil && s.SVGDParticles == nil {
-		s.Init = mmdfw.InitPerturb
+	if s.CandidateInit == mmdfw.InitAuto && s.SVGD == nil && s.SVGDParticles == nil {
+		s.CandidateInit = mmdfw.InitPerturb
 	}
 	s.Starts = cmp.Or(s.Starts, 1)
 	if s.Scale == mmdfw.ScaleAuto {

@@ -48,8 +48,8 @@ func TestLegacySettings(t *testing.T) {
 	}{{mmdfw.StartGiven, mmdfw.ScaleBandwidth}, {mmdfw.StartTrained, mmdfw.ScaleGiven}, {mmdfw.StartAuto, mmdfw.ScaleBandwidth}} {
 		m := mmdfw.Settings{Start: c.start, N: 200}
 		legacyMMDFW(&m)
-		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 || m.Init != mmdfw.InitPerturb {
-			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d, init %v", c.start, m.Scale, m.Stop, m.N, m.Init)
+		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 || m.CandidateInit != mmdfw.InitPerturb {
+			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d, init %v", c.start, m.Scale, m.Stop, m.N, m.CandidateInit)
 		}
 	}
 	// The candidates of a file silent on init: perturbed particles, or the
@@ -57,11 +57,11 @@ func TestLegacySettings(t *testing.T) {
 	for _, c := range []struct {
 		s    mmdfw.Settings
 		want mmdfw.Init
-	}{{mmdfw.Settings{SVGD: &svgd.Settings{}}, mmdfw.InitAuto}, {mmdfw.Settings{Init: mmdfw.InitPrior}, mmdfw.InitPrior},
-		{mmdfw.Settings{Init: mmdfw.InitLaplace}, mmdfw.InitLaplace}} {
+	}{{mmdfw.Settings{SVGD: &svgd.Settings{}}, mmdfw.InitAuto}, {mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.InitPrior},
+		{mmdfw.Settings{CandidateInit: mmdfw.InitLaplace}, mmdfw.InitLaplace}} {
 		legacyMMDFW(&c.s)
-		if c.s.Init != c.want || c.s.Starts != 1 {
-			t.Errorf("mmdfw: init %v, %d starts, want %v, 1", c.s.Init, c.s.Starts, c.want)
+		if c.s.CandidateInit != c.want || c.s.Starts != 1 {
+			t.Errorf("mmdfw: init %v, %d starts, want %v, 1", c.s.CandidateInit, c.s.Starts, c.want)
 		}
 	}
 	m := mmdfw.Settings{Scale: mmdfw.ScaleLaplace}

@@ -167,7 +167,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
-		pilot.X0, pilot.InitScale = m.X, cmp.Or(pilot.InitScale, 0.1)
+		pilot.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
@@ -185,19 +185,19 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, x0.RawRowView(0)
-		if s.Bandwidth == 0 && c.Init != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
+		if s.Bandwidth == 0 && c.CandidateInit != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := cmp.Or(c.MedianDraws, mmdfw.DefaultMedianDraws)
 			if s.SVGDParticles, err = d.Start("model", draws, rng); err != nil {
 				return harness.Output{}, err
 			}
-			if s.Init == mmdfw.InitAuto {
-				s.Init = mmdfw.InitPerturb
+			if s.CandidateInit == mmdfw.InitAuto {
+				s.CandidateInit = mmdfw.InitPerturb
 			}
 		}
 	}
-	if start == "svgd" || c.Init == mmdfw.InitSVGD {
+	if start == "svgd" || c.CandidateInit == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
 		legacySVGD(sv)

@@ -146,7 +146,7 @@ func (c *chain) start() error {
 		switch {
 		case c.s.X0 != nil:
 			for j, v := range c.s.X0 {
-				c.x[j] = v + c.s.InitScale*c.rng.NormFloat64()
+				c.x[j] = v + c.s.X0Scale*c.rng.NormFloat64()
 			}
 		case hasPrior:
 			ps.SamplePrior(c.rng, c.x)

@@ -55,14 +55,14 @@ type Settings struct {
 	// from, or the step size when there is no warm-up. Default 1.
 	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
 	// X0, when non-nil, is the point (length Dim) around which chains
-	// start: chain c starts at X0 + InitScale·z, z ~ N(0, I). When nil,
+	// start: chain c starts at X0 + X0Scale·z, z ~ N(0, I). When nil,
 	// chains start from prior draws when the target is a
 	// target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
 	// otherwise.
 	X0 []float64 `toml:"-" json:"-"`
-	// InitScale is the standard deviation of the jitter around X0.
+	// X0Scale is the standard deviation of the jitter around X0.
 	// Default 1.
-	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
+	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 	// RecordEvery is the number of sampling iterations (per chain) between
 	// snapshots. Default 100. A snapshot is always reported after the last
 	// iteration.
@@ -111,7 +111,7 @@ const (
 	DefaultJitter          = 0.5
 	DefaultMaxSteps        = 1024
 	DefaultStepSize        = 1.0
-	DefaultInitScale       = 1.0
+	DefaultX0Scale         = 1.0
 	DefaultRecordEvery     = 100
 	DefaultMaxRhat         = 1.01
 	DefaultMinESS          = 400.0
@@ -123,13 +123,13 @@ const (
 func (s Settings) Validate() error {
 	if err := setting.NonNegative("chains", s.Chains, "draws", s.Draws, "target_accept", s.TargetAccept,
 		"integration_time", s.IntegrationTime, "steps", s.Steps, "max_steps", s.MaxSteps, "step_size", s.StepSize,
-		"init_scale", s.InitScale, "record_every", s.RecordEvery, "max_rhat", s.MaxRhat, "min_ess", s.MinESS); err != nil {
+		"init_scale", s.X0Scale, "record_every", s.RecordEvery, "max_rhat", s.MaxRhat, "min_ess", s.MinESS); err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"integration_time", s.IntegrationTime}, {"step_size", s.StepSize}, {"init_scale", s.InitScale}, {"jitter", s.Jitter}} {
+	}{{"integration_time", s.IntegrationTime}, {"step_size", s.StepSize}, {"init_scale", s.X0Scale}, {"jitter", s.Jitter}} {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -166,7 +166,7 @@ func (s Settings) withDefaults() (Settings, error) {
 	s.Jitter = max(cmp.Or(s.Jitter, DefaultJitter), 0) // NoJitter: none
 	s.MaxSteps = cmp.Or(s.MaxSteps, DefaultMaxSteps)
 	s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
-	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
+	s.X0Scale = cmp.Or(s.X0Scale, DefaultX0Scale)
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
 	s.Metric = cmp.Or(s.Metric, MetricAuto)
 	s.MaxRhat = cmp.Or(s.MaxRhat, DefaultMaxRhat)

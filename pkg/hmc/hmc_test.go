@@ -338,7 +338,7 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		grad[0] = (wa*(10-x[0]) + wb*(-10-x[0])) / (wa + wb)
 		return m + math.Log(wa+wb)
 	}}
-	s := Settings{Warmup: 200, Draws: 200, X0: []float64{0}, InitScale: 5}
+	s := Settings{Warmup: 200, Draws: 200, X0: []float64{0}, X0Scale: 5}
 	res, err := Run(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
 	if err != nil {
 		t.Fatal(err)

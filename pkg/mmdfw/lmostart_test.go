@@ -59,7 +59,7 @@ func TestLMOStartDefault(t *testing.T) {
 	mean := func(init mmdfw.Init) (m, se float64) {
 		var ls []float64
 		for seed := uint64(0); seed < seeds; seed++ {
-			s := mmdfw.Settings{N: 60, Embed: mmdfw.GaussianEmbedding(g), Init: init}
+			s := mmdfw.Settings{N: 60, Embed: mmdfw.GaussianEmbedding(g), CandidateInit: init}
 			res, err := mmdfw.RunResult(context.Background(), g, s, rand.NewPCG(seed, 3), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -92,7 +92,7 @@ func TestMeasureInit(t *testing.T) {
 			var l float64
 			for seed := uint64(0); seed < seeds; seed++ {
 				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
-				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, Init: init, Embed: g.embed}
+				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init, Embed: g.embed}
 				res, err := RunResult(context.Background(), broadPrior{g}, s, rand.NewPCG(seed, 7), nil)
 				if err != nil {
 					t.Fatal(err)

@@ -341,10 +341,10 @@ func (r *run) svgdInit(ctx context.Context) error {
 // need what the run does not have: SVGD particles, a prior, a z.
 func (r *run) checkSources() error {
 	s := &r.s
-	if s.Init == InitSVGD && s.SVGDParticles == nil {
+	if s.CandidateInit == InitSVGD && s.SVGDParticles == nil {
 		return errors.New("mmdfw: InitSVGD needs Settings.SVGDParticles")
 	}
-	if _, hasPrior := r.t.(target.PriorSampler); (s.Start == StartPrior || s.Init == InitPrior) && !hasPrior {
+	if _, hasPrior := r.t.(target.PriorSampler); (s.Start == StartPrior || s.CandidateInit == InitPrior) && !hasPrior {
 		return errors.New("mmdfw: a prior start or prior candidates need a target.PriorSampler")
 	}
 	if s.Weights.needsZ() && s.Z == ZAuto {
@@ -702,7 +702,7 @@ func (r *run) reported() []float64 {
 // (charged to the run) when a candidate will follow; the other scales
 // carry theirs already.
 func (r *run) candidateLaw(ctx context.Context) error {
-	if r.s.Init != InitLaplace || r.lap != nil || r.sig != nil || r.n >= r.s.N {
+	if r.s.CandidateInit != InitLaplace || r.lap != nil || r.sig != nil || r.n >= r.s.N {
 		return nil
 	}
 	l, err := laplace.Fit(ctx, r.t, r.X.RawRowView(0), laplace.FitSettings{Batch: r.s.LaplaceBatch, Src: r.rng})
@@ -716,7 +716,7 @@ func (r *run) candidateLaw(ctx context.Context) error {
 }
 
 // candidate writes the starting point of the next LMO into x: one draw of
-// Settings.Init, or with Settings.Starts > 1 the draw of smallest LMO
+// Settings.CandidateInit, or with Settings.Starts > 1 the draw of smallest LMO
 // objective F_n(x) = Σᵢ wᵢ k(x, xᵢ) − z(x) among Starts draws.
 func (r *run) candidate(x []float64) {
 	k := r.s.Starts
@@ -745,11 +745,11 @@ func (r *run) objective(x []float64) float64 {
 	return f - r.emb.Embedding(x)
 }
 
-// draw writes one starting point of Settings.Init into x.
+// draw writes one starting point of Settings.CandidateInit into x.
 func (r *run) draw(x []float64) {
 	s := &r.s
 	n := r.n
-	switch s.Init {
+	switch s.CandidateInit {
 	case InitLaplace:
 		copy(x, r.X.RawRowView(0))
 		r.spread(x)

@@ -134,7 +134,7 @@ func TestRFFLinearRate(t *testing.T) {
 	for _, D := range []int{100, 300, 500} {
 		const N = 80
 		mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: 1, Kernel: RFFKernel, Features: D, Direction: Exact, Weights: BQ, RawWeights: true,
-			Init: InitPerturb, Starts: 1}, 3)
+			CandidateInit: InitPerturb, Starts: 1}, 3)
 		slope, r2 := logLinearFit(mmd, N/4)
 		t.Logf("D=%d: MMD² n=1 %.3g, n=%d %.3g; log MMD² ≈ a %+.3f n over n ≥ %d, R² = %.3f (rate e^%.3f = %.3f per particle)",
 			D, mmd[0], N, mmd[N-1], slope, N/4+1, r2, slope, math.Exp(slope))

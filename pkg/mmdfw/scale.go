@@ -54,7 +54,7 @@ func (s Settings) validateScale() error {
 		switch {
 		case s.Start != StartAuto && s.Start != StartMAP && s.Start != StartGiven:
 			return setting.Errorf("scale", s.Scale, "needs a MAP or given start")
-		case s.Init == InitPrior || s.Init == InitSVGD || s.SVGD != nil || s.SVGDParticles != nil:
+		case s.CandidateInit == InitPrior || s.CandidateInit == InitSVGD || s.SVGD != nil || s.SVGDParticles != nil:
 			return setting.Errorf("scale", s.Scale, "needs candidates in the target's scales (init \"laplace\" or \"perturb\")")
 		case s.Embed != nil || s.Pool != nil || s.Z == ZExact:
 			return setting.Errorf("scale", s.Scale, "cannot take an embedding or a pool in the target's coordinates")
@@ -71,7 +71,7 @@ func (s Settings) validateScale() error {
 // coordinates.
 func (s *Settings) targetScalable() bool {
 	return (s.Start == StartMAP || s.Start == StartGiven) &&
-		(s.Init == InitAuto || s.Init == InitPerturb || s.Init == InitLaplace) &&
+		(s.CandidateInit == InitAuto || s.CandidateInit == InitPerturb || s.CandidateInit == InitLaplace) &&
 		s.SVGD == nil && s.SVGDParticles == nil &&
 		s.Embed == nil && s.Pool == nil && s.PoolSampler == nil && s.Z == ZAuto
 }

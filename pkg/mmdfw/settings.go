@@ -182,8 +182,8 @@ type Settings struct {
 
 	// Start selects the first particle. Default StartAuto.
 	Start Start `toml:"start" json:"start,omitempty"`
-	// Init selects the starting point of each LMO. Default InitAuto.
-	Init Init `toml:"init" json:"init,omitempty"`
+	// CandidateInit selects the starting point of each LMO. Default InitAuto.
+	CandidateInit Init `toml:"init" json:"init,omitempty"`
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick `toml:"pick" json:"pick,omitempty"`
 	// Starts is the number of candidate starts drawn for each LMO (by
@@ -364,7 +364,7 @@ func (s Settings) Validate() error {
 	for _, e := range []struct {
 		name string
 		v    encoding.TextMarshaler
-	}{{"start", s.Start}, {"init", s.Init}, {"pick", s.Pick}, {"scale", s.Scale}, {"direction", s.Direction},
+	}{{"start", s.Start}, {"init", s.CandidateInit}, {"pick", s.Pick}, {"scale", s.Scale}, {"direction", s.Direction},
 		{"weights", s.Weights}, {"z", s.Z}, {"kernel", s.Kernel}} {
 		if _, err := e.v.MarshalText(); err != nil {
 			return setting.Errorf(e.name, e.v, "unknown value")
@@ -442,13 +442,13 @@ func (s *Settings) defaults() {
 	} else {
 		deff(&s.Noise, DefaultNoise)
 	}
-	if s.Init == InitAuto {
+	if s.CandidateInit == InitAuto {
 		if s.SVGDParticles != nil || s.SVGD != nil {
-			s.Init = InitSVGD
+			s.CandidateInit = InitSVGD
 		} else if s.Scale == ScaleBandwidth {
-			s.Init = InitLaplace
+			s.CandidateInit = InitLaplace
 		} else {
-			s.Init = InitPerturb
+			s.CandidateInit = InitPerturb
 		}
 	}
 	if s.Z == ZAuto {
@@ -464,7 +464,7 @@ func (s *Settings) defaults() {
 	}
 	if s.Starts == 0 {
 		s.Starts = 1
-		if s.Z != ZAuto && s.Init == InitLaplace {
+		if s.Z != ZAuto && s.CandidateInit == InitLaplace {
 			s.Starts = DefaultStarts
 		}
 	}

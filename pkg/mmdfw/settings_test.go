@@ -85,7 +85,7 @@ features = 50
 	if u := md.Undecoded(); len(u) > 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Start: StartPrior, Init: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace, Direction: Frozen,
+	want := Settings{Start: StartPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace, Direction: Frozen,
 		Weights: LineSearch, Z: ZPool, Kernel: RFFKernel, Features: 50}
 	b, _ := json.Marshal(s)
 	wb, _ := json.Marshal(want)

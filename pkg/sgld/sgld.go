@@ -76,21 +76,21 @@ type Settings struct {
 	Gamma float64 `toml:"gamma" json:"gamma,omitempty"`
 
 	// X0, when not nil, is the point (length Dim) around which the chains
-	// start, each at X0 + Jitter·z with z ~ N(0, I). When X0 is nil the
+	// start, each at X0 + X0Scale·z with z ~ N(0, I). When X0 is nil the
 	// chains start from independent draws of the prior when the target is a
-	// target.PriorSampler, and at Jitter·z otherwise. With WhitenLaplace
-	// the chains start at x̂ + Jitter·Lz, draws of the Laplace fit N(x̂, LLᵀ)
+	// target.PriorSampler, and at X0Scale·z otherwise. With WhitenLaplace
+	// the chains start at x̂ + X0Scale·Lz, draws of the Laplace fit N(x̂, LLᵀ)
 	// at the MAP x̂, found from X0 (default a prior draw, else the
 	// origin). A drawn start whose log density or score is not finite
 	// (outside a bounded support) is drawn again, up to MaxStartDraws
 	// times; a single start point (X0 with NoJitter) outside is an
 	// error.
 	X0 []float64 `toml:"-" json:"-"`
-	// Jitter is the standard deviation of the Gaussian perturbation of the
+	// X0Scale is the standard deviation of the Gaussian perturbation of the
 	// starting points (in posterior standard deviations with
 	// WhitenLaplace). Zero means 1; NoJitter (-1) means none. Other
 	// negative values are errors.
-	Jitter float64 `toml:"jitter" json:"jitter,omitempty"`
+	X0Scale float64 `toml:"jitter" json:"jitter,omitempty"`
 
 	// Whiten selects the coordinates of the chains: WhitenLaplace (the
 	// default, also "") runs them in z = L⁻¹(x − x̂), the coordinates of
@@ -137,7 +137,7 @@ const (
 )
 
 // NoBurnIn as Settings.BurnIn keeps the states from the first iteration
-// on, and NoJitter as Settings.Jitter starts the chains without a
+// on, and NoJitter as Settings.X0Scale starts the chains without a
 // perturbation. They are the only negative values of their fields
 // (burn_in = -1, jitter = -1 in an experiment file).
 const (
@@ -158,7 +158,7 @@ const (
 
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid: every field is non-negative (except BurnIn = NoBurnIn
-// and Jitter = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
+// and X0Scale = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
 // thinning that are given leave draws to keep. Zero fields are valid: they
 // take their defaults.
 func (s Settings) Validate() error {
@@ -170,7 +170,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"a", s.A}, {"b", s.B}, {"jitter", s.Jitter}} {
+	}{{"a", s.A}, {"b", s.B}, {"jitter", s.X0Scale}} {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -178,8 +178,8 @@ func (s Settings) Validate() error {
 	if s.BurnIn < 0 && s.BurnIn != NoBurnIn {
 		return setting.Errorf("burn_in", s.BurnIn, "must not be negative (NoBurnIn, -1, discards nothing)")
 	}
-	if s.Jitter < 0 && s.Jitter != NoJitter {
-		return setting.Errorf("jitter", s.Jitter, "must not be negative (NoJitter, -1, means none)")
+	if s.X0Scale < 0 && s.X0Scale != NoJitter {
+		return setting.Errorf("jitter", s.X0Scale, "must not be negative (NoJitter, -1, means none)")
 	}
 	switch s.Schedule {
 	case "", SchedulePolynomial:
@@ -248,10 +248,10 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 	s.Batch = cmp.Or(s.Batch, DefaultBatch)
 	s.resolveScale(t)
 	switch {
-	case s.Jitter == 0:
-		s.Jitter = 1
-	case s.Jitter == NoJitter:
-		s.Jitter = 0
+	case s.X0Scale == 0:
+		s.X0Scale = 1
+	case s.X0Scale == NoJitter:
+		s.X0Scale = 0
 	}
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
 	return s, nil
@@ -349,8 +349,8 @@ func (c *chain) step() bool {
 }
 
 // MaxStartDraws is the number of start points a chain draws (X0 +
-// Jitter·z, a prior draw, or Jitter·z; in the whitened coordinates x̂ +
-// Jitter·Lz, draws of the Laplace fit) until one has a finite log density
+// X0Scale·z, a prior draw, or X0Scale·z; in the whitened coordinates x̂ +
+// X0Scale·Lz, draws of the Laplace fit) until one has a finite log density
 // and score: a support with a boundary (log p = −∞ outside) can lie within
 // the jitter of the start, as Gamma(3, 1)'s 0 lies 1.4 Laplace sds below
 // its mode. Runs whose first start is inside draw nothing more.
@@ -379,7 +379,7 @@ func (c *chain) restart(lp float64) float64 {
 		}
 	}
 	c.err = fmt.Errorf("sgld: chain %d: none of %d start points drawn has a finite log density and score "+
-		"(the start's law lies outside the target's support: give an Init inside it, or a smaller Jitter): %w",
+		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller X0Scale (key jitter)): %w",
 		c.id, MaxStartDraws, particle.NonFinite(site, lp, c.g))
 	return lp
 }
@@ -489,13 +489,13 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 		ps, ok := t.(target.PriorSampler)
 		switch {
 		case s.X0 != nil:
-			c.redraw = func(x []float64) { copy(x, s.X0); jitter(x, s.Jitter, c.rng) }
+			c.redraw = func(x []float64) { copy(x, s.X0); jitter(x, s.X0Scale, c.rng) }
 		case ok:
 			c.redraw = func(x []float64) { ps.SamplePrior(c.rng, x) }
 		default:
-			c.redraw = func(x []float64) { clear(x); jitter(x, s.Jitter, c.rng) }
+			c.redraw = func(x []float64) { clear(x); jitter(x, s.X0Scale, c.rng) }
 		}
-		if s.Jitter == 0 && (s.X0 != nil || !ok) {
+		if s.X0Scale == 0 && (s.X0 != nil || !ok) {
 			c.fixed = true // one start point, nothing to redraw
 		}
 		c.redraw(c.x)

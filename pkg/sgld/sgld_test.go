@@ -46,7 +46,7 @@ func TestUpdateRule(t *testing.T) {
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
-		X0: []float64{0.5, -0.5}, Jitter: NoJitter}
+		X0: []float64{0.5, -0.5}, X0Scale: NoJitter}
 	got, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestInit(t *testing.T) {
 	if slices.Equal(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
 		t.Error("chains 0 and 1 start at the same prior draw")
 	}
-	exact := first(Settings{X0: []float64{3, 4}, Jitter: NoJitter})
+	exact := first(Settings{X0: []float64{3, 4}, X0Scale: NoJitter})
 	for i := range exact.Len() {
 		if r := exact.X.RawRowView(i); math.Abs(r[0]-3) > 1e-6 || math.Abs(r[1]-4) > 1e-6 {
 			t.Errorf("chain %d starts at %v, want Init (3, 4) without jitter", i, r)

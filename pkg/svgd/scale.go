@@ -213,7 +213,7 @@ func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Sour
 		inner.Init = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
 			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
-				row[j] = s.InitScale * rng.NormFloat64()
+				row[j] = s.X0Scale * rng.NormFloat64()
 			}
 		}
 	}

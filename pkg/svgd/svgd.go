@@ -29,7 +29,7 @@ const (
 	DefaultAlpha      = 0.9
 	DefaultFudge      = 1e-6
 	DefaultBatchSize  = 100
-	DefaultInitScale  = 1.0
+	DefaultX0Scale    = 1.0
 )
 
 // FullBatch is the BatchSize that asks for full-data scores on every
@@ -54,9 +54,9 @@ type Settings struct {
 
 	// Init holds the initial particles, one per row (n×d). Run copies it
 	// and never modifies it. When nil, Run draws N points: with
-	// WhitenLaplace x̂ + InitScale·Lz, z ~ N(0, I), draws of the Laplace
+	// WhitenLaplace x̂ + X0Scale·Lz, z ~ N(0, I), draws of the Laplace
 	// fit N(x̂, LLᵀ) at the MAP x̂ (found from X0, else from a prior draw,
-	// else from the origin); with WhitenNone X0 + InitScale·z when X0 is
+	// else from the origin); with WhitenNone X0 + X0Scale·z when X0 is
 	// set, else prior draws from a target that implements
 	// target.PriorSampler, and it fails otherwise.
 	Init *mat.Dense `toml:"-" json:"-"`
@@ -125,16 +125,16 @@ type Settings struct {
 	// default (false) counts the zero diagonal, as the reference code does.
 	ExcludeDiagonal bool `toml:"exclude_diagonal" json:"exclude_diagonal,omitempty"`
 
-	// InitScale is the standard deviation of the initial particles around
+	// X0Scale is the standard deviation of the initial particles around
 	// X0 (WhitenNone), or around the MAP in posterior standard deviations
-	// (WhitenLaplace). Zero means DefaultInitScale (1).
-	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
+	// (WhitenLaplace). Zero means DefaultX0Scale (1).
+	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
 	// Whiten selects the coordinates of the run: WhitenLaplace (the
 	// default, also "") runs SVGD in the target's own scales, the
 	// coordinates z = L⁻¹(x − x̂) of the Laplace fit N(x̂, LLᵀ) at the MAP x̂,
 	// so that the kernel is an RBF on whitened coordinates, the start
-	// spread InitScale and the step Step are in posterior standard
+	// spread X0Scale and the step Step are in posterior standard
 	// deviations; WhitenNone runs in the target's coordinates as the
 	// reference code does. See Whiten's constants.
 	Whiten string `toml:"whiten" json:"whiten,omitempty"`
@@ -182,7 +182,7 @@ type Settings struct {
 func (s Settings) Validate() error {
 	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.Step,
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
-		"record_every", s.RecordEvery, "init_scale", s.InitScale); err != nil {
+		"record_every", s.RecordEvery, "init_scale", s.X0Scale); err != nil {
 		return err
 	}
 	if s.BatchSize < 0 && s.BatchSize != FullBatch {
@@ -191,7 +191,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"step", s.Step}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.InitScale}} {
+	}{{"step", s.Step}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.X0Scale}} {
 		if math.IsInf(f.v, 0) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -213,7 +213,7 @@ func (s Settings) resolved() (Settings, error) {
 	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
 	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
 	s.BatchSize = cmp.Or(s.BatchSize, DefaultBatchSize)
-	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
+	s.X0Scale = cmp.Or(s.X0Scale, DefaultX0Scale)
 	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	return s, nil
 }
@@ -355,7 +355,7 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		x = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
 			for j, row := 0, x.RawRowView(i); j < d; j++ {
-				row[j] = s.X0[j] + s.InitScale*rng.NormFloat64()
+				row[j] = s.X0[j] + s.X0Scale*rng.NormFloat64()
 			}
 		}
 	} else {

@@ -81,13 +81,13 @@ type variant struct {
 }
 
 var variants = []variant{
-	{"perturb (before)", func(s *mmdfw.Settings) { s.Init, s.Starts = mmdfw.InitPerturb, 1 }, false},
-	{"prior", func(s *mmdfw.Settings) { s.Init, s.Starts = mmdfw.InitPrior, 1 }, false},
-	{"laplace", func(s *mmdfw.Settings) { s.Init, s.Starts = mmdfw.InitLaplace, 1 }, false},
-	{"perturb, best of 5", func(s *mmdfw.Settings) { s.Init, s.Starts = mmdfw.InitPerturb, 5 }, true},
+	{"perturb (before)", func(s *mmdfw.Settings) { s.CandidateInit, s.Starts = mmdfw.InitPerturb, 1 }, false},
+	{"prior", func(s *mmdfw.Settings) { s.CandidateInit, s.Starts = mmdfw.InitPrior, 1 }, false},
+	{"laplace", func(s *mmdfw.Settings) { s.CandidateInit, s.Starts = mmdfw.InitLaplace, 1 }, false},
+	{"perturb, best of 5", func(s *mmdfw.Settings) { s.CandidateInit, s.Starts = mmdfw.InitPerturb, 5 }, true},
 	{"laplace, best of 5 (after: the zero value here)", func(s *mmdfw.Settings) {}, true},
 	{"perturb, laplace scale", func(s *mmdfw.Settings) {
-		s.Init, s.Starts, s.Scale, s.Noise = mmdfw.InitPerturb, 1, mmdfw.ScaleLaplace, 1
+		s.CandidateInit, s.Starts, s.Scale, s.Noise = mmdfw.InitPerturb, 1, mmdfw.ScaleLaplace, 1
 	}, false},
 }
 
@@ -376,7 +376,7 @@ var configs = []struct {
 var partVariants = []variant{
 	{"perturb (before and after: the default in these scales)", func(s *mmdfw.Settings) {}, false},
 	variants[1],
-	{"laplace", func(s *mmdfw.Settings) { s.Init = mmdfw.InitLaplace }, false}}
+	{"laplace", func(s *mmdfw.Settings) { s.CandidateInit = mmdfw.InitLaplace }, false}}
 
 func covertypeTable(c *data.Classification) error {
 	Xtr, ytr, Xva, yva, err := carve(c.XTrain, c.YTrain, "covertype", 1000)
@@ -397,7 +397,7 @@ func covertypeTable(c *data.Classification) error {
 				s := cf.base
 				s.X0 = make([]float64, m.Dim()) // the experiments' MAP search starts at the origin
 				v.set(&s)
-				if s.Init == mmdfw.InitPrior && s.Scale == mmdfw.ScaleAuto {
+				if s.CandidateInit == mmdfw.InitPrior && s.Scale == mmdfw.ScaleAuto {
 					s.Scale = mmdfw.ScaleBandwidth // the zero Settings with prior candidates
 				}
 				r, sec, err := runAt(m, s, seed, func(X *mat.Dense, w []float64) [2]float64 {
@@ -450,7 +450,7 @@ func uciTable(dir, name string) error {
 			s.X0 = make([]float64, m.Dim())
 			m.Init(rand.New(rand.NewPCG(seed, 5)), s.X0)
 			v.set(&s)
-			if s.Init == mmdfw.InitPrior {
+			if s.CandidateInit == mmdfw.InitPrior {
 				s.Scale = mmdfw.ScaleBandwidth
 			}
 			res, sec, err := runAt(m, s, seed, func(X *mat.Dense, w []float64) [2]float64 {

@@ -93,13 +93,13 @@ func probe(dir, name string, split int, seed uint64) error {
 	fmt.Printf("\n== %s split %d: %d training rows, d = %d, h = %.3g (median distance of 200 Init draws); candidate noise 0.035·h per coordinate, ‖ξ‖ ≈ %.2f·h; LMO reach ≤ 100·0.01·h per coordinate\n",
 		name, split, m.NData(), d, h, 0.035*math.Sqrt(float64(d)))
 	base := mmdfw.Settings{N: 100, Start: mmdfw.StartGiven, X0: x0, Bandwidth: h, Scale: mmdfw.ScaleBandwidth,
-		Init: mmdfw.InitPerturb, Noise: 0.035, StepSize: 0.01, Batch: 100, Weights: mmdfw.Schedule, Stop: mmdfw.StopFixed}
+		CandidateInit: mmdfw.InitPerturb, Noise: 0.035, StepSize: 0.01, Batch: 100, Weights: mmdfw.Schedule, Stop: mmdfw.StopFixed}
 	for _, v := range []struct {
 		name string
 		set  func(*mmdfw.Settings)
 	}{
 		{"paper arm: perturb, schedule", func(*mmdfw.Settings) {}},
-		{"prior candidates, schedule", func(s *mmdfw.Settings) { s.Init = mmdfw.InitPrior }},
+		{"prior candidates, schedule", func(s *mmdfw.Settings) { s.CandidateInit = mmdfw.InitPrior }},
 		{"perturb, Stein weights", func(s *mmdfw.Settings) { s.Weights, s.WeightSolver = mmdfw.Stein, mmdfw.SolverPairwise }},
 	} {
 		s := base
