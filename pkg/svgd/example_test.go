@@ -79,3 +79,49 @@ func ExampleRun_zeroValue() {
 	// mean (0.020, 29.7), sd (0.0099, 10.0)
 	// 250 iterations, flagged: false
 }
+
+// A loop of Step driven from outside: fifty particles on the posterior
+// N((1, −2), I), advanced 100 updates at a time until their mean moves by
+// less than 0.01 over 100 updates, a criterion of the caller's own.
+func ExampleStep() {
+	post := target.Func{D: 2, F: func(x, grad []float64) float64 {
+		grad[0], grad[1] = -(x[0] - 1), -(x[1] + 2)
+		return -0.5 * ((x[0]-1)*(x[0]-1) + (x[1]+2)*(x[1]+2))
+	}}
+	ctx := context.Background()
+	st, err := svgd.Init(ctx, post, svgd.Settings{
+		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 50, X0: []float64{0, 0}, X0Scale: 0.1, Step: 0.05,
+	}, rand.NewPCG(3, 4))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	x := st.Particles(nil)
+	mean := func() (m [2]float64) {
+		st.Particles(x)
+		for i := 0; i < st.Len(); i++ {
+			m[0] += x.At(i, 0) / float64(st.Len())
+			m[1] += x.At(i, 1) / float64(st.Len())
+		}
+		return m
+	}
+	prev := mean()
+	for st.Iteration < 10000 {
+		for k := 0; k < 100; k++ {
+			if err := svgd.Step(ctx, st); err != nil {
+				log.Fatal(err)
+			}
+		}
+		m := mean()
+		change := math.Hypot(m[0]-prev[0], m[1]-prev[1])
+		prev = m
+		if change < 0.01 {
+			break
+		}
+	}
+	fmt.Printf("stopped after %d updates, %d gradient evaluations\n", st.Iteration, st.GradEvals)
+	fmt.Printf("mean (%.2f, %.2f), bandwidth %.2f\n", prev[0], prev[1], st.Bandwidth)
+	// Output:
+	// stopped after 600 updates, 30000 gradient evaluations
+	// mean (1.00, -2.00), bandwidth 0.58
+}

@@ -2,17 +2,12 @@ package svgd
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Coordinates of a run (Settings.Whiten).
@@ -146,90 +141,6 @@ func (s *Settings) resolveScale() {
 
 // whitened reports whether s runs in the Laplace fit's coordinates.
 func (s Settings) whitened() bool { return s.Whiten == "" || s.Whiten == WhitenLaplace }
-
-// runWhitened is Run with WhitenLaplace: the MAP and the Laplace fit,
-// then SVGD on the whitened target from whitened initial particles, its
-// snapshots and result mapped back.
-func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	s, err := s.resolved()
-	if err != nil {
-		return particle.Set{}, err
-	}
-	d := t.Dim()
-	if d < 1 {
-		return particle.Set{}, fmt.Errorf("svgd: target dimension %d < 1", d)
-	}
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	switch ps, ok := t.(target.PriorSampler); {
-	case s.X0 != nil:
-		if len(s.X0) != d {
-			return particle.Set{}, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
-		}
-		copy(x0, s.X0)
-	case s.Init != nil:
-		n, c := s.Init.Dims()
-		if c != d {
-			return particle.Set{}, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
-		}
-		for i := 0; i < n; i++ {
-			for j, v := range s.Init.RawRowView(i) {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return particle.Set{}, fmt.Errorf("svgd: initial particle %d: coordinate %d is %v", i, j, v)
-				}
-				x0[j] += v / float64(n)
-			}
-		}
-	case ok:
-		ps.SamplePrior(rng, x0)
-	}
-	if err := particle.CheckFinite("svgd: MAP search start", 0, x0); err != nil {
-		return particle.Set{}, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
-	if err != nil {
-		if ctx.Err() != nil {
-			return particle.Set{}, ctx.Err()
-		}
-		return particle.Set{}, fmt.Errorf("svgd: the target's scales (MAP and Laplace fit): %w", err)
-	}
-	w := sc.Whitening
-	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, nil
-	// Strict applies to the set in x, below.
-	inner.Strict = false
-	if inner.Bandwidth == 0 {
-		if s.BandwidthRule == BandwidthLaplace {
-			inner.Bandwidth, inner.BandwidthRule = laplace.WhitenedBandwidth(d), ""
-		} else {
-			inner.BandwidthRule = BandwidthParticles
-		}
-	}
-	if s.Init != nil {
-		inner.Init = w.RowsToZ(nil, s.Init)
-	} else {
-		inner.Init = mat.NewDense(s.N, d, nil)
-		for i := 0; i < s.N; i++ {
-			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
-				row[j] = s.X0Scale * rng.NormFloat64()
-			}
-		}
-	}
-	sw.Stop()
-	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &laplace.Frame{Target: t, W: w})
-	if set.X != nil {
-		set.X = w.RowsToX(nil, set.X)
-	}
-	if set.X != nil || err == nil {
-		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
-	}
-	if err == nil {
-		err = particle.Strict("svgd", set, s.Strict)
-	}
-	return set, err
-}
 
 // plateau is the state of StopPlateau; a nil *plateau never stops.
 type plateau struct {

@@ -236,54 +236,14 @@ func (s Settings) resolved() (Settings, error) {
 // particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
 // of StopPlateau included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	if s.whitened() {
-		return runWhitened(ctx, t, s, src, rec)
-	}
-	return run(ctx, t, s, src, rec, nil)
-}
-
-// run is Run in the coordinates of t, the diagnostics in those of fr (nil:
-// those of t).
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, fr *laplace.Frame) (particle.Set, error) {
-	st, err := newState(t, s, src)
+	var sw particle.Stopwatch
+	sw.Start()
+	st, err := Init(ctx, t, s, src)
 	if err != nil {
 		return particle.Set{}, err
 	}
-	st.frame = fr
-	defer st.close()
-
-	var sw particle.Stopwatch
-	sw.Start()
-	snap := func(step int) (bool, error) {
-		return particle.Report(rec, &sw, particle.Snapshot{
-			Step: step, X: st.x, W: st.w, GradEvals: st.evals,
-		})
-	}
-	if stop, err := snap(0); stop || err != nil {
-		return st.conclude(st.finish(0, nil), 0, err)
-	}
-	plat := st.s.plateau()
-	for it := 1; it <= st.s.Iterations; it++ {
-		if err := ctx.Err(); err != nil {
-			return st.set(), err
-		}
-		if err := st.step(it - 1); err != nil {
-			return particle.Set{}, err
-		}
-		if err := st.checkFinite(it); err != nil {
-			return particle.Set{}, err
-		}
-		done := plat.add(st.x)
-		if done || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
-			if stop, err := snap(it); stop || err != nil {
-				return st.conclude(st.finish(it, nil), it, err)
-			}
-		}
-		if done {
-			return st.conclude(st.finish(it, plat), it, nil)
-		}
-	}
-	return st.conclude(st.finish(st.s.Iterations, plat), st.s.Iterations, nil)
+	defer st.Close()
+	return st.run(ctx, &sw, rec)
 }
 
 // state is one SVGD run: the particles, their scores and direction, the
@@ -305,6 +265,8 @@ type state struct {
 	ws                   *Workspace
 	kern                 kernel.RBF
 	upd                  adagradStep
+	plat                 *plateau // nil with StopFixed
+	h                    float64  // the bandwidth of the last update
 
 	perm  []int // minibatch order: one permutation of the data
 	pos   int   // start of the next minibatch in perm
@@ -384,6 +346,7 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 		w:      particle.Equal(n),
 		ws:     NewWorkspace(n, d),
 		kern:   kernel.RBF{H: s.Bandwidth},
+		plat:   s.plateau(),
 	}
 	if sto, ok := t.(target.Stochastic); ok && s.BatchSize > 0 && s.BatchSize < sto.NData() {
 		st.st = sto
@@ -580,7 +543,7 @@ func (st *state) step(it int) error {
 		med.pf, med.ahead = st.pf, st.ahead
 	}
 	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
-	finishDirection(st.phi, st.ws, &st.upd)
+	st.h = finishDirection(st.phi, st.ws, &st.upd).H
 	st.evals += st.cost
 	if st.team != nil {
 		st.pick.stop()

@@ -1,0 +1,269 @@
+package svgd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// State is an SVGD run between two updates: Init makes one, Step
+// advances it by one update, and Run is the loop
+//
+//	st, err := Init(ctx, t, s, src)
+//	for st.Iteration < Iterations && !st.Settled { err = Step(ctx, st) }
+//	set, err := st.Result()
+//
+// with its snapshots. A caller that drives the loop itself may stop on a
+// criterion of its own, read the particles between steps (Particles) and
+// step past the ceiling Settings.Iterations.
+//
+// The particles, their AdaGrad history, the minibatch order and the
+// workspace of the direction live inside the State; the fields below are
+// what a caller reads between steps. Step sets them.
+type State struct {
+	// Iteration is the number of updates made, 0 after Init. The update
+	// that Step makes from Iteration 0 starts the AdaGrad history
+	// (hist = φ²); the others add to it.
+	Iteration int
+	// GradEvals is the number of per-datapoint gradient evaluations
+	// spent so far: those of the MAP search and the Laplace fit with
+	// WhitenLaplace, then n|B| per update with minibatches (n N with
+	// full-data scores).
+	GradEvals int64
+	// Bandwidth is the RBF bandwidth h of the last update, in the run's
+	// coordinates (whitened with WhitenLaplace): Settings.Bandwidth when
+	// fixed, else the rule's value on the particles the update moved.
+	// Zero before the first update.
+	Bandwidth float64
+	// Settled reports that the stopping rule StopPlateau has been met: the
+	// window averages of the particles' means and standard deviations
+	// changed by less than StopTol for PlateauPatience windows in a row.
+	// Always false with StopFixed.
+	Settled bool
+
+	r *state
+	// s is the resolved Settings of the caller (in x with WhitenLaplace;
+	// r.s are those of the run in z).
+	s Settings
+	// w maps the run's coordinates z to the target's x = M + Lz; nil with
+	// WhitenNone, where the run is in x.
+	w          *laplace.Whitening
+	scaleEvals int64
+}
+
+// Init returns the state of an SVGD run before its first update, from the
+// start that s describes: the rows of s.Init, else N draws around s.X0 or
+// from the prior (see Settings). With WhitenLaplace (the default) it first
+// searches the MAP and fits the Laplace approximation there, under ctx,
+// and charges their gradient evaluations to the state. src seeds the
+// draws of the start and the permutation that orders the minibatches;
+// Step draws no more random numbers.
+//
+// The State may keep goroutines (Settings.Workers): Close releases them.
+func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+	if !s.whitened() {
+		r, err := newState(t, s, src)
+		if err != nil {
+			return nil, err
+		}
+		return &State{r: r, s: r.s}, nil
+	}
+	s, err := s.resolved()
+	if err != nil {
+		return nil, err
+	}
+	d := t.Dim()
+	if d < 1 {
+		return nil, fmt.Errorf("svgd: target dimension %d < 1", d)
+	}
+	rng := rand.New(src)
+	x0 := make([]float64, d)
+	switch ps, ok := t.(target.PriorSampler); {
+	case s.X0 != nil:
+		if len(s.X0) != d {
+			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
+		}
+		copy(x0, s.X0)
+	case s.Init != nil:
+		n, c := s.Init.Dims()
+		if c != d {
+			return nil, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
+		}
+		for i := 0; i < n; i++ {
+			for j, v := range s.Init.RawRowView(i) {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("svgd: initial particle %d: coordinate %d is %v", i, j, v)
+				}
+				x0[j] += v / float64(n)
+			}
+		}
+	case ok:
+		ps.SamplePrior(rng, x0)
+	}
+	if err := particle.CheckFinite("svgd: MAP search start", 0, x0); err != nil {
+		return nil, err
+	}
+	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("svgd: the target's scales (MAP and Laplace fit): %w", err)
+	}
+	w := sc.Whitening
+	inner := s
+	inner.Whiten, inner.X0 = WhitenNone, nil
+	// Strict applies to the set in x (Result).
+	inner.Strict = false
+	if inner.Bandwidth == 0 {
+		if s.BandwidthRule == BandwidthLaplace {
+			inner.Bandwidth, inner.BandwidthRule = laplace.WhitenedBandwidth(d), ""
+		} else {
+			inner.BandwidthRule = BandwidthParticles
+		}
+	}
+	if s.Init != nil {
+		inner.Init = w.RowsToZ(nil, s.Init)
+	} else {
+		inner.Init = mat.NewDense(s.N, d, nil)
+		for i := 0; i < s.N; i++ {
+			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
+				row[j] = s.X0Scale * rng.NormFloat64()
+			}
+		}
+	}
+	r, err := newState(w.Target(t), inner, src)
+	if err != nil {
+		return nil, err
+	}
+	r.frame = &laplace.Frame{Target: t, W: w}
+	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
+}
+
+// Step makes one SVGD update of st: the scores of the particles (on the
+// next minibatch), the direction φ and the AdaGrad step (see the package
+// documentation), then the stopping rule's statistics. It allocates
+// nothing. A cancelled ctx returns ctx.Err() before the update and leaves
+// st as it was. A non-finite log density, score or particle returns an
+// error naming the iteration (a *particle.NonFiniteError for the first
+// two); st is then not to be stepped again.
+func Step(ctx context.Context, st *State) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return st.update()
+}
+
+// update is Step without the context.
+func (st *State) update() error {
+	r := st.r
+	it := st.Iteration + 1
+	if err := r.step(st.Iteration); err != nil {
+		return err
+	}
+	if err := r.checkFinite(it); err != nil {
+		return err
+	}
+	st.Iteration = it
+	st.GradEvals = st.scaleEvals + r.evals
+	st.Bandwidth = r.h
+	st.Settled = r.plat.add(r.x)
+	return nil
+}
+
+// Len returns the number n of particles.
+func (st *State) Len() int { return st.r.s.N }
+
+// Particles writes the current particles, one per row, in the target's
+// coordinates into dst (n×d; allocated when nil) and returns it.
+func (st *State) Particles(dst *mat.Dense) *mat.Dense {
+	if dst == nil {
+		n, d := st.r.x.Dims()
+		dst = mat.NewDense(n, d, nil)
+	}
+	if st.w != nil {
+		return st.w.RowsToX(dst, st.r.x)
+	}
+	dst.Copy(st.r.x)
+	return dst
+}
+
+// Result returns the current particles with equal weights 1/n and their
+// diagnostics (Set.Diag, as Run returns them: evaluated in the target's
+// coordinates; the flag "ceiling" when StopPlateau has not settled within
+// Settings.Iterations updates), and with Settings.Strict the
+// *particle.FlaggedError of a flagged set. It does not change st.
+func (st *State) Result() (particle.Set, error) {
+	var p *plateau
+	if st.Iteration >= st.s.Iterations {
+		p = st.r.plat
+	}
+	return st.end(st.r.finish(st.Iteration, p), st.Iteration, nil)
+}
+
+// Close stops the goroutines of st (score workers, team). Step must not be
+// called after it; Particles and Result may.
+func (st *State) Close() { st.r.close() }
+
+// end concludes set, the run's particles after it updates, in the run's
+// coordinates: its diagnostics when err is nil, then, with WhitenLaplace,
+// the particles mapped to x, the scale's gradient evaluations and the
+// caller's Strict.
+func (st *State) end(set particle.Set, it int, err error) (particle.Set, error) {
+	set, err = st.r.conclude(set, it, err)
+	if st.w == nil {
+		return set, err
+	}
+	if set.X != nil {
+		set.X = st.w.RowsToX(nil, set.X)
+	}
+	if set.X != nil || err == nil {
+		set.Diag.Set("scale_grad_evals", float64(st.scaleEvals))
+	}
+	if err == nil {
+		err = particle.Strict("svgd", set, st.s.Strict)
+	}
+	return set, err
+}
+
+// run is Run's loop over Step from st (just made by Init), with its
+// snapshots: the start (step 0), every RecordEvery updates, and the last.
+func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, error) {
+	r := st.r
+	if st.w != nil {
+		rec = st.w.Recorder(rec, 0, st.scaleEvals)
+	}
+	snap := func(step int) (bool, error) {
+		return particle.Report(rec, sw, particle.Snapshot{
+			Step: step, X: r.x, W: r.w, GradEvals: r.evals,
+		})
+	}
+	if stop, err := snap(0); stop || err != nil {
+		return st.end(r.finish(0, nil), 0, err)
+	}
+	for st.Iteration < st.s.Iterations {
+		if err := ctx.Err(); err != nil {
+			return st.end(r.set(), st.Iteration, err)
+		}
+		if err := st.update(); err != nil {
+			return particle.Set{}, err
+		}
+		it := st.Iteration
+		if st.Settled || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
+			if stop, err := snap(it); stop || err != nil {
+				return st.end(r.finish(it, nil), it, err)
+			}
+		}
+		if st.Settled {
+			break
+		}
+	}
+	return st.Result()
+}
