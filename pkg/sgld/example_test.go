@@ -80,3 +80,52 @@ func ExampleSettings_Validate() {
 	// <nil>
 	// burn_in = -5: must not be negative (NoBurnIn, -1, discards nothing)
 }
+
+// A loop of Steps driven from outside: 4 chains on N(2, 0.5²) in the
+// target's coordinates, a constant step, 100 iterations at a time until
+// the mean of the kept draws moves by less than 0.002 over 100 iterations,
+// a criterion of the caller's own.
+func ExampleSteps() {
+	gauss := target.Func{D: 1, F: func(x, grad []float64) float64 {
+		r := (x[0] - 2) / 0.5
+		grad[0] = -r / 0.5
+		return -r * r / 2
+	}}
+	ctx := context.Background()
+	st, err := sgld.Init(ctx, gauss, sgld.Settings{
+		Whiten: sgld.WhitenNone, Schedule: sgld.ScheduleConstant, A: 0.05, Stop: sgld.StopFixed,
+		Iterations: 100000, BurnIn: 500, X0: []float64{0},
+	}, rand.NewPCG(1, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+	mean := func() float64 {
+		x := st.Draws(nil)
+		if x == nil {
+			return math.NaN()
+		}
+		var m float64
+		for i := 0; i < st.Len(); i++ {
+			m += x.At(i, 0) / float64(st.Len())
+		}
+		return m
+	}
+	prev := mean()
+	for st.Iteration < 100000 {
+		if err := sgld.Steps(ctx, st, 100); err != nil {
+			fmt.Println(err)
+			return
+		}
+		m := mean()
+		if math.Abs(m-prev) < 0.002 {
+			prev = m
+			break
+		}
+		prev = m
+	}
+	fmt.Printf("stopped after %d iterations per chain, %d draws, mean %.1f\n", st.Iteration, st.Len(), prev)
+	// Output:
+	// stopped after 2200 iterations per chain, 680 draws, mean 2.0
+}

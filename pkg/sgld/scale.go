@@ -2,14 +2,10 @@ package sgld
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
@@ -168,48 +164,6 @@ func (s *Settings) resolveScale(t target.Target) {
 	default:
 		s.A = DefaultWhitenedStep
 	}
-}
-
-// runWhitened is Run with WhitenLaplace: the MAP and the Laplace fit, then
-// the chains on the whitened target from its MAP, their draws mapped
-// back. A run that fails (other than by cancellation) returns no
-// particles.
-func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, error) {
-	d := t.Dim()
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	if err := particle.CheckFinite("sgld: MAP search start", 0, x0); err != nil {
-		return particle.Set{}, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
-	if err != nil {
-		if e := ctx.Err(); e != nil {
-			return particle.Set{}, fmt.Errorf("sgld: stopped while fitting the target's scales: %w", e)
-		}
-		return particle.Set{}, fmt.Errorf("sgld: the target's scales (MAP and Laplace fit): %w", err)
-	}
-	w := sc.Whitening
-	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
-	// Strict applies to the set in x, below: a flagged set is returned.
-	inner.Strict = false
-	set, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})
-	if err != nil && ctx.Err() == nil {
-		return particle.Set{}, err
-	}
-	if set.X != nil {
-		set.X = w.RowsToX(nil, set.X)
-		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
-	}
-	if err == nil {
-		err = particle.Strict("sgld", set, s.Strict)
-	}
-	return set, err
 }
 
 // adaptation is the step-size adaptation of one chain (ScheduleAdaptive).
@@ -375,7 +329,7 @@ func (c *convergence) check(chains []*chain, at int) bool {
 
 // finish adds the run's diagnostics to set: the iterations per chain and,
 // with StopConverged, the last R̂ and ESS and the flag "ceiling" when they
-// were not met.
+// were not met within Iterations.
 func (c *convergence) finish(set particle.Set, chains []*chain) particle.Set {
 	it := 0
 	for _, ch := range chains {
@@ -402,7 +356,7 @@ func (c *convergence) finish(set particle.Set, chains []*chain) particle.Set {
 		set.Diag.Set("rhat_max", c.rhatMax)
 		set.Diag.Set("ess_bulk_min", c.essMin)
 	}
-	if !c.done {
+	if !c.done && it >= c.s.Iterations {
 		set.Diag.Raise("ceiling", "sgld: %d iterations per chain (the ceiling) without R̂ < %g and bulk ESS ≥ %g (last R̂ %.3g, ESS %.0f)",
 			it, c.s.MaxRhat, c.s.MinESS, c.rhatMax, c.essMin)
 	}
