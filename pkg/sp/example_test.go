@@ -75,3 +75,30 @@ func Example_zeroValue() {
 	// Output:
 	// 55 points, mean (0.020, 30.0), flagged: false
 }
+
+// A loop of Step driven from outside: Stein Points for a standard normal
+// in two dimensions, ten points at a time, until the KSD² of the points
+// falls below 0.01, a criterion of the caller's own.
+func ExampleStep() {
+	normal := target.Func{D: 2, F: func(x, grad []float64) float64 {
+		grad[0], grad[1] = -x[0], -x[1]
+		return -0.5 * (x[0]*x[0] + x[1]*x[1])
+	}}
+	ctx := context.Background()
+	st, err := sp.Init(ctx, normal, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200, X0: []float64{0, 0}}, rand.NewPCG(1, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for st.Points < 200 && (st.Points == 0 || st.KSD2 >= 0.01) {
+		for k := 0; k < 10; k++ {
+			if err := sp.Step(ctx, st); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+	}
+	fmt.Printf("%d points, KSD² %.3f, %d score calls\n", st.Points, st.KSD2, st.Cost().ScoreCalls)
+	// Output:
+	// 50 points, KSD² 0.008, 4292 score calls
+}

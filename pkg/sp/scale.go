@@ -2,15 +2,10 @@ package sp
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 
-	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Coordinates of a run (Settings.Whiten).
@@ -89,44 +84,6 @@ func (s *Settings) resolveScale(d int) {
 	} else {
 		s.N = cmp.Or(s.N, DefaultN)
 	}
-}
-
-// runWhitened is RunWithCost with WhitenLaplace: the MAP and the Laplace
-// fit, then the points on the whitened target from its MAP, mapped back.
-// A run that fails (other than by cancellation) returns no points.
-func runWhitened(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch) (particle.Set, Cost, error) {
-	d := t.Dim()
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
-	if err != nil {
-		if e := ctx.Err(); e != nil {
-			return particle.Set{}, Cost{}, e
-		}
-		return particle.Set{}, Cost{}, fmt.Errorf("sp: the target's scales (MAP and Laplace fit): %w", err)
-	}
-	w := sc.Whitening
-	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
-	// Strict applies to the set in x, below: a flagged set is returned.
-	inner.Strict = false
-	set, cost, err := run(ctx, w.Target(t), inner, src, w.Recorder(rec, 0, sc.GradEvals), sw, &laplace.Frame{Target: t, W: w})
-	if err != nil && ctx.Err() == nil {
-		return particle.Set{}, cost, err
-	}
-	if set.X != nil {
-		set.X = w.RowsToX(nil, set.X)
-		set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
-	}
-	if err == nil {
-		err = particle.Strict("sp", set, s.Strict)
-	}
-	return set, cost, err
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

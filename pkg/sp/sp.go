@@ -279,53 +279,11 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
 	var sw particle.Stopwatch
 	sw.Start()
-	d := t.Dim()
-	s, err := s.resolved(d)
+	st, err := Init(ctx, t, s, src)
 	if err != nil {
 		return particle.Set{}, Cost{}, err
 	}
-	if s.Whiten == WhitenLaplace {
-		return runWhitened(ctx, t, s, src, rec, &sw)
-	}
-	return run(ctx, t, s, src, rec, &sw, nil)
-}
-
-// run is RunWithCost with the resolved settings s in the coordinates of t,
-// on the clock sw, the diagnostics in the coordinates of fr (nil: those of
-// t).
-func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *laplace.Frame) (particle.Set, Cost, error) {
-	d := t.Dim()
-	r := newRunner(t, s, src)
-	r.frame = fr
-	ks := s.ksdStop(d)
-	for step := 1; step <= s.N; step++ {
-		if err := ctx.Err(); err != nil {
-			return r.set(), r.cost, err
-		}
-		if err := r.step(ctx, step); err != nil {
-			if ctx.Err() != nil {
-				return r.set(), r.cost, ctx.Err()
-			}
-			return particle.Set{}, r.cost, err
-		}
-		snap := particle.Snapshot{
-			Step:      step,
-			X:         mat.NewDense(r.obj.n, d, r.obj.x),
-			W:         r.weights(),
-			GradEvals: r.obj.calls * int64(target.NData(t)),
-		}
-		done := ks.add(step, r.obj.s[(step-1)*d:step*d], &r.cost)
-		stop, err := particle.Report(rec, sw, snap)
-		if err != nil {
-			return particle.Set{}, r.cost, err
-		}
-		if stop || done {
-			break
-		}
-	}
-	set := ks.finish(r.set(), r.obj.n)
-	r.diagnose(&set)
-	return set, r.cost, particle.Strict("sp", set, s.Strict)
+	return st.run(ctx, &sw, rec)
 }
 
 // runner holds the state of one run.

@@ -1,0 +1,214 @@
+package sp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// State is a Stein Points run between two points: Init makes one, Step
+// places one more point, and RunWithCost is the loop
+//
+//	st, err := Init(ctx, t, s, src)
+//	for st.Points < N && !st.Settled { err = Step(ctx, st) }
+//	set, err := st.Result()
+//
+// with its snapshots. The points, their cached scores and log densities,
+// the search box and the random stream live inside the State; the fields
+// below are what a caller reads between steps. Step sets them.
+type State struct {
+	// Points is the number n of points placed, 0 after Init.
+	Points int
+	// GradEvals is the number of per-datapoint gradient evaluations spent
+	// so far: those of the MAP search and the Laplace fit with
+	// WhitenLaplace, then N per score call (every candidate and every
+	// Nelder–Mead evaluation inside the box).
+	GradEvals int64
+	// KSD2 is the equally weighted squared kernel Stein discrepancy of the
+	// points, (2/n²) Σ_{m≤n} f_m(x_m) from the objective trace (Cost.KSD2),
+	// in the run's coordinates; 0 before the first point.
+	KSD2 float64
+	// Settled reports that StopKSD's criterion has been met: the points'
+	// KSD² is at most that of KSDSize independent draws. Always false with
+	// StopFixed.
+	Settled bool
+
+	r  *runner
+	ks *ksdStop
+	// s is the resolved Settings of the caller (in x with WhitenLaplace;
+	// r.s are those of the run in z).
+	s Settings
+	// w maps the run's coordinates z to the target's x; nil with
+	// WhitenNone, where the run is in x.
+	w          *laplace.Whitening
+	scaleEvals int64
+}
+
+// Init returns the state of a Stein Points run before its first point.
+// With WhitenLaplace (the default) it first searches the MAP (from s.X0,
+// else a prior draw, else the origin) and fits the Laplace approximation
+// there, under ctx, and charges their gradient evaluations to the state.
+// src seeds every draw of the run.
+func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+	d := t.Dim()
+	s, err := s.resolved(d)
+	if err != nil {
+		return nil, err
+	}
+	if s.Whiten != WhitenLaplace {
+		return &State{r: newRunner(t, s, src), ks: s.ksdStop(d), s: s}, nil
+	}
+	rng := rand.New(src)
+	x0 := make([]float64, d)
+	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
+		copy(x0, s.X0)
+	} else if ok {
+		ps.SamplePrior(rng, x0)
+	}
+	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		if e := ctx.Err(); e != nil {
+			return nil, e
+		}
+		return nil, fmt.Errorf("sp: the target's scales (MAP and Laplace fit): %w", err)
+	}
+	w := sc.Whitening
+	inner := s
+	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
+	// Strict applies to the set in x (Result).
+	inner.Strict = false
+	r := newRunner(w.Target(t), inner, src)
+	r.frame = &laplace.Frame{Target: t, W: w}
+	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, w: w, scaleEvals: sc.GradEvals}, nil
+}
+
+// Step places one more point, xₙ₊₁ = argmin of the greedy objective
+//
+//	f(x) = ½ k₀(x, x) + Σ_{i≤n} k₀(xᵢ, x)
+//
+// over the step's candidates and the Nelder–Mead refinement of the best
+// (see RunWithCost), then updates the stopping rule. Step may be called
+// past Settings.N while the points' buffers have room: they are sized for
+// N points, and a point beyond grows them. A cancelled ctx returns
+// ctx.Err() (before the step, or from within it, without a point added);
+// a non-finite log density or score, or a step without a finite
+// objective, returns an error naming the step; st is then not to be
+// stepped again.
+func Step(ctx context.Context, st *State) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := st.r
+	n := st.Points + 1
+	if err := r.step(ctx, n); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	d := r.obj.d
+	st.Points = n
+	st.GradEvals = st.scaleEvals + r.obj.calls*int64(target.NData(r.t))
+	st.Settled = st.ks.add(n, r.obj.s[(n-1)*d:n*d], &r.cost)
+	st.KSD2 = r.cost.KSD2(n)
+	return nil
+}
+
+// Cost returns the bill of the run so far, point by point. Its slices are
+// the State's: a later Step appends to them.
+func (st *State) Cost() Cost { return st.r.cost }
+
+// Particles writes the points placed so far, one per row, in the target's
+// coordinates, into dst (Points×d; allocated when nil) and returns it; nil
+// before the first point.
+func (st *State) Particles(dst *mat.Dense) *mat.Dense {
+	o := st.r.obj
+	if o.n == 0 {
+		return nil
+	}
+	z := mat.NewDense(o.n, o.d, o.x[:o.n*o.d])
+	if dst == nil {
+		dst = mat.NewDense(o.n, o.d, nil)
+	}
+	if st.w != nil {
+		return st.w.RowsToX(dst, z)
+	}
+	dst.Copy(z)
+	return dst
+}
+
+// Result returns the points placed so far with equal weights 1/n and
+// their diagnostics (Set.Diag, as RunWithCost returns them, in the
+// target's coordinates; the flag "ceiling" when StopKSD has not settled
+// within Settings.N points), and with Settings.Strict the
+// *particle.FlaggedError of a flagged set. It does not change st.
+func (st *State) Result() (particle.Set, error) {
+	r := st.r
+	set := st.ks.finish(r.set(), r.obj.n)
+	r.diagnose(&set)
+	return st.end(context.Background(), set, particle.Strict("sp", set, r.s.Strict))
+}
+
+// end returns set, the run's points, and err as RunWithCost does: with
+// WhitenLaplace, nothing on an error other than ctx's cancellation, else
+// the points mapped to x with the scale's gradient evaluations and the
+// caller's Strict.
+func (st *State) end(ctx context.Context, set particle.Set, err error) (particle.Set, error) {
+	if st.w == nil {
+		return set, err
+	}
+	if err != nil && ctx.Err() == nil {
+		return particle.Set{}, err
+	}
+	if set.X != nil {
+		set.X = st.w.RowsToX(nil, set.X)
+		set.Diag.Set("scale_grad_evals", float64(st.scaleEvals))
+	}
+	if err == nil {
+		err = particle.Strict("sp", set, st.s.Strict)
+	}
+	return set, err
+}
+
+// run is RunWithCost's loop over Step from st (just made by Init), with a
+// snapshot after every point.
+func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, Cost, error) {
+	r := st.r
+	if st.w != nil {
+		rec = st.w.Recorder(rec, 0, st.scaleEvals)
+	}
+	d := r.obj.d
+	for st.Points < r.s.N {
+		if err := Step(ctx, st); err != nil {
+			if ctx.Err() != nil {
+				set, err := st.end(ctx, r.set(), ctx.Err())
+				return set, r.cost, err
+			}
+			set, err := st.end(ctx, particle.Set{}, err)
+			return set, r.cost, err
+		}
+		n := st.Points
+		snap := particle.Snapshot{
+			Step:      n,
+			X:         mat.NewDense(r.obj.n, d, r.obj.x),
+			W:         r.weights(),
+			GradEvals: r.obj.calls * int64(target.NData(r.t)),
+		}
+		stop, err := particle.Report(rec, sw, snap)
+		if err != nil {
+			set, err := st.end(ctx, particle.Set{}, err)
+			return set, r.cost, err
+		}
+		if stop || st.Settled {
+			break
+		}
+	}
+	set, err := st.Result()
+	return set, r.cost, err
+}
