@@ -9,6 +9,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -27,7 +28,7 @@ import (
 // package's own default, for callers of mmdfw.Run, is "pairwise".
 //
 // Z "pool", and "" with weights "bq", "line-search" or "mmd", draws the pool with
-// mmdfw.SGLDPool(pool_iterations), or with pool_sampler = "hmc" an HMC
+// pools.SGLD(pool_iterations), or with pool_sampler = "hmc" an HMC
 // pilot, charged to the run; "" on a Gaussian target is the exact
 // embedding.
 type MMDFWConfig struct {
@@ -54,7 +55,7 @@ type MMDFWConfig struct {
 	SVGDStep          float64 `toml:"svgd_step" json:"svgd_step,omitempty"`
 	SVGDParticleCount int     `toml:"svgd_particles" json:"svgd_particles,omitempty"`
 	// PoolSampler draws the pool of z = "pool": "sgld" or "" (the default,
-	// mmdfw.SGLDPool(pool_iterations)) or "hmc" (mmdfw.HMCPool: an
+	// pools.SGLD(pool_iterations)) or "hmc" (pools.HMC: an
 	// independent HMC pilot with the settings PoolHMC, hmc's defaults where
 	// absent — 4 chains, 1,000 warm-up iterations each — and ⌈pool_size/4⌉
 	// draws per chain, started around the MAP when the run starts there).
@@ -136,7 +137,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
 	case c.needsPool():
-		s.Z = mmdfw.ZPool // drawn by mmdfw.SGLDPool(c.PoolIterations) unless pool_sampler says otherwise (below)
+		s.Z = mmdfw.ZPool // drawn by pools.SGLD(c.PoolIterations) unless pool_sampler says otherwise (below)
 	}
 	start := c.Start
 	if start == "" {
@@ -204,15 +205,16 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if sv.Init, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
-		s.SVGD = sv
+		s.SVGD = pools.SVGD(*sv)
 		if start == "svgd" {
 			s.Start = mmdfw.StartAuto
 		}
 	}
 	if c.PoolSampler == "hmc" {
-		s.PoolSampler = mmdfw.HMCPool(pilot)
+		s.PoolSampler = pools.HMC(pilot)
 	}
 	legacyMMDFW(&s)
+	pools.Fill(&s)
 	res, err := mmdfw.RunResult(ctx, in.Problem.Target, s, in.Src, rec)
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,

@@ -46,10 +46,13 @@ const (
 	ZPool
 )
 
-// PoolSampler draws a sample pool from the target, for ZPool. The run calls
-// it once, charges its time to the run's clock and its returned gradient
-// evaluations (per-datapoint units) to the run's count. src is the run's
-// own stream, which the sampler may draw from or split (see SGLDPool).
+// PoolSampler draws size points from a target: the sample pool of ZPool
+// (Settings.PoolSampler) or the SVGD particles of the SVGD→MMD-FW start
+// (Settings.SVGD). The run calls it once, charges its time to the run's
+// clock and its returned gradient evaluations (per-datapoint units) to
+// the run's count. src is the run's own stream, which
+// the sampler may draw from or split. Package pkg/mmdfw/pools adapts
+// SGLD, HMC and SVGD.
 type PoolSampler interface {
 	SamplePool(ctx context.Context, t target.Target, size int, src rand.Source) (pool *mat.Dense, gradEvals int64, err error)
 }
@@ -60,6 +63,22 @@ type PoolSamplerFunc func(ctx context.Context, t target.Target, size int, src ra
 // SamplePool calls f.
 func (f PoolSamplerFunc) SamplePool(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 	return f(ctx, t, size, src)
+}
+
+// LocalSampler draws size points of a target around x, the first
+// particle (Settings.LocalSampler): the initial set of the median
+// heuristic on a target without a prior. The run charges its gradient
+// evaluations as a PoolSampler's; src is the run's own stream.
+type LocalSampler interface {
+	SampleAround(ctx context.Context, t target.Target, x []float64, size int, src rand.Source) (draws *mat.Dense, gradEvals int64, err error)
+}
+
+// LocalSamplerFunc adapts a function to a LocalSampler.
+type LocalSamplerFunc func(ctx context.Context, t target.Target, x []float64, size int, src rand.Source) (*mat.Dense, int64, error)
+
+// SampleAround calls f.
+func (f LocalSamplerFunc) SampleAround(ctx context.Context, t target.Target, x []float64, size int, src rand.Source) (*mat.Dense, int64, error) {
+	return f(ctx, t, x, size, src)
 }
 
 // PoolEmbedder is the Monte Carlo embedding of a sample pool: μ_p(x) ≈

@@ -15,8 +15,6 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
-	"github.com/mmdfw/mmdfw/pkg/sgld"
-	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -309,31 +307,22 @@ func (r *run) checkInputs() error {
 	return nil
 }
 
-// svgdInit runs Settings.SVGD (on a stream split off the run's) when it is
-// given without SVGDParticles, and makes its particles SVGDParticles; its
-// gradient evaluations are charged to the run.
+// svgdInit draws the SVGD particles from Settings.SVGD (the run's stream
+// as its source, N as the size it asks for) when it is given without
+// SVGDParticles, and makes them SVGDParticles; its gradient evaluations
+// are charged to the run.
 func (r *run) svgdInit(ctx context.Context) error {
 	s := &r.s
 	if s.SVGDParticles != nil || s.SVGD == nil {
 		return nil
 	}
-	ss := *s.SVGD
-	if ss.N == 0 && ss.Init == nil {
-		ss.N = s.N
-	}
-	ss.NoDiagnostics = true // evaluations the run's clock would count
-	var last int64
-	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
-		last = sn.GradEvals
-		return nil
-	})
-	set, err := svgd.Run(ctx, r.t, ss, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
-	r.svgdEvals = last
-	r.evals += last
+	x, ev, err := s.SVGD.SamplePool(ctx, r.t, s.N, r.rng)
+	r.svgdEvals = ev
+	r.evals += ev
 	if err != nil {
 		return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
 	}
-	s.SVGDParticles = set.X
+	s.SVGDParticles = x
 	return nil
 }
 
@@ -425,8 +414,8 @@ func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, er
 // bandwidth fixes the RBF bandwidth for the whole run: Settings.Bandwidth,
 // or the median heuristic over draws of the widest law the run knows (SVGD
 // particles, the Laplace approximation, N(x₁, diag σ²), the pool, the
-// prior, or a short SGLD run from the first particle, which it then finds
-// and reports). firstDone and done are as in scales.
+// prior, or draws around the first particle, Settings.LocalSampler's, which
+// it then finds and reports). firstDone and done are as in scales.
 func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, firstDone bool) (bool, bool, error) {
 	s, d := &r.s, r.d
 	r.h = s.Bandwidth
@@ -459,7 +448,7 @@ func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, first
 			prior.SamplePrior(r.rng, init.RawRowView(i))
 		}
 	default:
-		// No prior: a short SGLD run from the first particle.
+		// No prior: draws around the first particle.
 		if !firstDone {
 			if err := r.first(ctx, x); err != nil {
 				return firstDone, true, err
@@ -993,25 +982,26 @@ func (r *run) score(x, dst []float64) error {
 }
 
 // first writes the first particle into x.
-// localDraws returns MedianDraws draws of a short SGLD run around x, the
-// bandwidth's initial set on a target without a prior: 4 chains of
-// 20·⌈MedianDraws/4⌉ iterations (sgld.StopFixed) in the coordinates of the
-// Laplace fit at the MAP found from x (sgld's default, which keeps its
-// step stable whatever the target's scales), started at draws of that
-// fit, the second half thinned by 10. Its gradient evaluations are
-// charged to the run.
+// localDraws returns MedianDraws draws around x, the bandwidth's initial
+// set on a target without a prior: those of Settings.LocalSampler (the
+// run's stream as its source), else draws of the Laplace fit at the MAP
+// found from x (laplace.FitAtMAP). Their gradient evaluations are charged
+// to the run.
 func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
-	keep := (r.s.MedianDraws + 3) / 4
-	var grads int64
-	rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-	set, err := sgld.Run(ctx, r.t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, X0: x, Stop: sgld.StopFixed,
-		NoDiagnostics: true},
-		rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()), rec)
-	r.evals += grads
-	if err != nil {
-		return nil, fmt.Errorf("mmdfw: the bandwidth's SGLD run: %w", err)
+	if ls := r.s.LocalSampler; ls != nil {
+		draws, ev, err := ls.SampleAround(ctx, r.t, x, r.s.MedianDraws, r.rng)
+		r.evals += ev
+		if err != nil {
+			return nil, fmt.Errorf("mmdfw: the bandwidth's draws around the first particle: %w", err)
+		}
+		return draws, nil
 	}
-	return set.X, nil
+	sc, err := laplace.FitAtMAP(ctx, r.t, x, laplace.MAPSettings{}, laplace.FitSettings{})
+	r.evals += sc.GradEvals
+	if err != nil {
+		return nil, fmt.Errorf("mmdfw: the bandwidth's draws around the first particle (Laplace fit at the MAP): %w", err)
+	}
+	return sc.Approx.Sample(r.s.MedianDraws, r.rng), nil
 }
 
 func (r *run) first(ctx context.Context, x []float64) error {

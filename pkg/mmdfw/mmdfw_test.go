@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
@@ -300,17 +299,35 @@ func TestSVGDCombinationStartsFromSVGD(t *testing.T) {
 	}
 }
 
+// TestRunCallsSVGD: Settings.SVGD is called once with N as the size and
+// the run's stream, its particles start the run and its gradient
+// evaluations are charged (pools.SVGD adapts svgd.Run to it).
 func TestRunCallsSVGD(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(4, 6)))
-	var calls int
-	s := Settings{N: 8, SVGD: &svgd.Settings{Iterations: 50, Step: 0.05}, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	var calls, sampled int
+	sampler := PoolSamplerFunc(func(ctx context.Context, tg target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		sampled++
+		if size != 8 {
+			t.Errorf("SVGD sampler asked for %d particles, want N = 8", size)
+		}
+		rng := rand.New(src)
+		x := mat.NewDense(size, tg.Dim(), nil)
+		for i := 0; i < size; i++ {
+			for j := range x.RawRowView(i) {
+				x.Set(i, j, g.m[j]+rng.NormFloat64())
+			}
+		}
+		return x, 1234, nil
+	})
+	s := Settings{N: 8, SVGD: sampler, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return nil })
 	res, err := RunResult(context.Background(), g, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SVGDGradEvals <= 0 || res.GradEvals < res.SVGDGradEvals {
-		t.Errorf("SVGD gradient evaluations %d not charged", res.SVGDGradEvals)
+	if sampled != 1 || res.SVGDGradEvals != 1234 || res.GradEvals < res.SVGDGradEvals {
+		t.Errorf("SVGD sampler called %d times, %d gradient evaluations charged of %d, want once and 1234",
+			sampled, res.SVGDGradEvals, res.GradEvals)
 	}
 	if calls != 8 || res.Set.Len() != 8 {
 		t.Errorf("snapshots %d, particles %d; want 8", calls, res.Set.Len())
@@ -555,45 +572,5 @@ func TestStatsMMD2Kernel(t *testing.T) {
 	})
 	if _, err := Run(context.Background(), g, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// HMCPool draws a pool from the target: on a Gaussian its mean is the
-// target's within Monte Carlo error, its cost is charged to a run, and BQ
-// weights from its z reach a small exact MMD² (0.004 at 10 particles).
-func TestHMCPool(t *testing.T) {
-	g := newGaussian(3, rand.New(rand.NewPCG(4, 9)))
-	const size = 800
-	pool, grads, err := HMCPool(hmc.Settings{Warmup: 300}).SamplePool(context.Background(), g, size, rand.NewPCG(3, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, _ := pool.Dims(); r < size || grads <= 0 {
-		t.Fatalf("pool of %d draws for %d evaluations, want ≥ %d draws and a charged cost", r, grads, size)
-	}
-	r, _ := pool.Dims()
-	for j, m := range g.m {
-		var mean float64
-		for i := 0; i < r; i++ {
-			mean += pool.At(i, j) / float64(r)
-		}
-		// HMC draws of a Gaussian are close to independent; allow an
-		// effective size of r/4.
-		if se := math.Sqrt(g.Cov().At(j, j) / float64(r/4)); math.Abs(mean-m) > 4*se {
-			t.Errorf("pool mean[%d] = %v, target %v (4 SE = %v)", j, mean, m, 4*se)
-		}
-	}
-	res, err := RunResult(context.Background(), g, Settings{N: 10, Weights: BQ, Z: ZPool, PoolSampler: HMCPool(hmc.Settings{Warmup: 300}), PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.PoolGradEvals <= 0 || res.GradEvals <= res.PoolGradEvals {
-		t.Errorf("pool evaluations %d, total %d: HMC pool not charged", res.PoolGradEvals, res.GradEvals)
-	}
-	ex, _ := g.embed(res.Kernel)
-	m := exactMMD2(res.Set, res.Kernel, ex)
-	t.Logf("exact MMD² after 10 BQ particles with z from the HMC pool: %.3g", m)
-	if !(m < 0.02) {
-		t.Errorf("BQ from the HMC pool: exact MMD² %v after 10 particles, want < 0.02", m)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/setting"
-	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -255,9 +254,9 @@ type Settings struct {
 	// PoolSize is the size of the pool PoolSampler draws. Default
 	// DefaultPoolSize (1000).
 	PoolSize int `toml:"pool_size" json:"pool_size,omitempty"`
-	// PoolIterations is the length of each chain of the SGLD pool that
-	// ZPool draws when neither Pool nor PoolSampler is set (SGLDPool).
-	// Default DefaultPoolIterations (2000).
+	// PoolIterations is the length of each chain of the SGLD pool
+	// (pools.SGLD, which pools.Fill gives a ZPool run without Pool or
+	// PoolSampler). Default DefaultPoolIterations (2000).
 	PoolIterations int `toml:"pool_iterations" json:"pool_iterations,omitempty"`
 
 	// Kernel selects RBF or its random features. Default RBFKernel.
@@ -269,7 +268,7 @@ type Settings struct {
 	// distance of an initial set (SVGDParticles, else MedianDraws draws of
 	// the Laplace approximation with ScaleLaplace, else the pool, else
 	// MedianDraws prior draws, else, on a target without a prior,
-	// MedianDraws draws of a short SGLD run from the first particle),
+	// MedianDraws draws around the first particle, LocalSampler's),
 	// computed once and then frozen.
 	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
 	// MedianDraws is the number of draws of the median heuristic. Default
@@ -311,11 +310,19 @@ type Settings struct {
 	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
 	// median heuristic.
 	SVGDParticles *mat.Dense `toml:"-" json:"-"`
-	// SVGD, when set and SVGDParticles is nil, makes the run call svgd.Run
-	// first with these settings (Particles defaults to N) and use its
-	// particles as SVGDParticles; its time and gradient evaluations are
-	// charged to the run.
-	SVGD *svgd.Settings `toml:"-" json:"-"`
+	// SVGD, when set and SVGDParticles is nil, draws the SVGD particles
+	// first (the SVGD→MMD-FW combination): the run calls it once with N as
+	// the size and its own stream as the source, uses the result as
+	// SVGDParticles and charges its time and gradient evaluations to the
+	// run. pools.SVGD (pkg/mmdfw/pools) runs svgd.Run.
+	SVGD PoolSampler `toml:"-" json:"-"`
+	// LocalSampler draws the initial set of the median heuristic on a
+	// target without a prior when no other law is known (see Bandwidth):
+	// MedianDraws points around the first particle, its gradient
+	// evaluations charged to the run. Default (nil): draws of the Laplace
+	// fit at the MAP found from the first particle. pools.SGLDLocal runs a
+	// short SGLD there.
+	LocalSampler LocalSampler `toml:"-" json:"-"`
 
 	// Embed returns the closed-form embedding of the target for the run's
 	// kernel (ZExact). The kernel is a kernel.RBF or an *rff.Features;
@@ -325,8 +332,9 @@ type Settings struct {
 	// (its cost is not charged to the run).
 	Pool *mat.Dense `toml:"-" json:"-"`
 	// PoolSampler draws the pool when Pool is nil (ZPool); its time and
-	// gradient evaluations are charged to the run. Default
-	// SGLDPool(PoolIterations).
+	// gradient evaluations are charged to the run. ZPool needs one of
+	// them: pools.SGLD(PoolIterations) and pools.HMC (pkg/mmdfw/pools)
+	// draw one by SGLD or HMC.
 	PoolSampler PoolSampler `toml:"-" json:"-"`
 
 	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
@@ -458,9 +466,6 @@ func (s *Settings) defaults() {
 		case s.Pool != nil || s.PoolSampler != nil:
 			s.Z = ZPool
 		}
-	}
-	if s.Z == ZPool && s.Pool == nil && s.PoolSampler == nil {
-		s.PoolSampler = SGLDPool(s.PoolIterations)
 	}
 	if s.Starts == 0 {
 		s.Starts = 1
