@@ -3,6 +3,7 @@ package mmdfw_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -57,4 +58,41 @@ func ExampleSettings_Validate() {
 	// Output:
 	// n = -5: must not be negative
 	// n
+}
+
+// A loop of Step driven from outside: MMD-FW with BQ weights on a
+// Gaussian whose embedding is known, ten particles at a time, until the
+// weighted mean moves by less than 0.01 over ten particles, a criterion of
+// the caller's own.
+func ExampleStep() {
+	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	st, err := mmdfw.NewState(ctx, g, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ, Embed: mmdfw.GaussianEmbedding(g)},
+		rand.NewPCG(1, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	prev := st.Set().Mean(nil)
+	for st.Particles+10 <= 200 {
+		for k := 0; k < 10; k++ {
+			if err := mmdfw.Step(ctx, st); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+		m := st.Set().Mean(nil)
+		change := math.Hypot(m[0]-prev[0], m[1]-prev[1])
+		prev = m
+		if change < 0.01 {
+			break
+		}
+	}
+	fmt.Printf("stopped at %d particles, weighted mean (%.2f, %.2f)\n", st.Particles, prev[0], prev[1])
+	// Output:
+	// stopped at 51 particles, weighted mean (1.01, -0.99)
 }

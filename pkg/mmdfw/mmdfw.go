@@ -90,26 +90,36 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 	return r.Set, err
 }
 
-// RunResult is Run returning the diagnostics of the run as well.
+// RunResult is Run returning the diagnostics of the run as well. It is
+// the loop over Init and Step, with the snapshots.
 func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
-	if err := s.Validate(); err != nil {
-		return Result{}, fmt.Errorf("mmdfw: %w", err)
+	st, res, done, err := initState(ctx, t, s, src, rec)
+	if st == nil {
+		return res, err
 	}
-	s.defaults()
-	if s.Scale == ScaleTarget {
-		return runWhitened(ctx, t, s, rand.New(src), rec)
+	if !done {
+		r := st.r
+		r.sw.Start()
+		for r.n < r.s.N {
+			if err = ctx.Err(); err != nil {
+				break
+			}
+			var stop bool
+			if stop, err = st.next(); stop || err != nil {
+				break
+			}
+		}
+		r.sw.Stop()
 	}
-	return runResult(ctx, t, s, rand.New(src), rec, nil)
+	return st.result(ctx, err)
 }
 
-// runResult is RunResult with the resolved settings s, the diagnostics in
-// the coordinates of fr (nil: those of t). A run that fails (other than by
+// finish assembles the Result of r after its run ended with err (nil, a
+// stop or the ceiling): the particles with their reported weights, the
+// diagnostics and Strict when err is nil. A run that fails (other than by
 // cancellation) returns no particles.
-func runResult(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder, fr *laplace.Frame) (Result, error) {
-	r := &run{t: t, s: s, rng: rng, rec: rec, d: t.Dim(), ndata: int64(target.NData(t)), ks: s.ksdStop(), frame: fr}
-	r.sw.Start()
-	err := r.run(ctx)
-	r.sw.Stop()
+func (r *run) finish(ctx context.Context, err error) (Result, error) {
+	s := r.s
 	res := Result{
 		Kernel: r.k, Bandwidth: r.h,
 		Seconds: r.sw.Seconds(), GradEvals: r.evals,
@@ -206,76 +216,85 @@ type run struct {
 
 	// ks is the state of StopKSD (nil without it).
 	ks *ksdStop
+	// cand is the candidate of the next particle (the first particle
+	// while the run is set up).
+	cand []float64
 	// frame is where the diagnostics are computed (nil: in t's
 	// coordinates).
 	frame *laplace.Frame
 }
 
-// run is the whole algorithm: the checks of the inputs, the SVGD run and
-// the pool it may draw, the first particle's scales, the frozen bandwidth
-// and kernel, the embedding, the buffers, then one Frank-Wolfe step per
-// particle. Each set-up step that may end the run (an error, or a stop
-// from the recorder at the first particle's early snapshot) returns done.
-func (r *run) run(ctx context.Context) error {
+// setup is the algorithm up to the first particle: the checks of the
+// inputs, the SVGD particles and the pool it may draw, the first
+// particle's scales, the frozen bandwidth and kernel, the embedding, the
+// buffers, the first particle and the law of the candidates. It returns
+// done when the run ends there (an error, or a stop from the recorder at
+// the first particle's snapshots).
+func (r *run) setup(ctx context.Context) (done bool, err error) {
 	if err := r.checkInputs(); err != nil {
-		return err
+		return true, err
 	}
 	if err := r.svgdInit(ctx); err != nil {
-		return err
+		return true, err
 	}
 	if err := r.checkSources(); err != nil {
-		return err
+		return true, err
 	}
 	pool, err := r.drawPool(ctx)
 	if err != nil {
-		return err
+		return true, err
 	}
 	x := make([]float64, r.d)
+	r.cand = x
 	firstDone, done, err := r.scales(ctx, x)
 	if done {
-		return err
+		return true, err
 	}
 	if firstDone, done, err = r.bandwidth(ctx, x, pool, firstDone); done {
-		return err
+		return true, err
 	}
 	if err := r.kernel(); err != nil {
-		return err
+		return true, err
 	}
 	if err := r.embedding(pool); err != nil {
-		return err
+		return true, err
 	}
 	r.allocate()
 
 	if !firstDone {
 		if err := r.first(ctx, x); err != nil {
-			return err
+			return true, err
 		}
 	}
 	if stop, err := r.add(x); stop || err != nil {
-		return err
+		return true, err
 	}
 	if err := r.candidateLaw(ctx); err != nil {
-		return err
+		return true, err
 	}
-	for r.n < r.s.N {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r.candidate(x)
-		if err := r.lmo(x); err != nil {
-			return err
-		}
-		if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
-			return err
-		}
-		if stop, err := r.add(x); stop || err != nil {
-			return err
-		}
-		if r.ks.add(r.wt) {
-			return nil
-		}
+	return false, nil
+}
+
+// next adds one particle: the candidate, its LMO, the particle with its
+// weights (and snapshot), then StopKSD's check. It reports stop when the
+// recorder asked to stop or StopKSD is met.
+func (st *State) next() (stop bool, err error) {
+	r := st.r
+	x := r.cand
+	r.candidate(x)
+	if err := r.lmo(x); err != nil {
+		return true, err
 	}
-	return nil
+	if err := particle.CheckFinite("mmdfw", r.n+1, x); err != nil {
+		return true, err
+	}
+	if stop, err := r.add(x); stop || err != nil {
+		st.sync()
+		return true, err
+	}
+	st.Settled = r.ks.add(r.wt)
+	st.sync()
+	return st.Settled, nil
 }
 
 // checkInputs checks the dimensions of what the settings give against the

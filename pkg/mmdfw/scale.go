@@ -1,14 +1,8 @@
 package mmdfw
 
 import (
-	"context"
-	"fmt"
-	"math/rand/v2"
-
-	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Stopping rules (Settings.Stop).
@@ -93,71 +87,6 @@ func (s *Settings) resolveStop() {
 			s.N = DefaultCeiling
 		}
 	}
-}
-
-// runWhitened is RunResult with ScaleTarget: the MAP and the Laplace fit,
-// then the run on the whitened target with unit scales from the MAP (or
-// the given start), its particles mapped back.
-func runWhitened(ctx context.Context, t target.Target, s Settings, rng *rand.Rand, rec particle.Recorder) (Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	d := t.Dim()
-	x0 := make([]float64, d)
-	switch prior, ok := t.(target.PriorSampler); {
-	case s.X0 != nil:
-		if len(s.X0) != d {
-			return Result{}, fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
-		}
-		copy(x0, s.X0)
-	case ok:
-		prior.SamplePrior(rng, x0)
-	}
-	if err := particle.CheckFinite("mmdfw: MAP search start", 0, x0); err != nil {
-		return Result{}, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0,
-		laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: rng, NewtonTol: s.MAPNewtonTol},
-		laplace.FitSettings{Batch: s.LaplaceBatch, Src: rng})
-	res := Result{GradEvals: sc.GradEvals, MAPGradEvals: sc.MAP.GradEvals, LaplaceGradEvals: sc.GradEvals - sc.MAP.GradEvals}
-	if err != nil {
-		sw.Stop()
-		res.Seconds = sw.Seconds()
-		if e := ctx.Err(); e != nil {
-			return res, e
-		}
-		return res, fmt.Errorf("mmdfw: the target's scales (MAP and Laplace fit): %w", err)
-	}
-	w := sc.Whitening
-	inner := s
-	inner.Scale, inner.Scales = ScaleGiven, make([]float64, d)
-	for j := range inner.Scales {
-		inner.Scales[j] = 1
-	}
-	inner.X0 = make([]float64, d)
-	if s.Start == StartGiven {
-		w.ToZ(inner.X0, s.X0)
-	}
-	inner.Start = StartGiven
-	if inner.Bandwidth == 0 {
-		inner.Bandwidth = laplace.WhitenedBandwidth(d)
-	}
-	// Strict applies to the set in x, below.
-	inner.Strict = false
-	sw.Stop()
-	r, err := runResult(ctx, w.Target(t), inner, rng, w.Recorder(rec, sw.Seconds(), sc.GradEvals), &laplace.Frame{Target: t, W: w})
-	r.Seconds += sw.Seconds()
-	r.GradEvals += sc.GradEvals
-	r.MAPGradEvals += sc.MAP.GradEvals
-	r.LaplaceGradEvals += sc.GradEvals - sc.MAP.GradEvals
-	r.Laplace, r.Scales = sc.Approx, nil
-	if r.Set.X != nil {
-		r.Set.X = w.RowsToX(nil, r.Set.X)
-		r.Set.Diag.Set("scale_grad_evals", float64(sc.GradEvals))
-	}
-	if err == nil {
-		err = particle.Strict("mmdfw", r.Set, s.Strict)
-	}
-	return r, err
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

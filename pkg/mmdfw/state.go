@@ -1,0 +1,216 @@
+package mmdfw
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/laplace"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+// State is an MMD-FW run between two particles: NewState (the name Init
+// is CandidateInit's type here) sets the run up and
+// places the first particle, Step adds one more (a candidate, its LMO, the
+// particle, and the weights solved again), and RunResult is the loop
+//
+//	st, err := NewState(ctx, t, s, src)
+//	for st.Particles < N && !st.Settled { err = Step(ctx, st) }
+//	res, err := st.Result()
+//
+// with its snapshots. The particles, their cached scores, the weights'
+// Gram matrices, the kernel and the embedding live inside the State; the
+// fields below are what a caller reads between steps. Step sets them.
+type State struct {
+	// Particles is the number n of particles placed, 1 after NewState.
+	Particles int
+	// GradEvals is the number of per-datapoint gradient evaluations
+	// spent so far, the set-up's (MAP search, Laplace fits, pool, SVGD
+	// start, bandwidth draws) included.
+	GradEvals int64
+	// Bandwidth is the frozen RBF bandwidth h of the run's kernel, in the
+	// run's coordinates (whitened with ScaleTarget).
+	Bandwidth float64
+	// Settled reports that StopKSD's criterion has been met: the weighted
+	// particles' KSD² is at most that of KSDSize independent draws.
+	// Always false without StopKSD.
+	Settled bool
+
+	r *run
+	// s is the resolved Settings of the caller (ScaleTarget's in x; r.s
+	// are those of the run in z).
+	s Settings
+	// With ScaleTarget: w maps the run's coordinates z to x, and pre holds
+	// the seconds and gradient evaluations of the MAP and the fit.
+	w   *laplace.Whitening
+	pre Result
+}
+
+// NewState validates s, sets an MMD-FW run on t up and places its first
+// particle (see Settings.Start): the MAP search and the Laplace fit of
+// ScaleTarget (the default), the SVGD particles, the pool, the scales and
+// the bandwidth as Settings asks, all under ctx and charged to the state.
+// src seeds every random choice of the run.
+func NewState(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+	st, _, _, err := initState(ctx, t, s, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Step adds one particle to st: a candidate (Settings.CandidateInit), the
+// Approx-LMO's AdaGrad steps from it, the particle with its score, and the
+// weights solved again (Settings.Weights); then StopKSD's check. The
+// buffers hold Settings.N particles: a Step past them is an error. A
+// cancelled ctx returns
+// ctx.Err() before the particle; a non-finite log density or score at the
+// particle or a candidate returns a *particle.NonFiniteError naming them,
+// and st is then not to be stepped again.
+func Step(ctx context.Context, st *State) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := st.r
+	if r.n >= r.s.N {
+		return fmt.Errorf("mmdfw: Step past the ceiling of %d particles (Settings.N)", r.s.N)
+	}
+	r.sw.Start()
+	_, err := st.next()
+	r.sw.Stop()
+	return err
+}
+
+// Set returns a copy of the particles placed so far, in the target's
+// coordinates, with the weights the run reports (normalised unless
+// Settings.RawWeights); no diagnostics (see Result).
+func (st *State) Set() particle.Set {
+	r := st.r
+	if r.n == 0 {
+		return particle.Set{}
+	}
+	x := mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d))
+	if st.w != nil {
+		x = st.w.RowsToX(nil, x)
+	}
+	return particle.Set{X: x, W: append([]float64(nil), r.reported()...)}
+}
+
+// Result returns the particles placed so far with their weights and
+// diagnostics, as RunResult returns them (the flag "ceiling" when StopKSD
+// has not settled within Settings.N particles), and with Settings.Strict
+// the *particle.FlaggedError of a flagged set.
+func (st *State) Result() (Result, error) {
+	return st.result(context.Background(), nil)
+}
+
+// sync copies the run's counters into the exported fields.
+func (st *State) sync() {
+	r := st.r
+	st.Particles = r.n
+	st.GradEvals = st.pre.GradEvals + r.evals
+	st.Bandwidth = r.h
+}
+
+// initState is NewState with the recorder of RunResult: it returns the state
+// (nil, with the partial Result and the error, when the settings are
+// invalid or ScaleTarget's MAP and fit fail), and done when the run ended
+// in its set-up (with err, or a stop of the recorder at the first
+// particle).
+func initState(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
+	if err := s.Validate(); err != nil {
+		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
+	}
+	s.defaults()
+	rng := rand.New(src)
+	st := &State{s: s}
+	inner, fr := s, (*laplace.Frame)(nil)
+	rt := t
+	if s.Scale == ScaleTarget {
+		var sw particle.Stopwatch
+		sw.Start()
+		d := t.Dim()
+		x0 := make([]float64, d)
+		switch prior, ok := t.(target.PriorSampler); {
+		case s.X0 != nil:
+			if len(s.X0) != d {
+				return nil, Result{}, true, fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
+			}
+			copy(x0, s.X0)
+		case ok:
+			prior.SamplePrior(rng, x0)
+		}
+		if err := particle.CheckFinite("mmdfw: MAP search start", 0, x0); err != nil {
+			return nil, Result{}, true, err
+		}
+		sc, err := laplace.FitAtMAP(ctx, t, x0,
+			laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: rng, NewtonTol: s.MAPNewtonTol},
+			laplace.FitSettings{Batch: s.LaplaceBatch, Src: rng})
+		res := Result{GradEvals: sc.GradEvals, MAPGradEvals: sc.MAP.GradEvals, LaplaceGradEvals: sc.GradEvals - sc.MAP.GradEvals}
+		if err != nil {
+			sw.Stop()
+			res.Seconds = sw.Seconds()
+			if e := ctx.Err(); e != nil {
+				return nil, res, true, e
+			}
+			return nil, res, true, fmt.Errorf("mmdfw: the target's scales (MAP and Laplace fit): %w", err)
+		}
+		w := sc.Whitening
+		inner.Scale, inner.Scales = ScaleGiven, make([]float64, d)
+		for j := range inner.Scales {
+			inner.Scales[j] = 1
+		}
+		inner.X0 = make([]float64, d)
+		if s.Start == StartGiven {
+			w.ToZ(inner.X0, s.X0)
+		}
+		inner.Start = StartGiven
+		if inner.Bandwidth == 0 {
+			inner.Bandwidth = laplace.WhitenedBandwidth(d)
+		}
+		// Strict applies to the set in x (result).
+		inner.Strict = false
+		sw.Stop()
+		res.Seconds = sw.Seconds()
+		res.Laplace = sc.Approx
+		st.w, st.pre = w, res
+		rt, fr = w.Target(t), &laplace.Frame{Target: t, W: w}
+		rec = w.Recorder(rec, res.Seconds, sc.GradEvals)
+	}
+	r := &run{t: rt, s: inner, rng: rng, rec: rec, d: rt.Dim(), ndata: int64(target.NData(rt)), ks: inner.ksdStop(), frame: fr}
+	st.r = r
+	r.sw.Start()
+	done, err := r.setup(ctx)
+	r.sw.Stop()
+	st.sync()
+	return st, Result{}, done, err
+}
+
+// result assembles the Result of st after its run ended with err, as
+// RunResult returns it: with ScaleTarget, the seconds and gradient
+// evaluations of the MAP and the fit added, the particles mapped to x
+// and the caller's Strict.
+func (st *State) result(ctx context.Context, err error) (Result, error) {
+	res, err := st.r.finish(ctx, err)
+	w := st.w
+	if w == nil {
+		return res, err
+	}
+	pre := st.pre
+	res.Seconds += pre.Seconds
+	res.GradEvals += pre.GradEvals
+	res.MAPGradEvals += pre.MAPGradEvals
+	res.LaplaceGradEvals += pre.LaplaceGradEvals
+	res.Laplace, res.Scales = pre.Laplace, nil
+	if res.Set.X != nil {
+		res.Set.X = w.RowsToX(nil, res.Set.X)
+		res.Set.Diag.Set("scale_grad_evals", float64(pre.GradEvals))
+	}
+	if err == nil {
+		err = particle.Strict("mmdfw", res.Set, st.s.Strict)
+	}
+	return res, err
+}

@@ -1,0 +1,137 @@
+package mmdfw_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
+)
+
+func sameBits(a, b *mat.Dense) bool {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
+		return false
+	}
+	for i := 0; i < ra.Rows; i++ {
+		for j := 0; j < ra.Cols; j++ {
+			if math.Float64bits(ra.Data[i*ra.Stride+j]) != math.Float64bits(rb.Data[i*rb.Stride+j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestStepLoopIsRunResult: RunResult is the loop over NewState and Step:
+// the same particles and weights bit for bit, the same diagnostics and
+// costs, on the zero Settings (ScaleTarget, Stein weights, StopKSD), BQ
+// with the exact embedding of a Gaussian, equal weights in the median
+// bandwidth's scales, and BQ from a pool drawn by a PoolSampler.
+func TestStepLoopIsRunResult(t *testing.T) {
+	g, err := target.NewGaussian([]float64{0.5, -1}, mat.NewSymDense(2, []float64{2, 0.3, 0.3, 0.5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := target.Func{D: 2, F: g.LogProbGrad}
+	pool := mmdfw.PoolSamplerFunc(func(ctx context.Context, tg target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
+		x := mat.NewDense(size, 2, nil)
+		g.SampleRows(rand.New(src), x)
+		return x, 0, nil
+	})
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		tg   target.Target
+		s    mmdfw.Settings
+	}{
+		{"zero", post, mmdfw.Settings{X0: []float64{0, 0}}},
+		{"bq-exact", g, mmdfw.Settings{N: 15, Bandwidth: 1, Weights: mmdfw.BQ, Embed: mmdfw.GaussianEmbedding(g)}},
+		{"equal-bandwidth", g, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
+		{"bq-pool", post, mmdfw.Settings{N: 10, X0: []float64{0, 0}, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSampler: pool, PoolSize: 200}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var last particle.Snapshot
+			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
+			want, err := mmdfw.RunResult(ctx, c.tg, c.s, rand.NewPCG(1, 2), rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := mmdfw.NewState(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := c.s.N
+			if n == 0 {
+				n = mmdfw.DefaultCeiling
+			}
+			for st.Particles < n && !st.Settled {
+				if err := mmdfw.Step(ctx, st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := st.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameBits(got.Set.X, want.Set.X) || !sameFloats(got.Set.W, want.Set.W) {
+				t.Errorf("the hand loop's particles or weights differ from RunResult's")
+			}
+			if set := st.Set(); !sameBits(set.X, want.Set.X) || !sameFloats(set.W, want.Set.W) {
+				t.Errorf("Set differs from RunResult's particles or weights")
+			}
+			if g, w := fmt.Sprint(got.Set.Diag), fmt.Sprint(want.Set.Diag); g != w {
+				t.Errorf("diagnostics:\n got %s\nwant %s", g, w)
+			}
+			if got.GradEvals != want.GradEvals || got.Bandwidth != want.Bandwidth || !sameFloats(got.MMD2, want.MMD2) {
+				t.Errorf("result: %d gradient evaluations, bandwidth %v; RunResult's %d and %v",
+					got.GradEvals, got.Bandwidth, want.GradEvals, want.Bandwidth)
+			}
+			if st.GradEvals != last.GradEvals || st.Particles != last.Step {
+				t.Errorf("state after %d particles with %d gradient evaluations, the last snapshot %d and %d",
+					st.Particles, st.GradEvals, last.Step, last.GradEvals)
+			}
+			t.Logf("%d particles, settled %v, flags %v", st.Particles, st.Settled, got.Set.Diag.Flags)
+		})
+	}
+}
+
+// TestStepPastCeiling: a Step past Settings.N is an error, and the state
+// keeps its particles.
+func TestStepPastCeiling(t *testing.T) {
+	g, err := target.NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := mmdfw.NewState(ctx, g, mmdfw.Settings{N: 3, Bandwidth: 1, Embed: mmdfw.GaussianEmbedding(g)}, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st.Particles < 3 {
+		if err := mmdfw.Step(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mmdfw.Step(ctx, st); err == nil || st.Particles != 3 {
+		t.Errorf("Step past N: error %v, %d particles", err, st.Particles)
+	}
+}
