@@ -213,9 +213,9 @@ func zText(z float64) string {
 	return strconv.FormatFloat(z, 'f', 1, 64)
 }
 
-// writeAnchor writes the anchor section when res holds the anchor
+// WriteAnchor writes the anchor section when res holds the anchor
 // experiment.
-func writeAnchor(b *strings.Builder, res *Results) {
+func WriteAnchor(b *strings.Builder, res *Results) {
 	rows := AnchorTable(res)
 	if len(rows) == 0 {
 		return

@@ -127,7 +127,7 @@ func TestLoadCurrent(t *testing.T) {
 
 		// The report counts the current cell only and lists the others.
 		var b bytes.Buffer
-		if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+		if err := Write(&b, res, Options{Figures: "figures", Plugins: withPaper}); err != nil {
 			t.Fatal(err)
 		}
 		text := b.String()
@@ -147,7 +147,7 @@ func TestLoadCurrent(t *testing.T) {
 		if !strings.Contains(text, "Cells: 1 (1 done, 0 failed, 0 skipped)") {
 			t.Errorf("key revision %t: the report does not count the current cell alone:\n%s", keyRev, text)
 		}
-		files, err := Plot(res, t.TempDir())
+		files, err := Plot(res, t.TempDir(), withPaper...)
 		if err != nil || len(files) == 0 {
 			t.Errorf("key revision %t: Plot of the current cell: %v files, %v", keyRev, files, err)
 		}
@@ -220,7 +220,7 @@ func TestLoadCurrentListsCellsNotRun(t *testing.T) {
 		t.Fatalf("NotRun = %v, want %v", res.NotRun, want)
 	}
 	var b bytes.Buffer
-	if err := Write(&b, res, Options{}); err != nil {
+	if err := Write(&b, res, Options{Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "2 planned cells have no result yet (not run: fig2b 2)") {

@@ -170,7 +170,7 @@ func TestRateFigureExact(t *testing.T) {
 		t.Error("the two approximate series share a colour")
 	}
 	dir := t.TempDir()
-	if _, err := Plot(res, dir); err != nil {
+	if _, err := Plot(res, dir, withPaper...); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "rff-gauss.svg"))

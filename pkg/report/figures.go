@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,16 +12,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // Plot writes the figures of every experiment of res into dir, each in
-// every format of Formats, and Table 1 as table1.md and table1.csv, and
-// returns the files written. An experiment draws the figures its file
-// declares ([[figures]] tables, res.Figures); one that declares none gets
-// DefaultFigures. Plot reads only res: nothing is computed again.
-func Plot(res *Results, dir string) ([]string, error) {
+// every format of Formats, then the files of every plug-in of plugins that
+// presents an experiment of res (the paper's Table 1 as table1.md and
+// table1.csv, say), and returns the files written. An experiment draws the
+// figures its file declares ([[figures]] tables, res.Figures); one that
+// declares none gets DefaultFigures. Plot reads only res: nothing is
+// computed again.
+func Plot(res *Results, dir string, plugins ...Plugin) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -38,26 +38,9 @@ func Plot(res *Results, dir string) ([]string, error) {
 			}
 		}
 	}
-	if len(res.Experiment("table1")) > 0 {
-		t := MakeTable(res, "table1")
-		for _, f := range []struct {
-			ext string
-			b   []byte
-		}{{"md", []byte(t.Markdown())}, {"csv", t.CSV()}} {
-			path := filepath.Join(dir, "table1."+f.ext)
-			err := atomicfile.Write(path, f.b, 0o644)
-			if err == nil {
-				files = append(files, path)
-			}
-			errs = append(errs, err)
-		}
-	}
-	if rows := AnchorTable(res); len(rows) > 0 {
-		path := filepath.Join(dir, AnchorExperiment+".csv")
-		err := atomicfile.Write(path, AnchorCSV(rows), 0o644)
-		if err == nil {
-			files = append(files, path)
-		}
+	for _, p := range taking(res, plugins) {
+		fs, err := p.Plot(res, dir)
+		files = append(files, fs...)
 		errs = append(errs, err)
 	}
 	return files, errors.Join(errs...)

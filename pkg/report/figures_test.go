@@ -59,7 +59,7 @@ func TestPlotDeclaredFigures(t *testing.T) {
 		{ID: "mine-both", Title: "Mine", X: harness.XSeconds, Y: harness.Metrics{"accuracy", "test_ll"}, LogX: &no},
 	}}}
 	dir := t.TempDir()
-	files, err := Plot(res, dir)
+	files, err := Plot(res, dir, withPaper...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestPlotUndeclared(t *testing.T) {
 		t.Errorf("FigureNames = %s", n)
 	}
 	dir := t.TempDir()
-	files, err := Plot(res, dir)
+	files, err := Plot(res, dir, withPaper...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPlotUndeclared(t *testing.T) {
 		}
 	}
 	res.Figures = map[string][]harness.Figure{"mine": nil}
-	if files, err := Plot(res, t.TempDir()); err != nil || len(files) != 0 {
+	if files, err := Plot(res, t.TempDir(), withPaper...); err != nil || len(files) != 0 {
 		t.Errorf("figures = []: %v, %v; want no file", files, err)
 	}
 	if u := Undeclared(res); len(u) != 0 {

@@ -88,6 +88,9 @@ type Declaration struct {
 	// key protocols: harness.ProtocolPaper, harness.ProtocolFair), in file
 	// order.
 	Arms map[string][]string
+	// Report names the report's plug-ins that present the experiment
+	// (the file's report key; Plugin).
+	Report []string
 }
 
 // Declare records what experiment e declares: its figures, when its file
@@ -97,7 +100,7 @@ func (r *Results) Declare(e *harness.Experiment) {
 	if r.Declared == nil {
 		r.Declared = map[string]Declaration{}
 	}
-	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...)}
+	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...), Report: e.Report}
 	for _, m := range e.Methods {
 		for _, p := range m.Protocols {
 			if d.Arms == nil {

@@ -63,7 +63,7 @@ func TestTuningRanksByMeaning(t *testing.T) {
 			t.Fatalf("%s: grids %+v", metric, g)
 		}
 		var md strings.Builder
-		writeTuning(&md, res, Options{Figures: "figures"})
+		writeTuning(&md, res, Options{Figures: "figures"}, Head{Against: "the paper", Claims: true})
 		if metric == "mystery" {
 			if g[0].Chosen != -1 || !strings.Contains(g[0].Unranked, `"mystery" has no registered meaning`) {
 				t.Errorf("an unregistered metric: chosen %d (%q), want none and the reason", g[0].Chosen, g[0].Unranked)
@@ -109,7 +109,7 @@ func TestAxisLabelFromMeaning(t *testing.T) {
 		{ID: "mine", Title: "Mine", X: harness.XSeconds, Y: harness.Metrics{"coverage", "method:spread", "mystery"}, Band: harness.BandSD},
 	}}}
 	dir := t.TempDir()
-	if _, err := Plot(res, dir); err != nil {
+	if _, err := Plot(res, dir, withPaper...); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ file, label, not string }{

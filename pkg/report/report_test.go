@@ -217,7 +217,7 @@ func TestMain(m *testing.M) {
 func TestPlotWritesEveryFormat(t *testing.T) {
 	res := goodTree(t)
 	dir := t.TempDir()
-	files, err := Plot(res, dir)
+	files, err := Plot(res, dir, withPaper...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestPlotWritesEveryFormat(t *testing.T) {
 	}
 	// Plotting again gives the same bytes in every format (the PDFs' dates
 	// are fixed), so regenerated figures do not show up as changes.
-	again, err := Plot(res, t.TempDir())
+	again, err := Plot(res, t.TempDir(), withPaper...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func TestClaim2OwnKernel(t *testing.T) {
 			t.Errorf("rule does not name the statistic: %s", c.Rule)
 		}
 		dir := t.TempDir()
-		if _, err := Plot(res, dir); err != nil {
+		if _, err := Plot(res, dir, withPaper...); err != nil {
 			t.Fatal(err)
 		}
 		svg, _ := os.ReadFile(filepath.Join(dir, "rff.svg"))
@@ -528,7 +528,7 @@ func TestVerdictsNotMeasured(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := Write(&b, &Results{Dir: "empty"}, Options{Figures: "figures"}); err != nil {
+	if err := Write(&b, &Results{Dir: "empty"}, Options{Figures: "figures", Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	// The verdict table: each protocol on both cost axes for claims 1 and
@@ -541,7 +541,7 @@ func TestVerdictsNotMeasured(t *testing.T) {
 func TestReportListsDeviations(t *testing.T) {
 	res := goodTree(t)
 	var b bytes.Buffer
-	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+	if err := Write(&b, res, Options{Figures: "figures", Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()

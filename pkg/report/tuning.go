@@ -207,15 +207,23 @@ func tuningExperiments(res *Results) []string {
 
 // writeTuning writes the Tuning section: for every tuning experiment, per
 // dataset and method kind, its grid, the validation metrics of each
-// configuration and the chosen one.
-func writeTuning(b *strings.Builder, res *Results, opts Options) {
+// configuration and the chosen one. h says what the settings are left
+// open by (h.Against) and whether claims are made (h.Claims).
+func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 	ids := tuningExperiments(res)
 	if len(ids) == 0 {
 		return
 	}
+	open, claims := "", ""
+	if h.Against != "" {
+		open = " " + h.Against + " leaves open"
+	}
+	if h.Claims {
+		claims = " Their cells enter no claim."
+	}
 	b.WriteString("## Tuning\n\n")
-	b.WriteString("Experiments with `role = \"tuning\"` choose settings the paper leaves open on validation rows carved from the training rows " +
-		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows). Their cells enter no claim. " +
+	b.WriteString("Experiments with `role = \"tuning\"` choose settings" + open + " on validation rows carved from the training rows " +
+		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows)." + claims + " " +
 		"Each value is the metric on the held-out rows (validation or development, as `eval.rows` says) at the end of the run's budget (its last evaluated snapshot), mean ± sample sd over the finished splits. " +
 		"Rule: per dataset and method kind, the chosen configuration is the one with the best mean of the experiment's first metric " +
 		"(lowest for an RMSE, MMD² or KSD²; highest for an accuracy or log-likelihood), the first by name of equals.\n\n")

@@ -71,7 +71,7 @@ func TestTuningSection(t *testing.T) {
 		t.Errorf("sgld grid %+v", sg)
 	}
 	var b strings.Builder
-	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+	if err := Write(&b, res, Options{Figures: "figures", Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

@@ -33,9 +33,9 @@ func quickProfile(res *Results) bool {
 	return false
 }
 
-// writeVerdicts writes the Verdicts section: the protocols, the outcome
+// WriteVerdicts writes the Verdicts section: the protocols, the outcome
 // paragraph and the verdict table.
-func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
+func WriteVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 	b.WriteString("## Verdicts\n\n")
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
 		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
@@ -95,8 +95,9 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 	b.WriteString("\n")
 }
 
-// writeClaim writes the section of one claim.
-func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
+// WriteClaim writes the section of claim c, with the links to the figures
+// it rests on.
+func WriteClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
 	fmt.Fprintf(b, "## Claim %d\n\n> %s\n\n", c.Number, c.Text)
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]

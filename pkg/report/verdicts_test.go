@@ -275,7 +275,7 @@ func TestOneSplitDecidesNothing(t *testing.T) {
 		c.Prov.Profile = "quick"
 	}
 	var b bytes.Buffer
-	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+	if err := Write(&b, res, Options{Figures: "figures", Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**") {

@@ -203,33 +203,35 @@ type Options struct {
 	// FigureDir is the figures directory on disk, used to link only the
 	// figures that exist ("" links every figure).
 	FigureDir string
+	// Plugins are the section providers the report may call on; those
+	// that present an experiment of the results take part (Plugin).
+	Plugins []Plugin
 }
 
-// Write writes the report on res: deviations from the paper first, then
-// each claim with its evidence and verdict, Table 1, the posteriordb
-// benchmark, the HMC reference diagnostics and, when a cell recorded one,
-// the flagged results.
+// Write writes the report on res: its head (a plug-in's, else a generic
+// one), the cells counted, the deviations, the sections of every plug-in of
+// opts.Plugins that presents an experiment of res (the paper's claims with
+// their verdicts, say), the Tuning section, the posteriordb benchmark, the
+// other experiments with their figures, the HMC reference diagnostics and,
+// when a cell recorded one, the flagged results.
 func Write(w io.Writer, res *Results, opts Options) error {
 	var b strings.Builder
-	b.WriteString("# Reproduction report\n\n")
-	b.WriteString("Futami, Cui, Sato, Sugiyama, \"Bayesian posterior approximation via greedy particle optimization\" (AAAI 2019), " +
-		"checked against the cached results in `" + res.Dir + "`. Everything below is computed from those results; nothing is re-run.\n\n")
+	plugins := taking(res, opts.Plugins)
+	h := head(res, plugins)
+	fmt.Fprintf(&b, "# %s\n\n", h.Title)
+	if h.Lead != "" {
+		b.WriteString(h.Lead + ", checked against the cached results in `" + res.Dir + "`. Everything below is computed from those results; nothing is re-run.\n\n")
+	} else {
+		b.WriteString("Computed from the cached results in `" + res.Dir + "`; nothing is re-run.\n\n")
+	}
 	writeStatus(&b, res)
-	writeDeviations(&b, res)
-	claims := Claims(res)
-	writeVerdicts(&b, res, claims)
-	for _, c := range claims {
-		writeClaim(&b, res, &c, opts)
+	writeDeviations(&b, res, h.Against)
+	for _, p := range plugins {
+		p.Sections(&b, res, opts)
 	}
-	if len(res.Experiment("table1")) > 0 {
-		b.WriteString("## Table 1\n\n")
-		b.WriteString(MakeTable(res, "table1").Markdown())
-		b.WriteString("\n")
-	}
-	writeAnchor(&b, res)
-	writeTuning(&b, res, opts)
+	writeTuning(&b, res, opts, h)
 	writePosteriorDB(&b, res, opts)
-	writeOther(&b, res, opts)
+	writeOther(&b, res, opts, plugins, h)
 	writeRefDiags(&b, res)
 	writeFlagged(&b, res)
 	_, err := io.WriteString(w, b.String())
@@ -329,8 +331,17 @@ func writeStatus(b *strings.Builder, res *Results) {
 // subsetWords mark a dataset label that names part of a dataset.
 var subsetWords = []string{"prefix", "subset", "subsample", "first", "rows"}
 
-func writeDeviations(b *strings.Builder, res *Results) {
-	b.WriteString("## Deviations from the paper\n\n")
+// writeDeviations lists how the results depart from the experiment files'
+// full protocol, or from against ("the paper") when a plug-in names it.
+func writeDeviations(b *strings.Builder, res *Results, against string) {
+	dataset := "not the whole dataset"
+	if against == "" {
+		b.WriteString("## Deviations\n\n")
+		against = "the full profile"
+	} else {
+		b.WriteString("## Deviations from " + against + "\n\n")
+		dataset = "not the dataset of " + against
+	}
 	n := 0
 	item := func(format string, a ...any) {
 		n++
@@ -349,7 +360,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 	for _, id := range sortedKeys(profiles) {
 		for _, p := range sortedKeys(profiles[id]) {
 			if p != "" && p != "full" {
-				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than the paper).", id, p)
+				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than %s).", id, p, against)
 			}
 			if d := res.Deviations[id][p]; d != "" {
 				item("**%s**: %s", id, strings.TrimSpace(d))
@@ -379,7 +390,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		low := strings.ToLower(k.label)
 		for _, w := range subsetWords {
 			if subset[k.ds] || strings.Contains(low, w) {
-				item("Data subset: `%s` is used as **%s** (experiments %s), not the dataset of the paper.", k.ds, k.label, strings.Join(labels[k], ", "))
+				item("Data subset: `%s` is used as **%s** (experiments %s), %s.", k.ds, k.label, strings.Join(labels[k], ", "), dataset)
 				break
 			}
 		}
