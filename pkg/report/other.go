@@ -45,13 +45,19 @@ func recordedMetrics(cells []*Cell) []string {
 // writeOther writes a section per experiment that no plug-in presents:
 // for each dataset, method and particle count, the final value of every
 // recorded metric (mean ± sample sd over the finished splits), then the
-// experiment's figures. h.Others opens the section.
+// experiment's figures. h.Others opens the section, which is "Other
+// experiments" where plugins present some and "Experiments" where none
+// takes part.
 func writeOther(b *strings.Builder, res *Results, opts Options, plugins []Plugin, h Head) {
 	ids := otherExperiments(res, plugins)
 	if len(ids) == 0 {
 		return
 	}
-	b.WriteString("## Other experiments\n\n")
+	if len(plugins) > 0 {
+		b.WriteString("## Other experiments\n\n")
+	} else {
+		b.WriteString("## Experiments\n\n")
+	}
 	b.WriteString(h.Others + "Each value is the metric at the method's last evaluated snapshot, mean ± sample sd over the finished splits.\n\n")
 	for _, id := range ids {
 		cells := Done(res.Experiment(id))

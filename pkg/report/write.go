@@ -233,7 +233,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	writePosteriorDB(&b, res, opts)
 	writeOther(&b, res, opts, plugins, h)
 	writeRefDiags(&b, res)
-	writeFlagged(&b, res)
+	writeFlagged(&b, res, h.Claims)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -241,8 +241,9 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // writeFlagged lists the cells whose method flagged its result
 // (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
 // the heading, when no cell recorded a flag, so that a report on results
-// without flags is as it was before results recorded them.
-func writeFlagged(b *strings.Builder, res *Results) {
+// without flags is as it was before results recorded them. claims says
+// whether verdicts above may include them.
+func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 	var rows []string
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
@@ -252,8 +253,12 @@ func writeFlagged(b *strings.Builder, res *Results) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (the figures and verdicts above include them; "+
-		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows))
+	above := "the figures above include them"
+	if claims {
+		above = "the figures and verdicts above include them"
+	}
+	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (%s; "+
+		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows), above)
 	for _, r := range rows {
 		b.WriteString(r)
 	}
