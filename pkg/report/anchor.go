@@ -103,8 +103,8 @@ func AnchorTable(res *Results) []AnchorRow {
 				cst = append(cst, c)
 			}
 		}
-		r, ok := finalStat(arm, "rmse")
-		l, ok2 := finalStat(arm, "test_ll")
+		r, ok := FinalStat(arm, "rmse")
+		l, ok2 := FinalStat(arm, "test_ll")
 		if !ok || !ok2 {
 			continue
 		}
@@ -133,7 +133,7 @@ func AnchorTable(res *Results) []AnchorRow {
 
 // meanOr is the mean final value of metric over cells, NaN when none.
 func meanOr(cells []*Cell, metric string) float64 {
-	if s, ok := finalStat(cells, metric); ok {
+	if s, ok := FinalStat(cells, metric); ok {
 		return s.Mean
 	}
 	return math.NaN()

@@ -37,7 +37,7 @@ var startOnly = map[string][2]string{
 
 // IsStartKind reports whether a method kind is a start-only baseline
 // (kind "start": the start a particle method would run from, alone).
-func IsStartKind(kind string) bool { return normKind(kind) == "start" }
+func IsStartKind(kind string) bool { return NormKind(kind) == "start" }
 
 // startAlone reports whether a start-only baseline is its start alone
 // (the trained network alone, the MAP alone) rather than several draws of
@@ -145,7 +145,7 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 			return w[0], w[1]
 		}
 		return s, s
-	case normKind(k) == "sgld":
+	case NormKind(k) == "sgld":
 		if settingString(c, "init") == "map" {
 			return "MAP", startMAP
 		}
@@ -157,7 +157,7 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 // armInfo describes method m of experiment id on dataset ds from its
 // finished cells.
 func armInfo(res *Results, id, ds, m string) ArmInfo {
-	cells := cellsOf(Done(res.Experiment(id)), ds)
+	cells := CellsOf(Done(res.Experiment(id)), ds)
 	a := ArmInfo{Method: m, SecPerKGrad: math.NaN()}
 	bnn := isBNN(cells)
 	var per []float64
@@ -183,7 +183,7 @@ func armInfo(res *Results, id, ds, m string) ArmInfo {
 	if len(per) > 0 {
 		a.SecPerKGrad, _ = MeanSD(per)
 	}
-	a.Timing = strings.Join(sortedKeys(timing), "; ")
+	a.Timing = strings.Join(SortedKeys(timing), "; ")
 	return a
 }
 
@@ -227,11 +227,11 @@ func constantFloor(res *Results, id, ds, metric string) (vals map[int]float64, s
 	}
 	for _, e := range ids {
 		vals = map[int]float64{}
-		for _, c := range cellsOf(Done(res.Experiment(e)), ds) {
-			if normKind(c.Prov.Kind) != "constant" {
+		for _, c := range CellsOf(Done(res.Experiment(e)), ds) {
+			if NormKind(c.Prov.Kind) != "constant" {
 				continue
 			}
-			if r, ok := c.Final(metric); ok && finite(r.Value) {
+			if r, ok := c.Final(metric); ok && Finite(r.Value) {
 				vals[c.Prov.Split] = r.Value
 			}
 		}
@@ -278,7 +278,7 @@ func costTable(res *Results, cs []Contrast) ClaimTable {
 	for _, k := range keys {
 		a := armInfo(res, k.fig, k.ds, k.m)
 		var g, s []float64
-		for _, c := range cellsOf(Done(res.Experiment(k.fig)), k.ds) {
+		for _, c := range CellsOf(Done(res.Experiment(k.fig)), k.ds) {
 			if c.Prov.Method == k.m {
 				g = append(g, float64(c.Prov.GradEvals))
 				s = append(s, c.Prov.Seconds)
@@ -290,7 +290,7 @@ func costTable(res *Results, cs []Contrast) ClaimTable {
 		if timing == "" {
 			timing = "untimed"
 		}
-		t.Rows = append(t.Rows, []string{k.fig, k.label, k.m, a.Start, fmt.Sprint(len(g)), fmtG(mg), fmtG(ms), fmtG(a.SecPerKGrad), timing})
+		t.Rows = append(t.Rows, []string{k.fig, k.label, k.m, a.Start, fmt.Sprint(len(g)), FormatG(mg), FormatG(ms), FormatG(a.SecPerKGrad), timing})
 	}
 	return t
 }
@@ -342,7 +342,7 @@ func ResolveMMDFW(c *Cell) (r MMDFWRun, ok bool) {
 	}
 	r.Weights, r.Z, r.Direction = text(s.Weights), text(s.Z), text(s.Direction)
 	gaussian := false
-	if m, ok := refObject(c); ok {
+	if m, ok := RefObject(c); ok {
 		k, _ := m["kind"].(string)
 		gaussian = k == "exact"
 	}

@@ -48,7 +48,7 @@ func pickAtBudget(c *Cell, b float64) budgetPick {
 	bestV := math.Inf(1)
 	for i, sn := range snaps {
 		v, ok := sn.vals[selectionMetric]
-		if ok && finite(v) && v < bestV {
+		if ok && Finite(v) && v < bestV {
 			best, bestV = i, v
 		}
 	}
@@ -114,7 +114,7 @@ func (t *Table) budgetStats(cells []*Cell) {
 	for _, lv := range BudgetLevels {
 		t.AtBudget[lv.Label] = map[string]map[string]map[string]Stat{}
 		for _, ds := range t.Datasets {
-			g := byMethod(cells, ds)
+			g := ByMethod(cells, ds)
 			m := map[string]map[string]Stat{}
 			for _, name := range t.Methods {
 				cs := Done(g[name])

@@ -33,8 +33,6 @@ const (
 	// most 0.05 nats (a likelihood ratio of 5 % per test point) below it.
 	RMSEMargin = 1.05
 	LLMargin   = 0.05
-	// MinRatePoints is the fewest particle counts a rate is fitted to.
-	MinRatePoints = 3
 )
 
 // Level relaxes the value v of a metric whose meaning is mm by
@@ -77,7 +75,7 @@ func chosenSnapshot(c *Cell, keep func(Row) bool, rule string) (sn *snapshot, de
 	if rule == snapDev && HasMetric([]*Cell{c}, selectionMetric) {
 		best := -1
 		for i, s := range snaps {
-			if v, ok := s.vals[selectionMetric]; ok && finite(v) && (best < 0 || v < snaps[best].vals[selectionMetric]) {
+			if v, ok := s.vals[selectionMetric]; ok && Finite(v) && (best < 0 || v < snaps[best].vals[selectionMetric]) {
 				best = i
 			}
 		}
@@ -138,10 +136,10 @@ func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost 
 		}
 	}
 	floor := func(k cost) cost {
-		if finite(minG) {
+		if Finite(minG) {
 			k.grads = math.Max(k.grads, minG)
 		}
-		if finite(minS) {
+		if Finite(minS) {
 			k.secs = math.Max(k.secs, minS)
 		}
 		return k
@@ -153,10 +151,10 @@ func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost 
 		return v <= level
 	}
 	for i, r := range rows {
-		if !finite(r.Value) || !reached(r.Value) {
+		if !Finite(r.Value) || !reached(r.Value) {
 			continue
 		}
-		if i == 0 || !finite(rows[i-1].Value) {
+		if i == 0 || !Finite(rows[i-1].Value) {
 			return floor(cost{float64(r.GradEvals), r.Seconds, true})
 		}
 		p := rows[i-1]
@@ -200,7 +198,7 @@ var claim1Experiments = []struct{ id, metric string }{{"fig1a", "accuracy"}, {"f
 func claim1Contrasts(res *Results, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range claim1Experiments {
-		cells := res.reported(e.id)
+		cells := res.Reported(e.id)
 		for _, ds := range Datasets(Done(cells)) {
 			fws, svs := res.armSets(e.id, ds, cells, cfg)
 			for _, fw := range fws {
@@ -225,13 +223,13 @@ func claim1Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // split whose SVGD value is worse than the constant predictor's has
 // diverged and gives no level.
 func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfig) (Contrast, bool) {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	fwc, svc := bySplit(cells, ds, fw), bySplit(cells, ds, sv)
 	if len(fwc) == 0 || len(svc) == 0 {
 		return Contrast{}, false
 	}
-	hb, noLevel := res.higherBetter(metric)
-	mm, _ := res.meaning(metric)
+	hb, noLevel := res.HigherBetter(metric)
+	mm, _ := res.Meaning(metric)
 	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: "cost to the " + metricWord(metric) + " level", Axis: cfg.Axis,
 		Key: fmt.Sprintf("%s %s vs %s:", id, ds, sv),
 		A:   armInfo(res, id, ds, fw), B: armInfo(res, id, ds, sv), Band: Band{Tau: math.Log(CostBand), Ratio: true}}
@@ -257,7 +255,7 @@ func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfi
 			noDev = append(noDev, fmt.Sprint(s))
 		}
 		v, ok := snap.vals[metric]
-		if !ok || !finite(v) {
+		if !ok || !Finite(v) {
 			noValue++
 			continue
 		}
@@ -392,7 +390,7 @@ func claim1(res *Results) Claim {
 		for i, k := range grads {
 			s := &secs[i]
 			c.Rows = append(c.Rows, append(append([]string{protocolName(proto), k.Figure, k.Dataset, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
-				fmtG(meanOf(k.levels)), k.costText(true), k.costText(false)}, k.outcomeCells()...),
+				FormatG(meanOf(k.levels)), k.costText(true), k.costText(false)}, k.outcomeCells()...),
 				append(s.outcomeCells(), gainCell(l, k.Figure, k.DS, k.A.Method), gainCell(l, k.Figure, k.DS, k.B.Method), notesText(&k, s))...))
 		}
 	})

@@ -64,7 +64,7 @@ func (f *rateFamily) add(name string, counted, linear bool, grads float64) {
 func (f *rateFamily) gradRange() string {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range f.grads {
-		if finite(g) {
+		if Finite(g) {
 			lo, hi = math.Min(lo, g), math.Max(hi, g)
 		}
 	}
@@ -72,9 +72,9 @@ func (f *rateFamily) gradRange() string {
 	case lo > hi:
 		return "–"
 	case lo == hi:
-		return fmtG(lo)
+		return FormatG(lo)
 	}
-	return fmtG(lo) + "–" + fmtG(hi)
+	return FormatG(lo) + "–" + FormatG(hi)
 }
 
 // why is the family's clause of the claim's reason: "Covertype, full-data
@@ -127,7 +127,7 @@ func orDash(s string) string {
 // outputs at the fmmd2 inputs (predictions) where recorded; "exact" for a
 // closed-form reference.
 func refWorst(cells []*Cell, ds string) string {
-	if exactReference(cells, ds) {
+	if ExactReference(cells, ds) {
 		return "exact (closed form)"
 	}
 	r, e := math.Inf(-1), math.Inf(1)
@@ -138,21 +138,21 @@ func refWorst(cells []*Cell, ds string) string {
 		if c.Prov.Dataset != ds || seen[c.Prov.Split] {
 			continue
 		}
-		m, ok := refSummary(c)
+		m, ok := RefSummary(c)
 		if !ok {
 			continue
 		}
 		seen[c.Prov.Split] = true
 		n++
 		for k, v := range m {
-			switch normKey(k) {
+			switch NormKey(k) {
 			case "maxrhat", "rhatmax":
-				r = math.Max(r, number(v))
+				r = math.Max(r, SummaryNumber(v))
 			case "miness", "essmin", "minbulkess":
-				e = math.Min(e, number(v))
+				e = math.Min(e, SummaryNumber(v))
 			}
 		}
-		if d, ok := predDiag(c); ok {
+		if d, ok := CellPredDiag(c); ok {
 			np++
 			inputs = d.Inputs
 			pr, pe = math.Max(pr, d.MaxRhat), math.Min(pe, d.MinESS)
@@ -176,7 +176,7 @@ func rawWeightsText(cells []*Cell, ds, method, wr string) string {
 	if !strings.HasSuffix(wr, ")") {
 		return wr
 	}
-	for _, c := range cellsOf(Done(cells), ds) {
+	for _, c := range CellsOf(Done(cells), ds) {
 		if c.Prov.Method == method && settingString(c, "raw_weights") == "true" {
 			return strings.TrimSuffix(wr, ")") + ", raw weights)"
 		}

@@ -37,7 +37,7 @@ func rowCost(r Row) cost { return cost{float64(r.GradEvals), r.Seconds, true} }
 // MMD² at N) per split (positive: SVGD smaller, the claim's way).
 func claim3Contrasts(res *Results, cfg protocolConfig) []Contrast {
 	const id = "fig1b"
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	var out []Contrast
 	for _, ds := range Datasets(Done(cells)) {
 		fws, svs := res.armSets(id, ds, cells, cfg)
@@ -56,12 +56,12 @@ func claim3Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // claim3Pairs are claim 3's contrasts of MMD-FW arm fw with each SVGD arm
 // of svs on dataset ds, one per particle count of the SVGD arm.
 func claim3Pairs(res *Results, id, ds, fw string, svs []string) []Contrast {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	var out []Contrast
 	fwc := bySplit(cells, ds, fw)
 	for _, sv := range svs {
 		byN := map[int]map[int]*Cell{}
-		for _, c := range cellsOf(Done(cells), ds) {
+		for _, c := range CellsOf(Done(cells), ds) {
 			if c.Prov.Method == sv {
 				if byN[c.Prov.N] == nil {
 					byN[c.Prov.N] = map[int]*Cell{}
@@ -123,7 +123,7 @@ func claim3(res *Results) Claim {
 		for i := range cs {
 			k := &cs[i]
 			c.Rows = append(c.Rows, append([]string{protocolName(proto), k.Dataset, strings.TrimPrefix(k.What, "MMD² at N = "), k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
-				fmtG(geoMean(k.AVal)), fmtG(geoMean(k.BVal))}, append(k.outcomeCells(), k.costText(true), k.costText(false))...))
+				FormatG(geoMean(k.AVal)), FormatG(geoMean(k.BVal))}, append(k.outcomeCells(), k.costText(true), k.costText(false))...))
 		}
 	})
 	c.Tables = append(c.Tables, costTable(res, all))
@@ -141,7 +141,7 @@ func claim4Contrasts(res *Results, cfg protocolConfig) []Contrast {
 		id      string
 		metrics []string
 	}{{"fig1a", []string{"accuracy"}}, {"fig1b", []string{"mmd2", "ksd2"}}} {
-		cells := res.reported(e.id)
+		cells := res.Reported(e.id)
 		sp, fw := res.arm(e.id, cfg.FW, cells, IsSP), res.arm(e.id, cfg.FW, cells, IsMMDFW)
 		if sp == "" || fw == "" {
 			continue
@@ -165,12 +165,12 @@ func claim4Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // have one. The difference is oriented so that positive means SP worse:
 // ln(SP / MMD-FW) for an MMD² or KSD², MMD-FW − SP for an accuracy.
 func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Contrast, bool) {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	fwc, spc := bySplit(cells, ds, fw), bySplit(cells, ds, sp)
 	if len(fwc) == 0 || len(spc) == 0 {
 		return Contrast{}, false
 	}
-	hb, unranked := res.higherBetter(metric)
+	hb, unranked := res.HigherBetter(metric)
 	band := Band{Tau: math.Log(MMDBand), Ratio: true}
 	if hb {
 		band = Band{Tau: AccuracyBand}
@@ -237,7 +237,7 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 			}
 			d = math.Log(sr.Value / fr.Value)
 		}
-		if !finite(d) {
+		if !Finite(d) {
 			continue
 		}
 		k.Splits = append(k.Splits, s)
@@ -301,7 +301,7 @@ func claim4(res *Results) Claim {
 // measure, mean ± sd otherwise.
 func valueText(v []float64, ratio bool) string {
 	if ratio {
-		return fmtG(geoMean(v))
+		return FormatG(geoMean(v))
 	}
 	return pmText(v)
 }

@@ -17,7 +17,7 @@ import (
 // dataset and SVGD arm, one on RMSE and one on test LL.
 func claim5Contrasts(res *Results, cfg protocolConfig) []Contrast {
 	const id = "table1"
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	var out []Contrast
 	for _, ds := range Datasets(Done(cells)) {
 		fws, svs := res.armSets(id, ds, cells, cfg)
@@ -38,7 +38,7 @@ func claim5Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // accuracyContrasts are claim 5's two contrasts of MMD-FW arm fw with SVGD
 // arm sv on one dataset under cfg (none when either arm has no cell).
 func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) []Contrast {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	fwc, svc := bySplit(cells, ds, fw), bySplit(cells, ds, sv)
 	if len(fwc) == 0 || len(svc) == 0 {
 		return nil
@@ -99,7 +99,7 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 			rm.D = append(rm.D, math.Log(sr/fr))
 			rm.aCost, rm.bCost = append(rm.aCost, kf), append(rm.bCost, ks)
 		}
-		if ok3 && ok4 && finite(sl) && finite(fl) {
+		if ok3 && ok4 && Finite(sl) && Finite(fl) {
 			ll.Splits, ll.AVal, ll.BVal = append(ll.Splits, s), append(ll.AVal, fl), append(ll.BVal, sl)
 			ll.D = append(ll.D, fl-sl)
 			ll.aCost, ll.bCost = append(ll.aCost, kf), append(ll.bCost, ks)

@@ -191,7 +191,7 @@ const (
 // for protocol proto and whose kind (as cells record it) satisfies is, in
 // file order.
 func (r *Results) declaredArms(id, proto string, cells []*Cell, is func(string) bool) []string {
-	_, kinds := methodOrder(cells)
+	_, kinds := MethodOrder(cells)
 	var out []string
 	for _, m := range r.Declared[id].Arms[proto] {
 		if k, ok := kinds[m]; ok && is(k) {
@@ -219,7 +219,7 @@ func (r *Results) candidates(id, proto string, cells []*Cell, is func(string) bo
 	if a := r.declaredArms(id, proto, cells, is); len(a) > 0 {
 		return a[:1]
 	}
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	var out []string
 	for _, m := range names {
 		if is(kinds[m]) && firstMethodIs(cells, m) {
@@ -265,28 +265,11 @@ func firstMethodIs(cells []*Cell, method string) bool {
 	return true
 }
 
-func fmtG(v float64) string {
-	if math.IsInf(v, 1) {
-		return "never"
-	}
-	if !finite(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 // mmdfwLargest returns the MMD-FW methods of a dataset with their cell of
 // largest N on each split.
 func mmdfwLargest(cells []*Cell, ds string) map[string]map[int]*Cell {
 	out := map[string]map[int]*Cell{}
-	for _, c := range cellsOf(Done(cells), ds) {
+	for _, c := range CellsOf(Done(cells), ds) {
 		if IsMMDFW(c.Prov.Kind) && out[c.Prov.Method] == nil {
 			out[c.Prov.Method] = bySplit(cells, ds, c.Prov.Method)
 		}
@@ -353,15 +336,15 @@ func claim2(res *Results) Claim {
 	var fams rateFamilies
 	famCells := map[string][]*Cell{}
 	for _, id := range Claim2Experiments {
-		cells := res.reported(id)
+		cells := res.Reported(id)
 		for _, ds := range Datasets(Done(cells)) {
 			base := "mmd2"
 			if id == "rff" {
-				base = rateMetric(cells, ds)
+				base = RateMetric(cells, ds)
 			}
 			run := map[string]MMDFWRun{}
 			grads := map[string][]float64{}
-			for _, cl := range cellsOf(Done(cells), ds) {
+			for _, cl := range CellsOf(Done(cells), ds) {
 				if r, ok := ResolveMMDFW(cl); ok {
 					run[cl.Prov.Method] = r
 				}
@@ -374,8 +357,8 @@ func claim2(res *Results) Claim {
 			}
 			flagged, nsplits := flaggedSplits(cells, ds)
 			inFunction := ""
-			if base == "mmd2" && flagged > 0 && HasMetric(cellsOf(cells, ds), "fmmd2") {
-				if pf, pt := predFlaggedSplits(cells, ds); pt > 0 && pf == 0 {
+			if base == "mmd2" && flagged > 0 && HasMetric(CellsOf(cells, ds), "fmmd2") {
+				if pf, pt := PredFlaggedSplits(cells, ds); pt > 0 && pf == 0 {
 					base = "fmmd2"
 					inFunction = fmt.Sprintf("RBF kernel on predictions at %d test inputs, to the reference (flagged in parameter space in %d of %d splits, on predictions in none)",
 						FunctionInputs, flagged, nsplits)
@@ -390,7 +373,7 @@ func claim2(res *Results) Claim {
 				}
 				rt := TestRate(&s)
 				g := rt.Geometric
-				if g.N < MinRatePoints || !finite(g.Slope) {
+				if g.N < MinRatePoints || !Finite(g.Slope) {
 					continue
 				}
 				r := run[s.Method]
@@ -428,7 +411,7 @@ func claim2(res *Results) Claim {
 					in = inFunction
 				}
 				if metric[s.Name] == KernelMMD2 {
-					in = ownKernelNote + " (`" + KernelMMD2 + "`)"
+					in = OwnKernelNote + " (`" + KernelMMD2 + "`)"
 				}
 				floor := fmt.Sprintf("%g of the largest", ZeroFloor)
 				if rt.TailFloor {
@@ -436,8 +419,8 @@ func claim2(res *Results) Claim {
 				}
 				row := []string{id, DatasetLabel(cells, ds), s.Name, kern, wr, direction, in,
 					fmt.Sprintf("%g–%g", g.XMin, g.XMax), floor, fmt.Sprintf("%.4g", -g.Slope), fmt.Sprintf("%.4f", g.R2),
-					fmt.Sprintf("%.4g", rt.Power.Slope), fmt.Sprintf("%.4f", rt.Power.R2), fmt.Sprintf("%.3g", rt.Decades), yesNo(rt.Linear), counted,
-					fmtG(meanOf(grads[s.Method]))}
+					fmt.Sprintf("%.4g", rt.Power.Slope), fmt.Sprintf("%.4f", rt.Power.R2), fmt.Sprintf("%.3g", rt.Decades), YesNo(rt.Linear), counted,
+					FormatG(meanOf(grads[s.Method]))}
 				if r.Direction == "exact" {
 					controls = append(controls, row)
 				} else {
@@ -475,7 +458,7 @@ func claim2(res *Results) Claim {
 // mmdSource says what the RBF "mmd2" of a dataset is measured against:
 // the closed form on a Gaussian target, the reference sample otherwise.
 func mmdSource(cells []*Cell, ds string) string {
-	if exactReference(cells, ds) {
+	if ExactReference(cells, ds) {
 		return "exact"
 	}
 	if f, n := flaggedSplits(cells, ds); f > 0 {
@@ -492,13 +475,13 @@ func flaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 		if c.Prov.Dataset != ds {
 			continue
 		}
-		m, ok := refSummary(c)
+		m, ok := RefSummary(c)
 		if !ok {
 			continue
 		}
 		var f bool
 		for k, v := range m {
-			if normKey(k) == "flagged" {
+			if NormKey(k) == "flagged" {
 				f, _ = v.(bool)
 			}
 		}
@@ -519,7 +502,7 @@ func flaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 func geoMean(v []float64) float64 {
 	var l []float64
 	for _, x := range v {
-		if x > 0 && finite(x) {
+		if x > 0 && Finite(x) {
 			l = append(l, math.Log(x))
 		}
 	}
@@ -577,7 +560,7 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 // kind satisfies is and that uses neither random features nor the exact LMO
 // direction, or "" when there is none.
 func firstMethod(cells []*Cell, is func(string) bool) string {
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	g := map[string][]*Cell{}
 	for _, c := range cells {
 		g[c.Prov.Method] = append(g[c.Prov.Method], c)

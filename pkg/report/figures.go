@@ -176,7 +176,7 @@ func spansDecade(series []Series) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	add := func(v []float64) bool {
 		for _, x := range v {
-			if !finite(x) {
+			if !Finite(x) {
 				continue
 			}
 			if x <= 0 {
@@ -262,7 +262,7 @@ func (f *Figure) against() string {
 }
 
 // yLabel is the label of metric m on dataset ds: as declared, else as its
-// meaning in mt says.
+// Meaning in mt says.
 func (f *Figure) yLabel(mt harness.MetricTable, cells []*Cell, ds, m string) string {
 	if f.YLabel != "" {
 		return f.YLabel
@@ -278,7 +278,7 @@ func drawFigure(dir string, f Figure, cells []*Cell, ds string, mt harness.Metri
 	var files []string
 	for _, y := range f.Y {
 		m := y
-		if f.Fallback != "" && !HasMetric(cellsOf(in, ds), y) {
+		if f.Fallback != "" && !HasMetric(CellsOf(in, ds), y) {
 			m = f.Fallback
 		}
 		st := newStyle(cells)
@@ -428,7 +428,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		f := fits[s.Name]
 		var tags []string
 		if metric[s.Name] == KernelMMD2 {
-			tags = append(tags, ownKernelNote)
+			tags = append(tags, OwnKernelNote)
 		}
 		if exact[s.Method] {
 			tags = append(tags, exactLMONote)
@@ -437,7 +437,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		if len(tags) > 0 {
 			k = " [" + strings.Join(tags, ", ") + "]"
 		}
-		if !finite(f.Slope) {
+		if !Finite(f.Slope) {
 			return k + ": no fit"
 		}
 		return fmt.Sprintf("%s: rate %.3g/particle, R² %.3f", k, -f.Slope, f.R2)
@@ -445,7 +445,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 	l.entries = st.logSeries(p, series, note)
 	for _, s := range series {
 		f := fits[s.Name]
-		if !finite(f.Slope) {
+		if !Finite(f.Slope) {
 			continue
 		}
 		// The line spans the N it was fitted to: SeriesRate leaves out
@@ -497,7 +497,7 @@ func (st *style) pairExact(cells []*Cell, exact map[string]bool) {
 		next = max(next, i+1)
 	}
 	twins := ExactTwins(cells)
-	names, _ := methodOrder(cells)
+	names, _ := MethodOrder(cells)
 	for _, m := range names {
 		if !exact[m] {
 			st.index[m] = base.index[m]

@@ -24,7 +24,7 @@ func refCell(exp, method, ds string, split int, flagged bool, predFlagged *bool,
 
 // TestReferenceFloorMean: the floor of a metric is the geometric mean over
 // splits of what the cells record (one value per split, whatever the
-// number of cells); a metric without floors has none.
+// SummaryNumber of cells); a metric without floors has none.
 func TestReferenceFloorMean(t *testing.T) {
 	cells := []*Cell{
 		refCell("fig2b", "a", "naval", 0, true, nil, map[string]any{"mmd2": 1e-3, "fmmd2": 0.5}),

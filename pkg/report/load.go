@@ -122,9 +122,9 @@ func (r *Results) Declare(e *harness.Experiment) {
 // Tuning reports whether experiment id is declared a tuning experiment.
 func (r *Results) Tuning(id string) bool { return r.Declared[id].Role == harness.RoleTuning }
 
-// reported returns the cells of experiment id for a claim: none for a
+// Reported returns the cells of experiment id for a claim: none for a
 // tuning experiment, whose cells never enter a claim.
-func (r *Results) reported(id string) []*Cell {
+func (r *Results) Reported(id string) []*Cell {
 	if r.Tuning(id) {
 		return nil
 	}
@@ -211,7 +211,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	plan := []string{p.Profile}
 	if p.Profile == "" {
 		plan = nil
-		for _, pr := range sortedKeys(profiles) {
+		for _, pr := range SortedKeys(profiles) {
 			if pr == "" || slices.Contains(harness.Profiles, pr) {
 				plan = append(plan, pr)
 			}

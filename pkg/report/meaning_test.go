@@ -31,7 +31,7 @@ var testMeanings = harness.MetricTable{
 // the metric's name: coverage and r2 are better larger, neg_ll smaller
 // (a rule read from names would rank the first two backwards, and take
 // neg_ll for a log-likelihood), sd_ratio nearer 1. A metric without a
-// meaning chooses none, and the section says why.
+// Meaning chooses none, and the section says why.
 func TestTuningRanksByMeaning(t *testing.T) {
 	meanings := harness.MetricTable{
 		"coverage": {Label: "90% interval coverage on {rows} rows", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},

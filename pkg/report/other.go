@@ -72,9 +72,9 @@ func writeOther(b *strings.Builder, res *Results, opts Options, plugins []Plugin
 			fmt.Fprintf(b, " %s |", m)
 		}
 		b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(metrics)) + "\n")
-		names, _ := methodOrder(cells)
+		names, _ := MethodOrder(cells)
 		for _, ds := range Datasets(cells) {
-			groups := byMethod(cells, ds)
+			groups := ByMethod(cells, ds)
 			for _, name := range names {
 				ns, atN := byN(groups[name])
 				for _, n := range ns {

@@ -32,7 +32,7 @@ const (
 func spBNNScope(res *Results) string {
 	var ran []string
 	for _, id := range []string{"fig2a", "fig2b", "table1"} {
-		for _, c := range Done(res.reported(id)) {
+		for _, c := range Done(res.Reported(id)) {
 			if IsSP(c.Prov.Kind) {
 				ran = append(ran, id)
 				break
@@ -65,8 +65,8 @@ func spBNNScope(res *Results) string {
 // gradient in experiment id: its HMC reference's gradient evaluations over
 // its chains' gradient calls (0 when no cell records them).
 func fullDataRows(res *Results, id string) float64 {
-	for _, c := range Done(res.reported(id)) {
-		m, ok := refSummary(c)
+	for _, c := range Done(res.Reported(id)) {
+		m, ok := RefSummary(c)
 		if !ok {
 			continue
 		}
@@ -74,12 +74,12 @@ func fullDataRows(res *Results, id string) float64 {
 		var calls float64
 		for _, ch := range chains {
 			if x, ok := ch.(map[string]any); ok {
-				if v := number(x["grad_calls"]); finite(v) {
+				if v := SummaryNumber(x["grad_calls"]); Finite(v) {
 					calls += v
 				}
 			}
 		}
-		if g := number(m["grad_evals"]); calls > 0 && g > 0 {
+		if g := SummaryNumber(m["grad_evals"]); calls > 0 && g > 0 {
 			return math.Round(g / calls)
 		}
 	}
@@ -91,7 +91,7 @@ func fullDataRows(res *Results, id string) float64 {
 func spFirstPoint(res *Results) (lo, hi float64) {
 	lo = math.Inf(1)
 	for _, id := range []string{"fig1a", "fig1b"} {
-		for _, c := range Done(res.reported(id)) {
+		for _, c := range Done(res.Reported(id)) {
 			if !IsSP(c.Prov.Kind) {
 				continue
 			}

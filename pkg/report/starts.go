@@ -69,7 +69,7 @@ func (r *Results) allArms(id string, cells []*Cell, is func(string) bool) []stri
 	}
 	add(r.declaredArms(id, paper, cells, is))
 	add(r.declaredArms(id, fair, cells, is))
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	for _, m := range names {
 		if is(kinds[m]) && firstMethodIs(cells, m) && len(r.Declared[id].Arms) == 0 {
 			add([]string{m})
@@ -116,7 +116,7 @@ func hasCells(cells []*Cell, ds, m string) bool { return len(bySplit(cells, ds, 
 // noPartner is the contrast, not computable, of an MMD-FW arm of start
 // class cfg.Start that no SVGD arm of that start can be set against.
 func noPartner(res *Results, id, ds, fw, what, axis string, cfg protocolConfig) Contrast {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: what, Axis: axis,
 		Key: fmt.Sprintf("%s %s:", id, ds), A: armInfo(res, id, ds, fw),
 		B:    ArmInfo{Method: "–", Start: cfg.Start, StartClass: cfg.Start, SecPerKGrad: math.NaN()},
@@ -129,7 +129,7 @@ func noPartner(res *Results, id, ds, fw, what, axis string, cfg protocolConfig) 
 func (r *Results) startClasses(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		cells := r.reported(id)
+		cells := r.Reported(id)
 		for _, ds := range Datasets(Done(cells)) {
 			for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
 				for _, m := range r.allArms(id, cells, is) {
@@ -164,8 +164,8 @@ func startFactor(classes []string) factor {
 // first (the trained network, the MAP), then the others (a deep ensemble,
 // Laplace draws), each in legend order.
 func startBaselines(res *Results, id, ds, class string) []string {
-	cells := res.reported(id)
-	names, kinds := methodOrder(cells)
+	cells := res.Reported(id)
+	names, kinds := MethodOrder(cells)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) || !hasCells(cells, ds, m) {
@@ -175,7 +175,7 @@ func startBaselines(res *Results, id, ds, class string) []string {
 			continue
 		}
 		isAlone := false
-		for _, c := range cellsOf(Done(cells), ds) {
+		for _, c := range CellsOf(Done(cells), ds) {
 			if c.Prov.Method == m {
 				isAlone = startAlone(c)
 				break
@@ -198,7 +198,7 @@ func startBaselines(res *Results, id, ds, class string) []string {
 // accuracy. Better when the interval lies above the band (×GainBand, or
 // AccuracyBand), worse when below its negative.
 func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
 	ratio := metric == "rmse"
 	band := Band{Tau: AccuracyBand}
@@ -223,7 +223,7 @@ func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConf
 		}
 		av, ok1 := as.vals[metric]
 		bv, ok2 := bs.vals[metric]
-		if !ok1 || !ok2 || !finite(av) || !finite(bv) || (ratio && (av <= 0 || bv <= 0)) {
+		if !ok1 || !ok2 || !Finite(av) || !Finite(bv) || (ratio && (av <= 0 || bv <= 0)) {
 			continue
 		}
 		d := av - bv
@@ -247,7 +247,7 @@ func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConf
 func gainContrasts(res *Results, exps []struct{ id, metric string }, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range exps {
-		cells := res.reported(e.id)
+		cells := res.Reported(e.id)
 		for _, ds := range Datasets(Done(cells)) {
 			fws, svs := res.armSets(e.id, ds, cells, cfg)
 			for _, m := range append(fws, svs...) {

@@ -13,31 +13,6 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
-// Stat is a metric's final value over the splits of one dataset.
-type Stat struct {
-	Mean, SD float64
-	// Values are the final values, one per finished split, in split order.
-	Values []float64
-}
-
-// finalStat collects the final value of metric of each cell (one per
-// split) and their mean and sample sd.
-func finalStat(cells []*Cell, metric string) (Stat, bool) {
-	sorted := append([]*Cell(nil), cells...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Prov.Split < sorted[j].Prov.Split })
-	var s Stat
-	for _, c := range sorted {
-		if r, ok := c.Final(metric); ok {
-			s.Values = append(s.Values, r.Value)
-		}
-	}
-	if len(s.Values) == 0 {
-		return s, false
-	}
-	s.Mean, s.SD = MeanSD(s.Values)
-	return s, true
-}
-
 // Table is Table 1: for each regression dataset and method, the final RMSE
 // and test log-likelihood, mean ± sd over splits, after a fixed budget.
 type Table struct {
@@ -88,7 +63,7 @@ func MakeTable(res *Results, id string) *Table {
 	cells := res.Experiment(id)
 	t := &Table{Labels: map[string]string{}, Metrics: Table1Metrics,
 		Stats: map[string]map[string]map[string]Stat{}, Missing: map[string]string{}}
-	t.Methods, t.Kinds = methodOrder(cells)
+	t.Methods, t.Kinds = MethodOrder(cells)
 	budgets := map[float64]bool{}
 	for _, c := range cells {
 		budgets[c.Prov.KeyDoc.Budget.Seconds] = true
@@ -101,10 +76,10 @@ func MakeTable(res *Results, id string) *Table {
 	for _, ds := range t.Datasets {
 		t.Labels[ds] = DatasetLabel(cells, ds)
 		t.Stats[ds] = map[string]map[string]Stat{}
-		g := byMethod(cells, ds)
+		g := ByMethod(cells, ds)
 		for _, m := range t.Methods {
 			for _, metric := range t.Metrics {
-				if s, ok := finalStat(g[m], metric); ok {
+				if s, ok := FinalStat(g[m], metric); ok {
 					if t.Stats[ds][m] == nil {
 						t.Stats[ds][m] = map[string]Stat{}
 					}
@@ -127,33 +102,10 @@ func MakeTable(res *Results, id string) *Table {
 func missingReason(cells []*Cell, ds string) string {
 	for _, c := range cells {
 		if c.Prov.Dataset == ds && c.Prov.Status != harness.Done {
-			return string(c.Prov.Status) + ": " + firstLine(c.Prov.Error)
+			return string(c.Prov.Status) + ": " + FirstLine(c.Prov.Error)
 		}
 	}
 	return "no finished cell"
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// FormatPM formats mean ± sd with the sd to two significant digits and the
-// mean to the same decimal place.
-func FormatPM(mean, sd float64) string {
-	if !finite(mean) {
-		return "–"
-	}
-	if !finite(sd) || sd == 0 {
-		return strconv.FormatFloat(mean, 'g', 4, 64) + " ± 0"
-	}
-	// The exponent of sd rounded to two significant digits (0.0999… → 1.0e-01).
-	e := strconv.FormatFloat(sd, 'e', 1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	dec := max(0, 1-exp)
-	return fmt.Sprintf("%.*f ± %.*f", dec, mean, dec, sd)
 }
 
 // BudgetText states the wall-clock budget of the table's cells.
@@ -178,7 +130,7 @@ var metricShort = map[string]string{"rmse": "RMSE", "test_ll": "test LL"}
 // floors: ordinary least squares ("ols") or the training-mean predictor
 // ("constant"). They spend no gradient evaluations, so they report the
 // same value at every budget.
-func IsFloor(kind string) bool { k := normKind(kind); return k == "ols" || k == "constant" }
+func IsFloor(kind string) bool { k := NormKind(kind); return k == "ols" || k == "constant" }
 
 // Markdown renders the table: one row per dataset × method (the floors,
 // methods of kinds ols and constant, as rows of their own), one column per
@@ -328,7 +280,7 @@ func (t *Table) hasFloor() bool {
 // olsMethod is the table's first method of kind ols ("" when none).
 func (t *Table) olsMethod() string {
 	for _, m := range t.Methods {
-		if normKind(t.Kinds[m]) == "ols" {
+		if NormKind(t.Kinds[m]) == "ols" {
 			return m
 		}
 	}
@@ -355,7 +307,7 @@ func (t *Table) NotBelowOLS() map[string]map[string][]string {
 		out[lv] = map[string][]string{}
 		for _, ds := range t.Datasets {
 			o, ok := st[ds][ols]["rmse"]
-			if !ok || !finite(o.Mean) {
+			if !ok || !Finite(o.Mean) {
 				continue
 			}
 			for _, m := range t.Methods {
@@ -444,12 +396,12 @@ func (t *Table) starts(res *Results, id string, cells []*Cell) {
 	t.Starts, t.StartBase = map[string]map[string]string{}, map[string]map[string]string{}
 	bnnSets := map[string]bool{}
 	for _, ds := range t.Datasets {
-		bnnSets[ds] = isBNN(cellsOf(Done(cells), ds))
+		bnnSets[ds] = isBNN(CellsOf(Done(cells), ds))
 		t.Starts[ds], t.StartBase[ds] = map[string]string{}, map[string]string{}
 		var bases = map[string][]string{} // start class → start-only baselines
 		class := map[string]string{}
 		for _, m := range t.Methods {
-			for _, c := range cellsOf(Done(cells), ds) {
+			for _, c := range CellsOf(Done(cells), ds) {
 				if c.Prov.Method == m {
 					t.Starts[ds][m], class[m] = StartOf(c, bnnSets[ds])
 					break
@@ -499,9 +451,9 @@ func (t *Table) starts(res *Results, id string, cells []*Cell) {
 // level lv, per split (the snapshot pickAtBudget reports).
 func (t *Table) atBudgetBySplit(cells []*Cell, lv BudgetLevel, ds, m string) map[int]float64 {
 	out := map[int]float64{}
-	for _, c := range Done(byMethod(cells, ds)[m]) {
+	for _, c := range Done(ByMethod(cells, ds)[m]) {
 		if p := pickAtBudget(c, budgetOf(c, lv)); p.ok {
-			if v, ok := p.values["rmse"]; ok && finite(v) {
+			if v, ok := p.values["rmse"]; ok && Finite(v) {
 				out[c.Prov.Split] = v
 			}
 		}
@@ -513,13 +465,13 @@ func (t *Table) atBudgetBySplit(cells []*Cell, lv BudgetLevel, ds, m string) map
 // dataset ds whose start class is class: the start alone first, then the
 // others, in legend order.
 func startBaselinesIn(cells []*Cell, ds, class string, bnn bool) []string {
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) {
 			continue
 		}
-		for _, c := range cellsOf(Done(cells), ds) {
+		for _, c := range CellsOf(Done(cells), ds) {
 			if c.Prov.Method != m {
 				continue
 			}
@@ -544,7 +496,7 @@ func (t *Table) gainText(lv, ds, m string) string {
 		return "–"
 	}
 	iv := "[–]"
-	if finite(p.Lo) {
+	if Finite(p.Lo) {
 		iv = fmt.Sprintf("[%s, %s]", fmtRatio(math.Exp(p.Lo)), fmtRatio(math.Exp(p.Hi)))
 	}
 	return fmt.Sprintf("%s %s vs %s", fmtRatio(math.Exp(p.Mean)), iv, t.StartBase[ds][m])
@@ -557,7 +509,7 @@ func (t *Table) gainText(lv, ds, m string) string {
 // trained network on 7 datasets (…), model init draws on 2 (…)."
 func chosenStarts(res *Results) []string {
 	var out []string
-	for _, id := range tuningExperiments(res) {
+	for _, id := range TuningExperiments(res) {
 		cells := Done(res.Experiment(id))
 		type kindStarts struct {
 			offered []string
@@ -567,7 +519,7 @@ func chosenStarts(res *Results) []string {
 		byKind := map[string]*kindStarts{}
 		var kinds []string
 		for _, g := range TuningGrids(res, id) {
-			dsCells := cellsOf(cells, g.Dataset)
+			dsCells := CellsOf(cells, g.Dataset)
 			bnn := isBNN(dsCells)
 			startOf := func(m string) string {
 				for _, c := range dsCells {

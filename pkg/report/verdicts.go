@@ -89,7 +89,7 @@ func WriteVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 			if one && !strings.Contains(why, "one split") {
 				why += "; one split: the numbers decide nothing"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, cellText(why), iv, rests)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, CellText(why), iv, rests)
 		}
 	}
 	b.WriteString("\n")
@@ -122,7 +122,7 @@ func WriteClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
 	fmt.Fprintf(b, "*Rule.* %s\n\n", c.Rule)
 	b.WriteString(c.Markdown())
 	b.WriteString("\n")
-	for _, f := range figureLinks(res, c.Figures, opts) {
+	for _, f := range FigureLinks(res, c.Figures, opts) {
 		b.WriteString(f + "\n")
 	}
 	b.WriteString("\n")
@@ -233,7 +233,7 @@ func costSentence(claims []Claim) string {
 		}
 		for _, k := range c.Contrasts {
 			r := k.A.SecPerKGrad / k.B.SecPerKGrad
-			if !finite(r) {
+			if !Finite(r) {
 				continue
 			}
 			m := k.A.Method
