@@ -218,7 +218,7 @@ func TestPDBAtBudget(t *testing.T) {
 func TestPDBSection(t *testing.T) {
 	res := &Results{Dir: "results", Cells: pdbFixture(1000000)}
 	var b bytes.Buffer
-	if err := Write(&b, res, Options{Plugins: withPaper}); err != nil {
+	if err := Write(&b, res, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -71,7 +71,7 @@ func TestTuningSection(t *testing.T) {
 		t.Errorf("sgld grid %+v", sg)
 	}
 	var b strings.Builder
-	if err := Write(&b, res, Options{Figures: "figures", Plugins: withPaper}); err != nil {
+	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -103,22 +103,5 @@ func TestTuningHigherBetter(t *testing.T) {
 	g := TuningGrids(res, "tune")
 	if len(g) != 1 || g[0].Chosen != 1 || fmt.Sprint(g[0].Configs[1].Differs) != "[step=0.9]" {
 		t.Errorf("grids %+v", g)
-	}
-}
-
-// Tuning cells never enter a claim, whatever the experiment's id.
-func TestTuningEntersNoClaim(t *testing.T) {
-	cells := []*Cell{
-		memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20, Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 2}, Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: 1}),
-		memCell("fig2a", "svgd", "svgd", "naval", 0, 20, Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1}),
-	}
-	if c := claim1(&Results{Metrics: testMeanings, Cells: cells}); len(c.Rows) == 0 {
-		t.Fatal("a reported fig2a gives no comparison")
-	}
-	res := &Results{Metrics: testMeanings, Cells: cells, Declared: map[string]Declaration{"fig2a": {Role: harness.RoleTuning}}}
-	for _, c := range Claims(res) {
-		if len(c.Rows) != 0 || c.Verdict != NotMeasured {
-			t.Errorf("claim %d reads a tuning experiment: %s\n%s", c.Number, c.Verdict, c.Markdown())
-		}
 	}
 }

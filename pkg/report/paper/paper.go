@@ -57,17 +57,17 @@ func (Plugin) Head(*report.Results) report.Head {
 // Sections writes the verdict table, each claim with its evidence and
 // verdict, Table 1 and the SVGD anchor.
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
-	claims := report.Claims(res)
-	report.WriteVerdicts(b, res, claims)
+	claims := Claims(res)
+	WriteVerdicts(b, res, claims)
 	for i := range claims {
-		report.WriteClaim(b, res, &claims[i], opts)
+		WriteClaim(b, res, &claims[i], opts)
 	}
 	if len(res.Experiment(Table1)) > 0 {
 		b.WriteString("## Table 1\n\n")
-		b.WriteString(report.MakeTable(res, Table1).Markdown())
+		b.WriteString(MakeTable(res, Table1).Markdown())
 		b.WriteString("\n")
 	}
-	report.WriteAnchor(b, res)
+	WriteAnchor(b, res)
 }
 
 // Plot writes Table 1 as table1.md and table1.csv and the SVGD anchor's
@@ -84,12 +84,12 @@ func (Plugin) Plot(res *report.Results, dir string) ([]string, error) {
 		errs = append(errs, err)
 	}
 	if len(res.Experiment(Table1)) > 0 {
-		t := report.MakeTable(res, Table1)
+		t := MakeTable(res, Table1)
 		write(Table1+".md", []byte(t.Markdown()))
 		write(Table1+".csv", t.CSV())
 	}
-	if rows := report.AnchorTable(res); len(rows) > 0 {
-		write(report.AnchorExperiment+".csv", report.AnchorCSV(rows))
+	if rows := AnchorTable(res); len(rows) > 0 {
+		write(AnchorExperiment+".csv", AnchorCSV(rows))
 	}
 	return files, errors.Join(errs...)
 }
