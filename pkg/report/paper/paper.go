@@ -1,15 +1,3 @@
-// Package paper is the report's plug-in (report.Plugin) for the
-// experiments of Futami, Cui, Sato and Sugiyama, "Bayesian posterior
-// approximation via greedy particle optimization" (AAAI 2019): the report's
-// title and opening, the verdict table and the five claims with their
-// evidence, Table 1 and the SVGD anchor against Liu & Wang's Table 2. It
-// takes part in a report only where an experiment file names it in its
-// top-level report key (report = ["paper"]: experiments/fig1a.toml and the
-// other files of the paper's figures and tables); a report on experiments
-// of one's own never mentions the paper.
-//
-// Importing the package registers nothing: pkg/repro passes Plugin{} to
-// the report explicitly.
 package paper
 
 import (
