@@ -121,7 +121,7 @@ func TestCSVDatasetRunsAndKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"## Other experiments", "### own", "| mine | svgd | 5 | 2 | ", "![own-accuracy](fig/own-accuracy.png)"} {
+	for _, want := range []string{"## Experiments", "### own", "| mine | svgd | 5 | 2 | ", "![own-accuracy](fig/own-accuracy.png)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}

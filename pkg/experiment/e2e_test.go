@@ -17,6 +17,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/paper"
 )
 
 // TestQuickProfileEndToEnd runs the quick profile of experiments/rff.toml on
@@ -93,7 +94,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 	}
 	res.Declare(e)
 	figs := filepath.Join(dir, "fig")
-	files, err := report.Plot(res, figs)
+	files, err := report.Plot(res, figs, paper.Plugin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 		t.Fatalf("no PNG among %v", files)
 	}
 	var out bytes.Buffer
-	if err := report.Write(&out, res, report.Options{Figures: "fig", FigureDir: figs}); err != nil {
+	if err := report.Write(&out, res, report.Options{Figures: "fig", FigureDir: figs, Plugins: []report.Plugin{paper.Plugin{}}}); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

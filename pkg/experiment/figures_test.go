@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/paper"
 )
 
 // TestPaperFigures checks that every experiment file declares its figures
@@ -29,7 +30,7 @@ func TestPaperFigures(t *testing.T) {
 		if !e.FiguresDeclared {
 			t.Errorf("%s declares no figures", f)
 		}
-		tableOnly := e.ID == "table1" || e.ID == report.AnchorExperiment
+		tableOnly := e.ID == "table1" || e.ID == paper.AnchorExperiment
 		if tableOnly != (len(e.Figures) == 0) {
 			t.Errorf("%s declares %d figures", f, len(e.Figures))
 		}
@@ -40,7 +41,7 @@ func TestPaperFigures(t *testing.T) {
 			declared[fig.ID] = true
 		}
 	}
-	claims := report.Claims(&report.Results{})
+	claims := paper.Claims(&report.Results{})
 	if len(claims) == 0 {
 		t.Fatal("no claim")
 	}

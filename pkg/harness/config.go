@@ -53,6 +53,10 @@ type Experiment struct {
 	// empty one (figures = [] for an experiment whose output is a table):
 	// the report draws default figures for an experiment without it.
 	FiguresDeclared bool
+	// Report names the report's plug-ins (section providers) that present
+	// the experiment's results, as the file's top-level report key lists
+	// them (report = ["paper"]); they enter no cache key.
+	Report []string
 }
 
 // Budget stops a method through its recorder: once Steps snapshots steps are
@@ -183,4 +187,6 @@ type fileDoc struct {
 	Profiles map[string]toml.Primitive `toml:"profiles"`
 	// Figures are declared in the base of the file only (figures.go).
 	Figures []Figure `toml:"figures"`
+	// Report too (Experiment.Report).
+	Report []string `toml:"report"`
 }

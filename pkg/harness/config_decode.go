@@ -260,6 +260,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 		return nil, err
 	}
 	e.FiguresDeclared = d.md.IsDefined("figures")
+	if e.Report, err = d.checkReport(doc.Report); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -381,4 +384,25 @@ func keyLine(src []byte, key []string) int {
 		return pe.Position.Line
 	}
 	return 0
+}
+
+// checkReport checks the names of the file's report key: each a
+// non-empty name of lower-case letters, digits and hyphens, none twice.
+// Which plug-ins exist is the report's business, not the harness's.
+func (d *decoder) checkReport(names []string) ([]string, error) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		ok := n != ""
+		for _, r := range n {
+			ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+		}
+		if !ok {
+			return nil, d.errAt([]string{"report"}, "%q is not a plug-in name (lower-case letters, digits and hyphens)", n)
+		}
+		if seen[n] {
+			return nil, d.errAt([]string{"report"}, "%q is named twice", n)
+		}
+		seen[n] = true
+	}
+	return names, nil
 }

@@ -58,6 +58,11 @@
 //	id = "fig1b"
 //	y = "mmd2"
 //
+// A top-level report key (report = ["paper"]; base of the file only)
+// names the report's plug-ins that present the experiment beside the
+// generic sections (pkg/report: Plugin); like the figures it enters no
+// cache key.
+//
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.

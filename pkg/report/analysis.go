@@ -7,18 +7,18 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 )
 
-// rateMetric is the MMD² the convergence rate of a dataset is measured in:
+// RateMetric is the MMD² the convergence rate of a dataset is measured in:
 // the exact one when the cells record it (Gaussian targets), else the one
 // against the reference sample.
-func rateMetric(cells []*Cell, ds string) string {
-	if HasMetric(cellsOf(cells, ds), "mmd2_exact") {
+func RateMetric(cells []*Cell, ds string) string {
+	if HasMetric(CellsOf(cells, ds), "mmd2_exact") {
 		return "mmd2_exact"
 	}
 	return "mmd2"
 }
 
-// cellsOf returns the cells of one dataset.
-func cellsOf(cells []*Cell, ds string) []*Cell {
+// CellsOf returns the cells of one dataset.
+func CellsOf(cells []*Cell, ds string) []*Cell {
 	var in []*Cell
 	for _, c := range cells {
 		if c.Prov.Dataset == ds {
@@ -40,7 +40,7 @@ const KernelMMD2 = harness.StatPrefix + "mmd2_kernel"
 // RFF series flattens at the RFF approximation error, whatever the rate in
 // the RFF kernel the method actually minimises.
 func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric map[string]string) {
-	in := cellsOf(cells, ds)
+	in := CellsOf(cells, ds)
 	rff := map[string]bool{}
 	for _, c := range in {
 		if IsRFF(c) && len(c.Metric(KernelMMD2)) > 0 {
@@ -77,7 +77,7 @@ func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric ma
 
 // methodNames returns the method names of cells in legend order.
 func methodNames(cells []*Cell) []string {
-	names, _ := methodOrder(cells)
+	names, _ := MethodOrder(cells)
 	return names
 }
 
@@ -89,13 +89,13 @@ func SeriesRate(s *Series) Fit {
 	m, _ := s.LogMeanSD()
 	top := math.Inf(-1)
 	for i := range m {
-		if finite(m[i]) && s.X[i] >= 1 {
+		if Finite(m[i]) && s.X[i] >= 1 {
 			top = math.Max(top, m[i])
 		}
 	}
 	var x, y []float64
 	for i := range m {
-		if finite(m[i]) && s.X[i] >= 1 && m[i] >= top+math.Log(ZeroFloor) {
+		if Finite(m[i]) && s.X[i] >= 1 && m[i] >= top+math.Log(ZeroFloor) {
 			x = append(x, s.X[i])
 			y = append(y, m[i])
 		}
@@ -103,9 +103,9 @@ func SeriesRate(s *Series) Fit {
 	return FitLine(x, y)
 }
 
-// ownKernelNote is the legend and table text of a series measured in its
+// OwnKernelNote is the legend and table text of a series measured in its
 // own random-feature kernel.
-const ownKernelNote = "own RFF kernel"
+const OwnKernelNote = "own RFF kernel"
 
 // exactLMONote is the legend text of a series whose LMO follows the exact
 // direction.
@@ -140,7 +140,7 @@ func ExactTwins(cells []*Cell) map[string]string {
 		ra, rb := a.Kernel == mmdfw.RFFKernel, b.Kernel == mmdfw.RFFKernel
 		return ra == rb && (!ra || a.Features == b.Features) && a.Bandwidth == b.Bandwidth
 	}
-	names, _ := methodOrder(cells)
+	names, _ := MethodOrder(cells)
 	out := map[string]string{}
 	for _, m := range names {
 		a := infos[m]

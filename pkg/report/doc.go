@@ -1,10 +1,18 @@
-// Package report turns a cached results tree into the paper's figures,
-// Table 1 and a report that checks the paper's claims. It reads the files
-// the harness writes (results/<profile>/<experiment>/<method>/<dataset>/
-// s<split>/n<N>.csv and .json) and the experiment files, and nothing else: it does not
-// import the methods, so a figure can never be recomputed by accident, and
+// Package report turns a cached results tree into figures and a Markdown
+// report, for any experiment files: the deviations from their full
+// protocol, the figures they declare, the Tuning section, a section per
+// experiment with its final values and figures, and the reference
+// diagnostics. It reads the files the harness writes
+// (results/<profile>/<experiment>/<method>/<dataset>/s<split>/n<N>.csv and
+// .json) and the experiment files, and nothing else: it does not import
+// the methods, so a figure can never be recomputed by accident, and
 // regenerating every figure takes seconds.
 //
+// The report knows no paper. What a particular set of experiments needs
+// beyond that (the paper's claims with their verdicts, its Table 1) comes
+// from a plug-in (Plugin, a section provider) that the caller passes and
+// that takes part only where an experiment file names it in its top-level
+// report key; pkg/report/paper is the paper's, which pkg/repro passes.//
 // # Current results
 //
 // A results directory keeps whatever was ever run into it: cells of methods
@@ -30,11 +38,10 @@
 // so. Nothing is drawn, grouped or paired by a method's name: the panels
 // of the ablations are the declared ones, and the approximate twin of an
 // exact-direction series (ExactTwins) is the series of the same kernel on
-// a shared dataset, read from the recorded MMD-FW settings. The claims
-// name the figure ids they rest on (Claim.Figures). The code is split into
-// draw.go (plot primitives, styles, layout, file formats), analysis.go
-// (the series analysis the claims use too) and figures.go (the declared
-// figures).
+// a shared dataset, read from the recorded MMD-FW settings. The code is
+// split into draw.go (plot primitives, styles, layout, file formats),
+// analysis.go (the series analysis the paper's claims use too) and
+// figures.go (the declared figures).
 //
 // # Curves over splits
 //
@@ -72,83 +79,10 @@
 // figure a series whose LMO follows the exact direction is drawn dashed in
 // the colour of its twin of the paper's direction (ExactTwins).
 //
-// # Verdicts
-//
-// Claims checks the five claims of the specification with fixed decision
-// rules (each Claim carries its rule in words); no verdict is set by hand.
-// A verdict is a set of paired contrasts (Contrast): two arms that should
-// differ in the method only, compared split by split under the same
-// budget, rows and snapshot rule, the difference of one measure oriented so
-// that positive goes the claim's way. Over the splits Paired gives the
-// mean, a 95 % paired-t interval and a sign test; the interval read against
-// the contrast's tolerance Band gives Better, Worse or Inconclusive. A
-// contrast whose arms differ in more than the method (StartOf: their start
-// resolved by each kind's defaults; their budget or evaluation rows; on the
-// seconds axis the run setting of their timed cells) is shown and not
-// counted. Tally.Decide: Supported when more than half of the computed
-// contrasts are better and none is worse, NotSupported when a counted one
-// is worse, CannotDecide otherwise (one split, intervals covering the band,
-// arms that differ in their start), NotMeasured without a contrast.
-//
-// Each claim is read under two protocols (protocolConfig): the paper's as
-// it states it (compute seconds, final snapshots, the paper's arms) and
-// the fair one (gradient evaluations, snapshots chosen on development
-// rows, the fair arms against every SVGD arm). Claims 1 and 5 get a
-// verdict on each cost axis (Claim.Verdicts), and claims 1, 3 and 5 a
-// one-factor swap table (Claim.Swaps) whose rows change one factor of a
-// protocol at a time; Claim.Difference and OutcomeParagraph say from it
-// which factors decide.
-//
-//  1. cost to a level: per split the SVGD arm's value at its chosen
-//     snapshot relaxed by Level (a run worse than the constant predictor
-//     there has diverged and gives no level), each arm's cost to it read
-//     from its own snapshots (costToLevel), ln(SVGD's cost / MMD-FW's);
-//  2. every counted MMD-FW series is linear (TestRate): over the N above
-//     its numerical floor (ZeroFloor of its largest, or the floor its own
-//     tail shows), a geometric fit log MMD² = a + b·N has b < 0, a larger
-//     R² than the power law log MMD² = a + c·log N and falls at least
-//     MinDecades decades; where a dataset's reference is flagged in
-//     parameter space but not on the network's predictions, its series
-//     are read from fmmd2 (function space) and counted; otherwise from
-//     mmd2, and series against a flagged reference are listed, not
-//     counted; exact-LMO series are the control; each series' weights,
-//     kernel, direction and candidate score are the run's (ResolveMMDFW);
-//  3. at each particle count N, ln(MMD-FW's MMD² / SVGD's);
-//  4. SP against MMD-FW on accuracy, MMD² and KSD², at equal N and at
-//     equal cost;
-//  5. RMSE and test LL of each arm's chosen snapshot within the same
-//     budget, read as non-inferiority with a margin.
-//
-// # Table 1 under budgets
-//
-// A Table 1 cell run to budget.grad_evals is read at ¼×, 1× and 4× its
-// reference budget, budget.grad_evals / RunBudgetMultiple (BudgetLevels):
-// at each, the snapshot within the budget with the smallest dev_rmse, and
-// that snapshot's test RMSE and test LL (a cell without development
-// metrics, such as a baseline, reports its last snapshot within the
-// budget). table1.csv is tidy: one row per dataset × method × budget with
-// the columns CSVHeader.
-//
-// Methods of kinds ols and constant (IsFloor) are floors: rows of the
-// table at every budget with their one value, and Table.NotBelowOLS lists
-// per budget and dataset the BNN methods whose mean RMSE is not below
-// OLS's; the Markdown lists them under the table.
-//
-// # Arms
-//
-// An experiment file may declare, per protocol, the arm that stands for a
-// kind (a method's protocols key; Results.Declared records it). Claims 1,
-// 3, 4 and 5 read the declared arm of each protocol; the fair protocol's
-// SVGD arms are the SVGD methods declared for either protocol (the
-// paper's first). Where an experiment declares no arm of a kind for a
-// protocol (fig2a's mmdfw and mmdfw-stein, say), the claims use the first
-// by name among those with the RBF kernel and the approximate LMO
-// direction, and the fair protocol every such SVGD arm.
-//
 // # Tuning
 //
-// A tuning experiment (role = "tuning", Results.Tuning) enters no claim.
-// The report's Tuning section gives, per dataset and method kind, its grid
+// A tuning experiment (role = "tuning", Results.Tuning) enters no claim of
+// a plug-in. The report's Tuning section gives, per dataset and method kind, its grid
 // (TuningGrids: the configurations, the settings in which they differ),
 // each configuration's metrics at the end of its budget (mean ± sd over
 // splits) and the chosen one: the best mean of the experiment's first
@@ -164,20 +98,29 @@
 // the experiments ran with): the axis label in words (with the rows the
 // experiment's metrics evaluate, and the exact label where a dataset's
 // reference is the target's closed form), the direction that ranks a
-// tuning grid and sets the levels and comparisons of claims 1, 4 and 5,
+// tuning grid (and sets the levels and comparisons of the paper's claims),
 // and whether a figure's y axis is logarithmic when it does not say. A
 // metric without a meaning is drawn under its name marked Unregistered on
-// a linear axis, and no rule ranks it: a tuning grid chooses nothing and a
-// claim leaves its comparisons unmeasured, saying why.
+// a linear axis, and no rule ranks it: a tuning grid chooses nothing (and
+// a claim leaves its comparisons unmeasured), saying why.
 //
-// Write puts them in a Markdown report, with a verdict table, the outcome
-// paragraph and each claim's contrasts, after the deviations from the paper
-// (reduced profiles, data subsets named by the dataset labels, skipped and
-// failed cells with their reasons, flagged HMC references, timed
+// # Plug-ins
+//
+// Write puts them in a Markdown report: a head (a plug-in's title and
+// opening, else a generic one), the cells counted, the deviations
+// (reduced profiles, data subsets named by the dataset labels, skipped
+// and failed cells with their reasons, flagged HMC references, timed
 // experiments run under different -j, naming the methods of each setting,
-// and timed cells that ran beside other work: a 1-minute load average above
-// jobs × threads + 1 at their start or end), followed by Table 1, the SVGD
-// anchor, the Tuning section, other experiments and the HMC reference
-// diagnostics, in parameter space and, where fmmd2 is evaluated, on the
-// predictions.
+// and timed cells that ran beside other work: a 1-minute load average
+// above jobs × threads + 1 at their start or end), then the sections of
+// every plug-in of Options.Plugins whose Experiments are not empty, then
+// the Tuning section, the posteriordb benchmark, the experiments no
+// plug-in presents ("Experiments", or "Other experiments" beside a
+// plug-in's), the HMC reference diagnostics, in parameter space and,
+// where fmmd2 is evaluated, on the predictions, and the flagged results.
+// Plot draws the declared figures, then the files of the same plug-ins. A
+// plug-in names itself (Name), says which experiments it presents
+// (Experiments; Declares reads the experiment files' report key), gives
+// the head (Head), writes its sections (Sections) and its files (Plot);
+// importing it registers nothing.
 package report

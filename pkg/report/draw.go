@@ -47,7 +47,7 @@ type style struct {
 var kindColour = []int{0, 1, 2, 3}
 
 func newStyle(cells []*Cell) *style {
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	s := &style{index: map[string]int{}}
 	used := map[int]bool{}
 	next := len(kindColour)
@@ -117,7 +117,7 @@ func newFig(title, xlabel, ylabel string, logX, logY bool) *fig {
 // xy maps a data point to plot coordinates, false when it cannot be drawn
 // (not finite, or not positive on a log axis).
 func (f *fig) xy(x, y float64) (plotter.XY, bool) {
-	if !finite(x) || !finite(y) || (f.logX && x <= 0) || (f.logY && y <= 0) {
+	if !Finite(x) || !Finite(y) || (f.logX && x <= 0) || (f.logY && y <= 0) {
 		return plotter.XY{}, false
 	}
 	if f.logX {
@@ -219,7 +219,8 @@ func (f *fig) band(x, lo, hi []float64, c color.NRGBA) {
 	f.Add(poly)
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Finite reports whether v is neither NaN nor infinite.
+func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // markerCount is about how many markers a dense curve carries.
 const markerCount = 8

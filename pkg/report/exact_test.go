@@ -69,63 +69,6 @@ func exactCurves(exactLinear bool) curveFunc {
 	}
 }
 
-// TestClaim2ExactControl checks that claim 2's verdict rests on the series
-// of the paper's approximate LMO direction only, that the exact-direction
-// series appear as the control with their direction, and that a method
-// restricted to the Gaussian target has no rows on Covertype.
-func TestClaim2ExactControl(t *testing.T) {
-	for _, exactLinear := range []bool{true, false} {
-		res := writeTree(t, t.TempDir(), exactCurves(exactLinear), rffExactTOML)
-		c := claim2(res)
-		want, approx, control := Supported, "4 of 4", "0 of 2"
-		if exactLinear {
-			want, approx, control = NotSupported, "0 of 4", "2 of 2"
-		}
-		if c.Verdict != want {
-			t.Errorf("exact linear %v: %s, want %s\n%s", exactLinear, c.Verdict, want, c.Markdown())
-		}
-		// 2 approximate series × 2 datasets.
-		if w := fmt.Sprintf("%s counted MMD-FW series with the paper's approximate LMO direction", approx); !strings.Contains(c.Why, w) {
-			t.Errorf("exact linear %v: why %q lacks %q", exactLinear, c.Why, w)
-		}
-		if w := "(control, not counted): " + control; !strings.Contains(c.Why, w) {
-			t.Errorf("exact linear %v: why %q lacks %q", exactLinear, c.Why, w)
-		}
-		if len(c.Rows) != 6 {
-			t.Errorf("exact linear %v: %d rows, want 6\n%s", exactLinear, len(c.Rows), c.Markdown())
-		}
-		md := c.Markdown()
-		for _, row := range []string{
-			// Unset weights on a Gaussian target run BQ with the exact z;
-			// on Covertype, without a z, Stein weights.
-			"| rff | Gaussian, d = 2 | mmdfw-rbf | RBF | bq (z exact) | approximate (self; full-data) |",
-			"| rff | Gaussian, d = 2 | mmdfw-rff-d50 | RFF, D = 50 | bq (z exact) | approximate (frozen; full-data) | own RFF kernel",
-			"| rff | Gaussian, d = 2 | mmdfw-exact-rbf | RBF | bq (z exact) | exact (control) |",
-			"| rff | Gaussian, d = 2 | mmdfw-exact-rff-d50 | RFF, D = 50 | bq (z exact) | exact (control) | own RFF kernel",
-			"| rff | Covertype (20,000-row prefix) | mmdfw-rbf | RBF | stein | approximate (self; full-data) |",
-		} {
-			if !strings.Contains(md, row) {
-				t.Errorf("exact linear %v: no row %q in\n%s", exactLinear, row, md)
-			}
-		}
-		// Within a dataset the control rows follow the paper's direction.
-		seenControl := map[string]bool{}
-		for _, r := range c.Rows {
-			control := r[5] == "exact (control)"
-			if seenControl[r[1]] && !control {
-				t.Errorf("exact linear %v: row %v after a control row of its dataset", exactLinear, r)
-			}
-			seenControl[r[1]] = seenControl[r[1]] || control
-		}
-		if strings.Contains(md, "| Covertype (20,000-row prefix) | mmdfw-exact") {
-			t.Errorf("an exact-direction series on Covertype:\n%s", md)
-		}
-		if !strings.Contains(c.Rule, "control") || !strings.Contains(c.Rule, "approximate direction") {
-			t.Errorf("rule does not say which direction decides: %s", c.Rule)
-		}
-	}
-}
-
 func TestLMODirection(t *testing.T) {
 	for _, tc := range []struct {
 		settings any

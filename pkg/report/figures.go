@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,16 +12,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // Plot writes the figures of every experiment of res into dir, each in
-// every format of Formats, and Table 1 as table1.md and table1.csv, and
-// returns the files written. An experiment draws the figures its file
-// declares ([[figures]] tables, res.Figures); one that declares none gets
-// DefaultFigures. Plot reads only res: nothing is computed again.
-func Plot(res *Results, dir string) ([]string, error) {
+// every format of Formats, then the files of every plug-in of plugins that
+// presents an experiment of res (the paper's Table 1 as table1.md and
+// table1.csv, say), and returns the files written. An experiment draws the
+// figures its file declares ([[figures]] tables, res.Figures); one that
+// declares none gets DefaultFigures. Plot reads only res: nothing is
+// computed again.
+func Plot(res *Results, dir string, plugins ...Plugin) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -38,26 +38,9 @@ func Plot(res *Results, dir string) ([]string, error) {
 			}
 		}
 	}
-	if len(res.Experiment("table1")) > 0 {
-		t := MakeTable(res, "table1")
-		for _, f := range []struct {
-			ext string
-			b   []byte
-		}{{"md", []byte(t.Markdown())}, {"csv", t.CSV()}} {
-			path := filepath.Join(dir, "table1."+f.ext)
-			err := atomicfile.Write(path, f.b, 0o644)
-			if err == nil {
-				files = append(files, path)
-			}
-			errs = append(errs, err)
-		}
-	}
-	if rows := AnchorTable(res); len(rows) > 0 {
-		path := filepath.Join(dir, AnchorExperiment+".csv")
-		err := atomicfile.Write(path, AnchorCSV(rows), 0o644)
-		if err == nil {
-			files = append(files, path)
-		}
+	for _, p := range taking(res, plugins) {
+		fs, err := p.Plot(res, dir)
+		files = append(files, fs...)
 		errs = append(errs, err)
 	}
 	return files, errors.Join(errs...)
@@ -193,7 +176,7 @@ func spansDecade(series []Series) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	add := func(v []float64) bool {
 		for _, x := range v {
-			if !finite(x) {
+			if !Finite(x) {
 				continue
 			}
 			if x <= 0 {
@@ -279,7 +262,7 @@ func (f *Figure) against() string {
 }
 
 // yLabel is the label of metric m on dataset ds: as declared, else as its
-// meaning in mt says.
+// Meaning in mt says.
 func (f *Figure) yLabel(mt harness.MetricTable, cells []*Cell, ds, m string) string {
 	if f.YLabel != "" {
 		return f.YLabel
@@ -295,7 +278,7 @@ func drawFigure(dir string, f Figure, cells []*Cell, ds string, mt harness.Metri
 	var files []string
 	for _, y := range f.Y {
 		m := y
-		if f.Fallback != "" && !HasMetric(cellsOf(in, ds), y) {
+		if f.Fallback != "" && !HasMetric(CellsOf(in, ds), y) {
 			m = f.Fallback
 		}
 		st := newStyle(cells)
@@ -445,7 +428,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		f := fits[s.Name]
 		var tags []string
 		if metric[s.Name] == KernelMMD2 {
-			tags = append(tags, ownKernelNote)
+			tags = append(tags, OwnKernelNote)
 		}
 		if exact[s.Method] {
 			tags = append(tags, exactLMONote)
@@ -454,7 +437,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		if len(tags) > 0 {
 			k = " [" + strings.Join(tags, ", ") + "]"
 		}
-		if !finite(f.Slope) {
+		if !Finite(f.Slope) {
 			return k + ": no fit"
 		}
 		return fmt.Sprintf("%s: rate %.3g/particle, R² %.3f", k, -f.Slope, f.R2)
@@ -462,7 +445,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 	l.entries = st.logSeries(p, series, note)
 	for _, s := range series {
 		f := fits[s.Name]
-		if !finite(f.Slope) {
+		if !Finite(f.Slope) {
 			continue
 		}
 		// The line spans the N it was fitted to: SeriesRate leaves out
@@ -514,7 +497,7 @@ func (st *style) pairExact(cells []*Cell, exact map[string]bool) {
 		next = max(next, i+1)
 	}
 	twins := ExactTwins(cells)
-	names, _ := methodOrder(cells)
+	names, _ := MethodOrder(cells)
 	for _, m := range names {
 		if !exact[m] {
 			st.index[m] = base.index[m]

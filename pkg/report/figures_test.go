@@ -141,3 +141,59 @@ func TestExactTwins(t *testing.T) {
 		t.Errorf("ExactTwins = %v", got)
 	}
 }
+
+// An axis whose curves span more than a decade is logarithmic.
+func TestSpansDecade(t *testing.T) {
+	s := func(v ...float64) Series {
+		out := Series{}
+		for i, x := range v {
+			out.X = append(out.X, float64(i))
+			out.Vals = append(out.Vals, []float64{x})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		s    []Series
+		want bool
+	}{
+		{[]Series{s(0.03, 0.01), s(0.002, 0.001)}, true},
+		{[]Series{s(0.8, 0.85)}, false},
+		{[]Series{s(-3, -0.1)}, false},
+		{[]Series{s(0.5, 20)}, true},
+		{[]Series{{Disjoint: true, Splits: 2, SplitX: [][]float64{{1}, {2}}, SplitY: [][]float64{{1}, {100}}}}, true},
+	} {
+		if got := spansDecade(c.s); got != c.want {
+			t.Errorf("spansDecade(%v) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+// When the splits of an arm share no time (one ends before another
+// begins) there is no common grid: the figure draws each split and says
+// so.
+func TestEmptyCommonGrid(t *testing.T) {
+	var cells []*Cell
+	for s, t0 := range []float64{0.1, 0.6} {
+		cells = append(cells,
+			memCell("fig1a", "mmdfw", "mmdfw", "covertype", s, 100,
+				Row{Step: 1, Seconds: t0, GradEvals: 1000, Metric: "accuracy", Value: 0.84}, Row{Step: 2, Seconds: t0 + 0.2, GradEvals: 1200, Metric: "accuracy", Value: 0.85}),
+			memCell("fig1a", "svgd", "svgd", "covertype", s, 100,
+				Row{Step: 1, Seconds: 0.2, GradEvals: 500, Metric: "accuracy", Value: 0.6}, Row{Step: 2, Seconds: 2, GradEvals: 5000, Metric: "accuracy", Value: 0.85}))
+	}
+	ss := TimeSeries(cells, "covertype", "accuracy")
+	if len(ss) != 2 || !ss[0].Disjoint || len(ss[0].SplitX) != 2 || len(ss[0].X) != 0 || ss[1].Disjoint {
+		t.Fatalf("series %+v", ss)
+	}
+	dir := t.TempDir()
+	f := Figure{Figure: harness.Figure{ID: "fig1a-seconds", Title: "Fig. 1(a)", X: harness.XSeconds, Y: []string{"accuracy"}}}
+	if _, err := drawFigure(dir, f, cells, "covertype", testMeanings); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "fig1a-seconds.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("mmdfw (2 splits, each drawn: they share no common range)")) {
+		t.Error("the figure does not draw the arm whose splits share no range, or does not say why")
+	}
+}

@@ -67,7 +67,7 @@ func TestReportListsFlaggedResults(t *testing.T) {
 	if err := Write(&b, res, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "\n## Flagged results\n\n2 cell(s) whose method flagged its result as not to be trusted (the figures and verdicts above include them; `repro run --strict` fails them):\n\n" +
+	want := "\n## Flagged results\n\n2 cell(s) whose method flagged its result as not to be trusted (the figures above include them; `repro run --strict` fails them):\n\n" +
 		"| cell | method | reason |\n|---|---|---|\n" +
 		"| `judged/suspect/gauss/s1/n3` | suspect | collapse: kish ESS 1 of 3 \\| one point |\n" +
 		"| `judged/suspect/gauss/s2/n3` | suspect | collapse: kish ESS 1 of 3 \\| one point |\n"

@@ -19,7 +19,7 @@ const FloorLabel = "reference floor"
 // second half, in m's kernel) that the done cells record under
 // summary.reference.floors[m], as the geometric mean over the splits that
 // record one (the curves of a log axis are geometric means too), and the
-// number of those splits. It is 0 splits for a metric without floors, such
+// SummaryNumber of those splits. It is 0 splits for a metric without floors, such
 // as the exact MMD² of a closed-form target.
 func ReferenceFloor(cells []*Cell, ds, m string) (floor float64, splits int) {
 	per := map[int]float64{}
@@ -51,7 +51,7 @@ func ReferenceFloor(cells []*Cell, ds, m string) (floor float64, splits int) {
 
 // cellFloor returns the positive floor of metric m one cell records.
 func cellFloor(c *Cell, m string) (float64, bool) {
-	ref, ok := refObject(c)
+	ref, ok := RefObject(c)
 	if !ok {
 		return 0, false
 	}
@@ -80,7 +80,7 @@ func addFloor(p *fig, cells []*Cell, ds, m string, series []Series) []entry {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, x := range s.X {
-			if finite(x) && (!p.logX || x > 0) {
+			if Finite(x) && (!p.logX || x > 0) {
 				lo, hi = math.Min(lo, x), math.Max(hi, x)
 			}
 		}

@@ -24,7 +24,7 @@ func refCell(exp, method, ds string, split int, flagged bool, predFlagged *bool,
 
 // TestReferenceFloorMean: the floor of a metric is the geometric mean over
 // splits of what the cells record (one value per split, whatever the
-// number of cells); a metric without floors has none.
+// SummaryNumber of cells); a metric without floors has none.
 func TestReferenceFloorMean(t *testing.T) {
 	cells := []*Cell{
 		refCell("fig2b", "a", "naval", 0, true, nil, map[string]any{"mmd2": 1e-3, "fmmd2": 0.5}),
@@ -54,56 +54,6 @@ func TestReferenceFloorMean(t *testing.T) {
 	}
 }
 
-// TestClaim2FunctionSpace: against a reference flagged in parameter space,
-// claim 2 reads the series from fmmd2 and counts them when the reference
-// is not flagged on the predictions; when it is, the series stay in mmd2
-// and are listed, not counted.
-func TestClaim2FunctionSpace(t *testing.T) {
-	rows := func(split int) []Row {
-		var r []Row
-		for n := 1; n <= 20; n++ {
-			s := 1 + 0.1*float64(split)
-			r = append(r, Row{Step: n, Metric: "mmd2", Value: s * math.Exp(-0.3*float64(n))},
-				Row{Step: n, Metric: "fmmd2", Value: s * 0.5 * math.Exp(-0.4*float64(n))})
-		}
-		return r
-	}
-	for _, tc := range []struct {
-		predFlagged      bool
-		in, counted, why string
-	}{
-		{false, "RBF kernel on predictions at 100 test inputs, to the reference (flagged in parameter space in 2 of 2 splits, on predictions in none)", "yes",
-			"1 of 1 counted"},
-		{true, "RBF kernel, to the reference (flagged in 2 of 2 splits)", "no (flagged reference)", "1 measured against a flagged reference are listed"},
-	} {
-		pf := tc.predFlagged
-		res := &Results{Metrics: testMeanings, Cells: []*Cell{
-			refCell("fig2b", "mmdfw", "naval", 0, true, &pf, nil, rows(0)...),
-			refCell("fig2b", "mmdfw", "naval", 1, true, &pf, nil, rows(1)...),
-		}}
-		c := claim2(res)
-		if len(c.Rows) != 1 {
-			t.Fatalf("predictions flagged %v: %d rows\n%s", pf, len(c.Rows), c.Markdown())
-		}
-		r := c.Rows[0]
-		if r[6] != tc.in || r[15] != tc.counted {
-			t.Errorf("predictions flagged %v: row %q", pf, r)
-		}
-		if !strings.Contains(c.Why, tc.why) {
-			t.Errorf("predictions flagged %v: reason %q", pf, c.Why)
-		}
-		// The fitted rate is fmmd2's (0.4 per particle) in function space,
-		// mmd2's (0.3) otherwise.
-		want := "0.4"
-		if pf {
-			want = "0.3"
-		}
-		if r[9] != want {
-			t.Errorf("predictions flagged %v: rate %s, want %s", pf, r[9], want)
-		}
-	}
-}
-
 // TestRefDiagsPredictions: the prediction diagnostics a cell records reach
 // the reference table, beside the parameter-space ones.
 func TestRefDiagsPredictions(t *testing.T) {
@@ -129,7 +79,7 @@ func TestDeviationNamesPredictions(t *testing.T) {
 	for _, pf := range []bool{false, true} {
 		res := &Results{Metrics: testMeanings, Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
 		var b strings.Builder
-		writeDeviations(&b, res)
+		writeDeviations(&b, res, "the paper")
 		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"
 		if pf {
 			want = "On the network's predictions at 100 test inputs (fmmd2) it is flagged too (max R̂ 1.004, min ESS 900)."

@@ -88,6 +88,9 @@ type Declaration struct {
 	// key protocols: harness.ProtocolPaper, harness.ProtocolFair), in file
 	// order.
 	Arms map[string][]string
+	// Report names the report's plug-ins that present the experiment
+	// (the file's report key; Plugin).
+	Report []string
 }
 
 // Declare records what experiment e declares: its figures, when its file
@@ -97,7 +100,7 @@ func (r *Results) Declare(e *harness.Experiment) {
 	if r.Declared == nil {
 		r.Declared = map[string]Declaration{}
 	}
-	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...)}
+	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...), Report: e.Report}
 	for _, m := range e.Methods {
 		for _, p := range m.Protocols {
 			if d.Arms == nil {
@@ -119,9 +122,9 @@ func (r *Results) Declare(e *harness.Experiment) {
 // Tuning reports whether experiment id is declared a tuning experiment.
 func (r *Results) Tuning(id string) bool { return r.Declared[id].Role == harness.RoleTuning }
 
-// reported returns the cells of experiment id for a claim: none for a
+// Reported returns the cells of experiment id for a claim: none for a
 // tuning experiment, whose cells never enter a claim.
-func (r *Results) reported(id string) []*Cell {
+func (r *Results) Reported(id string) []*Cell {
 	if r.Tuning(id) {
 		return nil
 	}
@@ -208,7 +211,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	plan := []string{p.Profile}
 	if p.Profile == "" {
 		plan = nil
-		for _, pr := range sortedKeys(profiles) {
+		for _, pr := range SortedKeys(profiles) {
 			if pr == "" || slices.Contains(harness.Profiles, pr) {
 				plan = append(plan, pr)
 			}

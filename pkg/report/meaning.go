@@ -11,18 +11,18 @@ import (
 // linear axis unless the figure says otherwise, and no rule ranks it.
 const Unregistered = " (meaning not registered)"
 
-// meaning returns what metric m means, from the registry that planned the
+// Meaning returns what metric m means, from the registry that planned the
 // results (Results.Metrics).
-func (r *Results) meaning(m string) (harness.MetricMeaning, error) {
+func (r *Results) Meaning(m string) (harness.MetricMeaning, error) {
 	return r.Metrics.Meaning(m)
 }
 
-// higherBetter reports whether a larger value of metric m is better, as
+// HigherBetter reports whether a larger value of metric m is better, as
 // its registered meaning says; an error names a metric without one, or one
 // that is best at an ideal value rather than in one direction (the level
 // rules of the claims need one).
-func (r *Results) higherBetter(m string) (bool, error) {
-	mm, err := r.meaning(m)
+func (r *Results) HigherBetter(m string) (bool, error) {
+	mm, err := r.Meaning(m)
 	if err != nil {
 		return false, err
 	}
@@ -41,7 +41,7 @@ func metricLabel(t harness.MetricTable, cells []*Cell, ds, m string) string {
 	if err != nil {
 		return m + Unregistered
 	}
-	if mm.LabelExact != "" && exactReference(cells, ds) {
+	if mm.LabelExact != "" && ExactReference(cells, ds) {
 		return mm.LabelExact
 	}
 	return mm.AxisLabel(evalRows(cells))
@@ -64,14 +64,14 @@ func evalRows(cells []*Cell) string {
 	return ""
 }
 
-// exactReference reports whether the reference of dataset ds, as the
+// ExactReference reports whether the reference of dataset ds, as the
 // first of its cells that records one says, is the target's closed form.
-func exactReference(cells []*Cell, ds string) bool {
+func ExactReference(cells []*Cell, ds string) bool {
 	for _, c := range cells {
 		if c.Prov.Dataset != ds {
 			continue
 		}
-		if m, ok := refObject(c); ok {
+		if m, ok := RefObject(c); ok {
 			k, _ := m["kind"].(string)
 			return k == "exact"
 		}

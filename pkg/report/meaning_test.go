@@ -31,7 +31,7 @@ var testMeanings = harness.MetricTable{
 // the metric's name: coverage and r2 are better larger, neg_ll smaller
 // (a rule read from names would rank the first two backwards, and take
 // neg_ll for a log-likelihood), sd_ratio nearer 1. A metric without a
-// meaning chooses none, and the section says why.
+// Meaning chooses none, and the section says why.
 func TestTuningRanksByMeaning(t *testing.T) {
 	meanings := harness.MetricTable{
 		"coverage": {Label: "90% interval coverage on {rows} rows", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
@@ -63,7 +63,7 @@ func TestTuningRanksByMeaning(t *testing.T) {
 			t.Fatalf("%s: grids %+v", metric, g)
 		}
 		var md strings.Builder
-		writeTuning(&md, res, Options{Figures: "figures"})
+		writeTuning(&md, res, Options{Figures: "figures"}, Head{Against: "the paper", Claims: true})
 		if metric == "mystery" {
 			if g[0].Chosen != -1 || !strings.Contains(g[0].Unranked, `"mystery" has no registered meaning`) {
 				t.Errorf("an unregistered metric: chosen %d (%q), want none and the reason", g[0].Chosen, g[0].Unranked)
@@ -123,45 +123,6 @@ func TestAxisLabelFromMeaning(t *testing.T) {
 		}
 		if !bytes.Contains(b, []byte(c.label)) || bytes.Contains(b, []byte(c.not)) {
 			t.Errorf("%s: want the label %q and not %q", c.file, c.label, c.not)
-		}
-	}
-}
-
-// The claims rank by the registry too: without a meaning for accuracy, or
-// with one that has no single direction, claim 4 computes no accuracy
-// contrast, and each says why.
-func TestClaimWithoutMeaning(t *testing.T) {
-	var cells []*Cell
-	for i, m := range []string{"sp", "mmdfw", "svgd"} {
-		for split := 1; split <= 2; split++ {
-			cells = append(cells, memCell("fig1a", m, m, "covertype", split, 100,
-				Row{Seconds: 1, Metric: "accuracy", Value: 0.5 + 0.1*float64(i) + 0.001*float64(split)}))
-		}
-	}
-	for _, c := range []struct {
-		name  string
-		mt    harness.MetricTable
-		skip  string
-		want  Outcome
-		state Verdict
-	}{
-		{"with meanings", testMeanings, "", Better, ""},
-		{"without meanings", nil, `"accuracy" has no registered meaning`, "", NotMeasured},
-		// A metric best at an ideal value has no side to be worse on.
-		{"ideal-valued", harness.MetricTable{"accuracy": {Label: "accuracy", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsEvaluation}},
-			`"accuracy" is best at 1`, "", NotMeasured},
-	} {
-		cl := claim4(&Results{Cells: cells, Metrics: c.mt})
-		if len(cl.Contrasts) != 4 {
-			t.Fatalf("%s: %d contrasts, want 4 (two per protocol)\n%s", c.name, len(cl.Contrasts), cl.Markdown())
-		}
-		for _, k := range cl.Contrasts {
-			if !strings.Contains(k.Skip, c.skip) || (c.skip == "") != (k.Skip == "") || k.Outcome != c.want {
-				t.Errorf("%s: %s: skip %q, outcome %q; want skip %q, outcome %q", c.name, k.What, k.Skip, k.Outcome, c.skip, c.want)
-			}
-		}
-		if c.state != "" && (cl.Verdict != c.state || cl.Paper != c.state) {
-			t.Errorf("%s: fair %s, paper %s, want %s", c.name, cl.Verdict, cl.Paper, c.state)
 		}
 	}
 }

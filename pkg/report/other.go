@@ -7,24 +7,16 @@ import (
 	"strings"
 )
 
-// paperExperiments are the experiment ids the paper's Table 1 and claims
-// read; every other experiment in a results tree (a dataset of one's own,
-// say) gets the generic section of this file, with the figures its file
-// declares (or DefaultFigures).
-var paperExperiments = map[string]bool{
-	"fig1a": true, "fig1b": true, "fig2a": true, "fig2b": true, "table1": true, "rff": true, "ablations": true,
-	AnchorExperiment: true,
-}
-
-// otherExperiments returns the ids of the experiments of res that are not
-// the paper's, sorted; tuning experiments and the posteriordb benchmark
-// have their own sections (writeTuning, writePosteriorDB).
-func otherExperiments(res *Results) []string {
+// otherExperiments returns the ids of the experiments of res that no
+// plug-in of plugins presents, sorted; tuning experiments and the
+// posteriordb benchmark have their own sections (writeTuning,
+// writePosteriorDB).
+func otherExperiments(res *Results, plugins []Plugin) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range res.Cells {
 		id := c.Prov.Experiment
-		if !paperExperiments[id] && id != PDBExperiment && !res.Tuning(id) && !seen[id] {
+		if !seen[id] && !presented(res, plugins, id) && id != PDBExperiment && !res.Tuning(id) {
 			seen[id] = true
 			out = append(out, id)
 		}
@@ -50,18 +42,23 @@ func recordedMetrics(cells []*Cell) []string {
 	return out
 }
 
-// writeOther writes a section per experiment that is not the paper's: for
-// each dataset, method and particle count, the final value of every
+// writeOther writes a section per experiment that no plug-in presents:
+// for each dataset, method and particle count, the final value of every
 // recorded metric (mean ± sample sd over the finished splits), then the
-// experiment's figures.
-func writeOther(b *strings.Builder, res *Results, opts Options) {
-	ids := otherExperiments(res)
+// experiment's figures. h.Others opens the section, which is "Other
+// experiments" where plugins present some and "Experiments" where none
+// takes part.
+func writeOther(b *strings.Builder, res *Results, opts Options, plugins []Plugin, h Head) {
+	ids := otherExperiments(res, plugins)
 	if len(ids) == 0 {
 		return
 	}
-	b.WriteString("## Other experiments\n\n")
-	b.WriteString("Experiments that are not the paper's (datasets of one's own, for example); no claim rests on them. " +
-		"Each value is the metric at the method's last evaluated snapshot, mean ± sample sd over the finished splits.\n\n")
+	if len(plugins) > 0 {
+		b.WriteString("## Other experiments\n\n")
+	} else {
+		b.WriteString("## Experiments\n\n")
+	}
+	b.WriteString(h.Others + "Each value is the metric at the method's last evaluated snapshot, mean ± sample sd over the finished splits.\n\n")
 	for _, id := range ids {
 		cells := Done(res.Experiment(id))
 		fmt.Fprintf(b, "### %s\n\n", id)
@@ -75,9 +72,9 @@ func writeOther(b *strings.Builder, res *Results, opts Options) {
 			fmt.Fprintf(b, " %s |", m)
 		}
 		b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(metrics)) + "\n")
-		names, _ := methodOrder(cells)
+		names, _ := MethodOrder(cells)
 		for _, ds := range Datasets(cells) {
-			groups := byMethod(cells, ds)
+			groups := ByMethod(cells, ds)
 			for _, name := range names {
 				ns, atN := byN(groups[name])
 				for _, n := range ns {

@@ -57,7 +57,7 @@ func pdbInterval(v []float64) PDBInterval {
 	in := PDBInterval{Mean: math.NaN(), Min: math.NaN(), Max: math.NaN()}
 	var s float64
 	for _, x := range v {
-		if !finite(x) {
+		if !Finite(x) {
 			continue
 		}
 		if in.N == 0 || x < in.Min {
@@ -89,7 +89,7 @@ func (in PDBInterval) String() string {
 
 // sig3 formats v with three significant digits.
 func sig3(v float64) string {
-	if !finite(v) {
+	if !Finite(v) {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
@@ -134,7 +134,7 @@ func pdbFloor(c *Cell, metric string) (float64, bool) {
 		return 0, false
 	}
 	v, ok := fl[metric].(float64)
-	return v, ok && finite(v)
+	return v, ok && Finite(v)
 }
 
 // pdbFloors returns the positive MMD² floor of every posterior of cells, by
@@ -190,14 +190,14 @@ func pdbClose(meanErr, sdMin, sdMax float64) bool {
 
 // PDBStats returns the statistics of the finished cells of the posteriordb
 // benchmark among cells, by posterior (sorted), method (in the order of
-// methodOrder) and particle count.
+// MethodOrder) and particle count.
 func PDBStats(cells []*Cell) []PDBStat {
 	cells = Done(cells)
 	floors := pdbFloors(cells)
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	var out []PDBStat
 	for _, ds := range Datasets(cells) {
-		groups := byMethod(cells, ds)
+		groups := ByMethod(cells, ds)
 		for _, name := range names {
 			ns, atN := byN(groups[name])
 			for _, n := range ns {
@@ -220,10 +220,10 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		if floor > 0 {
 			rel = append(rel, m/floor)
 		}
-		if finite(lo) && !(lo >= st.SDLow) {
+		if Finite(lo) && !(lo >= st.SDLow) {
 			st.SDLow = lo
 		}
-		if finite(hi) && !(hi <= st.SDHigh) {
+		if Finite(hi) && !(hi <= st.SDHigh) {
 			st.SDHigh = hi
 		}
 		grads = append(grads, float64(c.Prov.GradEvals))
@@ -245,7 +245,7 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 	}
 	st.MeanErr, st.MMD2Rel, st.MMD2 = pdbInterval(errs), pdbInterval(rel), pdbInterval(mmd)
 	st.GradEvals, st.Seconds, st.Steps = pdbInterval(grads).Mean, pdbInterval(secs).Mean, pdbInterval(steps).Mean
-	st.Codes = sortedKeys(codes)
+	st.Codes = SortedKeys(codes)
 	return st
 }
 
@@ -382,7 +382,7 @@ func pdbPairs(stats []PDBStat, a, b string, n int) (wins, of int, costRatio floa
 		at[s.Dataset][s.Kind] = s
 	}
 	var ratios []float64
-	for _, ds := range sortedKeys(at) {
+	for _, ds := range SortedKeys(at) {
 		sa, okA := at[ds][a]
 		sb, okB := at[ds][b]
 		if !okA || !okB {
@@ -426,8 +426,8 @@ func pdbSlopes(stats []PDBStat, k string) []float64 {
 		ys[s.Dataset] = append(ys[s.Dataset], math.Log(s.MMD2.Mean))
 	}
 	var out []float64
-	for _, ds := range sortedKeys(xs) {
-		if f := FitLine(xs[ds], ys[ds]); finite(f.Slope) {
+	for _, ds := range SortedKeys(xs) {
+		if f := FitLine(xs[ds], ys[ds]); Finite(f.Slope) {
 			out = append(out, f.Slope)
 		}
 	}
@@ -538,10 +538,10 @@ func writePDBBudget(b *strings.Builder, cells []*Cell, n int) {
 		fmt.Fprintf(b, " %s |", sig3(g))
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(budgets)) + "\n")
-	names, _ := methodOrder(cells)
+	names, _ := MethodOrder(cells)
 	floors := pdbFloors(cells)
 	for _, ds := range Datasets(cells) {
-		groups := byMethod(cells, ds)
+		groups := ByMethod(cells, ds)
 		for _, name := range names {
 			_, atN := byN(groups[name])
 			cs := atN[n]

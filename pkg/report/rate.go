@@ -4,6 +4,9 @@ import (
 	"math"
 )
 
+// MinRatePoints is the fewest particle counts a rate is fitted to.
+const MinRatePoints = 3
+
 // Thresholds of the claim-2 rule (verdict rules v2).
 const (
 	// MinDecades is the fewest decades by which the geometric fit of a
@@ -81,7 +84,7 @@ func tailFloor(x, y []float64) (k int, level float64, ok bool) {
 		return 0, 0, false
 	}
 	head, tail := FitLine(x[:k+1], y[:k+1]), FitLine(x[k:], y[k:])
-	if !(head.Slope < 0) || !finite(tail.Slope) || tail.Slope < FloorFlatRatio*head.Slope {
+	if !(head.Slope < 0) || !Finite(tail.Slope) || tail.Slope < FloorFlatRatio*head.Slope {
 		return 0, 0, false
 	}
 	return k, f, true
@@ -95,7 +98,7 @@ func tailFloor(x, y []float64) (k int, level float64, ok bool) {
 func zeroFloorPoints(n, logm []float64) (x, y []float64) {
 	top := math.Inf(-1)
 	for i := range logm {
-		if finite(logm[i]) && n[i] >= 1 {
+		if Finite(logm[i]) && n[i] >= 1 {
 			top = math.Max(top, logm[i])
 		}
 	}
@@ -104,7 +107,7 @@ func zeroFloorPoints(n, logm []float64) (x, y []float64) {
 		if n[i] < 1 {
 			continue
 		}
-		if !finite(logm[i]) || logm[i] < floor {
+		if !Finite(logm[i]) || logm[i] < floor {
 			if len(x) > 0 {
 				break
 			}
@@ -148,7 +151,7 @@ func rateTest(n, logm []float64) RateTest {
 		t.TailFloor, t.FloorN, t.FloorLevel = true, x[k], math.Exp(level)
 	}
 	g := t.Geometric
-	if g.N < MinRatePoints || !finite(g.Slope) || !finite(t.Power.R2) {
+	if g.N < MinRatePoints || !Finite(g.Slope) || !Finite(t.Power.R2) {
 		return t
 	}
 	t.Decades = -g.Slope * (g.XMax - g.XMin) / math.Ln10

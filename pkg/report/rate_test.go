@@ -60,3 +60,36 @@ func TestRateRule(t *testing.T) {
 		t.Errorf("e^{−0.3N}: %+v", r)
 	}
 }
+
+// A series that falls fast and then flattens on a floor far below its
+// start is linear up to the floor; a power law, or a steady fall without a
+// floor, has none.
+func TestTailFloor(t *testing.T) {
+	var n, floored, steady, power []float64
+	for i := 1; i <= 200; i++ {
+		x := float64(i)
+		n = append(n, x)
+		// 0.1 decade per particle to 10⁻¹⁰ at N = 100, then a floor
+		// that drifts 0.3 decade over the next hundred.
+		v := -0.1 * x
+		if i > 100 {
+			v = -10 - 0.003*(x-100) + 0.05*math.Sin(x)
+		}
+		floored = append(floored, v*math.Ln10)
+		steady = append(steady, -0.05*x*math.Ln10)
+		power = append(power, -3*math.Log(x))
+	}
+	rt := rateTest(n, floored)
+	if !rt.TailFloor || rt.FloorN < 90 || rt.FloorN > 100 || !rt.Linear || rt.Geometric.XMax != rt.FloorN {
+		t.Errorf("floored: floor %v at N %v, fit to %v, linear %v; want the fit to end within a decade of the floor (N 90–100) and linear up to it", rt.TailFloor, rt.FloorN, rt.Geometric.XMax, rt.Linear)
+	}
+	if l := math.Log10(rt.FloorLevel); l > -10 || l < -10.6 {
+		t.Errorf("floor level 10^%.2f, want about 10^-10.3", l)
+	}
+	if rt := rateTest(n, steady); rt.TailFloor || !rt.Linear || rt.Geometric.XMax != 200 {
+		t.Errorf("steady: floor %v, linear %v, fit to %v; want no floor, linear over all N", rt.TailFloor, rt.Linear, rt.Geometric.XMax)
+	}
+	if rt := rateTest(n, power); rt.TailFloor || rt.Linear {
+		t.Errorf("power law N⁻³ (6.9 decades): floor %v, linear %v; want neither", rt.TailFloor, rt.Linear)
+	}
+}

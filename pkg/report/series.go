@@ -81,19 +81,19 @@ func (s *Series) At(x float64) ([]float64, bool) {
 	return nil, false
 }
 
-// normKind lowercases a method kind and drops '-' and '_'.
-func normKind(k string) string {
+// NormKind lowercases a method kind and drops '-' and '_'.
+func NormKind(k string) string {
 	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(k))
 }
 
 // IsMMDFW reports whether a method kind is MMD-FW.
-func IsMMDFW(kind string) bool { return strings.HasPrefix(normKind(kind), "mmdfw") }
+func IsMMDFW(kind string) bool { return strings.HasPrefix(NormKind(kind), "mmdfw") }
 
 // IsSVGD reports whether a method kind is SVGD.
-func IsSVGD(kind string) bool { return normKind(kind) == "svgd" }
+func IsSVGD(kind string) bool { return NormKind(kind) == "svgd" }
 
 // IsSP reports whether a method kind is Stein Points.
-func IsSP(kind string) bool { n := normKind(kind); return n == "sp" || n == "steinpoints" }
+func IsSP(kind string) bool { n := NormKind(kind); return n == "sp" || n == "steinpoints" }
 
 // IsGreedy reports whether a method adds one particle per step, so that
 // the step of its snapshots is its particle count: MMD-FW and Stein Points.
@@ -163,15 +163,15 @@ func kindRank(kind string) int {
 		return 1
 	case IsSP(kind):
 		return 2
-	case normKind(kind) == "sgld":
+	case NormKind(kind) == "sgld":
 		return 3
 	}
 	return 4
 }
 
-// methodOrder returns the method names of cells in legend order, with
+// MethodOrder returns the method names of cells in legend order, with
 // their kinds.
-func methodOrder(cells []*Cell) (names []string, kinds map[string]string) {
+func MethodOrder(cells []*Cell) (names []string, kinds map[string]string) {
 	kinds = map[string]string{}
 	for _, c := range cells {
 		if _, ok := kinds[c.Prov.Method]; !ok {
@@ -189,8 +189,8 @@ func methodOrder(cells []*Cell) (names []string, kinds map[string]string) {
 	return names, kinds
 }
 
-// byMethod groups the finished cells of one dataset by method name.
-func byMethod(cells []*Cell, dataset string) map[string][]*Cell {
+// ByMethod groups the finished cells of one dataset by method name.
+func ByMethod(cells []*Cell, dataset string) map[string][]*Cell {
 	g := map[string][]*Cell{}
 	for _, c := range Done(cells) {
 		if c.Prov.Dataset == dataset {
@@ -240,8 +240,8 @@ func GradSeries(cells []*Cell, dataset, metric string) []Series {
 
 // axisSeries is TimeSeries against the abscissa x of each row.
 func axisSeries(cells []*Cell, dataset, metric string, x func(Row) float64) []Series {
-	names, kinds := methodOrder(cells)
-	groups := byMethod(cells, dataset)
+	names, kinds := MethodOrder(cells)
+	groups := ByMethod(cells, dataset)
 	var out []Series
 	for _, name := range names {
 		ns, atN := byN(groups[name])
@@ -303,7 +303,7 @@ func timeSeries(cells []*Cell, metric string, x func(Row) float64) *Series {
 				maxX = math.Max(maxX, t)
 			}
 		}
-		s.LogX = minPos > 0 && finite(minPos) && maxX/minPos > logGridRatio
+		s.LogX = minPos > 0 && Finite(minPos) && maxX/minPos > logGridRatio
 		return s
 	}
 	s := &Series{Splits: len(curves)}
@@ -331,8 +331,8 @@ func timeSeries(cells []*Cell, metric string, x func(Row) float64) *Series {
 // of each split; any other method contributes the final value of each of
 // its cells at that cell's particle count.
 func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
-	names, kinds := methodOrder(cells)
-	groups := byMethod(cells, dataset)
+	names, kinds := MethodOrder(cells)
+	groups := ByMethod(cells, dataset)
 	var out []Series
 	for _, name := range names {
 		at := map[float64][]float64{}

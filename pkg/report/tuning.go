@@ -38,7 +38,7 @@ type TuningGrid struct {
 	// Metric in the direction its registered meaning gives (larger,
 	// smaller, or nearer its ideal value; the first in legend order of
 	// equals), -1 when none has it or when Metric has no registered
-	// meaning (Unranked).
+	// Meaning (Unranked).
 	Chosen int
 	// Metric is the experiment's first metric, which the rule reads.
 	Metric string
@@ -59,7 +59,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 	if len(metrics) == 0 {
 		return nil
 	}
-	names, kinds := methodOrder(cells)
+	names, kinds := MethodOrder(cells)
 	var kindOrder []string
 	for _, m := range names {
 		if !slices.Contains(kindOrder, kinds[m]) {
@@ -68,7 +68,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 	}
 	var out []TuningGrid
 	for _, ds := range Datasets(cells) {
-		groups := byMethod(cells, ds)
+		groups := ByMethod(cells, ds)
 		for _, k := range kindOrder {
 			g := TuningGrid{Dataset: ds, Label: DatasetLabel(cells, ds), Kind: k, Chosen: -1, Metric: metrics[0]}
 			var settings []map[string]string
@@ -80,7 +80,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				for _, n := range ns {
 					tc := TuningConfig{Method: m, N: n, Stats: map[string]Stat{}}
 					for _, metric := range metrics {
-						if s, ok := finalStat(atN[n], metric); ok {
+						if s, ok := FinalStat(atN[n], metric); ok {
 							tc.Stats[metric] = s
 						}
 					}
@@ -92,7 +92,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 				continue
 			}
 			differing(g.Configs, settings)
-			mm, err := res.meaning(g.Metric)
+			mm, err := res.Meaning(g.Metric)
 			if err != nil {
 				g.Unranked = err.Error()
 				out = append(out, g)
@@ -100,7 +100,7 @@ func TuningGrids(res *Results, id string) []TuningGrid {
 			}
 			for i, tc := range g.Configs {
 				s, ok := tc.Stats[g.Metric]
-				if !ok || !finite(s.Mean) {
+				if !ok || !Finite(s.Mean) {
 					continue
 				}
 				if best := g.Chosen; best < 0 || mm.Beats(s.Mean, g.Configs[best].Stats[g.Metric].Mean) {
@@ -192,9 +192,9 @@ func differing(cfgs []TuningConfig, settings []map[string]string) {
 	}
 }
 
-// tuningExperiments returns the ids of the tuning experiments of res with
+// TuningExperiments returns the ids of the tuning experiments of res with
 // cells, sorted.
-func tuningExperiments(res *Results) []string {
+func TuningExperiments(res *Results) []string {
 	var out []string
 	for _, id := range ExperimentIDs(res) {
 		if res.Tuning(id) {
@@ -207,15 +207,23 @@ func tuningExperiments(res *Results) []string {
 
 // writeTuning writes the Tuning section: for every tuning experiment, per
 // dataset and method kind, its grid, the validation metrics of each
-// configuration and the chosen one.
-func writeTuning(b *strings.Builder, res *Results, opts Options) {
-	ids := tuningExperiments(res)
+// configuration and the chosen one. h says what the settings are left
+// open by (h.Against) and whether claims are made (h.Claims).
+func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
+	ids := TuningExperiments(res)
 	if len(ids) == 0 {
 		return
 	}
+	open, claims := "", ""
+	if h.Against != "" {
+		open = " " + h.Against + " leaves open"
+	}
+	if h.Claims {
+		claims = " Their cells enter no claim."
+	}
 	b.WriteString("## Tuning\n\n")
-	b.WriteString("Experiments with `role = \"tuning\"` choose settings the paper leaves open on validation rows carved from the training rows " +
-		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows). Their cells enter no claim. " +
+	b.WriteString("Experiments with `role = \"tuning\"` choose settings" + open + " on validation rows carved from the training rows " +
+		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows)." + claims + " " +
 		"Each value is the metric on the held-out rows (validation or development, as `eval.rows` says) at the end of the run's budget (its last evaluated snapshot), mean ± sample sd over the finished splits. " +
 		"Rule: per dataset and method kind, the chosen configuration is the one with the best mean of the experiment's first metric " +
 		"(lowest for an RMSE, MMD² or KSD²; highest for an accuracy or log-likelihood), the first by name of equals.\n\n")

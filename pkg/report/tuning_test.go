@@ -105,20 +105,3 @@ func TestTuningHigherBetter(t *testing.T) {
 		t.Errorf("grids %+v", g)
 	}
 }
-
-// Tuning cells never enter a claim, whatever the experiment's id.
-func TestTuningEntersNoClaim(t *testing.T) {
-	cells := []*Cell{
-		memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20, Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 2}, Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: 1}),
-		memCell("fig2a", "svgd", "svgd", "naval", 0, 20, Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1}),
-	}
-	if c := claim1(&Results{Metrics: testMeanings, Cells: cells}); len(c.Rows) == 0 {
-		t.Fatal("a reported fig2a gives no comparison")
-	}
-	res := &Results{Metrics: testMeanings, Cells: cells, Declared: map[string]Declaration{"fig2a": {Role: harness.RoleTuning}}}
-	for _, c := range Claims(res) {
-		if len(c.Rows) != 0 || c.Verdict != NotMeasured {
-			t.Errorf("claim %d reads a tuning experiment: %s\n%s", c.Number, c.Verdict, c.Markdown())
-		}
-	}
-}

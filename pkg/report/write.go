@@ -39,9 +39,9 @@ type PredDiag struct {
 	Reasons         []string
 }
 
-// predDiag returns the prediction diagnostics one cell records.
-func predDiag(c *Cell) (*PredDiag, bool) {
-	ref, ok := refObject(c)
+// CellPredDiag returns the prediction diagnostics one cell records.
+func CellPredDiag(c *Cell) (*PredDiag, bool) {
+	ref, ok := RefObject(c)
 	if !ok {
 		return nil, false
 	}
@@ -49,8 +49,8 @@ func predDiag(c *Cell) (*PredDiag, bool) {
 	if !ok {
 		return nil, false
 	}
-	d := &PredDiag{MaxRhat: number(m["max_rhat"]), MinESS: number(m["min_ess"])}
-	d.Inputs = int(number(m["inputs"]))
+	d := &PredDiag{MaxRhat: SummaryNumber(m["max_rhat"]), MinESS: SummaryNumber(m["min_ess"])}
+	d.Inputs = int(SummaryNumber(m["inputs"]))
 	d.Flagged, _ = m["flagged"].(bool)
 	if l, ok := m["reasons"].([]any); ok {
 		for _, r := range l {
@@ -60,16 +60,16 @@ func predDiag(c *Cell) (*PredDiag, bool) {
 	return d, true
 }
 
-// predFlaggedSplits counts the splits of ds whose reference the done cells
+// PredFlaggedSplits counts the splits of ds whose reference the done cells
 // record as flagged on predictions, and the splits with prediction
 // diagnostics.
-func predFlaggedSplits(cells []*Cell, ds string) (flagged, total int) {
+func PredFlaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 	seen := map[int]bool{}
 	for _, c := range Done(cells) {
 		if c.Prov.Dataset != ds {
 			continue
 		}
-		d, ok := predDiag(c)
+		d, ok := CellPredDiag(c)
 		if !ok {
 			continue
 		}
@@ -84,9 +84,9 @@ func predFlaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 	return flagged, total
 }
 
-// normKey lowercases a JSON key and drops everything but letters and
+// NormKey lowercases a JSON key and drops everything but letters and
 // digits, so that "max_rhat", "MaxRhat" and "max-R̂" compare equal.
-func normKey(k string) string {
+func NormKey(k string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(k) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
@@ -96,13 +96,13 @@ func normKey(k string) string {
 	return b.String()
 }
 
-// refSummary returns the reference diagnostics held in a cell's summary:
+// RefSummary returns the reference diagnostics held in a cell's summary:
 // the object under the first key that names a reference ("reference",
 // "reference_summary", "hmc"), or its "diagnostics" object when it has one
 // (the wiring's form: kind, draws, bandwidth, diagnostics). An exact
 // reference (a Gaussian target's closed form) has no diagnostics.
-func refSummary(c *Cell) (map[string]any, bool) {
-	m, ok := refObject(c)
+func RefSummary(c *Cell) (map[string]any, bool) {
+	m, ok := RefObject(c)
 	if !ok {
 		return nil, false
 	}
@@ -110,7 +110,7 @@ func refSummary(c *Cell) (map[string]any, bool) {
 		return d, true
 	}
 	for k := range m {
-		switch normKey(k) {
+		switch NormKey(k) {
 		case "maxrhat", "rhatmax", "miness", "essmin", "flagged":
 			return m, true
 		}
@@ -118,15 +118,15 @@ func refSummary(c *Cell) (map[string]any, bool) {
 	return nil, false
 }
 
-// refObject returns the object under the summary key naming the reference.
-func refObject(c *Cell) (map[string]any, bool) {
+// RefObject returns the object under the summary key naming the reference.
+func RefObject(c *Cell) (map[string]any, bool) {
 	keys := make([]string, 0, len(c.Summary))
 	for k := range c.Summary {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		n := normKey(k)
+		n := NormKey(k)
 		if strings.HasPrefix(n, "reference") || n == "hmc" || n == "ref" {
 			if m, ok := c.Summary[k].(map[string]any); ok {
 				return m, true
@@ -143,17 +143,17 @@ func RefDiags(res *Results) []RefDiag {
 	seen := map[string]int{}
 	var out []RefDiag
 	for _, c := range res.Cells {
-		m, ok := refSummary(c)
+		m, ok := RefSummary(c)
 		if !ok {
 			continue
 		}
 		d := RefDiag{Experiments: []string{c.Prov.Experiment}, Dataset: c.Prov.Dataset, Split: c.Prov.Split, MaxRhat: math.NaN(), MinESS: math.NaN()}
 		for k, v := range m {
-			switch n := normKey(k); {
+			switch n := NormKey(k); {
 			case n == "maxrhat" || n == "rhatmax":
-				d.MaxRhat = number(v)
+				d.MaxRhat = SummaryNumber(v)
 			case n == "miness" || n == "essmin" || n == "minbulkess":
-				d.MinESS = number(v)
+				d.MinESS = SummaryNumber(v)
 			case n == "flagged":
 				d.Flagged, _ = v.(bool)
 			case n == "reasons" || n == "flagreasons":
@@ -164,7 +164,7 @@ func RefDiags(res *Results) []RefDiag {
 				}
 			}
 		}
-		d.Pred, _ = predDiag(c)
+		d.Pred, _ = CellPredDiag(c)
 		key := fmt.Sprintf("%s\x00%d\x00%v\x00%v\x00%v\x00%q", d.Dataset, d.Split, d.MaxRhat, d.MinESS, d.Flagged, d.Reasons)
 		if i, ok := seen[key]; ok {
 			if !slices.Contains(out[i].Experiments, c.Prov.Experiment) {
@@ -188,7 +188,9 @@ func RefDiags(res *Results) []RefDiag {
 	return out
 }
 
-func number(v any) float64 {
+// SummaryNumber returns v as a number of a decoded JSON summary, NaN when
+// it is none.
+func SummaryNumber(v any) float64 {
 	if f, ok := v.(float64); ok {
 		return f
 	}
@@ -203,35 +205,37 @@ type Options struct {
 	// FigureDir is the figures directory on disk, used to link only the
 	// figures that exist ("" links every figure).
 	FigureDir string
+	// Plugins are the section providers the report may call on; those
+	// that present an experiment of the results take part (Plugin).
+	Plugins []Plugin
 }
 
-// Write writes the report on res: deviations from the paper first, then
-// each claim with its evidence and verdict, Table 1, the posteriordb
-// benchmark, the HMC reference diagnostics and, when a cell recorded one,
-// the flagged results.
+// Write writes the report on res: its head (a plug-in's, else a generic
+// one), the cells counted, the deviations, the sections of every plug-in of
+// opts.Plugins that presents an experiment of res (the paper's claims with
+// their verdicts, say), the Tuning section, the posteriordb benchmark, the
+// other experiments with their figures, the HMC reference diagnostics and,
+// when a cell recorded one, the flagged results.
 func Write(w io.Writer, res *Results, opts Options) error {
 	var b strings.Builder
-	b.WriteString("# Reproduction report\n\n")
-	b.WriteString("Futami, Cui, Sato, Sugiyama, \"Bayesian posterior approximation via greedy particle optimization\" (AAAI 2019), " +
-		"checked against the cached results in `" + res.Dir + "`. Everything below is computed from those results; nothing is re-run.\n\n")
+	plugins := taking(res, opts.Plugins)
+	h := head(res, plugins)
+	fmt.Fprintf(&b, "# %s\n\n", h.Title)
+	if h.Lead != "" {
+		b.WriteString(h.Lead + ", checked against the cached results in `" + res.Dir + "`. Everything below is computed from those results; nothing is re-run.\n\n")
+	} else {
+		b.WriteString("Computed from the cached results in `" + res.Dir + "`; nothing is re-run.\n\n")
+	}
 	writeStatus(&b, res)
-	writeDeviations(&b, res)
-	claims := Claims(res)
-	writeVerdicts(&b, res, claims)
-	for _, c := range claims {
-		writeClaim(&b, res, &c, opts)
+	writeDeviations(&b, res, h.Against)
+	for _, p := range plugins {
+		p.Sections(&b, res, opts)
 	}
-	if len(res.Experiment("table1")) > 0 {
-		b.WriteString("## Table 1\n\n")
-		b.WriteString(MakeTable(res, "table1").Markdown())
-		b.WriteString("\n")
-	}
-	writeAnchor(&b, res)
-	writeTuning(&b, res, opts)
+	writeTuning(&b, res, opts, h)
 	writePosteriorDB(&b, res, opts)
-	writeOther(&b, res, opts)
+	writeOther(&b, res, opts, plugins, h)
 	writeRefDiags(&b, res)
-	writeFlagged(&b, res)
+	writeFlagged(&b, res, h.Claims)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -239,33 +243,38 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // writeFlagged lists the cells whose method flagged its result
 // (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
 // the heading, when no cell recorded a flag, so that a report on results
-// without flags is as it was before results recorded them.
-func writeFlagged(b *strings.Builder, res *Results) {
+// without flags is as it was before results recorded them. claims says
+// whether verdicts above may include them.
+func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 	var rows []string
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
-			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, cellText(c.Prov.Method), cellText(d.Reason())))
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, CellText(c.Prov.Method), CellText(d.Reason())))
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (the figures and verdicts above include them; "+
-		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows))
+	above := "the figures above include them"
+	if claims {
+		above = "the figures and verdicts above include them"
+	}
+	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (%s; "+
+		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows), above)
 	for _, r := range rows {
 		b.WriteString(r)
 	}
 }
 
-// cellText makes s safe in a Markdown table cell.
-func cellText(s string) string {
+// CellText makes s safe in a Markdown table cell.
+func CellText(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
 
-// figureLinks returns Markdown image links to the PNGs of the given
+// FigureLinks returns Markdown image links to the PNGs of the given
 // figure ids (the figures a claim rests on): a figure declared by any
 // experiment of res, drawn for every dataset of its experiment.
-func figureLinks(res *Results, ids []string, opts Options) []string {
+func FigureLinks(res *Results, ids []string, opts Options) []string {
 	var out []string
 	for _, id := range ids {
 		for _, exp := range ExperimentIDs(res) {
@@ -329,8 +338,17 @@ func writeStatus(b *strings.Builder, res *Results) {
 // subsetWords mark a dataset label that names part of a dataset.
 var subsetWords = []string{"prefix", "subset", "subsample", "first", "rows"}
 
-func writeDeviations(b *strings.Builder, res *Results) {
-	b.WriteString("## Deviations from the paper\n\n")
+// writeDeviations lists how the results depart from the experiment files'
+// full protocol, or from against ("the paper") when a plug-in names it.
+func writeDeviations(b *strings.Builder, res *Results, against string) {
+	dataset := "not the whole dataset"
+	if against == "" {
+		b.WriteString("## Deviations\n\n")
+		against = "the full profile"
+	} else {
+		b.WriteString("## Deviations from " + against + "\n\n")
+		dataset = "not the dataset of " + against
+	}
 	n := 0
 	item := func(format string, a ...any) {
 		n++
@@ -346,10 +364,10 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		}
 		profiles[c.Prov.Experiment][c.Prov.Profile] = true
 	}
-	for _, id := range sortedKeys(profiles) {
-		for _, p := range sortedKeys(profiles[id]) {
+	for _, id := range SortedKeys(profiles) {
+		for _, p := range SortedKeys(profiles[id]) {
 			if p != "" && p != "full" {
-				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than the paper).", id, p)
+				item("**%s** was run under the `%s` profile (a reduced protocol: fewer splits, particles or iterations than %s).", id, p, against)
 			}
 			if d := res.Deviations[id][p]; d != "" {
 				item("**%s**: %s", id, strings.TrimSpace(d))
@@ -379,7 +397,7 @@ func writeDeviations(b *strings.Builder, res *Results) {
 		low := strings.ToLower(k.label)
 		for _, w := range subsetWords {
 			if subset[k.ds] || strings.Contains(low, w) {
-				item("Data subset: `%s` is used as **%s** (experiments %s), not the dataset of the paper.", k.ds, k.label, strings.Join(labels[k], ", "))
+				item("Data subset: `%s` is used as **%s** (experiments %s), %s.", k.ds, k.label, strings.Join(labels[k], ", "), dataset)
 				break
 			}
 		}
@@ -393,13 +411,13 @@ func writeDeviations(b *strings.Builder, res *Results) {
 			if p := d.Pred; p != nil {
 				pred = fmt.Sprintf(" On the network's predictions at %d test inputs (fmmd2) it is ", p.Inputs)
 				if p.Flagged {
-					pred += fmt.Sprintf("flagged too (max R̂ %s, min ESS %s).", fmtG(p.MaxRhat), fmtG(p.MinESS))
+					pred += fmt.Sprintf("flagged too (max R̂ %s, min ESS %s).", FormatG(p.MaxRhat), FormatG(p.MinESS))
 				} else {
-					pred += fmt.Sprintf("not flagged (max R̂ %s, min ESS %s): the MMD² in function space can be trusted where the one in parameter space cannot.", fmtG(p.MaxRhat), fmtG(p.MinESS))
+					pred += fmt.Sprintf("not flagged (max R̂ %s, min ESS %s): the MMD² in function space can be trusted where the one in parameter space cannot.", FormatG(p.MaxRhat), FormatG(p.MinESS))
 				}
 			}
 			item("HMC reference flagged: `%s` split %d (used by %s; max R̂ %s, min ESS %s): %s. MMD² against it is less trustworthy.%s",
-				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), fmtG(d.MaxRhat), fmtG(d.MinESS), strings.Join(d.Reasons, "; "), pred)
+				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), FormatG(d.MaxRhat), FormatG(d.MinESS), strings.Join(d.Reasons, "; "), pred)
 		}
 	}
 	writeCellGroups(b, res, harness.Failed, "Failed", &n)
@@ -427,17 +445,17 @@ func writeDeviations(b *strings.Builder, res *Results) {
 			loaded[id][c.Prov.Method] = true
 		}
 	}
-	for _, id := range sortedKeys(jobs) {
+	for _, id := range SortedKeys(jobs) {
 		if len(jobs[id]) > 1 {
 			var sets []string
-			for _, set := range sortedKeys(jobs[id]) {
-				sets = append(sets, fmt.Sprintf("%s (%s)", set, strings.Join(sortedKeys(jobs[id][set]), ", ")))
+			for _, set := range SortedKeys(jobs[id]) {
+				sets = append(sets, fmt.Sprintf("%s (%s)", set, strings.Join(SortedKeys(jobs[id][set]), ", ")))
 			}
 			item("Timed experiment **%s** mixes run settings, so its times do not compare exactly: %s.", id, strings.Join(sets, "; "))
 		}
 		if nLoaded[id] > 0 {
 			item("Timed experiment **%s**: %d of %d cells ran beside other work (a 1-minute load average above jobs × threads + 1 at their start or end; methods %s), so their seconds are slower than an idle machine's; their gradient evaluations are not affected.",
-				id, nLoaded[id], nTimed[id], strings.Join(sortedKeys(loaded[id]), ", "))
+				id, nLoaded[id], nTimed[id], strings.Join(SortedKeys(loaded[id]), ", "))
 		}
 	}
 	if n == 0 {
@@ -490,7 +508,7 @@ func writeNotRun(b *strings.Builder, res *Results, n *int) {
 		per[strings.SplitN(id, "/", 2)[0]]++
 	}
 	var parts []string
-	for _, e := range sortedKeys(per) {
+	for _, e := range SortedKeys(per) {
 		parts = append(parts, fmt.Sprintf("%s %d", e, per[e]))
 	}
 	fmt.Fprintf(b, "- %d planned cells have no result yet (not run: %s); the figures and verdicts lack them:", len(res.NotRun), strings.Join(parts, ", "))
@@ -527,7 +545,7 @@ func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title 
 		if c.Prov.Status != st {
 			continue
 		}
-		k := key{c.Prov.Experiment, c.Prov.Dataset, firstLine(c.Prov.Error)}
+		k := key{c.Prov.Experiment, c.Prov.Dataset, FirstLine(c.Prov.Error)}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -565,7 +583,7 @@ func writeRefDiags(b *strings.Builder, res *Results) {
 	if !pred {
 		b.WriteString("| dataset | split | used by | max R̂ | min ESS | flagged | reasons |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range d {
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "), fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "))
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "), FormatG(r.MaxRhat), FormatG(r.MinESS), YesNo(r.Flagged), strings.Join(r.Reasons, "; "))
 		}
 		return
 	}
@@ -576,11 +594,12 @@ func writeRefDiags(b *strings.Builder, res *Results) {
 	for _, r := range d {
 		pi, pr, pe, pf := "—", "—", "—", "—"
 		if p := r.Pred; p != nil {
-			pi, pr, pe, pf = fmt.Sprint(p.Inputs), fmtG(p.MaxRhat), fmtG(p.MinESS), yesNo(p.Flagged)
+			pi, pr, pe, pf = fmt.Sprint(p.Inputs), FormatG(p.MaxRhat), FormatG(p.MinESS), YesNo(p.Flagged)
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Dataset, r.Split, strings.Join(r.Experiments, ", "),
-			fmtG(r.MaxRhat), fmtG(r.MinESS), yesNo(r.Flagged), strings.Join(r.Reasons, "; "), pi, pr, pe, pf)
+			FormatG(r.MaxRhat), FormatG(r.MinESS), YesNo(r.Flagged), strings.Join(r.Reasons, "; "), pi, pr, pe, pf)
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+// SortedKeys returns the keys of m, sorted.
+func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

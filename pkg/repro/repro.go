@@ -50,6 +50,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/experiment"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/paper"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
@@ -255,10 +256,20 @@ func LoadResults(r *Registry, files []string, profile, results string) (*Results
 	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
 }
 
+// reportPlugins are the report's plug-ins (section providers) the door
+// passes to every figure and report call: the paper's (pkg/report/paper),
+// which takes part only where an experiment file names it in its report
+// key (report = ["paper"]), so that a report on experiments of one's own
+// has no word of the paper.
+func reportPlugins() []report.Plugin { return []report.Plugin{paper.Plugin{}} }
+
 // PlotResults draws every figure of res into the directory figures (PNG,
-// SVG and PDF, and Table 1 as Markdown and CSV) and returns the files
-// written.
-func PlotResults(res *Results, figures string) ([]string, error) { return report.Plot(res, figures) }
+// SVG and PDF, and the files of the report's plug-ins that present an
+// experiment of res: the paper's Table 1 as Markdown and CSV) and returns
+// the files written.
+func PlotResults(res *Results, figures string) ([]string, error) {
+	return report.Plot(res, figures, reportPlugins()...)
+}
 
 // UndeclaredFigures returns the ids of the experiments of res whose files
 // declare no [[figures]], sorted: PlotResults draws the default figures
@@ -270,11 +281,12 @@ func UndeclaredFigures(res *Results) []string { return report.Undeclared(res) }
 func FigureNames(res *Results, id string) []string { return report.FigureNames(res, id) }
 
 // WriteResultsReport draws the figures of res as PlotResults does and
-// writes the Markdown report of res (deviations, the paper's claims with
-// their verdicts, tables, reference diagnostics) to the file out,
-// atomically, its figure links relative to out's folder.
+// writes the Markdown report of res (deviations, the sections of the
+// plug-ins that present its experiments, as the paper's claims with their
+// verdicts, tuning, other experiments, reference diagnostics) to the file
+// out, atomically, its figure links relative to out's folder.
 func WriteResultsReport(res *Results, figures, out string) error {
-	if _, err := report.Plot(res, figures); err != nil {
+	if _, err := PlotResults(res, figures); err != nil {
 		return err
 	}
 	rel, err := filepath.Rel(filepath.Dir(out), figures)
@@ -284,7 +296,7 @@ func WriteResultsReport(res *Results, figures, out string) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures}); err != nil {
+	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures, Plugins: reportPlugins()}); err != nil {
 		return err
 	}
 	return atomicfile.Write(out, b.Bytes(), 0o644)

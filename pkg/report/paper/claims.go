@@ -1,10 +1,12 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
@@ -91,7 +93,7 @@ type ClaimTable struct {
 }
 
 // Claims checks the five claims of the paper against res.
-func Claims(res *Results) []Claim {
+func Claims(res *report.Results) []Claim {
 	return []Claim{claim1(res), claim2(res), claim3(res), claim4(res), claim5(res)}
 }
 
@@ -190,8 +192,8 @@ const (
 // declaredArms returns the methods of experiment id that its file declares
 // for protocol proto and whose kind (as cells record it) satisfies is, in
 // file order.
-func (r *Results) declaredArms(id, proto string, cells []*Cell, is func(string) bool) []string {
-	_, kinds := methodOrder(cells)
+func declaredArms(r *report.Results, id, proto string, cells []*report.Cell, is func(string) bool) []string {
+	_, kinds := report.MethodOrder(cells)
 	var out []string
 	for _, m := range r.Declared[id].Arms[proto] {
 		if k, ok := kinds[m]; ok && is(k) {
@@ -204,8 +206,8 @@ func (r *Results) declaredArms(id, proto string, cells []*Cell, is func(string) 
 // arm returns the method that stands for the kinds is accepts in
 // experiment id under protocol proto: the declared arm, else the first by
 // the rule of firstMethod ("" when there is none).
-func (r *Results) arm(id, proto string, cells []*Cell, is func(string) bool) string {
-	if a := r.declaredArms(id, proto, cells, is); len(a) > 0 {
+func arm(r *report.Results, id, proto string, cells []*report.Cell, is func(string) bool) string {
+	if a := declaredArms(r, id, proto, cells, is); len(a) > 0 {
 		return a[0]
 	}
 	return firstMethod(cells, is)
@@ -215,11 +217,11 @@ func (r *Results) arm(id, proto string, cells []*Cell, is func(string) bool) str
 // under proto, in the order they are tried: the declared arm alone, else
 // every method of such a kind in legend order without random features or
 // the exact LMO direction.
-func (r *Results) candidates(id, proto string, cells []*Cell, is func(string) bool) []string {
-	if a := r.declaredArms(id, proto, cells, is); len(a) > 0 {
+func candidates(r *report.Results, id, proto string, cells []*report.Cell, is func(string) bool) []string {
+	if a := declaredArms(r, id, proto, cells, is); len(a) > 0 {
 		return a[:1]
 	}
-	names, kinds := methodOrder(cells)
+	names, kinds := report.MethodOrder(cells)
 	var out []string
 	for _, m := range names {
 		if is(kinds[m]) && firstMethodIs(cells, m) {
@@ -233,16 +235,16 @@ func (r *Results) candidates(id, proto string, cells []*Cell, is func(string) bo
 // the paper's protocol its one arm (declared, else the first by name);
 // under the fair protocol the SVGD arms declared for either protocol, the
 // paper's first, else every SVGD arm in legend order.
-func (r *Results) svgdArmNames(id, proto string, cells []*Cell) []string {
+func svgdArmNames(r *report.Results, id, proto string, cells []*report.Cell) []string {
 	if proto == paper {
-		if a := r.arm(id, paper, cells, IsSVGD); a != "" {
+		if a := arm(r, id, paper, cells, report.IsSVGD); a != "" {
 			return []string{a}
 		}
 		return nil
 	}
 	var out []string
 	for _, p := range []string{paper, fair} {
-		for _, m := range r.declaredArms(id, p, cells, IsSVGD) {
+		for _, m := range declaredArms(r, id, p, cells, report.IsSVGD) {
 			if !slices.Contains(out, m) {
 				out = append(out, m)
 			}
@@ -251,43 +253,26 @@ func (r *Results) svgdArmNames(id, proto string, cells []*Cell) []string {
 	if len(out) > 0 {
 		return out
 	}
-	return r.candidates(id, fair, cells, IsSVGD)
+	return candidates(r, id, fair, cells, report.IsSVGD)
 }
 
 // firstMethodIs reports whether method uses neither random features nor
 // the exact LMO direction in any of cells.
-func firstMethodIs(cells []*Cell, method string) bool {
+func firstMethodIs(cells []*report.Cell, method string) bool {
 	for _, c := range cells {
-		if c.Prov.Method == method && (IsRFF(c) || IsExactLMO(c)) {
+		if c.Prov.Method == method && (report.IsRFF(c) || report.IsExactLMO(c)) {
 			return false
 		}
 	}
 	return true
 }
 
-func fmtG(v float64) string {
-	if math.IsInf(v, 1) {
-		return "never"
-	}
-	if !finite(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 // mmdfwLargest returns the MMD-FW methods of a dataset with their cell of
 // largest N on each split.
-func mmdfwLargest(cells []*Cell, ds string) map[string]map[int]*Cell {
-	out := map[string]map[int]*Cell{}
-	for _, c := range cellsOf(Done(cells), ds) {
-		if IsMMDFW(c.Prov.Kind) && out[c.Prov.Method] == nil {
+func mmdfwLargest(cells []*report.Cell, ds string) map[string]map[int]*report.Cell {
+	out := map[string]map[int]*report.Cell{}
+	for _, c := range report.CellsOf(report.Done(cells), ds) {
+		if report.IsMMDFW(c.Prov.Kind) && out[c.Prov.Method] == nil {
 			out[c.Prov.Method] = bySplit(cells, ds, c.Prov.Method)
 		}
 	}
@@ -301,7 +286,7 @@ type rateGroup struct {
 	listed          int // series against a flagged reference: listed, not counted
 }
 
-func claim2(res *Results) Claim {
+func claim2(res *report.Results) Claim {
 	c := Claim{Number: 2,
 		Text: "MMD-FW's MMD² falls linearly (in log scale) in the number of particles; exactly so with RFF (finite-dimensional kernel) (Fig. 1b, 2b, rff).",
 		Rule: fmt.Sprintf("Each MMD-FW series (mean over splits of log MMD² at each N) is tested over the N above its numerical floor: N ≥ 1, up to the first N "+
@@ -331,7 +316,7 @@ func claim2(res *Results) Claim {
 			"Series compare only within a family: one dataset, candidates scored the same way by the LMO (full data, or minibatches of one size), so that a particle costs them alike; "+
 			"the claim is read family by family, each with its gradient evaluations and its reference's diagnostics (the worst split, in parameters and, where recorded, in predictions), "+
 			"and BQ weights say whether they are raw (as solved) or rescaled to sum one (the default). No budget enters this claim (the axis is the particle count), so both protocols judge the same series.",
-			ZeroFloor, FloorMinDecades, FloorFlatRatio, MinRatePoints, MinDecades, MinDecades, KernelMMD2, FunctionInputs),
+			report.ZeroFloor, report.FloorMinDecades, report.FloorFlatRatio, report.MinRatePoints, report.MinDecades, report.MinDecades, report.KernelMMD2, report.FunctionInputs),
 		Figures: []string{"fig1b", "fig2b", "fig2b-function", "bnn-rate", "rff"},
 		Header: []string{"figure", "dataset", "series", "kernel", "weights", "LMO direction (candidate score)", "MMD² in", "N range", "floor",
 			"geometric rate r per particle", "geometric R²", "power-law exponent c", "power-law R²", "decades", "linear", "counted", "gradient evaluations (at the largest N)"},
@@ -351,17 +336,17 @@ func claim2(res *Results) Claim {
 		return g
 	}
 	var fams rateFamilies
-	famCells := map[string][]*Cell{}
+	famCells := map[string][]*report.Cell{}
 	for _, id := range Claim2Experiments {
-		cells := res.reported(id)
-		for _, ds := range Datasets(Done(cells)) {
+		cells := res.Reported(id)
+		for _, ds := range report.Datasets(report.Done(cells)) {
 			base := "mmd2"
 			if id == "rff" {
-				base = rateMetric(cells, ds)
+				base = report.RateMetric(cells, ds)
 			}
 			run := map[string]MMDFWRun{}
 			grads := map[string][]float64{}
-			for _, cl := range cellsOf(Done(cells), ds) {
+			for _, cl := range report.CellsOf(report.Done(cells), ds) {
 				if r, ok := ResolveMMDFW(cl); ok {
 					run[cl.Prov.Method] = r
 				}
@@ -374,23 +359,23 @@ func claim2(res *Results) Claim {
 			}
 			flagged, nsplits := flaggedSplits(cells, ds)
 			inFunction := ""
-			if base == "mmd2" && flagged > 0 && HasMetric(cellsOf(cells, ds), "fmmd2") {
-				if pf, pt := predFlaggedSplits(cells, ds); pt > 0 && pf == 0 {
+			if base == "mmd2" && flagged > 0 && report.HasMetric(report.CellsOf(cells, ds), "fmmd2") {
+				if pf, pt := report.PredFlaggedSplits(cells, ds); pt > 0 && pf == 0 {
 					base = "fmmd2"
 					inFunction = fmt.Sprintf("RBF kernel on predictions at %d test inputs, to the reference (flagged in parameter space in %d of %d splits, on predictions in none)",
-						FunctionInputs, flagged, nsplits)
+						report.FunctionInputs, flagged, nsplits)
 				}
 			}
-			series, metric := OwnKernelSeries(cells, ds, base)
+			series, metric := report.OwnKernelSeries(cells, ds, base)
 			// The paper's direction first, then the exact-direction control.
 			var controls [][]string
 			for _, s := range series {
-				if !IsMMDFW(s.Kind) {
+				if !report.IsMMDFW(s.Kind) {
 					continue
 				}
-				rt := TestRate(&s)
+				rt := report.TestRate(&s)
 				g := rt.Geometric
-				if g.N < MinRatePoints || !finite(g.Slope) {
+				if g.N < report.MinRatePoints || !report.Finite(g.Slope) {
 					continue
 				}
 				r := run[s.Method]
@@ -399,7 +384,7 @@ func claim2(res *Results) Claim {
 				kclass, _, _ := strings.Cut(kern, ",")
 				direction := fmt.Sprintf("approximate (%s; %s)", r.Direction, r.Score)
 				counted := "yes"
-				onFlagged := base == "mmd2" && metric[s.Name] != KernelMMD2 && flagged > 0
+				onFlagged := base == "mmd2" && metric[s.Name] != report.KernelMMD2 && flagged > 0
 				switch {
 				case r.Direction == "exact":
 					direction = "exact (control)"
@@ -412,9 +397,9 @@ func claim2(res *Results) Claim {
 					counted = "no (flagged reference)"
 					listed++
 					group(wr, kclass).listed++
-					fams.of(ds, DatasetLabel(cells, ds), r.Score).add(s.Name, false, false, meanOf(grads[s.Method]))
+					fams.of(ds, report.DatasetLabel(cells, ds), r.Score).add(s.Name, false, false, meanOf(grads[s.Method]))
 				default:
-					fams.of(ds, DatasetLabel(cells, ds), r.Score).add(s.Name, true, rt.Linear, meanOf(grads[s.Method]))
+					fams.of(ds, report.DatasetLabel(cells, ds), r.Score).add(s.Name, true, rt.Linear, meanOf(grads[s.Method]))
 					total++
 					gr := group(wr, kclass)
 					gr.total++
@@ -427,17 +412,17 @@ func claim2(res *Results) Claim {
 				if base == "fmmd2" {
 					in = inFunction
 				}
-				if metric[s.Name] == KernelMMD2 {
-					in = ownKernelNote + " (`" + KernelMMD2 + "`)"
+				if metric[s.Name] == report.KernelMMD2 {
+					in = report.OwnKernelNote + " (`" + report.KernelMMD2 + "`)"
 				}
-				floor := fmt.Sprintf("%g of the largest", ZeroFloor)
+				floor := fmt.Sprintf("%g of the largest", report.ZeroFloor)
 				if rt.TailFloor {
 					floor = fmt.Sprintf("tail at %.2g from N = %g", rt.FloorLevel, rt.FloorN)
 				}
-				row := []string{id, DatasetLabel(cells, ds), s.Name, kern, wr, direction, in,
+				row := []string{id, report.DatasetLabel(cells, ds), s.Name, kern, wr, direction, in,
 					fmt.Sprintf("%g–%g", g.XMin, g.XMax), floor, fmt.Sprintf("%.4g", -g.Slope), fmt.Sprintf("%.4f", g.R2),
-					fmt.Sprintf("%.4g", rt.Power.Slope), fmt.Sprintf("%.4f", rt.Power.R2), fmt.Sprintf("%.3g", rt.Decades), yesNo(rt.Linear), counted,
-					fmtG(meanOf(grads[s.Method]))}
+					fmt.Sprintf("%.4g", rt.Power.Slope), fmt.Sprintf("%.4f", rt.Power.R2), fmt.Sprintf("%.3g", rt.Decades), report.YesNo(rt.Linear), counted,
+					report.FormatG(meanOf(grads[s.Method]))}
 				if r.Direction == "exact" {
 					controls = append(controls, row)
 				} else {
@@ -474,8 +459,8 @@ func claim2(res *Results) Claim {
 
 // mmdSource says what the RBF "mmd2" of a dataset is measured against:
 // the closed form on a Gaussian target, the reference sample otherwise.
-func mmdSource(cells []*Cell, ds string) string {
-	if exactReference(cells, ds) {
+func mmdSource(cells []*report.Cell, ds string) string {
+	if report.ExactReference(cells, ds) {
 		return "exact"
 	}
 	if f, n := flaggedSplits(cells, ds); f > 0 {
@@ -486,19 +471,19 @@ func mmdSource(cells []*Cell, ds string) string {
 
 // flaggedSplits counts the splits of ds whose reference, as the done cells
 // record it, is flagged, and the splits with a recorded reference.
-func flaggedSplits(cells []*Cell, ds string) (flagged, total int) {
+func flaggedSplits(cells []*report.Cell, ds string) (flagged, total int) {
 	seen := map[int]bool{}
-	for _, c := range Done(cells) {
+	for _, c := range report.Done(cells) {
 		if c.Prov.Dataset != ds {
 			continue
 		}
-		m, ok := refSummary(c)
+		m, ok := report.RefSummary(c)
 		if !ok {
 			continue
 		}
 		var f bool
 		for k, v := range m {
-			if normKey(k) == "flagged" {
+			if report.NormKey(k) == "flagged" {
 				f, _ = v.(bool)
 			}
 		}
@@ -519,26 +504,26 @@ func flaggedSplits(cells []*Cell, ds string) (flagged, total int) {
 func geoMean(v []float64) float64 {
 	var l []float64
 	for _, x := range v {
-		if x > 0 && finite(x) {
+		if x > 0 && report.Finite(x) {
 			l = append(l, math.Log(x))
 		}
 	}
-	m, _ := MeanSD(l)
+	m, _ := report.MeanSD(l)
 	return math.Exp(m)
 }
 
-func anyRFF(cells []*Cell) bool {
+func anyRFF(cells []*report.Cell) bool {
 	for _, c := range cells {
-		if IsRFF(c) {
+		if report.IsRFF(c) {
 			return true
 		}
 	}
 	return false
 }
 
-func anyExactLMO(cells []*Cell) bool {
+func anyExactLMO(cells []*report.Cell) bool {
 	for _, c := range cells {
-		if IsExactLMO(c) {
+		if report.IsExactLMO(c) {
 			return true
 		}
 	}
@@ -576,9 +561,9 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 // firstMethod returns the name of the first method in legend order whose
 // kind satisfies is and that uses neither random features nor the exact LMO
 // direction, or "" when there is none.
-func firstMethod(cells []*Cell, is func(string) bool) string {
-	names, kinds := methodOrder(cells)
-	g := map[string][]*Cell{}
+func firstMethod(cells []*report.Cell, is func(string) bool) string {
+	names, kinds := report.MethodOrder(cells)
+	g := map[string][]*report.Cell{}
 	for _, c := range cells {
 		g[c.Prov.Method] = append(g[c.Prov.Method], c)
 	}

@@ -1,11 +1,9 @@
-package report
+package paper
 
 import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // Paired on hand values: d = 1, 2, 3 has mean 2, sd 1, and the 95 %
@@ -74,33 +72,6 @@ func TestDecide(t *testing.T) {
 		v, why := c.t.Decide()
 		if v != c.want || !strings.Contains(why, c.why) {
 			t.Errorf("%+v: %s (%s), want %s (%s)", c.t, v, why, c.want, c.why)
-		}
-	}
-}
-
-// TestTimedRunSettings checks that the deviations name, per run setting,
-// the methods of a timed experiment that mixes settings, and count the
-// cells that ran beside other work.
-func TestTimedRunSettings(t *testing.T) {
-	cell := func(method string, jobs, threads int, load float64) *Cell {
-		c := memCell("fig1a", method, "svgd", "covertype", 1, 100)
-		c.Prov.KeyDoc.Timed = true
-		c.Prov.Jobs, c.Prov.Threads, c.Prov.Steps = jobs, threads, 10
-		c.Prov.Host.Hostname, c.Prov.Host.CPUModel = "vm", "cpu"
-		c.Prov.Load = &harness.LoadAvg{Start: load, End: load}
-		return c
-	}
-	floor := cell("ols", 2, 1, 5) // no steps: no times to compare
-	floor.Prov.Steps = 0
-	res := &Results{Metrics: testMeanings, Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
-	var b strings.Builder
-	writeDeviations(&b, res)
-	for _, s := range []string{
-		"Timed experiment **fig1a** mixes run settings, so its times do not compare exactly: -j 1 on vm (cpu) (mmdfw, svgd); -j 2 on vm (cpu) (sgld, sp).",
-		"Timed experiment **fig1a**: 2 of 4 cells ran beside other work (a 1-minute load average above jobs × threads + 1 at their start or end; methods sgld, svgd)",
-	} {
-		if !strings.Contains(b.String(), s) {
-			t.Errorf("deviations lack %q:\n%s", s, b.String())
 		}
 	}
 }

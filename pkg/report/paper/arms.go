@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 )
@@ -37,13 +39,13 @@ var startOnly = map[string][2]string{
 
 // IsStartKind reports whether a method kind is a start-only baseline
 // (kind "start": the start a particle method would run from, alone).
-func IsStartKind(kind string) bool { return normKind(kind) == "start" }
+func IsStartKind(kind string) bool { return report.NormKind(kind) == "start" }
 
 // startAlone reports whether a start-only baseline is its start alone
 // (the trained network alone, the MAP alone) rather than several draws of
 // it (a deep ensemble, Laplace draws): the baseline a method's gain over
 // its start is measured against.
-func startAlone(c *Cell) bool {
+func startAlone(c *report.Cell) bool {
 	s := settingString(c, "start")
 	return s == "trained" || s == "map"
 }
@@ -51,10 +53,10 @@ func startAlone(c *Cell) bool {
 // isBNN reports whether the cells of a dataset are a regression network's:
 // they record an RMSE. The kinds' defaults depend on it (the network's
 // own initialisation is the start of MMD-FW and SVGD there).
-func isBNN(cells []*Cell) bool { return HasMetric(cells, "rmse") }
+func isBNN(cells []*report.Cell) bool { return report.HasMetric(cells, "rmse") }
 
 // settingString returns a recorded setting as a string ("" when absent).
-func settingString(c *Cell, key string) string {
+func settingString(c *report.Cell, key string) string {
 	m, _ := c.Prov.Settings.(map[string]any)
 	if v, ok := m[key]; ok {
 		switch x := v.(type) {
@@ -68,7 +70,7 @@ func settingString(c *Cell, key string) string {
 }
 
 // methodSummary returns the "method" object of a cell's summary.
-func methodSummary(c *Cell) map[string]any {
+func methodSummary(c *report.Cell) map[string]any {
 	m, _ := c.Summary["method"].(map[string]any)
 	return m
 }
@@ -86,10 +88,10 @@ func methodSummary(c *Cell) map[string]any {
 // trained network alone or a deep ensemble of trained networks (class
 // trained network), the MAP alone or Laplace draws at the MAP (class MAP).
 // bnn says whether the dataset is a regression network's.
-func StartOf(c *Cell, bnn bool) (label, class string) {
+func StartOf(c *report.Cell, bnn bool) (label, class string) {
 	k := c.Prov.Kind
 	switch {
-	case IsMMDFW(k):
+	case report.IsMMDFW(k):
 		s, _ := methodSummary(c)["start"].(string)
 		if s == "" {
 			s = settingString(c, "start")
@@ -113,7 +115,7 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 			return "SVGD particles", startSVGD
 		}
 		return s, s
-	case IsSVGD(k):
+	case report.IsSVGD(k):
 		s := settingString(c, "init")
 		if s == "" {
 			s = "prior"
@@ -134,7 +136,7 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 			return "reference starts", startRef
 		}
 		return s, s
-	case IsSP(k):
+	case report.IsSP(k):
 		if settingString(c, "map") == "true" {
 			return "MAP", startMAP
 		}
@@ -145,7 +147,7 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 			return w[0], w[1]
 		}
 		return s, s
-	case normKind(k) == "sgld":
+	case report.NormKind(k) == "sgld":
 		if settingString(c, "init") == "map" {
 			return "MAP", startMAP
 		}
@@ -156,8 +158,8 @@ func StartOf(c *Cell, bnn bool) (label, class string) {
 
 // armInfo describes method m of experiment id on dataset ds from its
 // finished cells.
-func armInfo(res *Results, id, ds, m string) ArmInfo {
-	cells := cellsOf(Done(res.Experiment(id)), ds)
+func armInfo(res *report.Results, id, ds, m string) ArmInfo {
+	cells := report.CellsOf(report.Done(res.Experiment(id)), ds)
 	a := ArmInfo{Method: m, SecPerKGrad: math.NaN()}
 	bnn := isBNN(cells)
 	var per []float64
@@ -181,14 +183,14 @@ func armInfo(res *Results, id, ds, m string) ArmInfo {
 		}
 	}
 	if len(per) > 0 {
-		a.SecPerKGrad, _ = MeanSD(per)
+		a.SecPerKGrad, _ = report.MeanSD(per)
 	}
-	a.Timing = strings.Join(sortedKeys(timing), "; ")
+	a.Timing = strings.Join(report.SortedKeys(timing), "; ")
 	return a
 }
 
 // timingText is the run setting of a timed cell.
-func timingText(c *Cell) string {
+func timingText(c *report.Cell) string {
 	return fmt.Sprintf("-j %d × %d threads on %s (%s)", c.Prov.Jobs, c.Prov.Threads, c.Prov.Host.Hostname, c.Prov.Host.CPUModel)
 }
 
@@ -218,20 +220,20 @@ func confounds(a, b ArmInfo, seconds bool) []string {
 // the same dataset and split (its test rows are the same shipped split;
 // its training mean differs by at most the development rows held out).
 // src names the experiment it came from ("" when none).
-func constantFloor(res *Results, id, ds, metric string) (vals map[int]float64, src string) {
+func constantFloor(res *report.Results, id, ds, metric string) (vals map[int]float64, src string) {
 	ids := []string{id}
-	for _, e := range ExperimentIDs(res) {
+	for _, e := range report.ExperimentIDs(res) {
 		if e != id && !res.Tuning(e) {
 			ids = append(ids, e)
 		}
 	}
 	for _, e := range ids {
 		vals = map[int]float64{}
-		for _, c := range cellsOf(Done(res.Experiment(e)), ds) {
-			if normKind(c.Prov.Kind) != "constant" {
+		for _, c := range report.CellsOf(report.Done(res.Experiment(e)), ds) {
+			if report.NormKind(c.Prov.Kind) != "constant" {
 				continue
 			}
-			if r, ok := c.Final(metric); ok && finite(r.Value) {
+			if r, ok := c.Final(metric); ok && report.Finite(r.Value) {
 				vals[c.Prov.Split] = r.Value
 			}
 		}
@@ -254,7 +256,7 @@ func worseThan(v, f float64, higherBetter bool) bool {
 // dataset and arm its start, the gradient evaluations and compute seconds
 // of its whole run (mean over splits) and its seconds per thousand
 // gradient evaluations.
-func costTable(res *Results, cs []Contrast) ClaimTable {
+func costTable(res *report.Results, cs []Contrast) ClaimTable {
 	t := ClaimTable{Title: "Cost of each arm (whole runs, mean over splits)",
 		Header: []string{"figure", "dataset", "arm", "start", "splits", "gradient evaluations", "compute seconds", "seconds per 1000 gradient evaluations", "timing"}}
 	type key struct{ fig, ds, label, m string }
@@ -278,19 +280,19 @@ func costTable(res *Results, cs []Contrast) ClaimTable {
 	for _, k := range keys {
 		a := armInfo(res, k.fig, k.ds, k.m)
 		var g, s []float64
-		for _, c := range cellsOf(Done(res.Experiment(k.fig)), k.ds) {
+		for _, c := range report.CellsOf(report.Done(res.Experiment(k.fig)), k.ds) {
 			if c.Prov.Method == k.m {
 				g = append(g, float64(c.Prov.GradEvals))
 				s = append(s, c.Prov.Seconds)
 			}
 		}
-		mg, _ := MeanSD(g)
-		ms, _ := MeanSD(s)
+		mg, _ := report.MeanSD(g)
+		ms, _ := report.MeanSD(s)
 		timing := a.Timing
 		if timing == "" {
 			timing = "untimed"
 		}
-		t.Rows = append(t.Rows, []string{k.fig, k.label, k.m, a.Start, fmt.Sprint(len(g)), fmtG(mg), fmtG(ms), fmtG(a.SecPerKGrad), timing})
+		t.Rows = append(t.Rows, []string{k.fig, k.label, k.m, a.Start, fmt.Sprint(len(g)), report.FormatG(mg), report.FormatG(ms), report.FormatG(a.SecPerKGrad), timing})
 	}
 	return t
 }
@@ -331,8 +333,8 @@ func (r MMDFWRun) WeightsText() string {
 // ResolveMMDFW returns the settings an MMD-FW cell ran with; ok is false
 // for a cell of another kind. The target is Gaussian when the cell's
 // reference is the closed form (its summary's reference kind "exact").
-func ResolveMMDFW(c *Cell) (r MMDFWRun, ok bool) {
-	s, _, ok := MMDFWSettings(c)
+func ResolveMMDFW(c *report.Cell) (r MMDFWRun, ok bool) {
+	s, _, ok := report.MMDFWSettings(c)
 	if !ok {
 		return r, false
 	}
@@ -342,7 +344,7 @@ func ResolveMMDFW(c *Cell) (r MMDFWRun, ok bool) {
 	}
 	r.Weights, r.Z, r.Direction = text(s.Weights), text(s.Z), text(s.Direction)
 	gaussian := false
-	if m, ok := refObject(c); ok {
+	if m, ok := report.RefObject(c); ok {
 		k, _ := m["kind"].(string)
 		gaussian = k == "exact"
 	}

@@ -1,10 +1,12 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // Start is a factor of every comparison. Claims 1, 3 and 5 pair an MMD-FW
@@ -42,13 +44,13 @@ func sortStarts(cs []string) {
 // proto: under the paper's its one arm (declared, else the first by name);
 // under the fair one every arm declared for it (one per start class, as
 // validation chose it), else the first by name.
-func (r *Results) protocolFWArms(id, proto string, cells []*Cell) []string {
+func protocolFWArms(r *report.Results, id, proto string, cells []*report.Cell) []string {
 	if proto == fair {
-		if a := r.declaredArms(id, fair, cells, IsMMDFW); len(a) > 0 {
+		if a := declaredArms(r, id, fair, cells, report.IsMMDFW); len(a) > 0 {
 			return a
 		}
 	}
-	if a := r.arm(id, proto, cells, IsMMDFW); a != "" {
+	if a := arm(r, id, proto, cells, report.IsMMDFW); a != "" {
 		return []string{a}
 	}
 	return nil
@@ -58,7 +60,7 @@ func (r *Results) protocolFWArms(id, proto string, cells []*Cell) []string {
 // in experiment id: those declared for the paper's protocol, then the fair
 // one, then the undeclared candidates (no random features, no exact LMO
 // direction).
-func (r *Results) allArms(id string, cells []*Cell, is func(string) bool) []string {
+func allArms(r *report.Results, id string, cells []*report.Cell, is func(string) bool) []string {
 	var out []string
 	add := func(ms []string) {
 		for _, m := range ms {
@@ -67,9 +69,9 @@ func (r *Results) allArms(id string, cells []*Cell, is func(string) bool) []stri
 			}
 		}
 	}
-	add(r.declaredArms(id, paper, cells, is))
-	add(r.declaredArms(id, fair, cells, is))
-	names, kinds := methodOrder(cells)
+	add(declaredArms(r, id, paper, cells, is))
+	add(declaredArms(r, id, fair, cells, is))
+	names, kinds := report.MethodOrder(cells)
 	for _, m := range names {
 		if is(kinds[m]) && firstMethodIs(cells, m) && len(r.Declared[id].Arms) == 0 {
 			add([]string{m})
@@ -81,7 +83,7 @@ func (r *Results) allArms(id string, cells []*Cell, is func(string) bool) []stri
 // ofStart keeps the arms of own whose start class on dataset ds is class;
 // when none is, the arms of all of that class (another protocol's arm of
 // that start).
-func (r *Results) ofStart(id, ds, class string, own, all []string) []string {
+func ofStart(r *report.Results, id, ds, class string, own, all []string) []string {
 	keep := func(ms []string) []string {
 		var out []string
 		for _, m := range ms {
@@ -100,24 +102,24 @@ func (r *Results) ofStart(id, ds, class string, own, all []string) []string {
 // armSets returns the MMD-FW and SVGD arms a claim pairs on dataset ds of
 // experiment id under cfg: the protocol's own arms, or with cfg.Start the
 // arms of that start class (the protocol's own where it has one).
-func (r *Results) armSets(id, ds string, cells []*Cell, cfg protocolConfig) (fws, svs []string) {
-	fws = r.protocolFWArms(id, cfg.FW, cells)
-	svs = r.svgdArmNames(id, cfg.SVGD, cells)
+func armSets(r *report.Results, id, ds string, cells []*report.Cell, cfg protocolConfig) (fws, svs []string) {
+	fws = protocolFWArms(r, id, cfg.FW, cells)
+	svs = svgdArmNames(r, id, cfg.SVGD, cells)
 	if cfg.Start != "" {
-		fws = r.ofStart(id, ds, cfg.Start, fws, r.allArms(id, cells, IsMMDFW))
-		svs = r.ofStart(id, ds, cfg.Start, svs, r.allArms(id, cells, IsSVGD))
+		fws = ofStart(r, id, ds, cfg.Start, fws, allArms(r, id, cells, report.IsMMDFW))
+		svs = ofStart(r, id, ds, cfg.Start, svs, allArms(r, id, cells, report.IsSVGD))
 	}
 	return fws, svs
 }
 
 // hasCells reports whether method m has a finished cell on dataset ds.
-func hasCells(cells []*Cell, ds, m string) bool { return len(bySplit(cells, ds, m)) > 0 }
+func hasCells(cells []*report.Cell, ds, m string) bool { return len(bySplit(cells, ds, m)) > 0 }
 
 // noPartner is the contrast, not computable, of an MMD-FW arm of start
 // class cfg.Start that no SVGD arm of that start can be set against.
-func noPartner(res *Results, id, ds, fw, what, axis string, cfg protocolConfig) Contrast {
-	cells := res.reported(id)
-	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: what, Axis: axis,
+func noPartner(res *report.Results, id, ds, fw, what, axis string, cfg protocolConfig) Contrast {
+	cells := res.Reported(id)
+	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: what, Axis: axis,
 		Key: fmt.Sprintf("%s %s:", id, ds), A: armInfo(res, id, ds, fw),
 		B:    ArmInfo{Method: "–", Start: cfg.Start, StartClass: cfg.Start, SecPerKGrad: math.NaN()},
 		Skip: "no SVGD arm starts from the " + cfg.Start}
@@ -126,13 +128,13 @@ func noPartner(res *Results, id, ds, fw, what, axis string, cfg protocolConfig) 
 
 // startClasses returns the start classes of the MMD-FW and SVGD arms of
 // experiments ids (every arm a protocol may read), in startOrder.
-func (r *Results) startClasses(ids []string) []string {
+func startClasses(r *report.Results, ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		cells := r.reported(id)
-		for _, ds := range Datasets(Done(cells)) {
-			for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
-				for _, m := range r.allArms(id, cells, is) {
+		cells := r.Reported(id)
+		for _, ds := range report.Datasets(report.Done(cells)) {
+			for _, is := range []func(string) bool{report.IsMMDFW, report.IsSVGD} {
+				for _, m := range allArms(r, id, cells, is) {
 					if cl := armInfo(r, id, ds, m).StartClass; cl != "" && hasCells(cells, ds, m) && !slices.Contains(out, cl) {
 						out = append(out, cl)
 					}
@@ -163,9 +165,9 @@ func startFactor(classes []string) factor {
 // experiment id on dataset ds whose start class is class: the start alone
 // first (the trained network, the MAP), then the others (a deep ensemble,
 // Laplace draws), each in legend order.
-func startBaselines(res *Results, id, ds, class string) []string {
-	cells := res.reported(id)
-	names, kinds := methodOrder(cells)
+func startBaselines(res *report.Results, id, ds, class string) []string {
+	cells := res.Reported(id)
+	names, kinds := report.MethodOrder(cells)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) || !hasCells(cells, ds, m) {
@@ -175,7 +177,7 @@ func startBaselines(res *Results, id, ds, class string) []string {
 			continue
 		}
 		isAlone := false
-		for _, c := range cellsOf(Done(cells), ds) {
+		for _, c := range report.CellsOf(report.Done(cells), ds) {
 			if c.Prov.Method == m {
 				isAlone = startAlone(c)
 				break
@@ -197,15 +199,15 @@ func startBaselines(res *Results, id, ds, class string) []string {
 // ratio base/arm, above 1: the arm beats its start) and arm − base for an
 // accuracy. Better when the interval lies above the band (×GainBand, or
 // AccuracyBand), worse when below its negative.
-func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
-	cells := res.reported(id)
+func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
+	cells := res.Reported(id)
 	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
 	ratio := metric == "rmse"
 	band := Band{Tau: AccuracyBand}
 	if ratio {
 		band = Band{Tau: math.Log(GainBand), Ratio: true}
 	}
-	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), Axis: axisGrads,
+	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), Axis: axisGrads,
 		What: fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
 		Key:  fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
 	// The start-only baseline is the start, not another method: only its
@@ -223,7 +225,7 @@ func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConf
 		}
 		av, ok1 := as.vals[metric]
 		bv, ok2 := bs.vals[metric]
-		if !ok1 || !ok2 || !finite(av) || !finite(bv) || (ratio && (av <= 0 || bv <= 0)) {
+		if !ok1 || !ok2 || !report.Finite(av) || !report.Finite(bv) || (ratio && (av <= 0 || bv <= 0)) {
 			continue
 		}
 		d := av - bv
@@ -244,12 +246,12 @@ func gainContrast(res *Results, id, ds, metric, m, base string, cfg protocolConf
 // gainContrasts returns, for the experiments exps of a claim under cfg,
 // every MMD-FW and SVGD arm the claim pairs set against each start-only
 // baseline of its start class.
-func gainContrasts(res *Results, exps []struct{ id, metric string }, cfg protocolConfig) []Contrast {
+func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range exps {
-		cells := res.reported(e.id)
-		for _, ds := range Datasets(Done(cells)) {
-			fws, svs := res.armSets(e.id, ds, cells, cfg)
+		cells := res.Reported(e.id)
+		for _, ds := range report.Datasets(report.Done(cells)) {
+			fws, svs := armSets(res, e.id, ds, cells, cfg)
 			for _, m := range append(fws, svs...) {
 				if !hasCells(cells, ds, m) {
 					continue

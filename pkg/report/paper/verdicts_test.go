@@ -1,21 +1,20 @@
-package report
+package paper
 
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // rmseCell is a table1 cell of run budget 400 gradient evaluations
 // (reference budget 100) whose snapshots at 25, 50, 100, 200 and 400
 // gradient evaluations, 1 s apart, have the given test RMSE, and the same
 // development RMSE.
-func rmseCell(method, kind string, split int, rmse []float64) *Cell {
+func rmseCell(method, kind string, split int, rmse []float64) *report.Cell {
 	grads := []int64{25, 50, 100, 200, 400}
 	c := budgetCell(method, kind, split, grads, rmse, rmse)
 	for i := range c.Rows {
@@ -25,8 +24,8 @@ func rmseCell(method, kind string, split int, rmse []float64) *Cell {
 }
 
 // constantCell is the constant predictor of a table1 split.
-func constantCell(split int, rmse float64) *Cell {
-	return memCell("table1", "constant", "constant", "boston", split, 1, Row{Step: 1, Metric: "rmse", Value: rmse}, Row{Step: 1, Metric: "test_ll", Value: -4})
+func constantCell(split int, rmse float64) *report.Cell {
+	return memCell("table1", "constant", "constant", "boston", split, 1, report.Row{Step: 1, Metric: "rmse", Value: rmse}, report.Row{Step: 1, Metric: "test_ll", Value: -4})
 }
 
 // A diverged comparator gives no level: where the SVGD arm's value at its
@@ -34,7 +33,7 @@ func constantCell(split int, rmse float64) *Cell {
 // left out of claim 1 and the row says so; the development-selected
 // snapshot of the same run, before it diverged, is a level.
 func TestDivergedComparator(t *testing.T) {
-	var cells []*Cell
+	var cells []*report.Cell
 	for s := 0; s < 3; s++ {
 		last := 1.3
 		if s == 0 {
@@ -45,7 +44,7 @@ func TestDivergedComparator(t *testing.T) {
 			rmseCell("mmdfw", "mmdfw", s, []float64{3, 1.1, 1.1, 1.1, 1.1}),
 			constantCell(s, 9))
 	}
-	res := &Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: testMeanings, Cells: cells}
 	cfg := paperConfig
 	cfg.Axis, cfg.Budget = axisGrads, BudgetLevels[2]
 	k, ok := costContrast(res, "table1", "boston", "rmse", "mmdfw", "svgd", cfg)
@@ -81,47 +80,12 @@ func TestDivergedComparator(t *testing.T) {
 // with returns cfg with the snapshot rule rule.
 func (c protocolConfig) with(rule string) protocolConfig { c.Snap = rule; return c }
 
-// When the splits of an arm share no time (one ends before another
-// begins) there is no common grid: the figure draws each split and says
-// so, and claim 1 still compares the arm split by split.
-func TestEmptyCommonGrid(t *testing.T) {
-	var cells []*Cell
-	for s, t0 := range []float64{0.1, 0.6} {
-		cells = append(cells,
-			memCell("fig1a", "mmdfw", "mmdfw", "covertype", s, 100,
-				Row{Step: 1, Seconds: t0, GradEvals: 1000, Metric: "accuracy", Value: 0.84}, Row{Step: 2, Seconds: t0 + 0.2, GradEvals: 1200, Metric: "accuracy", Value: 0.85}),
-			withSettings(memCell("fig1a", "svgd", "svgd", "covertype", s, 100,
-				Row{Step: 1, Seconds: 0.2, GradEvals: 500, Metric: "accuracy", Value: 0.6}, Row{Step: 2, Seconds: 2, GradEvals: 5000, Metric: "accuracy", Value: 0.85}),
-				map[string]any{"init": "laplace"}))
-	}
-	ss := TimeSeries(cells, "covertype", "accuracy")
-	if len(ss) != 2 || !ss[0].Disjoint || len(ss[0].SplitX) != 2 || len(ss[0].X) != 0 || ss[1].Disjoint {
-		t.Fatalf("series %+v", ss)
-	}
-	dir := t.TempDir()
-	f := Figure{Figure: harness.Figure{ID: "fig1a-seconds", Title: "Fig. 1(a)", X: harness.XSeconds, Y: []string{"accuracy"}}}
-	if _, err := drawFigure(dir, f, cells, "covertype", testMeanings); err != nil {
-		t.Fatal(err)
-	}
-	svg, err := os.ReadFile(filepath.Join(dir, "fig1a-seconds.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(svg, []byte("mmdfw (2 splits, each drawn: they share no common range)")) {
-		t.Error("the figure does not draw the arm whose splits share no range, or does not say why")
-	}
-	k, ok := costContrast(&Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "svgd", paperConfig)
-	if !ok || len(k.Splits) != 2 || k.Skip != "" {
-		t.Errorf("claim 1 on the disjoint arm: %+v", k)
-	}
-}
-
 // A difference the splits share and an unpaired comparison misses: SP is
 // worse than MMD-FW by 0.005 on every split, while the splits differ from
 // one another by 0.01; the difference of the means is below the pooled
 // sd of the arms, but the paired interval lies above the band.
 func TestPairedDifferenceUnpairedMisses(t *testing.T) {
-	var cells []*Cell
+	var cells []*report.Cell
 	var fw, sp []float64
 	for s := 1; s <= 5; s++ {
 		base := 0.84 + 0.01*float64(s%3) + 0.002*float64(s)
@@ -132,54 +96,21 @@ func TestPairedDifferenceUnpairedMisses(t *testing.T) {
 			v    float64
 		}{{"mmdfw", "mmdfw", base}, {"sp", "sp", base - d}} {
 			c := memCell("fig1a", a.m, a.k, "covertype", s, 100,
-				Row{Step: 1, GradEvals: 100, Metric: "accuracy", Value: a.v - 0.01}, Row{Step: 100, GradEvals: 10000, Metric: "accuracy", Value: a.v})
+				report.Row{Step: 1, GradEvals: 100, Metric: "accuracy", Value: a.v - 0.01}, report.Row{Step: 100, GradEvals: 10000, Metric: "accuracy", Value: a.v})
 			if a.k == "sp" {
 				withSettings(c, map[string]any{"map": true})
 			}
 			cells = append(cells, c)
 		}
 	}
-	mf, sf := MeanSD(fw)
-	ms, ss := MeanSD(sp)
+	mf, sf := report.MeanSD(fw)
+	ms, ss := report.MeanSD(sp)
 	if pooled := math.Sqrt((sf*sf + ss*ss) / 2); mf-ms >= pooled {
 		t.Fatalf("fixture: the unpaired difference %v is not below the pooled sd %v", mf-ms, pooled)
 	}
-	k, ok := spContrast(&Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "sp", false)
+	k, ok := spContrast(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "sp", false)
 	if !ok || k.Outcome != Better || k.Stats.Pos != 5 || !(k.Stats.Lo > AccuracyBand) {
 		t.Errorf("paired: %s, interval [%v, %v], %d+; want better (SP worse) on all 5", k.Outcome, k.Stats.Lo, k.Stats.Hi, k.Stats.Pos)
-	}
-}
-
-// A series that falls fast and then flattens on a floor far below its
-// start is linear up to the floor; a power law, or a steady fall without a
-// floor, has none.
-func TestTailFloor(t *testing.T) {
-	var n, floored, steady, power []float64
-	for i := 1; i <= 200; i++ {
-		x := float64(i)
-		n = append(n, x)
-		// 0.1 decade per particle to 10⁻¹⁰ at N = 100, then a floor
-		// that drifts 0.3 decade over the next hundred.
-		v := -0.1 * x
-		if i > 100 {
-			v = -10 - 0.003*(x-100) + 0.05*math.Sin(x)
-		}
-		floored = append(floored, v*math.Ln10)
-		steady = append(steady, -0.05*x*math.Ln10)
-		power = append(power, -3*math.Log(x))
-	}
-	rt := rateTest(n, floored)
-	if !rt.TailFloor || rt.FloorN < 90 || rt.FloorN > 100 || !rt.Linear || rt.Geometric.XMax != rt.FloorN {
-		t.Errorf("floored: floor %v at N %v, fit to %v, linear %v; want the fit to end within a decade of the floor (N 90–100) and linear up to it", rt.TailFloor, rt.FloorN, rt.Geometric.XMax, rt.Linear)
-	}
-	if l := math.Log10(rt.FloorLevel); l > -10 || l < -10.6 {
-		t.Errorf("floor level 10^%.2f, want about 10^-10.3", l)
-	}
-	if rt := rateTest(n, steady); rt.TailFloor || !rt.Linear || rt.Geometric.XMax != 200 {
-		t.Errorf("steady: floor %v, linear %v, fit to %v; want no floor, linear over all N", rt.TailFloor, rt.Linear, rt.Geometric.XMax)
-	}
-	if rt := rateTest(n, power); rt.TailFloor || rt.Linear {
-		t.Errorf("power law N⁻³ (6.9 decades): floor %v, linear %v; want neither", rt.TailFloor, rt.Linear)
 	}
 }
 
@@ -187,13 +118,13 @@ func TestTailFloor(t *testing.T) {
 // claim whose contrasts all are cannot be decided; on the seconds axis a
 // different run setting of the timed cells confounds it too.
 func TestConfoundedContrast(t *testing.T) {
-	build := func(fwStart string, jobs int) []*Cell {
-		var cells []*Cell
+	build := func(fwStart string, jobs int) []*report.Cell {
+		var cells []*report.Cell
 		for s := 0; s < 3; s++ {
 			e := 0.01 * float64(s)
 			fw := withSettings(rmseCell("mmdfw-trained", "mmdfw", s, []float64{1 + e, 1 + e, 1 + e, 1 + e, 1 + e}), map[string]any{"start": fwStart})
 			sv := withSettings(rmseCell("svgd", "svgd", s, []float64{3, 2, 1.5 + e, 1.4, 1.3}), map[string]any{"init": "model"})
-			for _, c := range []*Cell{fw, sv} {
+			for _, c := range []*report.Cell{fw, sv} {
 				c.Prov.KeyDoc.Timed, c.Prov.Jobs, c.Prov.Threads = true, 1, 2
 			}
 			fw.Prov.Jobs, fw.Prov.Threads = jobs, 2/jobs
@@ -201,7 +132,7 @@ func TestConfoundedContrast(t *testing.T) {
 		}
 		return cells
 	}
-	c := claim5(&Results{Metrics: testMeanings, Cells: build("trained", 1)})
+	c := claim5(&report.Results{Metrics: testMeanings, Cells: build("trained", 1)})
 	if c.Verdict != CannotDecide || !strings.Contains(c.Why, "differ in start in 2 of 2") {
 		t.Errorf("trained start: %s (%s), want cannot decide: start", c.Verdict, c.Why)
 	}
@@ -214,13 +145,13 @@ func TestConfoundedContrast(t *testing.T) {
 		}
 	}
 	// The same start: counted and supported on both axes.
-	c = claim5(&Results{Metrics: testMeanings, Cells: build("model", 1)})
+	c = claim5(&report.Results{Metrics: testMeanings, Cells: build("model", 1)})
 	if c.Verdict != Supported || c.Paper != Supported {
 		t.Errorf("model start: fair %s (%s), paper %s (%s)", c.Verdict, c.Why, c.Paper, c.PaperWhy)
 	}
 	// MMD-FW run two at a time, SVGD one at a time: the seconds axis is
 	// confounded by the timing, the gradient axis is not.
-	c = claim5(&Results{Metrics: testMeanings, Cells: build("model", 2)})
+	c = claim5(&report.Results{Metrics: testMeanings, Cells: build("model", 2)})
 	for _, v := range c.Verdicts {
 		want := Supported
 		if v.Axis == axisSeconds {
@@ -236,7 +167,7 @@ func TestConfoundedContrast(t *testing.T) {
 // target ran BQ with the exact z, elsewhere Stein weights; BQ without a z
 // draws an SGLD pool (an HMC pool when asked).
 func TestResolveMMDFW(t *testing.T) {
-	cell := func(settings map[string]any, ref string) *Cell {
+	cell := func(settings map[string]any, ref string) *report.Cell {
 		c := memCell("rff", "m", "mmdfw", "ds", 1, 10)
 		c.Prov.Settings = settings
 		c.Summary = map[string]any{"reference": map[string]any{"kind": ref}}
@@ -268,14 +199,14 @@ func TestResolveMMDFW(t *testing.T) {
 // A tree of one split (the quick profile) says in its verdict table that
 // its numbers decide nothing, and decides nothing.
 func TestOneSplitDecidesNothing(t *testing.T) {
-	var cells []*Cell
+	var cells []*report.Cell
 	cells = append(cells, rmseCell("mmdfw", "mmdfw", 0, []float64{3, 1, 1, 1, 1}), rmseCell("svgd", "svgd", 0, []float64{5, 4, 3, 2, 1}))
-	res := &Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: testMeanings, Cells: cells}
 	for _, c := range cells {
 		c.Prov.Profile = "quick"
 	}
 	var b bytes.Buffer
-	if err := Write(&b, res, Options{Figures: "figures"}); err != nil {
+	if err := report.Write(&b, res, report.Options{Figures: "figures", Plugins: withPaper}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**") {
@@ -294,8 +225,8 @@ func TestOneSplitDecidesNothing(t *testing.T) {
 // bound in its favour: that cannot make it faster, and never reaching it
 // on any split is worse.
 func TestCensoredCost(t *testing.T) {
-	build := func(reachOn map[int]bool) []*Cell {
-		var cells []*Cell
+	build := func(reachOn map[int]bool) []*report.Cell {
+		var cells []*report.Cell
 		for s := 0; s < 3; s++ {
 			e := 0.01 * float64(s)
 			end := 2.0 // stops short of SVGD's 1.01
@@ -303,20 +234,20 @@ func TestCensoredCost(t *testing.T) {
 				end = 0.5
 			}
 			cells = append(cells,
-				memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20, Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: end}),
-				memCell("fig2a", "svgd", "svgd", "naval", s, 20, Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 3 + e}, Row{Seconds: 40, GradEvals: 40000, Metric: "rmse", Value: 1}))
+				memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20, report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: end}),
+				memCell("fig2a", "svgd", "svgd", "naval", s, 20, report.Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 40, GradEvals: 40000, Metric: "rmse", Value: 1}))
 		}
 		return cells
 	}
-	k, _ := costContrast(&Results{Metrics: testMeanings, Cells: build(nil)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ := costContrast(&report.Results{Metrics: testMeanings, Cells: build(nil)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Worse || !(k.Stats.Lo > math.Log(CostBand)) {
 		t.Errorf("never reached: %s with interval [%v, %v]; want worse although the bounds favour MMD-FW", k.Outcome, k.Stats.Lo, k.Stats.Hi)
 	}
-	k, _ = costContrast(&Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ = costContrast(&report.Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Inconclusive || !strings.Contains(notesText(&k), "never reaches the level on split 2") {
 		t.Errorf("never reached on split 2: %s, notes %q; want inconclusive", k.Outcome, notesText(&k))
 	}
-	k, _ = costContrast(&Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true, 2: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ = costContrast(&report.Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true, 2: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Better {
 		t.Errorf("reached on every split: %s", k.Outcome)
 	}
@@ -326,7 +257,7 @@ func TestCensoredCost(t *testing.T) {
 // paper's is slow, the fair one fast, both from the same start), and the
 // sentence and the outcome paragraph say so.
 func TestSwapTableNamesTheArm(t *testing.T) {
-	var cells []*Cell
+	var cells []*report.Cell
 	for s := 0; s < 3; s++ {
 		e := 0.01 * float64(s)
 		cells = append(cells,
@@ -334,7 +265,7 @@ func TestSwapTableNamesTheArm(t *testing.T) {
 			rmseCell("mmdfw-fast", "mmdfw", s, []float64{1 + e, 1 + e, 1 + e, 1 + e, 1 + e}),
 			rmseCell("svgd", "svgd", s, []float64{5, 3, 2 + e, 1.5, 1.2}))
 	}
-	res := declare(&Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{harness.ProtocolPaper: {"mmdfw", "svgd"}, harness.ProtocolFair: {"mmdfw-fast"}})
+	res := declare(&report.Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{harness.ProtocolPaper: {"mmdfw", "svgd"}, harness.ProtocolFair: {"mmdfw-fast"}})
 	claims := []Claim{claim1(res), claim5(res)}
 	for _, c := range claims {
 		if c.Paper != NotSupported || c.Verdict != Supported {
@@ -353,28 +284,24 @@ func TestSwapTableNamesTheArm(t *testing.T) {
 	}
 }
 
-// An axis whose curves span more than a decade is logarithmic.
-func TestSpansDecade(t *testing.T) {
-	s := func(v ...float64) Series {
-		out := Series{}
-		for i, x := range v {
-			out.X = append(out.X, float64(i))
-			out.Vals = append(out.Vals, []float64{x})
-		}
-		return out
+// When the splits of an arm share no time (one ends before another
+// begins) there is no common grid: claim 1 still compares the arm split by split.
+func TestEmptyCommonGrid(t *testing.T) {
+	var cells []*report.Cell
+	for s, t0 := range []float64{0.1, 0.6} {
+		cells = append(cells,
+			memCell("fig1a", "mmdfw", "mmdfw", "covertype", s, 100,
+				report.Row{Step: 1, Seconds: t0, GradEvals: 1000, Metric: "accuracy", Value: 0.84}, report.Row{Step: 2, Seconds: t0 + 0.2, GradEvals: 1200, Metric: "accuracy", Value: 0.85}),
+			withSettings(memCell("fig1a", "svgd", "svgd", "covertype", s, 100,
+				report.Row{Step: 1, Seconds: 0.2, GradEvals: 500, Metric: "accuracy", Value: 0.6}, report.Row{Step: 2, Seconds: 2, GradEvals: 5000, Metric: "accuracy", Value: 0.85}),
+				map[string]any{"init": "laplace"}))
 	}
-	for _, c := range []struct {
-		s    []Series
-		want bool
-	}{
-		{[]Series{s(0.03, 0.01), s(0.002, 0.001)}, true},
-		{[]Series{s(0.8, 0.85)}, false},
-		{[]Series{s(-3, -0.1)}, false},
-		{[]Series{s(0.5, 20)}, true},
-		{[]Series{{Disjoint: true, Splits: 2, SplitX: [][]float64{{1}, {2}}, SplitY: [][]float64{{1}, {100}}}}, true},
-	} {
-		if got := spansDecade(c.s); got != c.want {
-			t.Errorf("spansDecade(%v) = %v, want %v", c.s, got, c.want)
-		}
+	ss := report.TimeSeries(cells, "covertype", "accuracy")
+	if len(ss) != 2 || !ss[0].Disjoint || len(ss[0].SplitX) != 2 || len(ss[0].X) != 0 || ss[1].Disjoint {
+		t.Fatalf("series %+v", ss)
+	}
+	k, ok := costContrast(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "svgd", paperConfig)
+	if !ok || len(k.Splits) != 2 || k.Skip != "" {
+		t.Errorf("claim 1 on the disjoint arm: %+v", k)
 	}
 }

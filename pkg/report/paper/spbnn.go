@@ -1,8 +1,10 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/sp"
@@ -29,11 +31,11 @@ const (
 // sp.DefaultNelderMeadPer·d objective evaluations, each a full-data score,
 // that is n per-datapoint gradient evaluations (n the training rows, read
 // from fig2b's HMC reference, whose gradients are full-data too).
-func spBNNScope(res *Results) string {
+func spBNNScope(res *report.Results) string {
 	var ran []string
 	for _, id := range []string{"fig2a", "fig2b", "table1"} {
-		for _, c := range Done(res.reported(id)) {
-			if IsSP(c.Prov.Kind) {
+		for _, c := range report.Done(res.Reported(id)) {
+			if report.IsSP(c.Prov.Kind) {
 				ran = append(ran, id)
 				break
 			}
@@ -64,9 +66,9 @@ func spBNNScope(res *Results) string {
 // fullDataRows is the number of per-datapoint gradients of one full-data
 // gradient in experiment id: its HMC reference's gradient evaluations over
 // its chains' gradient calls (0 when no cell records them).
-func fullDataRows(res *Results, id string) float64 {
-	for _, c := range Done(res.reported(id)) {
-		m, ok := refSummary(c)
+func fullDataRows(res *report.Results, id string) float64 {
+	for _, c := range report.Done(res.Reported(id)) {
+		m, ok := report.RefSummary(c)
 		if !ok {
 			continue
 		}
@@ -74,12 +76,12 @@ func fullDataRows(res *Results, id string) float64 {
 		var calls float64
 		for _, ch := range chains {
 			if x, ok := ch.(map[string]any); ok {
-				if v := number(x["grad_calls"]); finite(v) {
+				if v := report.SummaryNumber(x["grad_calls"]); report.Finite(v) {
 					calls += v
 				}
 			}
 		}
-		if g := number(m["grad_evals"]); calls > 0 && g > 0 {
+		if g := report.SummaryNumber(m["grad_evals"]); calls > 0 && g > 0 {
 			return math.Round(g / calls)
 		}
 	}
@@ -88,11 +90,11 @@ func fullDataRows(res *Results, id string) float64 {
 
 // spFirstPoint is the range over the Stein Points cells of fig1a and fig1b
 // of the gradient evaluations at their first point (0, 0 when none).
-func spFirstPoint(res *Results) (lo, hi float64) {
+func spFirstPoint(res *report.Results) (lo, hi float64) {
 	lo = math.Inf(1)
 	for _, id := range []string{"fig1a", "fig1b"} {
-		for _, c := range Done(res.reported(id)) {
-			if !IsSP(c.Prov.Kind) {
+		for _, c := range report.Done(res.Reported(id)) {
+			if !report.IsSP(c.Prov.Kind) {
 				continue
 			}
 			for _, r := range c.Rows {

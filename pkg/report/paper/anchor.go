@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // AnchorExperiment is the id of the experiment that runs the SVGD reference
@@ -85,11 +87,11 @@ func zDiff(a, sa, b, sb float64) float64 {
 
 // AnchorTable returns the rows of the anchor experiment of res, in dataset
 // name order; nil when it has no finished anchor cell.
-func AnchorTable(res *Results) []AnchorRow {
-	cells := Done(res.Experiment(AnchorExperiment))
+func AnchorTable(res *report.Results) []AnchorRow {
+	cells := report.Done(res.Experiment(AnchorExperiment))
 	var rows []AnchorRow
-	for _, ds := range Datasets(cells) {
-		var arm, ols, cst []*Cell
+	for _, ds := range report.Datasets(cells) {
+		var arm, ols, cst []*report.Cell
 		for _, c := range cells {
 			if c.Prov.Dataset != ds {
 				continue
@@ -103,13 +105,13 @@ func AnchorTable(res *Results) []AnchorRow {
 				cst = append(cst, c)
 			}
 		}
-		r, ok := finalStat(arm, "rmse")
-		l, ok2 := finalStat(arm, "test_ll")
+		r, ok := report.FinalStat(arm, "rmse")
+		l, ok2 := report.FinalStat(arm, "test_ll")
 		if !ok || !ok2 {
 			continue
 		}
 		n := float64(len(r.Values))
-		se := func(s Stat) float64 {
+		se := func(s report.Stat) float64 {
 			if len(s.Values) < 2 {
 				return math.NaN()
 			}
@@ -119,7 +121,7 @@ func AnchorTable(res *Results) []AnchorRow {
 		if !known {
 			p = Published{RMSE: math.NaN(), RMSESE: math.NaN(), TestLL: math.NaN(), LLSE: math.NaN()}
 		}
-		row := AnchorRow{Dataset: ds, Label: DatasetLabel(cells, ds), Splits: int(n),
+		row := AnchorRow{Dataset: ds, Label: report.DatasetLabel(cells, ds), Splits: int(n),
 			RMSE: r.Mean, RMSESE: se(r), TestLL: l.Mean, LLSE: se(l), Paper: p}
 		row.ZRMSE = zDiff(row.RMSE, row.RMSESE, p.RMSE, p.RMSESE)
 		row.ZLL = zDiff(row.TestLL, row.LLSE, p.TestLL, p.LLSE)
@@ -132,8 +134,8 @@ func AnchorTable(res *Results) []AnchorRow {
 }
 
 // meanOr is the mean final value of metric over cells, NaN when none.
-func meanOr(cells []*Cell, metric string) float64 {
-	if s, ok := finalStat(cells, metric); ok {
+func meanOr(cells []*report.Cell, metric string) float64 {
+	if s, ok := report.FinalStat(cells, metric); ok {
 		return s.Mean
 	}
 	return math.NaN()
@@ -213,9 +215,9 @@ func zText(z float64) string {
 	return strconv.FormatFloat(z, 'f', 1, 64)
 }
 
-// writeAnchor writes the anchor section when res holds the anchor
+// WriteAnchor writes the anchor section when res holds the anchor
 // experiment.
-func writeAnchor(b *strings.Builder, res *Results) {
+func WriteAnchor(b *strings.Builder, res *report.Results) {
 	rows := AnchorTable(res)
 	if len(rows) == 0 {
 		return

@@ -1,9 +1,11 @@
-package report
+package paper
 
 import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // RunBudgetMultiple is how many reference budgets a Table 1 cell's run
@@ -39,8 +41,8 @@ type budgetPick struct {
 // the one with the smallest development RMSE (the earliest of equals), or,
 // when the cell records no development metric (a baseline with a single
 // snapshot), the last of them. No test metric takes part in the choice.
-func pickAtBudget(c *Cell, b float64) budgetPick {
-	snaps := snapshotsOf(c, func(r Row) bool { return float64(r.GradEvals) <= b })
+func pickAtBudget(c *report.Cell, b float64) budgetPick {
+	snaps := snapshotsOf(c, func(r report.Row) bool { return float64(r.GradEvals) <= b })
 	if len(snaps) == 0 {
 		return budgetPick{}
 	}
@@ -48,12 +50,12 @@ func pickAtBudget(c *Cell, b float64) budgetPick {
 	bestV := math.Inf(1)
 	for i, sn := range snaps {
 		v, ok := sn.vals[selectionMetric]
-		if ok && finite(v) && v < bestV {
+		if ok && report.Finite(v) && v < bestV {
 			best, bestV = i, v
 		}
 	}
 	if best < 0 {
-		if HasMetric([]*Cell{c}, selectionMetric) {
+		if report.HasMetric([]*report.Cell{c}, selectionMetric) {
 			// Development metrics recorded but none finite within the
 			// budget: nothing to select by.
 			return budgetPick{}
@@ -74,7 +76,7 @@ type snapshot struct {
 
 // snapshotsOf groups the rows of c that keep accepts into snapshots, in the
 // order the file first names them.
-func snapshotsOf(c *Cell, keep func(Row) bool) []*snapshot {
+func snapshotsOf(c *report.Cell, keep func(report.Row) bool) []*snapshot {
 	type id struct {
 		grads int64
 		step  int
@@ -99,7 +101,7 @@ func snapshotsOf(c *Cell, keep func(Row) bool) []*snapshot {
 
 // budgetStats fills the table's per-budget statistics from the cells
 // whose run had a gradient-evaluation budget.
-func (t *Table) budgetStats(cells []*Cell) {
+func (t *Table) budgetStats(cells []*report.Cell) {
 	for _, c := range cells {
 		if g := c.Prov.KeyDoc.Budget.GradEvals; g > 0 {
 			t.RunGradEvals = append(t.RunGradEvals, g)
@@ -110,17 +112,17 @@ func (t *Table) budgetStats(cells []*Cell) {
 	}
 	sort.Slice(t.RunGradEvals, func(i, j int) bool { return t.RunGradEvals[i] < t.RunGradEvals[j] })
 	t.RunGradEvals = compactInts(t.RunGradEvals)
-	t.AtBudget = map[string]map[string]map[string]map[string]Stat{}
+	t.AtBudget = map[string]map[string]map[string]map[string]report.Stat{}
 	for _, lv := range BudgetLevels {
-		t.AtBudget[lv.Label] = map[string]map[string]map[string]Stat{}
+		t.AtBudget[lv.Label] = map[string]map[string]map[string]report.Stat{}
 		for _, ds := range t.Datasets {
-			g := byMethod(cells, ds)
-			m := map[string]map[string]Stat{}
+			g := report.ByMethod(cells, ds)
+			m := map[string]map[string]report.Stat{}
 			for _, name := range t.Methods {
-				cs := Done(g[name])
+				cs := report.Done(g[name])
 				sort.Slice(cs, func(i, j int) bool { return cs[i].Prov.Split < cs[j].Prov.Split })
 				for _, metric := range t.Metrics {
-					var s Stat
+					var s report.Stat
 					for _, c := range cs {
 						b := budgetOf(c, lv)
 						p := pickAtBudget(c, b)
@@ -131,9 +133,9 @@ func (t *Table) budgetStats(cells []*Cell) {
 					if len(s.Values) == 0 {
 						continue
 					}
-					s.Mean, s.SD = MeanSD(s.Values)
+					s.Mean, s.SD = report.MeanSD(s.Values)
 					if m[name] == nil {
-						m[name] = map[string]Stat{}
+						m[name] = map[string]report.Stat{}
 					}
 					m[name][metric] = s
 				}
@@ -147,7 +149,7 @@ func (t *Table) budgetStats(cells []*Cell) {
 // multiple of its reference budget, its run budget / RunBudgetMultiple. A
 // cell without a gradient budget (a baseline kind, which spends none) has
 // every snapshot within every budget.
-func budgetOf(c *Cell, lv BudgetLevel) float64 {
+func budgetOf(c *report.Cell, lv BudgetLevel) float64 {
 	g := c.Prov.KeyDoc.Budget.GradEvals
 	if g <= 0 {
 		return math.Inf(1)
@@ -183,7 +185,7 @@ func fmtInt(v int64) string {
 
 // lastWithin returns the metrics of the last snapshot of c (by gradient
 // evaluations, then step) that satisfies keep, with its compute seconds.
-func lastWithin(c *Cell, keep func(Row) bool) (map[string]float64, float64, bool) {
+func lastWithin(c *report.Cell, keep func(report.Row) bool) (map[string]float64, float64, bool) {
 	var last *snapshot
 	for _, sn := range snapshotsOf(c, keep) {
 		if last == nil || sn.grads > last.grads || (sn.grads == last.grads && sn.step >= last.step) {

@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"bytes"
@@ -10,33 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mmdfw/mmdfw/pkg/report"
+
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
-
-// Stat is a metric's final value over the splits of one dataset.
-type Stat struct {
-	Mean, SD float64
-	// Values are the final values, one per finished split, in split order.
-	Values []float64
-}
-
-// finalStat collects the final value of metric of each cell (one per
-// split) and their mean and sample sd.
-func finalStat(cells []*Cell, metric string) (Stat, bool) {
-	sorted := append([]*Cell(nil), cells...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Prov.Split < sorted[j].Prov.Split })
-	var s Stat
-	for _, c := range sorted {
-		if r, ok := c.Final(metric); ok {
-			s.Values = append(s.Values, r.Value)
-		}
-	}
-	if len(s.Values) == 0 {
-		return s, false
-	}
-	s.Mean, s.SD = MeanSD(s.Values)
-	return s, true
-}
 
 // Table is Table 1: for each regression dataset and method, the final RMSE
 // and test log-likelihood, mean ± sd over splits, after a fixed budget.
@@ -52,7 +29,7 @@ type Table struct {
 	// Metrics are the columns' metrics: rmse, test_ll.
 	Metrics []string
 	// Stats[dataset][method][metric] is present for finished cells.
-	Stats map[string]map[string]map[string]Stat
+	Stats map[string]map[string]map[string]report.Stat
 	// Missing[dataset] says why a dataset has no finished cell.
 	Missing map[string]string
 	// BudgetSeconds lists the distinct wall-clock budgets of the cells
@@ -65,7 +42,7 @@ type Table struct {
 	// splits of the snapshot each cell reports at a BudgetLevels level
 	// (chosen on development rows, see pickAtBudget); nil without
 	// gradient-evaluation budgets.
-	AtBudget map[string]map[string]map[string]map[string]Stat
+	AtBudget map[string]map[string]map[string]map[string]report.Stat
 	// Starts[dataset][method] is the start a method runs from, in words
 	// ("" for the floors); StartBase[dataset][method] the start-only
 	// baseline its gain over the start is measured against (its start
@@ -84,11 +61,11 @@ type Table struct {
 var Table1Metrics = []string{"rmse", "test_ll"}
 
 // MakeTable returns the table of experiment id (Table 1 is "table1").
-func MakeTable(res *Results, id string) *Table {
+func MakeTable(res *report.Results, id string) *Table {
 	cells := res.Experiment(id)
 	t := &Table{Labels: map[string]string{}, Metrics: Table1Metrics,
-		Stats: map[string]map[string]map[string]Stat{}, Missing: map[string]string{}}
-	t.Methods, t.Kinds = methodOrder(cells)
+		Stats: map[string]map[string]map[string]report.Stat{}, Missing: map[string]string{}}
+	t.Methods, t.Kinds = report.MethodOrder(cells)
 	budgets := map[float64]bool{}
 	for _, c := range cells {
 		budgets[c.Prov.KeyDoc.Budget.Seconds] = true
@@ -97,16 +74,16 @@ func MakeTable(res *Results, id string) *Table {
 		t.BudgetSeconds = append(t.BudgetSeconds, b)
 	}
 	sort.Float64s(t.BudgetSeconds)
-	t.Datasets = Datasets(cells)
+	t.Datasets = report.Datasets(cells)
 	for _, ds := range t.Datasets {
-		t.Labels[ds] = DatasetLabel(cells, ds)
-		t.Stats[ds] = map[string]map[string]Stat{}
-		g := byMethod(cells, ds)
+		t.Labels[ds] = report.DatasetLabel(cells, ds)
+		t.Stats[ds] = map[string]map[string]report.Stat{}
+		g := report.ByMethod(cells, ds)
 		for _, m := range t.Methods {
 			for _, metric := range t.Metrics {
-				if s, ok := finalStat(g[m], metric); ok {
+				if s, ok := report.FinalStat(g[m], metric); ok {
 					if t.Stats[ds][m] == nil {
-						t.Stats[ds][m] = map[string]Stat{}
+						t.Stats[ds][m] = map[string]report.Stat{}
 					}
 					t.Stats[ds][m][metric] = s
 				}
@@ -124,36 +101,13 @@ func MakeTable(res *Results, id string) *Table {
 
 // missingReason is the first line of the reason of the first skipped or
 // failed cell of a dataset.
-func missingReason(cells []*Cell, ds string) string {
+func missingReason(cells []*report.Cell, ds string) string {
 	for _, c := range cells {
 		if c.Prov.Dataset == ds && c.Prov.Status != harness.Done {
-			return string(c.Prov.Status) + ": " + firstLine(c.Prov.Error)
+			return string(c.Prov.Status) + ": " + report.FirstLine(c.Prov.Error)
 		}
 	}
 	return "no finished cell"
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// FormatPM formats mean ± sd with the sd to two significant digits and the
-// mean to the same decimal place.
-func FormatPM(mean, sd float64) string {
-	if !finite(mean) {
-		return "–"
-	}
-	if !finite(sd) || sd == 0 {
-		return strconv.FormatFloat(mean, 'g', 4, 64) + " ± 0"
-	}
-	// The exponent of sd rounded to two significant digits (0.0999… → 1.0e-01).
-	e := strconv.FormatFloat(sd, 'e', 1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	dec := max(0, 1-exp)
-	return fmt.Sprintf("%.*f ± %.*f", dec, mean, dec, sd)
 }
 
 // BudgetText states the wall-clock budget of the table's cells.
@@ -178,7 +132,7 @@ var metricShort = map[string]string{"rmse": "RMSE", "test_ll": "test LL"}
 // floors: ordinary least squares ("ols") or the training-mean predictor
 // ("constant"). They spend no gradient evaluations, so they report the
 // same value at every budget.
-func IsFloor(kind string) bool { k := normKind(kind); return k == "ols" || k == "constant" }
+func IsFloor(kind string) bool { k := report.NormKind(kind); return k == "ols" || k == "constant" }
 
 // Markdown renders the table: one row per dataset × method (the floors,
 // methods of kinds ols and constant, as rows of their own), one column per
@@ -211,7 +165,7 @@ func (t *Table) Markdown() string {
 			levels = append(levels, lv.Label)
 		}
 	}
-	stats := func(level string) map[string]map[string]map[string]Stat {
+	stats := func(level string) map[string]map[string]map[string]report.Stat {
 		if level == "" {
 			return t.Stats
 		}
@@ -260,7 +214,7 @@ func (t *Table) Markdown() string {
 					}
 					any = true
 					splits = max(splits, len(s.Values))
-					cells = append(cells, FormatPM(s.Mean, s.SD))
+					cells = append(cells, report.FormatPM(s.Mean, s.SD))
 				}
 			}
 			if !any {
@@ -328,7 +282,7 @@ func (t *Table) hasFloor() bool {
 // olsMethod is the table's first method of kind ols ("" when none).
 func (t *Table) olsMethod() string {
 	for _, m := range t.Methods {
-		if normKind(t.Kinds[m]) == "ols" {
+		if report.NormKind(t.Kinds[m]) == "ols" {
 			return m
 		}
 	}
@@ -346,7 +300,7 @@ func (t *Table) NotBelowOLS() map[string]map[string][]string {
 	if ols == "" {
 		return nil
 	}
-	levels := map[string]map[string]map[string]map[string]Stat{"": t.Stats}
+	levels := map[string]map[string]map[string]map[string]report.Stat{"": t.Stats}
 	if t.AtBudget != nil {
 		levels = t.AtBudget
 	}
@@ -355,7 +309,7 @@ func (t *Table) NotBelowOLS() map[string]map[string][]string {
 		out[lv] = map[string][]string{}
 		for _, ds := range t.Datasets {
 			o, ok := st[ds][ols]["rmse"]
-			if !ok || !finite(o.Mean) {
+			if !ok || !report.Finite(o.Mean) {
 				continue
 			}
 			for _, m := range t.Methods {
@@ -392,13 +346,13 @@ func (t *Table) CSV() []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(CSVHeader)
-	num := func(s Stat, ok bool) (string, string) {
+	num := func(s report.Stat, ok bool) (string, string) {
 		if !ok {
 			return "", ""
 		}
 		return strconv.FormatFloat(s.Mean, 'g', -1, 64), strconv.FormatFloat(s.SD, 'g', -1, 64)
 	}
-	row := func(ds, m, budget, grads string, st map[string]Stat) {
+	row := func(ds, m, budget, grads string, st map[string]report.Stat) {
 		start, base, gain := t.Starts[ds][m], "", ""
 		if p, ok := t.Gain[budget][ds][m]; ok && p.N > 0 {
 			base, gain = t.StartBase[ds][m], strconv.FormatFloat(math.Exp(p.Mean), 'g', -1, 64)
@@ -440,16 +394,16 @@ func gradText(g int64) string {
 
 // starts fills the table's starts and, at each budget level, each
 // method's gain over its start alone (see Table.Gain).
-func (t *Table) starts(res *Results, id string, cells []*Cell) {
+func (t *Table) starts(res *report.Results, id string, cells []*report.Cell) {
 	t.Starts, t.StartBase = map[string]map[string]string{}, map[string]map[string]string{}
 	bnnSets := map[string]bool{}
 	for _, ds := range t.Datasets {
-		bnnSets[ds] = isBNN(cellsOf(Done(cells), ds))
+		bnnSets[ds] = isBNN(report.CellsOf(report.Done(cells), ds))
 		t.Starts[ds], t.StartBase[ds] = map[string]string{}, map[string]string{}
 		var bases = map[string][]string{} // start class → start-only baselines
 		class := map[string]string{}
 		for _, m := range t.Methods {
-			for _, c := range cellsOf(Done(cells), ds) {
+			for _, c := range report.CellsOf(report.Done(cells), ds) {
 				if c.Prov.Method == m {
 					t.Starts[ds][m], class[m] = StartOf(c, bnnSets[ds])
 					break
@@ -497,11 +451,11 @@ func (t *Table) starts(res *Results, id string, cells []*Cell) {
 
 // atBudgetBySplit is the test RMSE of method m on dataset ds at budget
 // level lv, per split (the snapshot pickAtBudget reports).
-func (t *Table) atBudgetBySplit(cells []*Cell, lv BudgetLevel, ds, m string) map[int]float64 {
+func (t *Table) atBudgetBySplit(cells []*report.Cell, lv BudgetLevel, ds, m string) map[int]float64 {
 	out := map[int]float64{}
-	for _, c := range Done(byMethod(cells, ds)[m]) {
+	for _, c := range report.Done(report.ByMethod(cells, ds)[m]) {
 		if p := pickAtBudget(c, budgetOf(c, lv)); p.ok {
-			if v, ok := p.values["rmse"]; ok && finite(v) {
+			if v, ok := p.values["rmse"]; ok && report.Finite(v) {
 				out[c.Prov.Split] = v
 			}
 		}
@@ -512,14 +466,14 @@ func (t *Table) atBudgetBySplit(cells []*Cell, lv BudgetLevel, ds, m string) map
 // startBaselinesIn returns the start-only baselines among cells on
 // dataset ds whose start class is class: the start alone first, then the
 // others, in legend order.
-func startBaselinesIn(cells []*Cell, ds, class string, bnn bool) []string {
-	names, kinds := methodOrder(cells)
+func startBaselinesIn(cells []*report.Cell, ds, class string, bnn bool) []string {
+	names, kinds := report.MethodOrder(cells)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) {
 			continue
 		}
-		for _, c := range cellsOf(Done(cells), ds) {
+		for _, c := range report.CellsOf(report.Done(cells), ds) {
 			if c.Prov.Method != m {
 				continue
 			}
@@ -544,7 +498,7 @@ func (t *Table) gainText(lv, ds, m string) string {
 		return "–"
 	}
 	iv := "[–]"
-	if finite(p.Lo) {
+	if report.Finite(p.Lo) {
 		iv = fmt.Sprintf("[%s, %s]", fmtRatio(math.Exp(p.Lo)), fmtRatio(math.Exp(p.Hi)))
 	}
 	return fmt.Sprintf("%s %s vs %s", fmtRatio(math.Exp(p.Mean)), iv, t.StartBase[ds][m])
@@ -555,10 +509,10 @@ func (t *Table) gainText(lv, ds, m string) string {
 // and which starts the grid offered: "tune-bnn, kind svgd: offered model
 // init draws and draws around a trained network; chosen draws around a
 // trained network on 7 datasets (…), model init draws on 2 (…)."
-func chosenStarts(res *Results) []string {
+func chosenStarts(res *report.Results) []string {
 	var out []string
-	for _, id := range tuningExperiments(res) {
-		cells := Done(res.Experiment(id))
+	for _, id := range report.TuningExperiments(res) {
+		cells := report.Done(res.Experiment(id))
 		type kindStarts struct {
 			offered []string
 			chosen  map[string][]string
@@ -566,8 +520,8 @@ func chosenStarts(res *Results) []string {
 		}
 		byKind := map[string]*kindStarts{}
 		var kinds []string
-		for _, g := range TuningGrids(res, id) {
-			dsCells := cellsOf(cells, g.Dataset)
+		for _, g := range report.TuningGrids(res, id) {
+			dsCells := report.CellsOf(cells, g.Dataset)
 			bnn := isBNN(dsCells)
 			startOf := func(m string) string {
 				for _, c := range dsCells {

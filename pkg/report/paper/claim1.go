@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
@@ -33,8 +35,6 @@ const (
 	// most 0.05 nats (a likelihood ratio of 5 % per test point) below it.
 	RMSEMargin = 1.05
 	LLMargin   = 0.05
-	// MinRatePoints is the fewest particle counts a rate is fitted to.
-	MinRatePoints = 3
 )
 
 // Level relaxes the value v of a metric whose meaning is mm by
@@ -63,7 +63,7 @@ func Level(mm harness.MetricMeaning, v float64) float64 {
 // snapFinal; for snapDev the one with the best development RMSE (the
 // earliest of equals), or the last when the cell records no development
 // metric. dev reports whether development rows chose it.
-func chosenSnapshot(c *Cell, keep func(Row) bool, rule string) (sn *snapshot, dev bool) {
+func chosenSnapshot(c *report.Cell, keep func(report.Row) bool, rule string) (sn *snapshot, dev bool) {
 	snaps := snapshotsOf(c, keep)
 	if len(snaps) == 0 {
 		return nil, false
@@ -74,10 +74,10 @@ func chosenSnapshot(c *Cell, keep func(Row) bool, rule string) (sn *snapshot, de
 		}
 		return snaps[i].step < snaps[j].step
 	})
-	if rule == snapDev && HasMetric([]*Cell{c}, selectionMetric) {
+	if rule == snapDev && report.HasMetric([]*report.Cell{c}, selectionMetric) {
 		best := -1
 		for i, s := range snaps {
-			if v, ok := s.vals[selectionMetric]; ok && finite(v) && (best < 0 || v < snaps[best].vals[selectionMetric]) {
+			if v, ok := s.vals[selectionMetric]; ok && report.Finite(v) && (best < 0 || v < snaps[best].vals[selectionMetric]) {
 				best = i
 			}
 		}
@@ -91,9 +91,9 @@ func chosenSnapshot(c *Cell, keep func(Row) bool, rule string) (sn *snapshot, de
 
 // withinGrads keeps the rows of a cell within budget level lv of its
 // gradient evaluations (every row of a cell without a gradient budget).
-func withinGrads(c *Cell, lv BudgetLevel) func(Row) bool {
+func withinGrads(c *report.Cell, lv BudgetLevel) func(report.Row) bool {
 	b := budgetOf(c, lv)
-	return func(r Row) bool { return float64(r.GradEvals) <= b }
+	return func(r report.Row) bool { return float64(r.GradEvals) <= b }
 }
 
 // cost is a point on both cost axes.
@@ -117,7 +117,7 @@ func (c cost) at(axis string) float64 {
 // returns the cost of its last snapshot with reached false. Costs are at
 // least the cell's first positive cost, so that a ratio of costs is
 // defined.
-func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost {
+func costToLevel(c *report.Cell, metric string, level float64, higherBetter bool) cost {
 	rows := c.Metric(metric)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].GradEvals != rows[j].GradEvals {
@@ -138,10 +138,10 @@ func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost 
 		}
 	}
 	floor := func(k cost) cost {
-		if finite(minG) {
+		if report.Finite(minG) {
 			k.grads = math.Max(k.grads, minG)
 		}
-		if finite(minS) {
+		if report.Finite(minS) {
 			k.secs = math.Max(k.secs, minS)
 		}
 		return k
@@ -153,10 +153,10 @@ func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost 
 		return v <= level
 	}
 	for i, r := range rows {
-		if !finite(r.Value) || !reached(r.Value) {
+		if !report.Finite(r.Value) || !reached(r.Value) {
 			continue
 		}
-		if i == 0 || !finite(rows[i-1].Value) {
+		if i == 0 || !report.Finite(rows[i-1].Value) {
 			return floor(cost{float64(r.GradEvals), r.Seconds, true})
 		}
 		p := rows[i-1]
@@ -169,9 +169,9 @@ func costToLevel(c *Cell, metric string, level float64, higherBetter bool) cost 
 
 // bySplit returns the finished cells of method m on dataset ds by split
 // (the one of largest N when a split has several).
-func bySplit(cells []*Cell, ds, m string) map[int]*Cell {
-	out := map[int]*Cell{}
-	for _, c := range Done(cells) {
+func bySplit(cells []*report.Cell, ds, m string) map[int]*report.Cell {
+	out := map[int]*report.Cell{}
+	for _, c := range report.Done(cells) {
 		if c.Prov.Dataset == ds && c.Prov.Method == m {
 			if o, ok := out[c.Prov.Split]; !ok || c.Prov.N > o.Prov.N {
 				out[c.Prov.Split] = c
@@ -197,12 +197,12 @@ var claim1Experiments = []struct{ id, metric string }{{"fig1a", "accuracy"}, {"f
 
 // claim1Contrasts returns the contrasts of claim 1 under cfg on its cost
 // axis.
-func claim1Contrasts(res *Results, cfg protocolConfig) []Contrast {
+func claim1Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range claim1Experiments {
-		cells := res.reported(e.id)
-		for _, ds := range Datasets(Done(cells)) {
-			fws, svs := res.armSets(e.id, ds, cells, cfg)
+		cells := res.Reported(e.id)
+		for _, ds := range report.Datasets(report.Done(cells)) {
+			fws, svs := armSets(res, e.id, ds, cells, cfg)
 			for _, fw := range fws {
 				if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
 					out = append(out, noPartner(res, e.id, ds, fw, "cost to the "+metricWord(e.metric)+" level", cfg.Axis, cfg))
@@ -224,15 +224,15 @@ func claim1Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // difference ln(SVGD's cost / MMD-FW's cost) to reach it on cfg.Axis. A
 // split whose SVGD value is worse than the constant predictor's has
 // diverged and gives no level.
-func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfig) (Contrast, bool) {
-	cells := res.reported(id)
+func costContrast(res *report.Results, id, ds, metric, fw, sv string, cfg protocolConfig) (Contrast, bool) {
+	cells := res.Reported(id)
 	fwc, svc := bySplit(cells, ds, fw), bySplit(cells, ds, sv)
 	if len(fwc) == 0 || len(svc) == 0 {
 		return Contrast{}, false
 	}
-	hb, noLevel := res.higherBetter(metric)
-	mm, _ := res.meaning(metric)
-	c := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: "cost to the " + metricWord(metric) + " level", Axis: cfg.Axis,
+	hb, noLevel := res.HigherBetter(metric)
+	mm, _ := res.Meaning(metric)
+	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: "cost to the " + metricWord(metric) + " level", Axis: cfg.Axis,
 		Key: fmt.Sprintf("%s %s vs %s:", id, ds, sv),
 		A:   armInfo(res, id, ds, fw), B: armInfo(res, id, ds, sv), Band: Band{Tau: math.Log(CostBand), Ratio: true}}
 	c.Confounds = confounds(c.A, c.B, cfg.Axis == axisSeconds)
@@ -257,7 +257,7 @@ func costContrast(res *Results, id, ds, metric, fw, sv string, cfg protocolConfi
 			noDev = append(noDev, fmt.Sprint(s))
 		}
 		v, ok := snap.vals[metric]
-		if !ok || !finite(v) {
+		if !ok || !report.Finite(v) {
 			noValue++
 			continue
 		}
@@ -358,7 +358,7 @@ const startRule = " Start: every MMD-FW arm is paired with every SVGD arm of its
 // claim1Factors are the factors of claim 1's swap table.
 var claim1Factors = []factor{axisFactor, snapFactor, budgetFactor, fwFactor, svgdFactor}
 
-func claim1(res *Results) Claim {
+func claim1(res *report.Results) Claim {
 	c := Claim{Number: 1,
 		Text: "MMD-FW reaches a given test accuracy / RMSE in less wall-clock time than SVGD (Fig. 1a, 2a, Table 1).",
 		Rule: fmt.Sprintf("One contrast per comparison (fig1a accuracy; fig2a RMSE; each Table 1 dataset's RMSE) and SVGD arm, paired over splits. On each split the level is "+
@@ -392,7 +392,7 @@ func claim1(res *Results) Claim {
 		for i, k := range grads {
 			s := &secs[i]
 			c.Rows = append(c.Rows, append(append([]string{protocolName(proto), k.Figure, k.Dataset, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
-				fmtG(meanOf(k.levels)), k.costText(true), k.costText(false)}, k.outcomeCells()...),
+				report.FormatG(meanOf(k.levels)), k.costText(true), k.costText(false)}, k.outcomeCells()...),
 				append(s.outcomeCells(), gainCell(l, k.Figure, k.DS, k.A.Method), gainCell(l, k.Figure, k.DS, k.B.Method), notesText(&k, s))...))
 		}
 	})
@@ -402,13 +402,13 @@ func claim1(res *Results) Claim {
 	for i, e := range claim1Experiments {
 		ids[i] = e.id
 	}
-	c.swap(append(slices.Clip(claim1Factors), startFactor(res.startClasses(ids))), eval,
+	c.swap(append(slices.Clip(claim1Factors), startFactor(startClasses(res, ids))), eval,
 		"budget: Table 1 only, fig1a and fig2a have one; snapshot rule: fig1a and fig2a record no development rows; start: the MMD-FW and SVGD arms of one start class")
 	return c
 }
 
 // meanOf is the mean of v (NaN when empty).
-func meanOf(v []float64) float64 { m, _ := MeanSD(v); return m }
+func meanOf(v []float64) float64 { m, _ := report.MeanSD(v); return m }
 
 // outcomeCells are a contrast's interval, sign test and outcome cells.
 func (c *Contrast) outcomeCells() []string {

@@ -1,9 +1,11 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // Claim2Experiments are the experiments whose MMD-FW series claim 2
@@ -64,7 +66,7 @@ func (f *rateFamily) add(name string, counted, linear bool, grads float64) {
 func (f *rateFamily) gradRange() string {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range f.grads {
-		if finite(g) {
+		if report.Finite(g) {
 			lo, hi = math.Min(lo, g), math.Max(hi, g)
 		}
 	}
@@ -72,9 +74,9 @@ func (f *rateFamily) gradRange() string {
 	case lo > hi:
 		return "–"
 	case lo == hi:
-		return fmtG(lo)
+		return report.FormatG(lo)
 	}
-	return fmtG(lo) + "–" + fmtG(hi)
+	return report.FormatG(lo) + "–" + report.FormatG(hi)
 }
 
 // why is the family's clause of the claim's reason: "Covertype, full-data
@@ -88,7 +90,7 @@ func (f *rateFamily) why() string {
 }
 
 // table is the claim's per-family table.
-func (fs rateFamilies) table(cells map[string][]*Cell) ClaimTable {
+func (fs rateFamilies) table(cells map[string][]*report.Cell) ClaimTable {
 	t := ClaimTable{Title: "By family of comparable series (one dataset, candidates scored the same way); the claim is read within each",
 		Header: []string{"dataset", "candidate scoring", "gradient evaluations (at the largest N)", "linear / counted", "linear series", "not linear",
 			"listed (flagged reference)", "reference (worst split)", "verdict"}}
@@ -126,33 +128,33 @@ func orDash(s string) string {
 // over the coordinates of the draws (parameters), and over the network's
 // outputs at the fmmd2 inputs (predictions) where recorded; "exact" for a
 // closed-form reference.
-func refWorst(cells []*Cell, ds string) string {
-	if exactReference(cells, ds) {
+func refWorst(cells []*report.Cell, ds string) string {
+	if report.ExactReference(cells, ds) {
 		return "exact (closed form)"
 	}
 	r, e := math.Inf(-1), math.Inf(1)
 	pr, pe := math.Inf(-1), math.Inf(1)
 	n, np, inputs := 0, 0, 0
 	seen := map[int]bool{}
-	for _, c := range Done(cells) {
+	for _, c := range report.Done(cells) {
 		if c.Prov.Dataset != ds || seen[c.Prov.Split] {
 			continue
 		}
-		m, ok := refSummary(c)
+		m, ok := report.RefSummary(c)
 		if !ok {
 			continue
 		}
 		seen[c.Prov.Split] = true
 		n++
 		for k, v := range m {
-			switch normKey(k) {
+			switch report.NormKey(k) {
 			case "maxrhat", "rhatmax":
-				r = math.Max(r, number(v))
+				r = math.Max(r, report.SummaryNumber(v))
 			case "miness", "essmin", "minbulkess":
-				e = math.Min(e, number(v))
+				e = math.Min(e, report.SummaryNumber(v))
 			}
 		}
-		if d, ok := predDiag(c); ok {
+		if d, ok := report.CellPredDiag(c); ok {
 			np++
 			inputs = d.Inputs
 			pr, pe = math.Max(pr, d.MaxRhat), math.Min(pe, d.MinESS)
@@ -172,11 +174,11 @@ func refWorst(cells []*Cell, ds string) string {
 // line-search rule with a z ("bq (z from an HMC pool, raw weights)") when
 // the method's cells of ds record raw_weights = true: weights as solved,
 // not rescaled to sum one.
-func rawWeightsText(cells []*Cell, ds, method, wr string) string {
+func rawWeightsText(cells []*report.Cell, ds, method, wr string) string {
 	if !strings.HasSuffix(wr, ")") {
 		return wr
 	}
-	for _, c := range cellsOf(Done(cells), ds) {
+	for _, c := range report.CellsOf(report.Done(cells), ds) {
 		if c.Prov.Method == method && settingString(c, "raw_weights") == "true" {
 			return strings.TrimSuffix(wr, ")") + ", raw weights)"
 		}

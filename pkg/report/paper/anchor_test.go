@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"math"
@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // anchorCell is a finished cell of the anchor experiment with final rmse
 // and test_ll values.
-func anchorCell(kind, ds string, split int, rmse, ll float64) *Cell {
-	return &Cell{
+func anchorCell(kind, ds string, split int, rmse, ll float64) *report.Cell {
+	return &report.Cell{
 		Prov: &harness.Provenance{Experiment: AnchorExperiment, Method: kind, Kind: kind, Dataset: ds, Split: split, Status: harness.Done},
-		Rows: []Row{{Step: 0, Metric: "rmse", Value: 99}, {Step: 0, Metric: "test_ll", Value: -99},
+		Rows: []report.Row{{Step: 0, Metric: "rmse", Value: 99}, {Step: 0, Metric: "test_ll", Value: -99},
 			{Step: 10, Metric: "rmse", Value: rmse}, {Step: 10, Metric: "test_ll", Value: ll}},
 	}
 }
@@ -25,7 +26,7 @@ func anchorCell(kind, ds string, split int, rmse, ll float64) *Cell {
 // 0.1, z = 0.004/√(0.1² + 0.029²) = 0.03842. The final rows are read,
 // never the first; the OLS column is its mean.
 func TestAnchorTableHandCase(t *testing.T) {
-	res := &Results{Metrics: testMeanings, Cells: []*Cell{
+	res := &report.Results{Metrics: testMeanings, Cells: []*report.Cell{
 		anchorCell(anchorKind, "bostonHousing", 0, 2.9, -2.4),
 		anchorCell(anchorKind, "bostonHousing", 1, 3.1, -2.6),
 		anchorCell("ols", "bostonHousing", 0, 4, -3),

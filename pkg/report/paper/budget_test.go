@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"bytes"
@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // budgetCell is a table1 cell of run budget 400 gradient evaluations
 // (reference budget 100: ¼× = 25, 1× = 100, 4× = 400) with snapshots at
 // the given gradient counts and their dev and test RMSE.
-func budgetCell(method, kind string, split int, grads []int64, dev, test []float64) *Cell {
-	var rows []Row
+func budgetCell(method, kind string, split int, grads []int64, dev, test []float64) *report.Cell {
+	var rows []report.Row
 	for i, g := range grads {
 		rows = append(rows,
-			Row{Step: i + 1, GradEvals: g, Metric: "rmse", Value: test[i]},
-			Row{Step: i + 1, GradEvals: g, Metric: "test_ll", Value: -test[i]},
-			Row{Step: i + 1, GradEvals: g, Metric: "dev_rmse", Value: dev[i]},
+			report.Row{Step: i + 1, GradEvals: g, Metric: "rmse", Value: test[i]},
+			report.Row{Step: i + 1, GradEvals: g, Metric: "test_ll", Value: -test[i]},
+			report.Row{Step: i + 1, GradEvals: g, Metric: "dev_rmse", Value: dev[i]},
 		)
 	}
 	c := memCell("table1", method, kind, "boston", split, 20, rows...)
@@ -35,8 +37,8 @@ func TestTableAtBudgets(t *testing.T) {
 	b := budgetCell("svgd", "svgd", 1, grads, dev, []float64{52, 32, 3, 12, 22})
 	// A baseline without a gradient budget or development metric: its one
 	// snapshot at every budget.
-	ols := memCell("table1", "ols", "ols", "boston", 0, 1, Row{Step: 1, Metric: "rmse", Value: 4.5}, Row{Step: 1, Metric: "test_ll", Value: -2.9})
-	tb := MakeTable(&Results{Metrics: testMeanings, Cells: []*Cell{a, b, ols}}, "table1")
+	ols := memCell("table1", "ols", "ols", "boston", 0, 1, report.Row{Step: 1, Metric: "rmse", Value: 4.5}, report.Row{Step: 1, Metric: "test_ll", Value: -2.9})
+	tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: []*report.Cell{a, b, ols}}, "table1")
 	want := map[string]float64{"0.25x": 51, "1x": 31, "4x": 11}
 	for _, lv := range BudgetLevels {
 		s := tb.AtBudget[lv.Label]["boston"]["svgd"]["rmse"]
@@ -93,17 +95,17 @@ func TestTableAtBudgets(t *testing.T) {
 // the two protocols different verdicts, and the swap table says that the
 // cost axis decides.
 func TestClaim1Protocols(t *testing.T) {
-	cells := splits3(func(s int) *Cell {
+	cells := splits3(func(s int) *report.Cell {
 		e := 0.01 * float64(s)
 		return memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20,
-			Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 2 + e}, Row{Seconds: 2, GradEvals: 2000, Metric: "rmse", Value: 1 + e})
+			report.Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 2 + e}, report.Row{Seconds: 2, GradEvals: 2000, Metric: "rmse", Value: 1 + e})
 	})
-	cells = append(cells, splits3(func(s int) *Cell {
+	cells = append(cells, splits3(func(s int) *report.Cell {
 		e := 0.01 * float64(s)
 		return memCell("fig2a", "svgd", "svgd", "naval", s, 20,
-			Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1 + e})
+			report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1 + e})
 	})...)
-	c := claim1(&Results{Metrics: testMeanings, Cells: cells})
+	c := claim1(&report.Results{Metrics: testMeanings, Cells: cells})
 	if c.Paper != Supported || c.Verdict != NotSupported {
 		t.Errorf("paper %s, fair %s; want supported, not supported\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
@@ -128,13 +130,13 @@ func TestClaim1Protocols(t *testing.T) {
 // seconds, whatever the development rows say.
 func TestClaim5SecondsBudget(t *testing.T) {
 	grads := []int64{25, 50, 100, 200, 400}
-	timed := func(c *Cell, secs []float64) *Cell {
+	timed := func(c *report.Cell, secs []float64) *report.Cell {
 		for i := range c.Rows {
 			c.Rows[i].Seconds = secs[c.Rows[i].Step-1]
 		}
 		return c
 	}
-	var cells []*Cell
+	var cells []*report.Cell
 	for split, off := range []float64{0, 1} {
 		// SVGD spends 1× (100 gradient evaluations) in 2 s (split 0) or 3 s.
 		sv := timed(budgetCell("svgd", "svgd", split, grads, []float64{1, 1, 1, 1, 1}, []float64{9, 8, 7 + off, 6, 5}),
@@ -145,7 +147,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 			[]float64{1, 2, 3, 10, 20})
 		cells = append(cells, sv, fw)
 	}
-	res := &Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: testMeanings, Cells: cells}
 	cs := accuracyContrasts(res, "table1", "boston", "mmdfw", "svgd", paperConfig)
 	if len(cs) != 2 {
 		t.Fatalf("%d contrasts, want RMSE and test LL", len(cs))
@@ -172,7 +174,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 // KSD² is not supported, at equal N and at equal cost.
 func TestClaim4KSD(t *testing.T) {
 	cells := spCells(map[string][3]float64{"sp": {10, 1, 100}, "mmdfw": {1, 10, 100}})
-	c := claim4(&Results{Metrics: testMeanings, Cells: cells})
+	c := claim4(&report.Results{Metrics: testMeanings, Cells: cells})
 	var mmd, ksd int
 	for _, k := range c.Contrasts {
 		switch {
@@ -200,15 +202,15 @@ func TestClaim4KSD(t *testing.T) {
 func TestTableFloors(t *testing.T) {
 	grads := []int64{25, 50, 100, 200, 400}
 	same := []float64{5, 4, 3, 2, 1}
-	cells := []*Cell{
+	cells := []*report.Cell{
 		// svgd: 6 at ¼×, 4 at 1×, 2 at 4×; mmdfw: 4.5 at ¼× (equal to
 		// OLS: not below), 3 after.
 		budgetCell("svgd", "svgd", 0, grads, same, []float64{6, 5, 4, 3, 2}),
 		budgetCell("mmdfw", "mmdfw", 0, grads, []float64{5, 4, 3, 3, 3}, []float64{4.5, 4, 3, 3, 3}),
-		memCell("table1", "least-squares", "ols", "boston", 0, 1, Row{Metric: "rmse", Value: 4.5}, Row{Metric: "test_ll", Value: -2.9}),
-		memCell("table1", "mean", "constant", "boston", 0, 1, Row{Metric: "rmse", Value: 9}, Row{Metric: "test_ll", Value: -3.6}),
+		memCell("table1", "least-squares", "ols", "boston", 0, 1, report.Row{Metric: "rmse", Value: 4.5}, report.Row{Metric: "test_ll", Value: -2.9}),
+		memCell("table1", "mean", "constant", "boston", 0, 1, report.Row{Metric: "rmse", Value: 9}, report.Row{Metric: "test_ll", Value: -3.6}),
 	}
-	tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells}, "table1")
+	tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: cells}, "table1")
 	nb := tb.NotBelowOLS()
 	if got := fmt.Sprint(nb["0.25x"]["boston"], nb["1x"]["boston"], nb["4x"]["boston"]); got != "[mmdfw svgd] [] []" {
 		t.Errorf("not below OLS at ¼×, 1×, 4×: %s, want [mmdfw svgd] [] []", got)
@@ -243,7 +245,7 @@ func TestTableFloors(t *testing.T) {
 		t.Errorf("floor rows %v, %d records; want 3 each, 13\n%s", floors, len(recs), tb.CSV())
 	}
 	// Without an OLS row there is no list.
-	if tb := MakeTable(&Results{Metrics: testMeanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
+	if tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
 		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
 	}
 }

@@ -1,9 +1,11 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // The verdict table and the outcome paragraph: how many contrasts go each
@@ -24,7 +26,7 @@ func oneSplit(claims []Claim) bool {
 
 // quickProfile reports whether any cell of res ran under the quick
 // profile.
-func quickProfile(res *Results) bool {
+func quickProfile(res *report.Results) bool {
 	for _, c := range res.Cells {
 		if c.Prov.Profile == "quick" {
 			return true
@@ -33,9 +35,9 @@ func quickProfile(res *Results) bool {
 	return false
 }
 
-// writeVerdicts writes the Verdicts section: the protocols, the outcome
+// WriteVerdicts writes the Verdicts section: the protocols, the outcome
 // paragraph and the verdict table.
-func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
+func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
 	b.WriteString("## Verdicts\n\n")
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
 		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
@@ -89,14 +91,15 @@ func writeVerdicts(b *strings.Builder, res *Results, claims []Claim) {
 			if one && !strings.Contains(why, "one split") {
 				why += "; one split: the numbers decide nothing"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, cellText(why), iv, rests)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, report.CellText(why), iv, rests)
 		}
 	}
 	b.WriteString("\n")
 }
 
-// writeClaim writes the section of one claim.
-func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
+// WriteClaim writes the section of claim c, with the links to the figures
+// it rests on.
+func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.Options) {
 	fmt.Fprintf(b, "## Claim %d\n\n> %s\n\n", c.Number, c.Text)
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
@@ -121,7 +124,7 @@ func writeClaim(b *strings.Builder, res *Results, c *Claim, opts Options) {
 	fmt.Fprintf(b, "*Rule.* %s\n\n", c.Rule)
 	b.WriteString(c.Markdown())
 	b.WriteString("\n")
-	for _, f := range figureLinks(res, c.Figures, opts) {
+	for _, f := range report.FigureLinks(res, c.Figures, opts) {
 		b.WriteString(f + "\n")
 	}
 	b.WriteString("\n")
@@ -232,7 +235,7 @@ func costSentence(claims []Claim) string {
 		}
 		for _, k := range c.Contrasts {
 			r := k.A.SecPerKGrad / k.B.SecPerKGrad
-			if !finite(r) {
+			if !report.Finite(r) {
 				continue
 			}
 			m := k.A.Method

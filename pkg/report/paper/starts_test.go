@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // The start classes of SVGD from a trained network and of the start-only
@@ -43,10 +44,10 @@ type startArm struct {
 // snapshot reports the arm's RMSE (dev and test alike, test LL its
 // negative), a start-only baseline one snapshot at 25 gradient
 // evaluations.
-func startCells(arms []startArm) []*Cell {
-	var cells []*Cell
+func startCells(arms []startArm) []*report.Cell {
+	var cells []*report.Cell
 	for _, a := range arms {
-		cells = append(cells, splits3(func(s int) *Cell {
+		cells = append(cells, splits3(func(s int) *report.Cell {
 			k := a.rmse * (1 + 0.1*float64(s))
 			grads := []int64{25, 50, 100, 200, 400}
 			if a.kind == "start" {
@@ -78,8 +79,8 @@ var startFixture = []startArm{
 	{"start-ensemble", "start", "start", "ensemble", 0.9},
 }
 
-func startResults(arms []startArm) *Results {
-	return declare(&Results{Metrics: testMeanings, Cells: startCells(arms)}, "table1", map[string][]string{
+func startResults(arms []startArm) *report.Results {
+	return declare(&report.Results{Metrics: testMeanings, Cells: startCells(arms)}, "table1", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-model-tuned", "mmdfw-trained", "svgd-model-tuned", "svgd-trained"},
 	})
@@ -127,7 +128,7 @@ func TestSameStartCountedAcrossStartsNot(t *testing.T) {
 	}
 	// Every pair across starts: the evidence cannot decide.
 	only := startResults([]startArm{startFixture[1], startFixture[5]})
-	only.Declared["table1"] = Declaration{Arms: map[string][]string{harness.ProtocolFair: {"mmdfw-model-tuned", "svgd-trained"}}}
+	only.Declared["table1"] = report.Declaration{Arms: map[string][]string{harness.ProtocolFair: {"mmdfw-model-tuned", "svgd-trained"}}}
 	if c := claim5(only); c.Verdict != CannotDecide || !strings.Contains(c.Why, "differ in start") {
 		t.Errorf("across starts only: %s (%s), want cannot decide: start", c.Verdict, c.Why)
 	}
@@ -258,17 +259,17 @@ func TestTable1StartRows(t *testing.T) {
 // Which start validation chose: per tuning experiment and kind, the start
 // of the chosen configuration on each dataset, and the starts offered.
 func TestChosenStarts(t *testing.T) {
-	cell := func(method, ds, init string, split int, rmse float64) *Cell {
-		c := memCell("tune", method, "svgd", ds, split, 20, Row{Step: 1, GradEvals: 10, Metric: "rmse", Value: rmse})
+	cell := func(method, ds, init string, split int, rmse float64) *report.Cell {
+		c := memCell("tune", method, "svgd", ds, split, 20, report.Row{Step: 1, GradEvals: 10, Metric: "rmse", Value: rmse})
 		return withSettings(c, map[string]any{"init": init})
 	}
-	var cells []*Cell
+	var cells []*report.Cell
 	for s := 0; s < 2; s++ {
 		cells = append(cells,
 			cell("svgd-model", "boston", "model", s, 3), cell("svgd-trained", "boston", "trained", s, 2),
 			cell("svgd-model", "yacht", "model", s, 1), cell("svgd-trained", "yacht", "trained", s, 2))
 	}
-	res := &Results{Metrics: testMeanings, Cells: cells, Declared: map[string]Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}}
+	res := &report.Results{Metrics: testMeanings, Cells: cells, Declared: map[string]report.Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}}
 	got := strings.Join(chosenStarts(res), " ")
 	want := "tune, kind svgd: offered model init draws and draws around a trained network; chosen draws around a trained network on 1 (boston); model init draws on 1 (yacht)."
 	if got != want {

@@ -1,10 +1,12 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -58,7 +60,7 @@ type PairedStats struct {
 // Paired returns the paired statistics of the differences d.
 func Paired(d []float64) PairedStats {
 	p := PairedStats{N: len(d), Lo: math.NaN(), Hi: math.NaN(), SignP: math.NaN()}
-	p.Mean, p.SD = MeanSD(d)
+	p.Mean, p.SD = report.MeanSD(d)
 	for _, v := range d {
 		switch {
 		case v > 0:
@@ -68,7 +70,7 @@ func Paired(d []float64) PairedStats {
 		}
 	}
 	p.SignP = SignTestP(p.Pos, p.Neg)
-	if p.N >= 2 && finite(p.Mean) && finite(p.SD) {
+	if p.N >= 2 && report.Finite(p.Mean) && report.Finite(p.SD) {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(p.N - 1)}.Quantile(0.5 + Confidence/2)
 		h := t * p.SD / math.Sqrt(float64(p.N))
 		p.Lo, p.Hi = p.Mean-h, p.Mean+h
@@ -129,7 +131,7 @@ func (b Band) Text() string {
 // Outcome reads an interval against the band. Without an interval (fewer
 // than two splits) the outcome is inconclusive.
 func (b Band) Outcome(p PairedStats) Outcome {
-	if !finite(p.Lo) || !finite(p.Hi) {
+	if !report.Finite(p.Lo) || !report.Finite(p.Hi) {
 		return Inconclusive
 	}
 	if b.NonInferiority {
@@ -234,7 +236,7 @@ func (c *Contrast) costText(a bool) string {
 	for _, x := range k {
 		g, s = append(g, x.grads), append(s, x.secs)
 	}
-	return fmt.Sprintf("%s; %s s", fmtG(meanOf(g)), fmtG(meanOf(s)))
+	return fmt.Sprintf("%s; %s s", report.FormatG(meanOf(g)), report.FormatG(meanOf(s)))
 }
 
 // Counted reports whether the contrast counts towards its claim's verdict:
@@ -290,7 +292,7 @@ func (c *Contrast) IntervalText() string {
 	if c.Bound {
 		b = " (a bound)"
 	}
-	if !finite(c.Stats.Lo) {
+	if !report.Finite(c.Stats.Lo) {
 		return f(c.Stats.Mean) + " [–]" + b
 	}
 	return fmt.Sprintf("%s [%s, %s]%s", f(c.Stats.Mean), f(c.Stats.Lo), f(c.Stats.Hi), b)
@@ -307,7 +309,7 @@ func (c *Contrast) SignText() string {
 // fmtRatio formats a ratio with three significant digits, in plain
 // notation from 0.001 to 10⁴.
 func fmtRatio(v float64) string {
-	if !finite(v) {
+	if !report.Finite(v) {
 		return "–"
 	}
 	if v >= 1e-3 && v < 1e4 {

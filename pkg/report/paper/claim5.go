@@ -1,10 +1,12 @@
-package report
+package paper
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // Claim 5: on the regression sets MMD-FW is about as accurate as SVGD at
@@ -15,12 +17,12 @@ import (
 
 // claim5Contrasts returns the contrasts of claim 5 under cfg: per Table 1
 // dataset and SVGD arm, one on RMSE and one on test LL.
-func claim5Contrasts(res *Results, cfg protocolConfig) []Contrast {
+func claim5Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 	const id = "table1"
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	var out []Contrast
-	for _, ds := range Datasets(Done(cells)) {
-		fws, svs := res.armSets(id, ds, cells, cfg)
+	for _, ds := range report.Datasets(report.Done(cells)) {
+		fws, svs := armSets(res, id, ds, cells, cfg)
 		for _, fw := range fws {
 			if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
 				for _, m := range []string{"rmse", "test_ll"} {
@@ -37,8 +39,8 @@ func claim5Contrasts(res *Results, cfg protocolConfig) []Contrast {
 
 // accuracyContrasts are claim 5's two contrasts of MMD-FW arm fw with SVGD
 // arm sv on one dataset under cfg (none when either arm has no cell).
-func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) []Contrast {
-	cells := res.reported(id)
+func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolConfig) []Contrast {
+	cells := res.Reported(id)
 	fwc, svc := bySplit(cells, ds, fw), bySplit(cells, ds, sv)
 	if len(fwc) == 0 || len(svc) == 0 {
 		return nil
@@ -49,7 +51,7 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 		budget += " (the SVGD arm's seconds for it)"
 	}
 	mk := func(metric string, band Band) Contrast {
-		return Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: metricWord(metric) + ", " + budget, Axis: cfg.Axis,
+		return Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: metricWord(metric) + ", " + budget, Axis: cfg.Axis,
 			Key: fmt.Sprintf("%s %s vs %s:", ds, metricWord(metric), sv),
 			A:   a, B: b, Band: band, Confounds: confounds(a, b, cfg.Axis == axisSeconds)}
 	}
@@ -69,7 +71,7 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 			if !ok {
 				continue
 			}
-			keep = func(r Row) bool { return r.Seconds <= T }
+			keep = func(r report.Row) bool { return r.Seconds <= T }
 		}
 		fs, fdev := chosenSnapshot(fc, keep, cfg.Snap)
 		if ss == nil {
@@ -99,7 +101,7 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 			rm.D = append(rm.D, math.Log(sr/fr))
 			rm.aCost, rm.bCost = append(rm.aCost, kf), append(rm.bCost, ks)
 		}
-		if ok3 && ok4 && finite(sl) && finite(fl) {
+		if ok3 && ok4 && report.Finite(sl) && report.Finite(fl) {
 			ll.Splits, ll.AVal, ll.BVal = append(ll.Splits, s), append(ll.AVal, fl), append(ll.BVal, sl)
 			ll.D = append(ll.D, fl-sl)
 			ll.aCost, ll.bCost = append(ll.aCost, kf), append(ll.bCost, ks)
@@ -136,7 +138,7 @@ func accuracyContrasts(res *Results, id, ds, fw, sv string, cfg protocolConfig) 
 // claim5Factors are the factors of claim 5's swap table.
 var claim5Factors = []factor{axisFactor, snapFactor, budgetFactor, fwFactor, svgdFactor}
 
-func claim5(res *Results) Claim {
+func claim5(res *report.Results) Claim {
 	c := Claim{Number: 5,
 		Text: "On the regression sets MMD-FW is about as accurate as SVGD at the same time budget (Table 1).",
 		Rule: fmt.Sprintf("Two contrasts per Table 1 dataset and SVGD arm, paired over splits: test RMSE, the difference ln(SVGD's RMSE / MMD-FW's), shown as "+
@@ -178,7 +180,7 @@ func claim5(res *Results) Claim {
 	})
 	c.Tables = append(c.Tables, costTable(res, all), gainTable(gains))
 	c.StartGain = gainSentence(gains)
-	c.swap(append(slices.Clip(claim5Factors), startFactor(res.startClasses([]string{"table1"}))), eval,
+	c.swap(append(slices.Clip(claim5Factors), startFactor(startClasses(res, []string{"table1"}))), eval,
 		"budget ¼×, 1×, 4× of the reference budget; start: the MMD-FW and SVGD arms of one start class")
 	return c
 }
@@ -188,6 +190,6 @@ func pmText(v []float64) string {
 	if len(v) == 0 {
 		return "–"
 	}
-	m, s := MeanSD(v)
-	return FormatPM(m, s)
+	m, s := report.MeanSD(v)
+	return report.FormatPM(m, s)
 }

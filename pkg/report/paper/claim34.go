@@ -1,4 +1,4 @@
-package report
+package paper
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // Claims 3 and 4 compare sets of particles: claim 3 SVGD with MMD-FW at
@@ -13,34 +15,34 @@ import (
 // and at equal cost, each paired over splits.
 
 // trajectory returns the rows of metric of a greedy cell by step, sorted.
-func trajectory(c *Cell, metric string) []Row {
+func trajectory(c *report.Cell, metric string) []report.Row {
 	rows := c.Metric(metric)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Step < rows[j].Step })
 	return rows
 }
 
 // atStep returns the row of rows at step n.
-func atStep(rows []Row, n int) (Row, bool) {
+func atStep(rows []report.Row, n int) (report.Row, bool) {
 	for _, r := range rows {
 		if r.Step == n {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return report.Row{}, false
 }
 
 // rowCost is the cost of a row on both axes.
-func rowCost(r Row) cost { return cost{float64(r.GradEvals), r.Seconds, true} }
+func rowCost(r report.Row) cost { return cost{float64(r.GradEvals), r.Seconds, true} }
 
 // claim3Contrasts returns claim 3's contrasts under cfg: per SVGD arm and
 // particle count N of its cells, ln(MMD-FW's MMD² at step N / SVGD's final
 // MMD² at N) per split (positive: SVGD smaller, the claim's way).
-func claim3Contrasts(res *Results, cfg protocolConfig) []Contrast {
+func claim3Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 	const id = "fig1b"
-	cells := res.reported(id)
+	cells := res.Reported(id)
 	var out []Contrast
-	for _, ds := range Datasets(Done(cells)) {
-		fws, svs := res.armSets(id, ds, cells, cfg)
+	for _, ds := range report.Datasets(report.Done(cells)) {
+		fws, svs := armSets(res, id, ds, cells, cfg)
 		for _, fw := range fws {
 			if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
 				k := noPartner(res, id, ds, fw, "MMD² at equal N", "particles", cfg)
@@ -55,23 +57,23 @@ func claim3Contrasts(res *Results, cfg protocolConfig) []Contrast {
 
 // claim3Pairs are claim 3's contrasts of MMD-FW arm fw with each SVGD arm
 // of svs on dataset ds, one per particle count of the SVGD arm.
-func claim3Pairs(res *Results, id, ds, fw string, svs []string) []Contrast {
-	cells := res.reported(id)
+func claim3Pairs(res *report.Results, id, ds, fw string, svs []string) []Contrast {
+	cells := res.Reported(id)
 	var out []Contrast
 	fwc := bySplit(cells, ds, fw)
 	for _, sv := range svs {
-		byN := map[int]map[int]*Cell{}
-		for _, c := range cellsOf(Done(cells), ds) {
+		byN := map[int]map[int]*report.Cell{}
+		for _, c := range report.CellsOf(report.Done(cells), ds) {
 			if c.Prov.Method == sv {
 				if byN[c.Prov.N] == nil {
-					byN[c.Prov.N] = map[int]*Cell{}
+					byN[c.Prov.N] = map[int]*report.Cell{}
 				}
 				byN[c.Prov.N][c.Prov.Split] = c
 			}
 		}
 		a, b := armInfo(res, id, ds, fw), armInfo(res, id, ds, sv)
 		for _, n := range sortedSplits(byN) {
-			k := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
+			k := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
 				Key: fmt.Sprintf("%s N = %d:", sv, n),
 				A:   b, B: a, Band: Band{Tau: math.Log(MMDBand), Ratio: true}, Confounds: confounds(b, a, false)}
 			for _, s := range sortedSplits(byN[n]) {
@@ -102,7 +104,7 @@ func claim3Pairs(res *Results, id, ds, fw string, svs []string) []Contrast {
 // claim3Factors are the factors of claim 3's swap table.
 var claim3Factors = []factor{fwFactor, svgdFactor}
 
-func claim3(res *Results) Claim {
+func claim3(res *report.Results) Claim {
 	c := Claim{Number: 3,
 		Text: "At an equal particle count SVGD reaches a smaller MMD² than MMD-FW (Fig. 1b).",
 		Rule: fmt.Sprintf("One contrast per SVGD arm and particle count N of fig1b, paired over splits: ln(MMD-FW's MMD² to the HMC reference at its step N / the SVGD run's "+
@@ -123,11 +125,11 @@ func claim3(res *Results) Claim {
 		for i := range cs {
 			k := &cs[i]
 			c.Rows = append(c.Rows, append([]string{protocolName(proto), k.Dataset, strings.TrimPrefix(k.What, "MMD² at N = "), k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
-				fmtG(geoMean(k.AVal)), fmtG(geoMean(k.BVal))}, append(k.outcomeCells(), k.costText(true), k.costText(false))...))
+				report.FormatG(geoMean(k.AVal)), report.FormatG(geoMean(k.BVal))}, append(k.outcomeCells(), k.costText(true), k.costText(false))...))
 		}
 	})
 	c.Tables = append(c.Tables, costTable(res, all))
-	c.swap(append(slices.Clip(claim3Factors), startFactor(res.startClasses([]string{"fig1b"}))), eval,
+	c.swap(append(slices.Clip(claim3Factors), startFactor(startClasses(res, []string{"fig1b"}))), eval,
 		"the cost axis, snapshot rule and budget do not apply: the claim is at equal particle counts, and fig1b records no development rows; start: the MMD-FW and SVGD arms of one start class")
 	return c
 }
@@ -135,18 +137,18 @@ func claim3(res *Results) Claim {
 // claim4Contrasts returns claim 4's contrasts under cfg: the protocol's SP
 // arm against its MMD-FW arm, on fig1a's accuracy and fig1b's MMD² and
 // KSD², each at equal N and at equal cost.
-func claim4Contrasts(res *Results, cfg protocolConfig) []Contrast {
+func claim4Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range []struct {
 		id      string
 		metrics []string
 	}{{"fig1a", []string{"accuracy"}}, {"fig1b", []string{"mmd2", "ksd2"}}} {
-		cells := res.reported(e.id)
-		sp, fw := res.arm(e.id, cfg.FW, cells, IsSP), res.arm(e.id, cfg.FW, cells, IsMMDFW)
+		cells := res.Reported(e.id)
+		sp, fw := arm(res, e.id, cfg.FW, cells, report.IsSP), arm(res, e.id, cfg.FW, cells, report.IsMMDFW)
 		if sp == "" || fw == "" {
 			continue
 		}
-		for _, ds := range Datasets(Done(cells)) {
+		for _, ds := range report.Datasets(report.Done(cells)) {
 			for _, m := range e.metrics {
 				for _, equalCost := range []bool{false, true} {
 					if k, ok := spContrast(res, e.id, ds, m, fw, sp, equalCost); ok {
@@ -164,13 +166,13 @@ func claim4Contrasts(res *Results, cfg protocolConfig) []Contrast {
 // each arm's last snapshot within the least gradient budget at which both
 // have one. The difference is oriented so that positive means SP worse:
 // ln(SP / MMD-FW) for an MMD² or KSD², MMD-FW − SP for an accuracy.
-func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Contrast, bool) {
-	cells := res.reported(id)
+func spContrast(res *report.Results, id, ds, metric, fw, sp string, equalCost bool) (Contrast, bool) {
+	cells := res.Reported(id)
 	fwc, spc := bySplit(cells, ds, fw), bySplit(cells, ds, sp)
 	if len(fwc) == 0 || len(spc) == 0 {
 		return Contrast{}, false
 	}
-	hb, unranked := res.higherBetter(metric)
+	hb, unranked := res.HigherBetter(metric)
 	band := Band{Tau: math.Log(MMDBand), Ratio: true}
 	if hb {
 		band = Band{Tau: AccuracyBand}
@@ -188,7 +190,7 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 	if equalCost {
 		key = label + " at equal cost:"
 	}
-	k := Contrast{Figure: id, DS: ds, Dataset: DatasetLabel(cells, ds), What: what, Key: key, Axis: axisGrads, A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
+	k := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: what, Key: key, Axis: axisGrads, A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
 	if !equalCost {
 		k.Axis = "particles"
 	}
@@ -207,7 +209,7 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 		if len(ft) == 0 || len(st) == 0 {
 			continue
 		}
-		var fr, sr Row
+		var fr, sr report.Row
 		if equalCost {
 			c := math.Max(float64(ft[0].GradEvals), float64(st[0].GradEvals))
 			fr, _ = lastRowWithin(ft, c)
@@ -237,7 +239,7 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 			}
 			d = math.Log(sr.Value / fr.Value)
 		}
-		if !finite(d) {
+		if !report.Finite(d) {
 			continue
 		}
 		k.Splits = append(k.Splits, s)
@@ -256,8 +258,8 @@ func spContrast(res *Results, id, ds, metric, fw, sp string, equalCost bool) (Co
 
 // lastRowWithin returns the last row of rows (by step) with at most c
 // gradient evaluations.
-func lastRowWithin(rows []Row, c float64) (Row, bool) {
-	var out Row
+func lastRowWithin(rows []report.Row, c float64) (report.Row, bool) {
+	var out report.Row
 	ok := false
 	for _, r := range rows {
 		if float64(r.GradEvals) <= c {
@@ -267,7 +269,7 @@ func lastRowWithin(rows []Row, c float64) (Row, bool) {
 	return out, ok
 }
 
-func claim4(res *Results) Claim {
+func claim4(res *report.Results) Claim {
 	c := Claim{Number: 4,
 		Text: "SP does not work well in these dimensions (Fig. 1).",
 		Rule: fmt.Sprintf("Stein Points against MMD-FW, as the paper compares them: contrasts paired over splits on fig1a's test accuracy and fig1b's MMD² to the HMC "+
@@ -301,7 +303,7 @@ func claim4(res *Results) Claim {
 // measure, mean ± sd otherwise.
 func valueText(v []float64, ratio bool) string {
 	if ratio {
-		return fmtG(geoMean(v))
+		return report.FormatG(geoMean(v))
 	}
 	return pmText(v)
 }

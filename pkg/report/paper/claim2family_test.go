@@ -1,9 +1,11 @@
-package report
+package paper
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // TestClaim2Families: claim 2 reads its series within families of one
@@ -14,14 +16,14 @@ import (
 // reason names every family.
 func TestClaim2Families(t *testing.T) {
 	pf := false
-	curve := func(rate float64) []Row {
-		var r []Row
+	curve := func(rate float64) []report.Row {
+		var r []report.Row
 		for n := 1; n <= 40; n++ {
-			r = append(r, Row{Step: n, Metric: "mmd2", Value: 0.5 * math.Exp(-rate*float64(n))})
+			r = append(r, report.Row{Step: n, Metric: "mmd2", Value: 0.5 * math.Exp(-rate*float64(n))})
 		}
 		return r
 	}
-	cell := func(exp, method, ds string, split int, settings map[string]any, grads int64, rate float64) *Cell {
+	cell := func(exp, method, ds string, split int, settings map[string]any, grads int64, rate float64) *report.Cell {
 		c := memCell(exp, method, "mmdfw", ds, split, 40, curve(rate)...)
 		c.Prov.Settings, c.Prov.GradEvals = settings, grads
 		c.Summary = map[string]any{"reference": map[string]any{"kind": "hmc", "diagnostics": map[string]any{
@@ -34,7 +36,7 @@ func TestClaim2Families(t *testing.T) {
 	full := map[string]any{"weights": "equal"}
 	mini := map[string]any{"weights": "equal", "batch": 100.0}
 	raw := map[string]any{"weights": "bq", "z": "pool", "pool_sampler": "hmc", "raw_weights": true}
-	var cells []*Cell
+	var cells []*report.Cell
 	for s := 1; s <= 2; s++ {
 		cells = append(cells,
 			cell("rff", "lr-full", "cov", s, full, 3e8, 0.3),
@@ -42,7 +44,7 @@ func TestClaim2Families(t *testing.T) {
 			cell("fig1b", "mini-2", "cov", s, mini, 2e7, 0.3),
 			cell("bnn-rate", "bq-raw", "bnn", s, raw, 5e6, 0.3))
 	}
-	c := claim2(&Results{Metrics: testMeanings, Cells: cells})
+	c := claim2(&report.Results{Metrics: testMeanings, Cells: cells})
 	var fam *ClaimTable
 	for i := range c.Tables {
 		if strings.HasPrefix(c.Tables[i].Title, "By family") {

@@ -1,0 +1,95 @@
+// Package paper is the report's plug-in (report.Plugin) for the
+// experiments of Futami, Cui, Sato and Sugiyama, "Bayesian posterior
+// approximation via greedy particle optimization" (AAAI 2019): the report's
+// title and opening, the verdict table and the five claims with their
+// evidence, Table 1 and the SVGD anchor against Liu & Wang's Table 2. It
+// takes part in a report only where an experiment file names it in its
+// top-level report key (report = ["paper"]: experiments/fig1a.toml and the
+// other files of the paper's figures and tables); a report on experiments
+// of one's own never mentions the paper.
+//
+// Importing the package registers nothing: pkg/repro passes Plugin{} to
+// the report explicitly.
+//
+// The files: paper.go (the plug-in), claims.go (Claim, Claims, claim 2),
+// claim1.go, claim2family.go, claim34.go, claim5.go (the other claims),
+// verdicts.go (the verdict table and each claim's section), contrast.go
+// (paired contrasts and their tally), swap.go (one-factor swap tables),
+// arms.go and starts.go (which methods stand for a kind, their starts and
+// start-only baselines), budget.go and table.go (Table 1 under budgets),
+// spbnn.go (claim 4's scope), anchor.go (the SVGD anchor). They read the
+// results through the report's exported API only.
+//
+// # Verdicts
+//
+// Claims checks the five claims of the specification with fixed decision
+// rules (each Claim carries its rule in words); no verdict is set by hand.
+// A verdict is a set of paired contrasts (Contrast): two arms that should
+// differ in the method only, compared split by split under the same
+// budget, rows and snapshot rule, the difference of one measure oriented so
+// that positive goes the claim's way. Over the splits Paired gives the
+// mean, a 95 % paired-t interval and a sign test; the interval read against
+// the contrast's tolerance Band gives Better, Worse or Inconclusive. A
+// contrast whose arms differ in more than the method (StartOf: their start
+// resolved by each kind's defaults; their budget or evaluation rows; on the
+// seconds axis the run setting of their timed cells) is shown and not
+// counted. Tally.Decide: Supported when more than half of the computed
+// contrasts are better and none is worse, NotSupported when a counted one
+// is worse, CannotDecide otherwise (one split, intervals covering the band,
+// arms that differ in their start), NotMeasured without a contrast.
+//
+// Each claim is read under two protocols (protocolConfig): the paper's as
+// it states it (compute seconds, final snapshots, the paper's arms) and
+// the fair one (gradient evaluations, snapshots chosen on development
+// rows, the fair arms against every SVGD arm). Claims 1 and 5 get a
+// verdict on each cost axis (Claim.Verdicts), and claims 1, 3 and 5 a
+// one-factor swap table (Claim.Swaps) whose rows change one factor of a
+// protocol at a time; Claim.Difference and OutcomeParagraph say from it
+// which factors decide.
+//
+//  1. cost to a level: per split the SVGD arm's value at its chosen
+//     snapshot relaxed by Level (a run worse than the constant predictor
+//     there has diverged and gives no level), each arm's cost to it read
+//     from its own snapshots (costToLevel), ln(SVGD's cost / MMD-FW's);
+//  2. every counted MMD-FW series is linear (TestRate): over the N above
+//     its numerical floor (ZeroFloor of its largest, or the floor its own
+//     tail shows), a geometric fit log MMD² = a + b·N has b < 0, a larger
+//     R² than the power law log MMD² = a + c·log N and falls at least
+//     MinDecades decades; where a dataset's reference is flagged in
+//     parameter space but not on the network's predictions, its series
+//     are read from fmmd2 (function space) and counted; otherwise from
+//     mmd2, and series against a flagged reference are listed, not
+//     counted; exact-LMO series are the control; each series' weights,
+//     kernel, direction and candidate score are the run's (ResolveMMDFW);
+//  3. at each particle count N, ln(MMD-FW's MMD² / SVGD's);
+//  4. SP against MMD-FW on accuracy, MMD² and KSD², at equal N and at
+//     equal cost;
+//  5. RMSE and test LL of each arm's chosen snapshot within the same
+//     budget, read as non-inferiority with a margin.
+//
+// # Table 1 under budgets
+//
+// A Table 1 cell run to budget.grad_evals is read at ¼×, 1× and 4× its
+// reference budget, budget.grad_evals / RunBudgetMultiple (BudgetLevels):
+// at each, the snapshot within the budget with the smallest dev_rmse, and
+// that snapshot's test RMSE and test LL (a cell without development
+// metrics, such as a baseline, reports its last snapshot within the
+// budget). table1.csv is tidy: one row per dataset × method × budget with
+// the columns CSVHeader.
+//
+// Methods of kinds ols and constant (IsFloor) are floors: rows of the
+// table at every budget with their one value, and Table.NotBelowOLS lists
+// per budget and dataset the BNN methods whose mean RMSE is not below
+// OLS's; the Markdown lists them under the table.
+//
+// # Arms
+//
+// An experiment file may declare, per protocol, the arm that stands for a
+// kind (a method's protocols key; Results.Declared records it). Claims 1,
+// 3, 4 and 5 read the declared arm of each protocol; the fair protocol's
+// SVGD arms are the SVGD methods declared for either protocol (the
+// paper's first). Where an experiment declares no arm of a kind for a
+// protocol (fig2a's mmdfw and mmdfw-stein, say), the claims use the first
+// by name among those with the RBF kernel and the approximate LMO
+// direction, and the fair protocol every such SVGD arm.
+package paper

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"slices"
+	"strings"
+)
+
+// Plugin is a section provider: a package that knows a particular set of
+// experiments (a paper's, say: pkg/report/paper) and presents their results
+// beyond what the report writes for every experiment (the deviations, the
+// declared figures, the Tuning section, the other experiments, the
+// reference diagnostics, the flagged results). The report itself knows no
+// paper: whoever writes a report passes the plug-ins it knows (Options.Plugins,
+// Plot's plugins), and a plug-in takes part only where it presents an
+// experiment of the results, which the experiment files declare with their
+// top-level report key (harness.Experiment.Report; Declares reads it).
+type Plugin interface {
+	// Name is the name experiment files give the plug-in in their report
+	// key.
+	Name() string
+	// Experiments returns the ids of the experiments of res the plug-in
+	// presents, sorted; none leaves it out of the report. The report's
+	// section "Other experiments" leaves them out.
+	Experiments(res *Results) []string
+	// Head returns the report's title, its opening and what its deviations
+	// are measured against; the first plug-in taking part that gives a
+	// title sets them.
+	Head(res *Results) Head
+	// Sections writes the plug-in's sections of the report on res, after
+	// the deviations and before the Tuning section.
+	Sections(b *strings.Builder, res *Results, opts Options)
+	// Plot writes the plug-in's own files (tables, say) into dir, after
+	// the figures, and returns the files written.
+	Plot(res *Results, dir string) ([]string, error)
+}
+
+// Head is the opening of a report as a plug-in gives it.
+type Head struct {
+	// Title is the report's heading ("Report" without a plug-in).
+	Title string
+	// Lead opens the first paragraph, which goes on with ", checked
+	// against the cached results in" the results directory.
+	Lead string
+	// Against is what the deviations depart from ("the paper"); "" for
+	// the experiment files' full profile.
+	Against string
+	// Claims is set when the plug-in's sections make claims, which the
+	// Tuning section then says its cells never enter.
+	Claims bool
+	// Others opens the section "Other experiments" (a sentence and a
+	// space, or "").
+	Others string
+}
+
+// Declares returns the ids of the experiments of res whose files name the
+// plug-in name in their report key, sorted.
+func Declares(res *Results, name string) []string {
+	var out []string
+	for id, d := range res.Declared {
+		if slices.Contains(d.Report, name) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// taking returns the plug-ins that take part in the report on res: those
+// presenting one of its experiments, in the order given.
+func taking(res *Results, plugins []Plugin) []Plugin {
+	var out []Plugin
+	for _, p := range plugins {
+		if len(p.Experiments(res)) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// head returns the report's head: the first taking plug-in's with a title,
+// else the generic one.
+func head(res *Results, plugins []Plugin) Head {
+	for _, p := range plugins {
+		if h := p.Head(res); h.Title != "" {
+			return h
+		}
+	}
+	return Head{Title: "Report"}
+}
+
+// presented reports whether one of plugins presents experiment id.
+func presented(res *Results, plugins []Plugin, id string) bool {
+	for _, p := range plugins {
+		if slices.Contains(p.Experiments(res), id) {
+			return true
+		}
+	}
+	return false
+}
