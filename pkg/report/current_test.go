@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // The experiment file as it was run: its quick profile stops every method
@@ -64,7 +65,7 @@ steps = 10
 // file.
 func currentTree(t *testing.T, keyRev bool) (*harness.Registry, string, string) {
 	t.Helper()
-	reg := toyRegistry(goodCurves)
+	reg := reporttest.Registry(reporttest.GoodCurves)
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "fig2b.toml")
 	dir := filepath.Join(tmp, "results")
@@ -75,7 +76,7 @@ func currentTree(t *testing.T, keyRev bool) (*harness.Registry, string, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	runTree(t, reg, harness.Options{Results: dir, KeyRevision: keyRev}, e)
+	reporttest.Run(t, reg, harness.Options{Results: dir, KeyRevision: keyRev}, e)
 	if err := os.WriteFile(file, []byte(currentNowTOML), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestLoadCurrentSkipsStaleCSV(t *testing.T) {
 }
 
 func TestIgnoredListCapped(t *testing.T) {
-	res := &Results{Metrics: testMeanings}
+	res := &Results{Metrics: reporttest.Meanings}
 	for i := range MaxIgnoredListed + 5 {
 		res.Ignored = append(res.Ignored, Ignored{Cell: "x/m/d/s" + string(rune('a'+i)), Reason: Orphaned})
 	}

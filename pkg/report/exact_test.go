@@ -3,71 +3,14 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
-
-// rffExactTOML is the rff experiment with the exact-direction control on
-// the Gaussian target only, beside series of the paper's direction (the
-// default, self, and frozen) on both datasets.
-const rffExactTOML = `
-id = "rff"
-datasets = ["gauss", "covertype"]
-splits = [1, 2]
-[eval]
-metrics = ["mmd2"]
-[methods.mmdfw-rbf]
-kind = "mmdfw"
-particles = [30]
-[methods.mmdfw-rff-d50]
-kind = "mmdfw"
-particles = [30]
-settings = { direction = "frozen", kernel = "rff", features = 50 }
-[methods.mmdfw-exact-rbf]
-kind = "mmdfw"
-particles = [30]
-datasets = ["gauss"]
-settings = { direction = "exact" }
-[methods.mmdfw-exact-rff-d50]
-kind = "mmdfw"
-particles = [30]
-datasets = ["gauss"]
-settings = { direction = "exact", kernel = "rff", features = 50 }
-[[figures]]
-id = "rff"
-title = "Linear convergence check"
-x = "particles"
-y = "mmd2"
-fit = "rate"
-own_kernel = true
-`
-
-// exactCurves makes the series of one LMO direction linear in N (log MMD²
-// = log 0.5 − 0.2 N, 2.5 decades over N = 1…30) and those of the other a
-// power law, 10⁻⁴/N, which the power-law fit matches exactly.
-func exactCurves(exactLinear bool) curveFunc {
-	return func(c *harness.Cell) ([]pt, error) {
-		exact := strings.Contains(c.Method.Name, "exact")
-		var pts []pt
-		for n := 1; n <= c.N; n++ {
-			v := 1e-4 / float64(n)
-			if exact == exactLinear {
-				v = 0.5 * math.Exp(-0.2*float64(n))
-			}
-			vals := map[string]float64{"mmd2": v}
-			if strings.Contains(c.Method.Name, "rff") {
-				vals[KernelMMD2] = v
-			}
-			pts = append(pts, pt{n, float64(n), vals})
-		}
-		return pts, nil
-	}
-}
 
 func TestLMODirection(t *testing.T) {
 	for _, tc := range []struct {
@@ -93,7 +36,7 @@ func TestLMODirection(t *testing.T) {
 // series and draws each in the colour of its approximate twin with another
 // dash pattern, the approximate series solid in distinct colours.
 func TestRateFigureExact(t *testing.T) {
-	res := writeTree(t, t.TempDir(), exactCurves(true), rffExactTOML)
+	res := writeTree(t, t.TempDir(), reporttest.ExactCurves(true), reporttest.RffExactTOML)
 	cells := res.Experiment("rff")
 	st := newStyle(cells)
 	if st.color("mmdfw-exact-rbf") == st.color("mmdfw-rbf") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // mineCells are the finished cells of an experiment of one's own, "mine":
@@ -53,7 +54,7 @@ func TestGradSeries(t *testing.T) {
 // methods, axis and band it names.
 func TestPlotDeclaredFigures(t *testing.T) {
 	no := false
-	res := &Results{Metrics: testMeanings, Cells: mineCells(), Figures: map[string][]harness.Figure{"mine": {
+	res := &Results{Metrics: reporttest.Meanings, Cells: mineCells(), Figures: map[string][]harness.Figure{"mine": {
 		{ID: "mine-grads", Title: "Mine", X: harness.XGradients, Y: harness.Metrics{"accuracy"}, Methods: []string{"mmdfw"}, Band: harness.BandSD},
 		{ID: "mine-nb", Title: "Mine", X: harness.XGradients, Y: harness.Metrics{"accuracy"}, Methods: []string{"mmdfw"}, Band: harness.BandNone},
 		{ID: "mine-both", Title: "Mine", X: harness.XSeconds, Y: harness.Metrics{"accuracy", "test_ll"}, LogX: &no},
@@ -103,7 +104,7 @@ func TestPlotDeclaredFigures(t *testing.T) {
 // An experiment that declares no figures gets the default figures, and is
 // listed as such; figures = [] draws none.
 func TestPlotUndeclared(t *testing.T) {
-	res := &Results{Metrics: testMeanings, Cells: mineCells()}
+	res := &Results{Metrics: reporttest.Meanings, Cells: mineCells()}
 	if u := Undeclared(res); len(u) != 1 || u[0] != "mine" {
 		t.Fatalf("Undeclared = %v, want [mine]", u)
 	}
@@ -135,7 +136,7 @@ func TestPlotUndeclared(t *testing.T) {
 // The approximate twin of an exact-direction series comes from the
 // recorded settings: the same kernel on a shared dataset.
 func TestExactTwins(t *testing.T) {
-	res := writeTree(t, t.TempDir(), exactCurves(true), rffExactTOML)
+	res := writeTree(t, t.TempDir(), reporttest.ExactCurves(true), reporttest.RffExactTOML)
 	got := ExactTwins(res.Experiment("rff"))
 	if len(got) != 2 || got["mmdfw-exact-rbf"] != "mmdfw-rbf" || got["mmdfw-exact-rff-d50"] != "mmdfw-rff-d50" {
 		t.Errorf("ExactTwins = %v", got)
@@ -186,7 +187,7 @@ func TestEmptyCommonGrid(t *testing.T) {
 	}
 	dir := t.TempDir()
 	f := Figure{Figure: harness.Figure{ID: "fig1a-seconds", Title: "Fig. 1(a)", X: harness.XSeconds, Y: []string{"accuracy"}}}
-	if _, err := drawFigure(dir, f, cells, "covertype", testMeanings); err != nil {
+	if _, err := drawFigure(dir, f, cells, "covertype", reporttest.Meanings); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "fig1a-seconds.svg"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // judgeSettings are the settings of the toy kind "judge": a method that
@@ -38,9 +39,9 @@ particles = [3]
 // method and the reason, in a section of its own after the reference
 // diagnostics; a report on results without flags has no such section.
 func TestReportListsFlaggedResults(t *testing.T) {
-	reg := toyRegistry(goodCurves)
+	reg := reporttest.Registry(reporttest.GoodCurves)
 	harness.RegisterMethod(reg, "judge", "1", func(ctx context.Context, in harness.Input[judgeSettings]) (harness.Output, error) {
-		x := mat.NewDense(1, len(metricOrder), nil)
+		x := mat.NewDense(1, len(reporttest.MetricOrder), nil)
 		x.Set(0, 4, 0.01) // mmd2_exact
 		set := particle.Set{X: x, W: []float64{1}}
 		if err := in.Recorder.Record(particle.Snapshot{Step: 1, X: x, W: set.W}); err != nil {
@@ -57,7 +58,7 @@ func TestReportListsFlaggedResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "results")
-	runTree(t, reg, harness.Options{Results: dir}, e)
+	reporttest.Run(t, reg, harness.Options{Results: dir}, e)
 	res, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // refCell is a done memCell whose summary records a reference: parameter
@@ -58,7 +60,7 @@ func TestReferenceFloorMean(t *testing.T) {
 // the reference table, beside the parameter-space ones.
 func TestRefDiagsPredictions(t *testing.T) {
 	pf := false
-	res := &Results{Metrics: testMeanings, Cells: []*Cell{
+	res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{
 		refCell("fig2b", "a", "naval", 0, true, nil, nil),
 		refCell("fig2b", "b", "naval", 0, true, &pf, nil),
 	}}
@@ -77,7 +79,7 @@ func TestRefDiagsPredictions(t *testing.T) {
 // reference says how it fares on the predictions.
 func TestDeviationNamesPredictions(t *testing.T) {
 	for _, pf := range []bool{false, true} {
-		res := &Results{Metrics: testMeanings, Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
+		res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
 		var b strings.Builder
 		writeDeviations(&b, res, "the paper")
 		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"

@@ -10,23 +10,6 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
-// testMeanings are the meanings of the metrics the synthetic trees record,
-// as a registry describes them (the wiring's own are checked against the
-// claims' needs in pkg/experiment).
-var testMeanings = harness.MetricTable{
-	"accuracy":    {Label: "{rows} accuracy", Better: harness.HigherBetter, Fraction: true, Reads: harness.ReadsEvaluation},
-	"test_ll":     {Label: "mean {rows} log-likelihood (nats)", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
-	"rmse":        {Label: "{rows} RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation},
-	"dev_rmse":    {Label: "development RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsDevelopment},
-	"dev_test_ll": {Label: "mean development log-likelihood (nats)", Better: harness.HigherBetter, Reads: harness.ReadsDevelopment},
-	"mmd2": {Label: "MMD² to the HMC reference", LabelExact: "exact MMD² to the target", Better: harness.LowerBetter, Log: true,
-		Reads: harness.ReadsReference},
-	"mmd2_exact": {Label: "exact MMD² to the target", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsTarget},
-	"fmmd2":      {Label: "MMD² of predictions to the HMC reference", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsReference},
-	"ksd2":       {Label: "KSD² (IMQ kernel, full-data scores)", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsTarget},
-	KernelMMD2:   {Label: "own-kernel MMD² (exact embedding)", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsMethod},
-}
-
 // A tuning grid is ranked in the direction the registry gives, whatever
 // the metric's name: coverage and r2 are better larger, neg_ll smaller
 // (a rule read from names would rank the first two backwards, and take

@@ -12,11 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
@@ -86,12 +86,6 @@ func TestFormatPM(t *testing.T) {
 	}
 }
 
-// memCell is a finished cell held in memory.
-func memCell(exp, method, kind, ds string, split, n int, rows ...Row) *Cell {
-	return &Cell{Prov: &harness.Provenance{Experiment: exp, Method: method, Kind: kind, Dataset: ds, Split: split, N: n,
-		Status: harness.Done, Cell: exp + "/" + method + "/" + ds + "/s" + strconv.Itoa(split)}, Rows: rows}
-}
-
 func TestTimeSeriesInterpolation(t *testing.T) {
 	// Two splits evaluated at different times: the grid spans [1, 3], where
 	// both are defined, and each is interpolated linearly.
@@ -138,36 +132,9 @@ func TestParticleSeries(t *testing.T) {
 	}
 }
 
-// goodTree is written once per test binary.
-var goodTreeDir string
-
-// goodTreeFigures are the figures its experiment files declare.
-var goodTreeFigures map[string][]harness.Figure
-
-func goodTree(t *testing.T) *Results {
-	t.Helper()
-	if goodTreeDir == "" {
-		dir, err := os.MkdirTemp("", "report-good")
-		if err != nil {
-			t.Fatal(err)
-		}
-		goodTreeFigures = writeTree(t, dir, goodCurves, allTOML...).Figures
-		goodTreeDir = dir
-	}
-	res, err := Load(goodTreeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Figures = goodTreeFigures
-	res.Metrics = testMeanings
-	return res
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if goodTreeDir != "" {
-		os.RemoveAll(goodTreeDir)
-	}
+	reporttest.RemoveGoodTree()
 	os.Exit(code)
 }
 
@@ -358,7 +325,7 @@ func TestTimedRunSettings(t *testing.T) {
 	}
 	floor := cell("ols", 2, 1, 5) // no steps: no times to compare
 	floor.Prov.Steps = 0
-	res := &Results{Metrics: testMeanings, Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
+	res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
 	var b strings.Builder
 	writeDeviations(&b, res, "the paper")
 	for _, s := range []string{

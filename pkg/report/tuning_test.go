@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // tuneTOML is a tuning experiment of two kinds: three SVGD configurations
@@ -40,10 +41,10 @@ particles = [5, 10]
 
 // tuneCurves: svgd-b has the best RMSE (1.0 and 1.2 over the splits),
 // svgd-c the best log-likelihood; SGLD is better at 10 particles.
-func tuneCurves(c *harness.Cell) ([]pt, error) {
+func tuneCurves(c *harness.Cell) ([]reporttest.Pt, error) {
 	r := map[string]float64{"svgd-a": 2, "svgd-b": 1, "svgd-c": 1.5, "sgld": 3 - float64(c.N)/10}[c.Method.Name] + 0.2*float64(c.Split-1000)
 	ll := map[string]float64{"svgd-a": -3, "svgd-b": -2, "svgd-c": -1, "sgld": -4}[c.Method.Name]
-	return []pt{{1, 1, map[string]float64{"rmse": 9, "test_ll": -9}}, {2, 2, map[string]float64{"rmse": r, "test_ll": ll}}}, nil
+	return []reporttest.Pt{{Step: 1, Sec: 1, Vals: map[string]float64{"rmse": 9, "test_ll": -9}}, {Step: 2, Sec: 2, Vals: map[string]float64{"rmse": r, "test_ll": ll}}}, nil
 }
 
 func TestTuningSection(t *testing.T) {
@@ -98,7 +99,7 @@ func TestTuningHigherBetter(t *testing.T) {
 		c.Prov.Settings = map[string]any{"step": v}
 		return c
 	}
-	res := &Results{Metrics: testMeanings, Cells: []*Cell{cell("a", 0.7), cell("b", 0.9), cell("c", 0.8)},
+	res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{cell("a", 0.7), cell("b", 0.9), cell("c", 0.8)},
 		Declared: map[string]Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"accuracy"}}}}
 	g := TuningGrids(res, "tune")
 	if len(g) != 1 || g[0].Chosen != 1 || fmt.Sprint(g[0].Configs[1].Differs) != "[step=0.9]" {

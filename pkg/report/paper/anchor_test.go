@@ -7,6 +7,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // anchorCell is a finished cell of the anchor experiment with final rmse
@@ -26,7 +27,7 @@ func anchorCell(kind, ds string, split int, rmse, ll float64) *report.Cell {
 // 0.1, z = 0.004/√(0.1² + 0.029²) = 0.03842. The final rows are read,
 // never the first; the OLS column is its mean.
 func TestAnchorTableHandCase(t *testing.T) {
-	res := &report.Results{Metrics: testMeanings, Cells: []*report.Cell{
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: []*report.Cell{
 		anchorCell(anchorKind, "bostonHousing", 0, 2.9, -2.4),
 		anchorCell(anchorKind, "bostonHousing", 1, 3.1, -2.6),
 		anchorCell("ols", "bostonHousing", 0, 4, -3),

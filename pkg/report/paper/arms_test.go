@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // declare returns res with the arms of experiment id declared: arms maps
@@ -70,14 +71,14 @@ func TestClaim1DeclaredArms(t *testing.T) {
 	}
 	// Undeclared: the first by name (the slow mmdfw) against svgd, and in
 	// gradient evaluations against both SVGD arms.
-	c := claim1(&report.Results{Metrics: testMeanings, Cells: cells()})
+	c := claim1(&report.Results{Metrics: reporttest.Meanings, Cells: cells()})
 	if c.Paper != NotSupported || c.Verdict != NotSupported {
 		t.Errorf("undeclared: paper %s, fair %s\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
 	if a := armsOf(c); !a[[2]string{"mmdfw", "svgd-x"}] || !a[[2]string{"mmdfw", "svgd"}] {
 		t.Errorf("undeclared: arms %v, want mmdfw against svgd and svgd-x", a)
 	}
-	res := declare(&report.Results{Metrics: testMeanings, Cells: cells()}, "fig2a", map[string][]string{
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells()}, "fig2a", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw-fast", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-fast"},
 	})
@@ -115,10 +116,10 @@ func TestClaim5DeclaredArms(t *testing.T) {
 	}{{"mmdfw", "mmdfw", 3}, {"mmdfw-stein", "mmdfw", 1}, {"svgd", "svgd", 1.02}, {"svgd-tuned", "svgd", 1}, {"svgd-other", "svgd", 0.5}} {
 		cells = append(cells, arm(a.m, a.k, a.f)...)
 	}
-	if c := claim5(&report.Results{Metrics: testMeanings, Cells: cells}); c.Verdict != NotSupported || c.Paper != NotSupported {
+	if c := claim5(&report.Results{Metrics: reporttest.Meanings, Cells: cells}); c.Verdict != NotSupported || c.Paper != NotSupported {
 		t.Errorf("undeclared: fair %s, paper %s, want %s (mmdfw, three times SVGD's RMSE)\n%s", c.Verdict, c.Paper, NotSupported, c.Markdown())
 	}
-	res := declare(&report.Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "table1", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-stein", "svgd-tuned"},
 	})
@@ -167,7 +168,7 @@ func mmdCells(fw map[string]float64, svgd map[string]float64, svgdInit string) [
 // against every SVGD arm.
 func TestClaim3DeclaredArms(t *testing.T) {
 	cells := mmdCells(map[string]float64{"mmdfw": 1, "mmdfw-b": 1e-3}, map[string]float64{"svgd": 0.5, "svgd-tuned": 0.01}, "laplace")
-	c := claim3(&report.Results{Metrics: testMeanings, Cells: cells})
+	c := claim3(&report.Results{Metrics: reporttest.Meanings, Cells: cells})
 	if len(c.Rows) != 6 {
 		t.Fatalf("undeclared: %d rows, want 2 paper and 4 fair\n%s", len(c.Rows), c.Markdown())
 	}
@@ -179,7 +180,7 @@ func TestClaim3DeclaredArms(t *testing.T) {
 	if a := armsOf(c); !a[[2]string{"svgd-tuned", "mmdfw"}] || !a[[2]string{"svgd", "mmdfw"}] || len(a) != 2 {
 		t.Errorf("undeclared: arms %v", a)
 	}
-	c = claim3(declare(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"mmdfw-b"}, harness.ProtocolFair: {"mmdfw", "svgd-tuned"}}))
+	c = claim3(declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"mmdfw-b"}, harness.ProtocolFair: {"mmdfw", "svgd-tuned"}}))
 	// Paper: mmdfw-b (1e-4, 5e-5) against svgd: SVGD worse. Fair: mmdfw
 	// against svgd-tuned and svgd (declared for the paper).
 	for _, k := range c.Contrasts {
@@ -189,7 +190,7 @@ func TestClaim3DeclaredArms(t *testing.T) {
 	}
 	// The SVGD→MMD-FW swap: with SVGD from the prior, MMD-FW from the MAP,
 	// every contrast is confounded by the start.
-	c = claim3(&report.Results{Metrics: testMeanings, Cells: mmdCells(map[string]float64{"mmdfw": 1}, map[string]float64{"svgd-tuned": 0.01}, "")})
+	c = claim3(&report.Results{Metrics: reporttest.Meanings, Cells: mmdCells(map[string]float64{"mmdfw": 1}, map[string]float64{"svgd-tuned": 0.01}, "")})
 	if c.Verdict != CannotDecide || !strings.Contains(c.Why, "differ in start") {
 		t.Errorf("prior-started SVGD: %s (%s), want cannot decide: start", c.Verdict, c.Why)
 	}
@@ -225,11 +226,11 @@ func spCells(methods map[string][3]float64) []*report.Cell {
 // different declarations give different verdicts.
 func TestClaim4DeclaredArms(t *testing.T) {
 	cells := spCells(map[string][3]float64{"sp": {10, 10, 100}, "sp-map": {0.1, 0.1, 100}, "mmdfw": {1, 1, 100}})
-	c := claim4(&report.Results{Metrics: testMeanings, Cells: cells})
+	c := claim4(&report.Results{Metrics: reporttest.Meanings, Cells: cells})
 	if c.Verdict != Supported || c.Paper != Supported {
 		t.Errorf("undeclared: fair %s, paper %s (sp is the first by name)\n%s", c.Verdict, c.Paper, c.Markdown())
 	}
-	c = claim4(declare(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"sp-map"}, harness.ProtocolFair: {"sp"}}))
+	c = claim4(declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1b", map[string][]string{harness.ProtocolPaper: {"sp-map"}, harness.ProtocolFair: {"sp"}}))
 	if c.Verdict != Supported || c.Paper != NotSupported || len(c.Rows) != 8 {
 		t.Errorf("declared: fair %s, paper %s, %d rows\n%s", c.Verdict, c.Paper, len(c.Rows), c.Markdown())
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // budgetCell is a table1 cell of run budget 400 gradient evaluations
@@ -38,7 +39,7 @@ func TestTableAtBudgets(t *testing.T) {
 	// A baseline without a gradient budget or development metric: its one
 	// snapshot at every budget.
 	ols := memCell("table1", "ols", "ols", "boston", 0, 1, report.Row{Step: 1, Metric: "rmse", Value: 4.5}, report.Row{Step: 1, Metric: "test_ll", Value: -2.9})
-	tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: []*report.Cell{a, b, ols}}, "table1")
+	tb := MakeTable(&report.Results{Metrics: reporttest.Meanings, Cells: []*report.Cell{a, b, ols}}, "table1")
 	want := map[string]float64{"0.25x": 51, "1x": 31, "4x": 11}
 	for _, lv := range BudgetLevels {
 		s := tb.AtBudget[lv.Label]["boston"]["svgd"]["rmse"]
@@ -105,7 +106,7 @@ func TestClaim1Protocols(t *testing.T) {
 		return memCell("fig2a", "svgd", "svgd", "naval", s, 20,
 			report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1 + e})
 	})...)
-	c := claim1(&report.Results{Metrics: testMeanings, Cells: cells})
+	c := claim1(&report.Results{Metrics: reporttest.Meanings, Cells: cells})
 	if c.Paper != Supported || c.Verdict != NotSupported {
 		t.Errorf("paper %s, fair %s; want supported, not supported\n%s", c.Paper, c.Verdict, c.Markdown())
 	}
@@ -147,7 +148,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 			[]float64{1, 2, 3, 10, 20})
 		cells = append(cells, sv, fw)
 	}
-	res := &report.Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: cells}
 	cs := accuracyContrasts(res, "table1", "boston", "mmdfw", "svgd", paperConfig)
 	if len(cs) != 2 {
 		t.Fatalf("%d contrasts, want RMSE and test LL", len(cs))
@@ -174,7 +175,7 @@ func TestClaim5SecondsBudget(t *testing.T) {
 // KSD² is not supported, at equal N and at equal cost.
 func TestClaim4KSD(t *testing.T) {
 	cells := spCells(map[string][3]float64{"sp": {10, 1, 100}, "mmdfw": {1, 10, 100}})
-	c := claim4(&report.Results{Metrics: testMeanings, Cells: cells})
+	c := claim4(&report.Results{Metrics: reporttest.Meanings, Cells: cells})
 	var mmd, ksd int
 	for _, k := range c.Contrasts {
 		switch {
@@ -210,7 +211,7 @@ func TestTableFloors(t *testing.T) {
 		memCell("table1", "least-squares", "ols", "boston", 0, 1, report.Row{Metric: "rmse", Value: 4.5}, report.Row{Metric: "test_ll", Value: -2.9}),
 		memCell("table1", "mean", "constant", "boston", 0, 1, report.Row{Metric: "rmse", Value: 9}, report.Row{Metric: "test_ll", Value: -3.6}),
 	}
-	tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: cells}, "table1")
+	tb := MakeTable(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "table1")
 	nb := tb.NotBelowOLS()
 	if got := fmt.Sprint(nb["0.25x"]["boston"], nb["1x"]["boston"], nb["4x"]["boston"]); got != "[mmdfw svgd] [] []" {
 		t.Errorf("not below OLS at ¼×, 1×, 4×: %s, want [mmdfw svgd] [] []", got)
@@ -245,7 +246,7 @@ func TestTableFloors(t *testing.T) {
 		t.Errorf("floor rows %v, %d records; want 3 each, 13\n%s", floors, len(recs), tb.CSV())
 	}
 	// Without an OLS row there is no list.
-	if tb := MakeTable(&report.Results{Metrics: testMeanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
+	if tb := MakeTable(&report.Results{Metrics: reporttest.Meanings, Cells: cells[:2]}, "table1"); tb.NotBelowOLS() != nil || strings.Contains(tb.Markdown(), "Not below OLS") {
 		t.Errorf("a list without an OLS row:\n%s", tb.Markdown())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // TestClaim2Families: claim 2 reads its series within families of one
@@ -44,7 +45,7 @@ func TestClaim2Families(t *testing.T) {
 			cell("fig1b", "mini-2", "cov", s, mini, 2e7, 0.3),
 			cell("bnn-rate", "bq-raw", "bnn", s, raw, 5e6, 0.3))
 	}
-	c := claim2(&report.Results{Metrics: testMeanings, Cells: cells})
+	c := claim2(&report.Results{Metrics: reporttest.Meanings, Cells: cells})
 	var fam *ClaimTable
 	for i := range c.Tables {
 		if strings.HasPrefix(c.Tables[i].Title, "By family") {

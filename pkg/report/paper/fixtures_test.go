@@ -4,44 +4,55 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
 
-// memCell is a finished cell held in memory.
-func memCell(exp, method, kind, ds string, split, n int, rows ...report.Row) *report.Cell {
-	return &report.Cell{Prov: &harness.Provenance{Experiment: exp, Method: method, Kind: kind, Dataset: ds, Split: split, N: n,
-		Status: harness.Done, Cell: exp + "/" + method + "/" + ds + "/s" + strconv.Itoa(split)}, Rows: rows}
-}
-
-// goodTree is written once per test binary.
-var goodTreeDir string
-
-// goodTreeFigures are the figures its experiment files declare.
-var goodTreeFigures map[string][]harness.Figure
-
-func goodTree(t *testing.T) *report.Results {
+// writeTree runs the experiments srcs (TOML) with the curves of f under
+// dir (the fixtures of pkg/report/internal/reporttest) and returns the
+// loaded results.
+func writeTree(t testing.TB, dir string, f reporttest.CurveFunc, srcs ...string) *report.Results {
 	t.Helper()
-	if goodTreeDir == "" {
-		dir, err := os.MkdirTemp("", "report-good")
-		if err != nil {
-			t.Fatal(err)
-		}
-		goodTreeFigures = writeTree(t, dir, goodCurves, allTOML...).Figures
-		goodTreeDir = dir
-	}
-	res, err := report.Load(goodTreeDir)
+	reg, exps := reporttest.Write(t, dir, f, srcs...)
+	res, err := report.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Figures = goodTreeFigures
-	res.Metrics = testMeanings
+	for _, e := range exps {
+		res.Declare(e)
+	}
+	res.Metrics = reg.Meanings()
 	return res
+}
+
+// goodTree loads the tree of reporttest.GoodTree with its figures and the
+// metric meanings of reporttest.Meanings.
+func goodTree(t *testing.T) *report.Results {
+	t.Helper()
+	dir, figs := reporttest.GoodTree(t)
+	res, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Figures = figs
+	res.Metrics = reporttest.Meanings
+	return res
+}
+
+// memCell is a finished cell held in memory.
+func memCell(exp, method, kind, ds string, split, n int, rows ...report.Row) *report.Cell {
+	return &report.Cell{Prov: reporttest.Prov(exp, method, kind, ds, split, n), Rows: rows}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	reporttest.RemoveGoodTree()
+	os.Exit(code)
 }
 
 func atof(s string) float64 {
@@ -65,27 +76,27 @@ func measuredVerdict(c Claim) Verdict {
 // badCurves contradicts every claim: SVGD is fast, MMD-FW's MMD² decays as
 // a power of N (not a straight line of log MMD² in N) and stays below
 // SVGD's, SP is the most accurate and MMD-FW is far worse on Table 1.
-func badCurves(c *harness.Cell) ([]pt, error) {
+func badCurves(c *harness.Cell) ([]reporttest.Pt, error) {
 	sp := float64(c.Split)
 	name := c.Method.Name
 	switch c.Experiment.ID {
 	case "fig1a":
 		a, tau := map[string]float64{"mmdfw": 0.75, "svgd": 0.755, "sp": 0.76, "sgld": 0.74}[name], map[string]float64{"mmdfw": 8, "svgd": 0.5, "sp": 2, "sgld": 4}[name]
-		var pts []pt
-		for i, t := range logTimes(0.01, 40, 60) {
+		var pts []reporttest.Pt
+		for i, t := range reporttest.LogTimes(0.01, 40, 60) {
 			acc := a + 0.002*(sp-2) - 0.25*math.Exp(-t/tau)
-			pts = append(pts, pt{i + 1, t, map[string]float64{"accuracy": acc}})
+			pts = append(pts, reporttest.Pt{Step: i + 1, Sec: t, Vals: map[string]float64{"accuracy": acc}})
 		}
 		return pts, nil
 	case "fig2a":
 		tau := map[string]float64{"mmdfw": 10, "svgd": 1}[name]
-		var pts []pt
-		for i, t := range logTimes(0.05, 60, 50) {
-			pts = append(pts, pt{i + 1, t, map[string]float64{"rmse": 0.004 + 0.02*math.Exp(-t/tau)}})
+		var pts []reporttest.Pt
+		for i, t := range reporttest.LogTimes(0.05, 60, 50) {
+			pts = append(pts, reporttest.Pt{Step: i + 1, Sec: t, Vals: map[string]float64{"rmse": 0.004 + 0.02*math.Exp(-t/tau)}})
 		}
 		return pts, nil
 	case "fig1b", "fig2b", "rff":
-		var pts []pt
+		var pts []reporttest.Pt
 		if report.IsGreedy(c.Method.Kind) {
 			for n := 1; n <= c.N; n++ {
 				v := 1e-4 / float64(n)
@@ -96,36 +107,19 @@ func badCurves(c *harness.Cell) ([]pt, error) {
 				if name == "mmdfw-rff-d50" {
 					vals[report.KernelMMD2] = v
 				}
-				pts = append(pts, pt{n, float64(n), vals})
+				pts = append(pts, reporttest.Pt{Step: n, Sec: float64(n), Vals: vals})
 			}
 			return pts, nil
 		}
-		return []pt{{100, 10, map[string]float64{"mmd2": 0.5 / float64(c.N)}}}, nil
+		return []reporttest.Pt{{Step: 100, Sec: 10, Vals: map[string]float64{"mmd2": 0.5 / float64(c.N)}}}, nil
 	case "table1":
-		fin := table1Final[c.Dataset][name][c.Split]
+		fin := reporttest.Table1Final[c.Dataset][name][c.Split]
 		if name == "mmdfw" {
 			fin[0], fin[1] = 3*fin[0], fin[1]-5
 		}
-		return []pt{{1, 10, map[string]float64{"rmse": fin[0], "test_ll": fin[1]}}}, nil
+		return []reporttest.Pt{{Step: 1, Sec: 10, Vals: map[string]float64{"rmse": fin[0], "test_ll": fin[1]}}}, nil
 	}
-	return goodCurves(c)
-}
-
-// testMeanings are the meanings of the metrics the synthetic trees record,
-// as a registry describes them (the wiring's own are checked against the
-// claims' needs in pkg/experiment).
-var testMeanings = harness.MetricTable{
-	"accuracy":    {Label: "{rows} accuracy", Better: harness.HigherBetter, Fraction: true, Reads: harness.ReadsEvaluation},
-	"test_ll":     {Label: "mean {rows} log-likelihood (nats)", Better: harness.HigherBetter, Reads: harness.ReadsEvaluation},
-	"rmse":        {Label: "{rows} RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsEvaluation},
-	"dev_rmse":    {Label: "development RMSE (units of y)", Better: harness.LowerBetter, Reads: harness.ReadsDevelopment},
-	"dev_test_ll": {Label: "mean development log-likelihood (nats)", Better: harness.HigherBetter, Reads: harness.ReadsDevelopment},
-	"mmd2": {Label: "MMD² to the HMC reference", LabelExact: "exact MMD² to the target", Better: harness.LowerBetter, Log: true,
-		Reads: harness.ReadsReference},
-	"mmd2_exact":      {Label: "exact MMD² to the target", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsTarget},
-	"fmmd2":           {Label: "MMD² of predictions to the HMC reference", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsReference},
-	"ksd2":            {Label: "KSD² (IMQ kernel, full-data scores)", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsTarget},
-	report.KernelMMD2: {Label: "own-kernel MMD² (exact embedding)", Better: harness.LowerBetter, Log: true, Reads: harness.ReadsMethod},
+	return reporttest.GoodCurves(c)
 }
 
 // refCell is a done memCell whose summary records a reference: parameter
@@ -142,81 +136,6 @@ func refCell(exp, method, ds string, split int, flagged bool, predFlagged *bool,
 	}
 	c.Summary = map[string]any{"reference": ref}
 	return c
-}
-
-// rffExactTOML is the rff experiment with the exact-direction control on
-// the Gaussian target only, beside series of the paper's direction (the
-// default, self, and frozen) on both datasets.
-const rffExactTOML = `
-id = "rff"
-datasets = ["gauss", "covertype"]
-splits = [1, 2]
-[eval]
-metrics = ["mmd2"]
-[methods.mmdfw-rbf]
-kind = "mmdfw"
-particles = [30]
-[methods.mmdfw-rff-d50]
-kind = "mmdfw"
-particles = [30]
-settings = { direction = "frozen", kernel = "rff", features = 50 }
-[methods.mmdfw-exact-rbf]
-kind = "mmdfw"
-particles = [30]
-datasets = ["gauss"]
-settings = { direction = "exact" }
-[methods.mmdfw-exact-rff-d50]
-kind = "mmdfw"
-particles = [30]
-datasets = ["gauss"]
-settings = { direction = "exact", kernel = "rff", features = 50 }
-[[figures]]
-id = "rff"
-title = "Linear convergence check"
-x = "particles"
-y = "mmd2"
-fit = "rate"
-own_kernel = true
-`
-
-// exactCurves makes the series of one LMO direction linear in N (log MMD²
-// = log 0.5 − 0.2 N, 2.5 decades over N = 1…30) and those of the other a
-// power law, 10⁻⁴/N, which the power-law fit matches exactly.
-func exactCurves(exactLinear bool) curveFunc {
-	return func(c *harness.Cell) ([]pt, error) {
-		exact := strings.Contains(c.Method.Name, "exact")
-		var pts []pt
-		for n := 1; n <= c.N; n++ {
-			v := 1e-4 / float64(n)
-			if exact == exactLinear {
-				v = 0.5 * math.Exp(-0.2*float64(n))
-			}
-			vals := map[string]float64{"mmd2": v}
-			if strings.Contains(c.Method.Name, "rff") {
-				vals[report.KernelMMD2] = v
-			}
-			pts = append(pts, pt{n, float64(n), vals})
-		}
-		return pts, nil
-	}
-}
-
-// grid returns n points from lo to hi, log-spaced when logScale.
-func grid(lo, hi float64, n int, logScale bool) []float64 {
-	if n < 2 || hi <= lo {
-		return []float64{lo}
-	}
-	g := make([]float64, n)
-	for i := range g {
-		f := float64(i) / float64(n-1)
-		if logScale {
-			g[i] = math.Exp(math.Log(lo) + f*(math.Log(hi)-math.Log(lo)))
-		} else {
-			g[i] = lo + f*(hi-lo)
-		}
-	}
-	g[0], g[n-1] = lo, hi
-	return g
 }
 
 // paperIDs are the experiment ids the paper's plug-in presents in the

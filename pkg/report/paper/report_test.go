@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // costToLevel reads one cell's own snapshots: the crossing is interpolated
@@ -45,13 +46,13 @@ func TestCostToLevel(t *testing.T) {
 // Level relaxes by 1 % of the error: an RMSE upwards, an accuracy's error
 // rate, a log-likelihood by 1 % of its size.
 func TestLevel(t *testing.T) {
-	if l := Level(testMeanings["rmse"], 3); !near(l, 3.03, 1e-14) {
+	if l := Level(reporttest.Meanings["rmse"], 3); !near(l, 3.03, 1e-14) {
 		t.Errorf("RMSE level %v, want 3.03", l)
 	}
-	if l := Level(testMeanings["accuracy"], 0.85); !near(l, 1-0.15*1.01, 1e-14) {
+	if l := Level(reporttest.Meanings["accuracy"], 0.85); !near(l, 1-0.15*1.01, 1e-14) {
 		t.Errorf("accuracy level %v, want 0.8485", l)
 	}
-	if l := Level(testMeanings["test_ll"], -2); !near(l, -2.02, 1e-14) {
+	if l := Level(reporttest.Meanings["test_ll"], -2); !near(l, -2.02, 1e-14) {
 		t.Errorf("test LL level %v, want -2.02", l)
 	}
 }
@@ -61,7 +62,7 @@ func TestTable1Hand(t *testing.T) {
 	if got := strings.Join(tb.Datasets, ","); got != "boston,concrete,year" {
 		t.Fatalf("datasets %s", got)
 	}
-	for ds, byM := range table1Final {
+	for ds, byM := range reporttest.Table1Final {
 		for m, fins := range byM {
 			for j, metric := range Table1Metrics {
 				var v []float64
@@ -153,16 +154,16 @@ func TestClaim2NamesFlaggedReference(t *testing.T) {
 // decides the verdict either way.
 func TestClaim2OwnKernel(t *testing.T) {
 	for _, withStat := range []bool{true, false} {
-		curves := func(c *harness.Cell) ([]pt, error) {
-			pts, err := goodCurves(c)
+		curves := func(c *harness.Cell) ([]reporttest.Pt, error) {
+			pts, err := reporttest.GoodCurves(c)
 			for _, p := range pts {
 				if !withStat {
-					delete(p.vals, report.KernelMMD2)
+					delete(p.Vals, report.KernelMMD2)
 				}
 			}
 			return pts, err
 		}
-		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		res := writeTree(t, t.TempDir(), curves, reporttest.RffTOML)
 		c := claim2(res)
 		want := NotSupported
 		if withStat {
@@ -195,7 +196,7 @@ func TestClaim2OwnKernel(t *testing.T) {
 }
 
 func TestVerdictsNotSupported(t *testing.T) {
-	res := writeTree(t, t.TempDir(), badCurves, allTOML...)
+	res := writeTree(t, t.TempDir(), badCurves, reporttest.AllTOML...)
 	for _, c := range Claims(res) {
 		if measuredVerdict(c) != NotSupported {
 			t.Errorf("claim %d: %s (%s)\n%s", c.Number, c.Verdict, c.Why, c.Markdown())
@@ -206,7 +207,7 @@ func TestVerdictsNotSupported(t *testing.T) {
 func TestVerdictsNotMeasured(t *testing.T) {
 	// Only the ablations ran: no claim can be checked. An empty tree is
 	// the same.
-	res := writeTree(t, t.TempDir(), goodCurves, ablationsTOML)
+	res := writeTree(t, t.TempDir(), reporttest.GoodCurves, reporttest.AblationsTOML)
 	for _, r := range []*report.Results{res, {Dir: "empty"}} {
 		for _, c := range Claims(r) {
 			if c.Verdict != NotMeasured || c.Paper != NotMeasured {
@@ -229,22 +230,22 @@ func TestVerdictsNotMeasured(t *testing.T) {
 // high R² and a rate near zero; claim 2 must not count it as convergence.
 func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 	for _, rate := range []float64{1e-4, 0.05, 0.2} {
-		curves := func(c *harness.Cell) ([]pt, error) {
-			pts, err := goodCurves(c)
+		curves := func(c *harness.Cell) ([]reporttest.Pt, error) {
+			pts, err := reporttest.GoodCurves(c)
 			if c.Experiment.ID != "rff" || !report.IsGreedy(c.Method.Kind) || c.Method.Name == "sp" {
 				return pts, err
 			}
 			for i := range pts {
-				v := 0.5 * math.Exp(-rate*float64(pts[i].step))
-				for k := range pts[i].vals {
+				v := 0.5 * math.Exp(-rate*float64(pts[i].Step))
+				for k := range pts[i].Vals {
 					if strings.HasPrefix(k, "mmd2") || k == report.KernelMMD2 {
-						pts[i].vals[k] = v
+						pts[i].Vals[k] = v
 					}
 				}
 			}
 			return pts, err
 		}
-		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		res := writeTree(t, t.TempDir(), curves, reporttest.RffTOML)
 		c := claim2(res)
 		// Over N = 1…30 the line falls 29·rate/ln 10 decades: 0.0013,
 		// 0.63 and 2.5; only the last is at least MinDecades.
@@ -265,25 +266,25 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 func TestClaim2FallOverFittedRange(t *testing.T) {
 	const last = 5
 	for _, tail := range []float64{0, -1e-6} {
-		curves := func(c *harness.Cell) ([]pt, error) {
-			pts, err := goodCurves(c)
+		curves := func(c *harness.Cell) ([]reporttest.Pt, error) {
+			pts, err := reporttest.GoodCurves(c)
 			if !report.IsGreedy(c.Method.Kind) {
 				return pts, err
 			}
 			for i := range pts {
-				v := 0.5 * math.Exp(-0.1*float64(pts[i].step))
-				if pts[i].step > last {
+				v := 0.5 * math.Exp(-0.1*float64(pts[i].Step))
+				if pts[i].Step > last {
 					v = tail
 				}
-				for k := range pts[i].vals {
+				for k := range pts[i].Vals {
 					if strings.HasPrefix(k, "mmd2") || k == report.KernelMMD2 {
-						pts[i].vals[k] = v
+						pts[i].Vals[k] = v
 					}
 				}
 			}
 			return pts, err
 		}
-		res := writeTree(t, t.TempDir(), curves, rffTOML)
+		res := writeTree(t, t.TempDir(), curves, reporttest.RffTOML)
 		c := claim2(res)
 		if c.Verdict != NotSupported {
 			t.Errorf("tail %g: %s, want %s\n%s", tail, c.Verdict, NotSupported, c.Markdown())
@@ -307,7 +308,7 @@ func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 		report.Row{Seconds: 1, Metric: "rmse", Value: 2}, report.Row{Seconds: 2, Metric: "rmse", Value: 1})
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		report.Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, report.Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
-	c := claim1(&report.Results{Metrics: testMeanings, Cells: []*report.Cell{fw, sv}})
+	c := claim1(&report.Results{Metrics: reporttest.Meanings, Cells: []*report.Cell{fw, sv}})
 	if c.Verdict != NotMeasured || c.Paper != NotMeasured || len(c.Rows) != 2 || !strings.Contains(c.Rows[0][11], "not computable: the SVGD arm has no finite value") {
 		t.Errorf("verdict %q with %d rows, want %q and one not computable row per protocol\n%s", c.Verdict, len(c.Rows), NotMeasured, c.Markdown())
 	}
@@ -362,7 +363,7 @@ func TestClaimWithoutMeaning(t *testing.T) {
 		want  Outcome
 		state Verdict
 	}{
-		{"with meanings", testMeanings, "", Better, ""},
+		{"with meanings", reporttest.Meanings, "", Better, ""},
 		{"without meanings", nil, `"accuracy" has no registered meaning`, "", NotMeasured},
 		// A metric best at an ideal value has no side to be worse on.
 		{"ideal-valued", harness.MetricTable{"accuracy": {Label: "accuracy", Better: harness.NearerBetter, Ideal: 1, Reads: harness.ReadsEvaluation}},
@@ -406,7 +407,7 @@ func TestClaim2FunctionSpace(t *testing.T) {
 		{true, "RBF kernel, to the reference (flagged in 2 of 2 splits)", "no (flagged reference)", "1 measured against a flagged reference are listed"},
 	} {
 		pf := tc.predFlagged
-		res := &report.Results{Metrics: testMeanings, Cells: []*report.Cell{
+		res := &report.Results{Metrics: reporttest.Meanings, Cells: []*report.Cell{
 			refCell("fig2b", "mmdfw", "naval", 0, true, &pf, nil, rows(0)...),
 			refCell("fig2b", "mmdfw", "naval", 1, true, &pf, nil, rows(1)...),
 		}}
@@ -439,7 +440,7 @@ func TestClaim2FunctionSpace(t *testing.T) {
 // restricted to the Gaussian target has no rows on Covertype.
 func TestClaim2ExactControl(t *testing.T) {
 	for _, exactLinear := range []bool{true, false} {
-		res := writeTree(t, t.TempDir(), exactCurves(exactLinear), rffExactTOML)
+		res := writeTree(t, t.TempDir(), reporttest.ExactCurves(exactLinear), reporttest.RffExactTOML)
 		c := claim2(res)
 		want, approx, control := Supported, "4 of 4", "0 of 2"
 		if exactLinear {
@@ -496,10 +497,10 @@ func TestTuningEntersNoClaim(t *testing.T) {
 		memCell("fig2a", "mmdfw", "mmdfw", "naval", 0, 20, report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 2}, report.Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: 1}),
 		memCell("fig2a", "svgd", "svgd", "naval", 0, 20, report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3}, report.Row{Seconds: 4, GradEvals: 400, Metric: "rmse", Value: 1}),
 	}
-	if c := claim1(&report.Results{Metrics: testMeanings, Cells: cells}); len(c.Rows) == 0 {
+	if c := claim1(&report.Results{Metrics: reporttest.Meanings, Cells: cells}); len(c.Rows) == 0 {
 		t.Fatal("a reported fig2a gives no comparison")
 	}
-	res := &report.Results{Metrics: testMeanings, Cells: cells, Declared: map[string]report.Declaration{"fig2a": {Role: harness.RoleTuning}}}
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: cells, Declared: map[string]report.Declaration{"fig2a": {Role: harness.RoleTuning}}}
 	for _, c := range Claims(res) {
 		if len(c.Rows) != 0 || c.Verdict != NotMeasured {
 			t.Errorf("claim %d reads a tuning experiment: %s\n%s", c.Number, c.Verdict, c.Markdown())

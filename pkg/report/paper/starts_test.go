@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // The start classes of SVGD from a trained network and of the start-only
@@ -80,7 +81,7 @@ var startFixture = []startArm{
 }
 
 func startResults(arms []startArm) *report.Results {
-	return declare(&report.Results{Metrics: testMeanings, Cells: startCells(arms)}, "table1", map[string][]string{
+	return declare(&report.Results{Metrics: reporttest.Meanings, Cells: startCells(arms)}, "table1", map[string][]string{
 		harness.ProtocolPaper: {"mmdfw", "svgd"},
 		harness.ProtocolFair:  {"mmdfw-model-tuned", "mmdfw-trained", "svgd-model-tuned", "svgd-trained"},
 	})
@@ -269,7 +270,7 @@ func TestChosenStarts(t *testing.T) {
 			cell("svgd-model", "boston", "model", s, 3), cell("svgd-trained", "boston", "trained", s, 2),
 			cell("svgd-model", "yacht", "model", s, 1), cell("svgd-trained", "yacht", "trained", s, 2))
 	}
-	res := &report.Results{Metrics: testMeanings, Cells: cells, Declared: map[string]report.Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}}
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: cells, Declared: map[string]report.Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}}}}
 	got := strings.Join(chosenStarts(res), " ")
 	want := "tune, kind svgd: offered model init draws and draws around a trained network; chosen draws around a trained network on 1 (boston); model init draws on 1 (yacht)."
 	if got != want {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
+	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
 
 // rmseCell is a table1 cell of run budget 400 gradient evaluations
@@ -44,7 +45,7 @@ func TestDivergedComparator(t *testing.T) {
 			rmseCell("mmdfw", "mmdfw", s, []float64{3, 1.1, 1.1, 1.1, 1.1}),
 			constantCell(s, 9))
 	}
-	res := &report.Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: cells}
 	cfg := paperConfig
 	cfg.Axis, cfg.Budget = axisGrads, BudgetLevels[2]
 	k, ok := costContrast(res, "table1", "boston", "rmse", "mmdfw", "svgd", cfg)
@@ -108,7 +109,7 @@ func TestPairedDifferenceUnpairedMisses(t *testing.T) {
 	if pooled := math.Sqrt((sf*sf + ss*ss) / 2); mf-ms >= pooled {
 		t.Fatalf("fixture: the unpaired difference %v is not below the pooled sd %v", mf-ms, pooled)
 	}
-	k, ok := spContrast(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "sp", false)
+	k, ok := spContrast(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "sp", false)
 	if !ok || k.Outcome != Better || k.Stats.Pos != 5 || !(k.Stats.Lo > AccuracyBand) {
 		t.Errorf("paired: %s, interval [%v, %v], %d+; want better (SP worse) on all 5", k.Outcome, k.Stats.Lo, k.Stats.Hi, k.Stats.Pos)
 	}
@@ -132,7 +133,7 @@ func TestConfoundedContrast(t *testing.T) {
 		}
 		return cells
 	}
-	c := claim5(&report.Results{Metrics: testMeanings, Cells: build("trained", 1)})
+	c := claim5(&report.Results{Metrics: reporttest.Meanings, Cells: build("trained", 1)})
 	if c.Verdict != CannotDecide || !strings.Contains(c.Why, "differ in start in 2 of 2") {
 		t.Errorf("trained start: %s (%s), want cannot decide: start", c.Verdict, c.Why)
 	}
@@ -145,13 +146,13 @@ func TestConfoundedContrast(t *testing.T) {
 		}
 	}
 	// The same start: counted and supported on both axes.
-	c = claim5(&report.Results{Metrics: testMeanings, Cells: build("model", 1)})
+	c = claim5(&report.Results{Metrics: reporttest.Meanings, Cells: build("model", 1)})
 	if c.Verdict != Supported || c.Paper != Supported {
 		t.Errorf("model start: fair %s (%s), paper %s (%s)", c.Verdict, c.Why, c.Paper, c.PaperWhy)
 	}
 	// MMD-FW run two at a time, SVGD one at a time: the seconds axis is
 	// confounded by the timing, the gradient axis is not.
-	c = claim5(&report.Results{Metrics: testMeanings, Cells: build("model", 2)})
+	c = claim5(&report.Results{Metrics: reporttest.Meanings, Cells: build("model", 2)})
 	for _, v := range c.Verdicts {
 		want := Supported
 		if v.Axis == axisSeconds {
@@ -201,7 +202,7 @@ func TestResolveMMDFW(t *testing.T) {
 func TestOneSplitDecidesNothing(t *testing.T) {
 	var cells []*report.Cell
 	cells = append(cells, rmseCell("mmdfw", "mmdfw", 0, []float64{3, 1, 1, 1, 1}), rmseCell("svgd", "svgd", 0, []float64{5, 4, 3, 2, 1}))
-	res := &report.Results{Metrics: testMeanings, Cells: cells}
+	res := &report.Results{Metrics: reporttest.Meanings, Cells: cells}
 	for _, c := range cells {
 		c.Prov.Profile = "quick"
 	}
@@ -239,15 +240,15 @@ func TestCensoredCost(t *testing.T) {
 		}
 		return cells
 	}
-	k, _ := costContrast(&report.Results{Metrics: testMeanings, Cells: build(nil)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ := costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(nil)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Worse || !(k.Stats.Lo > math.Log(CostBand)) {
 		t.Errorf("never reached: %s with interval [%v, %v]; want worse although the bounds favour MMD-FW", k.Outcome, k.Stats.Lo, k.Stats.Hi)
 	}
-	k, _ = costContrast(&report.Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Inconclusive || !strings.Contains(notesText(&k), "never reaches the level on split 2") {
 		t.Errorf("never reached on split 2: %s, notes %q; want inconclusive", k.Outcome, notesText(&k))
 	}
-	k, _ = costContrast(&report.Results{Metrics: testMeanings, Cells: build(map[int]bool{0: true, 1: true, 2: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true, 2: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Better {
 		t.Errorf("reached on every split: %s", k.Outcome)
 	}
@@ -265,7 +266,7 @@ func TestSwapTableNamesTheArm(t *testing.T) {
 			rmseCell("mmdfw-fast", "mmdfw", s, []float64{1 + e, 1 + e, 1 + e, 1 + e, 1 + e}),
 			rmseCell("svgd", "svgd", s, []float64{5, 3, 2 + e, 1.5, 1.2}))
 	}
-	res := declare(&report.Results{Metrics: testMeanings, Cells: cells}, "table1", map[string][]string{harness.ProtocolPaper: {"mmdfw", "svgd"}, harness.ProtocolFair: {"mmdfw-fast"}})
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "table1", map[string][]string{harness.ProtocolPaper: {"mmdfw", "svgd"}, harness.ProtocolFair: {"mmdfw-fast"}})
 	claims := []Claim{claim1(res), claim5(res)}
 	for _, c := range claims {
 		if c.Paper != NotSupported || c.Verdict != Supported {
@@ -300,7 +301,7 @@ func TestEmptyCommonGrid(t *testing.T) {
 	if len(ss) != 2 || !ss[0].Disjoint || len(ss[0].SplitX) != 2 || len(ss[0].X) != 0 || ss[1].Disjoint {
 		t.Fatalf("series %+v", ss)
 	}
-	k, ok := costContrast(&report.Results{Metrics: testMeanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "svgd", paperConfig)
+	k, ok := costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1a", "covertype", "accuracy", "mmdfw", "svgd", paperConfig)
 	if !ok || len(k.Splits) != 2 || k.Skip != "" {
 		t.Errorf("claim 1 on the disjoint arm: %+v", k)
 	}
