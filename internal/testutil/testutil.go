@@ -126,3 +126,33 @@ func CheckGrad(tb testing.TB, name string, f func([]float64) float64, x, grad []
 	}
 	return ok
 }
+
+// SameBits reports whether a and b have the same shape and hold the same
+// float64 bit patterns element by element: a comparison of two particle
+// sets bit for bit (a NaN equals a NaN of the same bits, 0 and −0 differ).
+func SameBits(a, b *mat.Dense) bool {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
+		return false
+	}
+	for i := 0; i < ra.Rows; i++ {
+		if !SameFloats(ra.Data[i*ra.Stride:i*ra.Stride+ra.Cols], rb.Data[i*rb.Stride:i*rb.Stride+rb.Cols]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SameFloats reports whether a and b have the same length and hold the
+// same float64 bit patterns.
+func SameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -97,3 +97,24 @@ func TestMeanSE(t *testing.T) {
 		t.Errorf("MeanSE = %v, %v; want 2.5, %v", m, se, math.Sqrt(1.25/4))
 	}
 }
+
+func TestSameBits(t *testing.T) {
+	a := mat.NewDense(2, 2, []float64{1, math.NaN(), 0, 3})
+	if !SameBits(a, mat.DenseCopyOf(a)) {
+		t.Error("a copy differs")
+	}
+	if SameBits(a, mat.NewDense(2, 2, []float64{1, math.NaN(), math.Copysign(0, -1), 3})) {
+		t.Error("0 and −0 compare equal")
+	}
+	if SameBits(a, mat.NewDense(1, 4, []float64{1, math.NaN(), 0, 3})) {
+		t.Error("a 1×4 matrix equals a 2×2 one")
+	}
+	// A view with a stride larger than its width compares by its elements.
+	big := mat.NewDense(2, 3, []float64{1, math.NaN(), 9, 0, 3, 9})
+	if !SameBits(a, big.Slice(0, 2, 0, 2).(*mat.Dense)) {
+		t.Error("a strided view with the same elements differs")
+	}
+	if SameFloats([]float64{1}, []float64{1, 2}) || !SameFloats(nil, []float64{}) {
+		t.Error("SameFloats compares lengths wrongly")
+	}
+}

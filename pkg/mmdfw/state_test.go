@@ -3,43 +3,16 @@ package mmdfw_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-func sameBits(a, b *mat.Dense) bool {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
-		return false
-	}
-	for i := 0; i < ra.Rows; i++ {
-		for j := 0; j < ra.Cols; j++ {
-			if math.Float64bits(ra.Data[i*ra.Stride+j]) != math.Float64bits(rb.Data[i*rb.Stride+j]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
 
 // TestStepLoopIsRunResult: RunResult is the loop over NewState and Step:
 // the same particles and weights bit for bit, the same diagnostics and
@@ -92,16 +65,16 @@ func TestStepLoopIsRunResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(got.Set.X, want.Set.X) || !sameFloats(got.Set.W, want.Set.W) {
+			if !testutil.SameBits(got.Set.X, want.Set.X) || !testutil.SameFloats(got.Set.W, want.Set.W) {
 				t.Errorf("the hand loop's particles or weights differ from RunResult's")
 			}
-			if set := st.Set(); !sameBits(set.X, want.Set.X) || !sameFloats(set.W, want.Set.W) {
+			if set := st.Set(); !testutil.SameBits(set.X, want.Set.X) || !testutil.SameFloats(set.W, want.Set.W) {
 				t.Errorf("Set differs from RunResult's particles or weights")
 			}
 			if g, w := fmt.Sprint(got.Set.Diag), fmt.Sprint(want.Set.Diag); g != w {
 				t.Errorf("diagnostics:\n got %s\nwant %s", g, w)
 			}
-			if got.GradEvals != want.GradEvals || got.Bandwidth != want.Bandwidth || !sameFloats(got.MMD2, want.MMD2) {
+			if got.GradEvals != want.GradEvals || got.Bandwidth != want.Bandwidth || !testutil.SameFloats(got.MMD2, want.MMD2) {
 				t.Errorf("result: %d gradient evaluations, bandwidth %v; RunResult's %d and %v",
 					got.GradEvals, got.Bandwidth, want.GradEvals, want.Bandwidth)
 			}

@@ -3,7 +3,6 @@ package sgld_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -44,21 +43,6 @@ func stateCases(t *testing.T) []struct {
 		{"reference-3", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 3, RecordEvery: 150}},
 		{"ceiling", lr, sgld.Settings{Iterations: 400, BurnIn: 100, Batch: 50, Workers: 2}},
 	}
-}
-
-func sameBits(a, b *mat.Dense) bool {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
-		return false
-	}
-	for i := 0; i < ra.Rows; i++ {
-		for j := 0; j < ra.Cols; j++ {
-			if math.Float64bits(ra.Data[i*ra.Stride+j]) != math.Float64bits(rb.Data[i*rb.Stride+j]) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // TestStepLoopIsRun: Run is the loop over Init and Step (and Steps): the
@@ -107,10 +91,10 @@ func TestStepLoopIsRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !sameBits(got.X, want.X) {
+				if !testutil.SameBits(got.X, want.X) {
 					t.Errorf("steps of %d: the hand loop's draws differ from Run's", k)
 				}
-				if !sameBits(st.Draws(nil), want.X) {
+				if !testutil.SameBits(st.Draws(nil), want.X) {
 					t.Errorf("steps of %d: Draws differs from Run's draws", k)
 				}
 				if g, w := fmt.Sprint(got.Diag), fmt.Sprint(want.Diag); g != w {

@@ -3,32 +3,17 @@ package sp_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-func sameBits(a, b *mat.Dense) bool {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
-		return false
-	}
-	for i := 0; i < ra.Rows; i++ {
-		for j := 0; j < ra.Cols; j++ {
-			if math.Float64bits(ra.Data[i*ra.Stride+j]) != math.Float64bits(rb.Data[i*rb.Stride+j]) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // TestStepLoopIsRun: RunWithCost is the loop over Init and Step: the same
 // points bit for bit, the same cost and diagnostics, the last snapshot's
@@ -74,7 +59,7 @@ func TestStepLoopIsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(got.X, want.X) || !sameBits(st.Particles(nil), want.X) {
+			if !testutil.SameBits(got.X, want.X) || !testutil.SameBits(st.Particles(nil), want.X) {
 				t.Errorf("the hand loop's points differ from RunWithCost's")
 			}
 			if !reflect.DeepEqual(st.Cost(), wantCost) {

@@ -3,7 +3,6 @@ package svgd_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -45,21 +44,6 @@ func stateCases(t *testing.T) []struct {
 	}
 }
 
-func sameBits(a, b *mat.Dense) bool {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	if ra.Rows != rb.Rows || ra.Cols != rb.Cols {
-		return false
-	}
-	for i := 0; i < ra.Rows; i++ {
-		for j := 0; j < ra.Cols; j++ {
-			if math.Float64bits(ra.Data[i*ra.Stride+j]) != math.Float64bits(rb.Data[i*rb.Stride+j]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // TestStepLoopIsRun: Run is the loop over Init and Step: the same
 // particles bit for bit, the same diagnostics, and the last snapshot's
 // gradient evaluations are the state's.
@@ -91,10 +75,10 @@ func TestStepLoopIsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(got.X, want.X) {
+			if !testutil.SameBits(got.X, want.X) {
 				t.Errorf("the hand loop's particles differ from Run's")
 			}
-			if !sameBits(st.Particles(nil), want.X) {
+			if !testutil.SameBits(st.Particles(nil), want.X) {
 				t.Errorf("Particles differs from Run's particles")
 			}
 			if g, w := fmt.Sprint(got.Diag), fmt.Sprint(want.Diag); g != w {
@@ -127,7 +111,7 @@ func TestStepCancelled(t *testing.T) {
 	if err := svgd.Step(ctx, st); err != context.Canceled {
 		t.Fatalf("Step on a cancelled context: %v, want context.Canceled", err)
 	}
-	if st.Iteration != 0 || st.GradEvals != 0 || !sameBits(st.Particles(nil), before) {
+	if st.Iteration != 0 || st.GradEvals != 0 || !testutil.SameBits(st.Particles(nil), before) {
 		t.Errorf("a cancelled Step moved the state: iteration %d, %d gradient evaluations", st.Iteration, st.GradEvals)
 	}
 }
