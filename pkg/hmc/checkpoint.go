@@ -153,14 +153,15 @@ func newCheckpointer(s *Settings, t target.Target, seeds []uint64) (*checkpointe
 		Format: checkpointFormat, Settings: settingsFingerprint(s), Dim: t.Dim(), Seeds: seeds,
 	}}
 	if ck.Interval > 0 {
-		p.done = make(chan struct{})
+		done := make(chan struct{})
+		p.done = done
 		p.ticker = time.NewTicker(ck.Interval)
 		go func() {
 			for {
 				select {
 				case <-p.ticker.C:
 					p.pause.Store(true)
-				case <-p.done:
+				case <-done:
 					return
 				}
 			}
@@ -169,13 +170,14 @@ func newCheckpointer(s *Settings, t target.Target, seeds []uint64) (*checkpointe
 	return p, nil
 }
 
-// stop ends the timer.
+// stop ends the timer; a second call does nothing.
 func (p *checkpointer) stop() {
 	if p == nil || p.done == nil {
 		return
 	}
 	p.ticker.Stop()
 	close(p.done)
+	p.done = nil
 }
 
 // run advances every chain to iteration to, writing checkpoints on the way

@@ -89,3 +89,40 @@ func ExampleSettings_Validate() {
 	// <nil>
 	// warmup = -10: must not be negative (NoWarmup, -1, means no warm-up)
 }
+
+// The init and the step: the chains of N(0, I) advanced one transition at
+// a time through warm-up into sampling, the draws read from the state.
+func ExampleStep() {
+	t := target.Func{D: 2, F: func(x, grad []float64) float64 {
+		grad[0], grad[1] = -x[0], -x[1]
+		return -0.5 * (x[0]*x[0] + x[1]*x[1])
+	}}
+	ctx := context.Background()
+	st, err := hmc.Init(ctx, t, hmc.Settings{Chains: 2, Warmup: 200, Draws: 500}, rand.NewPCG(1, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+	for st.Iteration < st.Warmup+st.Draws {
+		if st.Iteration == st.Warmup {
+			fmt.Printf("after %d iterations: %v\n", st.Iteration, st.Phase)
+		}
+		if err := hmc.Step(ctx, st); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, err := st.Result()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := res.Set.Mean(nil)
+	fmt.Printf("draws: %d, mean within 0.2 of 0: %v\n", res.Set.Len(), math.Abs(m[0]) < 0.2 && math.Abs(m[1]) < 0.2)
+	fmt.Printf("gradient evaluations counted: %v\n", res.GradEvals == st.GradEvals && st.GradEvals > 0)
+	// Output:
+	// after 200 iterations: sampling
+	// draws: 1000, mean within 0.2 of 0: true
+	// gradient evaluations counted: true
+}

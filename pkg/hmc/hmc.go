@@ -253,93 +253,18 @@ type Result struct {
 //
 // Result.Set carries the diagnostics (Set.Diag, see fillDiag); with
 // Settings.Strict a Flagged result comes with a *particle.FlaggedError.
+//
+// Run is the loop over Init and Steps (see State), with the same draws bit
+// for bit as a hand loop of Step.
 func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
-	s, err := s.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	d := t.Dim()
-	if s.X0 != nil && len(s.X0) != d {
-		return nil, fmt.Errorf("hmc: Init has length %d, target dimension is %d", len(s.X0), d)
-	}
 	var sw particle.Stopwatch
 	sw.Start()
-
-	rng := rand.New(src)
-	chains := make([]*chain, s.Chains)
-	seeds := make([]uint64, 2*s.Chains)
-	for c := range chains {
-		seeds[2*c], seeds[2*c+1] = rng.Uint64(), rng.Uint64()
-		chains[c] = newChain(c, t, &s, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
-	}
-	nd := int64(target.NData(t))
-	gradEvals := func() int64 {
-		var n int64
-		for _, ch := range chains {
-			n += ch.calls
-		}
-		return n * nd
-	}
-
-	pooled := mat.NewDense(s.Chains*s.Draws, d, nil)
-	ck, err := newCheckpointer(&s, t, seeds)
+	st, err := Init(ctx, t, s, src)
 	if err != nil {
 		return nil, err
 	}
-	if err := ck.resume(chains, pooled); err != nil {
-		return nil, err
-	}
-	resumedAt := chains[0].it
-	for _, ch := range chains {
-		resumedAt = min(resumedAt, ch.it)
-	}
-	defer ck.stop()
-
-	if err := ck.run(ctx, chains, s.Warmup, pooled); err != nil {
-		return nil, err
-	}
-	done := 0
-	for done < s.Draws {
-		next := min(done+s.RecordEvery, s.Draws)
-		if err := ck.run(ctx, chains, s.Warmup+next, pooled); err != nil {
-			return nil, err
-		}
-		done = next
-		snap := particle.Snapshot{
-			Step:      done,
-			X:         pooled.Slice(0, done*s.Chains, 0, d).(*mat.Dense),
-			W:         particle.Equal(done * s.Chains),
-			GradEvals: gradEvals(),
-		}
-		stop, err := particle.Report(rec, &sw, snap)
-		if err != nil {
-			return nil, err
-		}
-		if stop {
-			break
-		}
-	}
-
-	res := &Result{
-		Set:         particle.Set{X: mat.DenseCopyOf(pooled.Slice(0, done*s.Chains, 0, d)), W: particle.Equal(done * s.Chains)},
-		Chains:      make([]*mat.Dense, s.Chains),
-		Diagnostics: make([]ChainDiagnostics, s.Chains),
-	}
-	for c, ch := range chains {
-		m := mat.NewDense(done, d, nil)
-		for i := 0; i < done; i++ {
-			m.SetRow(i, pooled.RawRowView(i*s.Chains+c))
-		}
-		res.Chains[c] = m
-		res.Diagnostics[c] = ch.diagnostics()
-	}
-	res.diagnose(&s)
-	sw.Stop()
-	res.Seconds = sw.Seconds()
-	res.GradEvals = gradEvals()
-	res.ResumedAt = resumedAt
-	res.fillDiag()
-	return res, particle.Strict("hmc", res.Set, s.Strict)
+	defer st.Close()
+	return st.run(ctx, &sw, rec)
 }
 
 // diagnose fills Rhat, ESS and the flag.
