@@ -77,6 +77,15 @@
 // metric, and is Flagged, with its reasons, when max R̂ > 1.01, min ESS < 400
 // or a sampling iteration diverged.
 //
+// # Init and step
+//
+// Init returns a State holding the chains before their first transition;
+// Step advances every chain by one transition (warm-up or sampling, as the
+// schedule says), Steps by several, one goroutine per chain; State.Result
+// reads the draws so far with their diagnostics. Run is the loop over Init
+// and Steps with its snapshots, and a hand loop of Step gives its draws
+// bit for bit, since each chain's stream is its own.
+//
 // # Checkpoints and progress
 //
 // With Settings.Checkpoint, a run writes the whole state of its chains
@@ -85,7 +94,8 @@
 // Interval of wall time, and when its context is cancelled; chains stop only
 // between whole iterations, so the file always describes a state the
 // uninterrupted run passes through, and a run started on it continues to the
-// same draws bit for bit. A file written by other settings, another target or
+// same draws bit for bit; Init resumes from the file, so a hand loop of
+// Step does too. A file written by other settings, another target or
 // another seed is refused (ErrCheckpointMismatch). Settings.Progress receives
 // every chain's phase, iteration, step size, acceptance and divergences
 // after each transition.
