@@ -14,32 +14,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/internal/race"
+	"github.com/mmdfw/mmdfw/internal/testutil"
 )
-
-// sameBits reports whether a and b hold the same float64 bit patterns.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
 
 // sameResult fails t unless a and b hold the same draws and diagnostics bit
 // for bit (times aside).
 func sameResult(t *testing.T, name string, a, b *Result) {
 	t.Helper()
-	if !sameBits(a.Set.X.RawMatrix().Data, b.Set.X.RawMatrix().Data) {
+	if !testutil.SameFloats(a.Set.X.RawMatrix().Data, b.Set.X.RawMatrix().Data) {
 		t.Fatalf("%s: draws differ from the uninterrupted run", name)
 	}
 	for c := range a.Diagnostics {
 		da, db := a.Diagnostics[c], b.Diagnostics[c]
-		if !sameBits([]float64{da.AcceptRate, da.StepSize, da.MeanSteps}, []float64{db.AcceptRate, db.StepSize, db.MeanSteps}) ||
-			!sameBits(da.InvMass, db.InvMass) || da.Divergences != db.Divergences ||
+		if !testutil.SameFloats([]float64{da.AcceptRate, da.StepSize, da.MeanSteps}, []float64{db.AcceptRate, db.StepSize, db.MeanSteps}) ||
+			!testutil.SameFloats(da.InvMass, db.InvMass) || da.Divergences != db.Divergences ||
 			da.WarmupDivergences != db.WarmupDivergences || da.GradCalls != db.GradCalls ||
 			!(math.Float64bits(da.AdaptAccept) == math.Float64bits(db.AdaptAccept)) {
 			t.Fatalf("%s: chain %d diagnostics differ: %+v vs %+v", name, c, da, db)
@@ -48,7 +36,7 @@ func sameResult(t *testing.T, name string, a, b *Result) {
 			t.Fatalf("%s: chain %d inverse metric differs", name, c)
 		}
 	}
-	if !sameBits(a.Rhat, b.Rhat) || !sameBits(a.ESS, b.ESS) || a.GradEvals != b.GradEvals {
+	if !testutil.SameFloats(a.Rhat, b.Rhat) || !testutil.SameFloats(a.ESS, b.ESS) || a.GradEvals != b.GradEvals {
 		t.Fatalf("%s: R̂, ESS or gradient evaluations differ", name)
 	}
 }
