@@ -165,13 +165,18 @@ func (st *State) update() {
 }
 
 // Result returns the sampling draws every chain has made so far
-// (Iteration − Warmup of them, none during warm-up) with the per-chain
-// diagnostics, R̂, ESS and the flags, as Run returns them; Seconds is
-// zero (the caller times its own loop). With Settings.Strict a flagged
-// result comes with a *particle.FlaggedError. The state is not changed:
-// Step may go on after Result.
+// (Iteration − Warmup of them) with the per-chain diagnostics, R̂, ESS and
+// the flags, as Run returns them; Seconds is zero (the caller times its
+// own loop). Before the first sampling draw it returns an error and no
+// Result. With Settings.Strict a flagged result comes with a
+// *particle.FlaggedError. The state is not changed: Step may go on after
+// Result.
 func (st *State) Result() (*Result, error) {
-	return st.result(min(max(st.Iteration-st.Warmup, 0), st.Draws), nil)
+	done := min(max(st.Iteration-st.Warmup, 0), st.Draws)
+	if done == 0 {
+		return nil, fmt.Errorf("hmc: no sampling draw yet: iteration %d, warm-up of %d", st.Iteration, st.Warmup)
+	}
+	return st.result(done, nil)
 }
 
 // Close releases the checkpoint timer of st, if any. Step and Steps may

@@ -52,6 +52,9 @@ func TestStepLoopIsRun(t *testing.T) {
 				if st.Iteration != 0 || st.GradEvals != 0 || st.ResumedAt != 0 {
 					t.Fatalf("Init: iteration %d, %d gradient evaluations, resumed at %d; want 0", st.Iteration, st.GradEvals, st.ResumedAt)
 				}
+				if res, err := st.Result(); res != nil || err == nil {
+					t.Fatalf("Result before the first draw: %v, %v; want an error", res, err)
+				}
 				for st.Iteration < st.Warmup+st.Draws && st.Iteration != end {
 					before := st.Iteration
 					if k == 1 {
