@@ -110,6 +110,13 @@ type Settings struct {
 	// sample size over the coordinates, all chains together. Zero means
 	// DefaultMinESS (400).
 	MinESS float64 `toml:"min_ess" json:"min_ess,omitempty"`
+	// Monitor selects the draws StopConverged's R̂ and ESS read when Keep
+	// caps the set: MonitorAll (the default, also "") the second half of
+	// every draw kept since the burn-in, the set being the last Keep of
+	// them; MonitorKept only the second half of the last Keep draws, which
+	// is also the set (Chains·⌈Keep/2⌉ particles). Without Keep the two
+	// are the same. See the constants.
+	Monitor string `toml:"monitor" json:"monitor,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
@@ -291,6 +298,7 @@ type chain struct {
 	rows    int
 	kept    int  // draws kept so far, including those overwritten in the ring
 	skip    int  // oldest retained draws left out of the set (StopConverged's second half)
+	keep    int  // when positive, the set's cap per chain within the monitored draws (Settings.Keep, MonitorAll)
 	dropped bool // the last kept draw was taken back (see step)
 }
 
@@ -398,10 +406,10 @@ func (c *chain) run(ctx context.Context, until int) {
 	}
 }
 
-// retained returns the number of draws of c that are in the particle set:
-// the last min(kept, rows) kept (one fewer than the ring holds when its
-// last draw was taken back), less the oldest skip.
-func (c *chain) retained() int {
+// monitored returns the number of draws of c that StopConverged's monitor
+// reads: the last min(kept, rows) kept (one fewer than the ring holds when
+// its last draw was taken back), less the oldest skip.
+func (c *chain) monitored() int {
 	n := min(c.kept, c.rows)
 	if c.dropped {
 		n = min(c.kept, c.rows-1)
@@ -409,11 +417,24 @@ func (c *chain) retained() int {
 	return max(0, n-c.skip)
 }
 
+// retained returns the number of draws of c that are in the particle set:
+// the last keep of the monitored ones (all of them when keep is 0).
+func (c *chain) retained() int {
+	n := c.monitored()
+	if c.keep > 0 {
+		n = min(n, c.keep)
+	}
+	return n
+}
+
 // copyDraws writes the retained draws of c, oldest first, into dst and
 // returns the number of values written.
-func (c *chain) copyDraws(dst []float64) int {
+func (c *chain) copyDraws(dst []float64) int { return c.copyLast(dst, c.retained()) }
+
+// copyLast writes the last n draws of c, oldest first, into dst and
+// returns the number of values written.
+func (c *chain) copyLast(dst []float64, n int) int {
 	d := len(c.x)
-	n := c.retained()
 	first := c.kept - n
 	for k := 0; k < n; k++ {
 		i := (first + k) % c.rows
@@ -468,9 +489,15 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // clock sw, the diagnostics in the coordinates of fr (nil: those of t).
 func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder, sw *particle.Stopwatch, fr *laplace.Frame) (particle.Set, error) {
 	d := t.Dim()
-	rows := (s.Iterations - s.BurnIn) / s.Thin
+	rows, keep := (s.Iterations-s.BurnIn)/s.Thin, 0
 	if s.Keep > 0 {
-		rows = min(rows, s.Keep)
+		if s.Stop == StopConverged && s.Monitor != MonitorKept {
+			// The monitor reads every draw since the burn-in; the set
+			// the last Keep of its second half.
+			keep = s.Keep
+		} else {
+			rows = min(rows, s.Keep)
+		}
 	}
 
 	master := rand.New(src)
@@ -485,6 +512,7 @@ func run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 			rng:   rng,
 			draws: make([]float64, 0, min(rows, 1024)*d),
 			rows:  rows,
+			keep:  keep,
 		}
 		ps, ok := t.(target.PriorSampler)
 		switch {
