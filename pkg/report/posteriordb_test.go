@@ -321,3 +321,17 @@ func TestPDBSetupFlags(t *testing.T) {
 		}
 	}
 }
+
+// Close widens with fewer particles as the errors of independent draws do:
+// the section's bounds at N = 100, doubled (and squared) at N = 25.
+func TestPDBCloseBounds(t *testing.T) {
+	if e, lo, hi := pdbCloseBounds(100); e != 0.5 || lo != 0.5 || hi != 2 {
+		t.Errorf("N = 100: %v, [%v, %v]; want 0.5, [0.5, 2]", e, lo, hi)
+	}
+	if e, lo, hi := pdbCloseBounds(25); !pdbNear(e, 1) || !pdbNear(lo, 0.25) || !pdbNear(hi, 4) {
+		t.Errorf("N = 25: %v, [%v, %v]; want 1, [0.25, 4]", e, lo, hi)
+	}
+	if !pdbClose(10, 1.2, 0.3, 3) || pdbClose(100, 1.2, 0.3, 3) || pdbClose(10, 2, 0.3, 3) {
+		t.Error("mean err 1.2, sd ratios 0.3–3: want close at N = 10 only; mean err 2 close at neither")
+	}
+}
