@@ -35,7 +35,8 @@ type Settings struct {
 	Thin int `toml:"thin" json:"thin,omitempty"`
 	// Keep, when positive, keeps only the last Keep draws of each chain, so
 	// that the particle set has a fixed budget of Chains·Keep particles
-	// however long the run. Default 0: every kept draw.
+	// however long the run (with StopConverged, the last Keep of the second
+	// half its monitor reads; see Monitor). Default 0: every kept draw.
 	Keep int `toml:"-" json:"-"`
 
 	// Chains is the number of independent chains. Default 4.
@@ -446,7 +447,8 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // Run samples the posterior t with stochastic gradient Langevin dynamics and
 // returns the thinned post-burn-in draws of all chains, chain by chain and
 // oldest first, with equal weights (with StopConverged, those of the
-// second half of each chain's kept draws). With WhitenLaplace the MAP
+// second half of each chain's kept draws, the last Keep of them when Keep is
+// set). With WhitenLaplace the MAP
 // search and the Laplace fit come first, charged to the run.
 //
 // Each chain has its own random stream, seeded in turn from src before any
