@@ -125,9 +125,7 @@ func pdbFlags(c *Cell) []string {
 			out = append(out, f)
 		}
 	default:
-		for _, f := range recorded {
-			out = append(out, f)
-		}
+		out = recorded
 	}
 	return out
 }
