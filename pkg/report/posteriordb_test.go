@@ -287,6 +287,7 @@ func TestPDBSetupFlags(t *testing.T) {
 		t.Errorf("PDBMinDraws %v, want hmc.DefaultMinESS %v", PDBMinDraws, hmc.DefaultMinESS)
 	}
 	mixing, stuck := []float64{0.68, 0.74, 0.71, 0.7}, []float64{0.68, 2.6e-62, 0.74, 0.74}
+	slow := []float64{0.72, 0.57, 0.74, 1.7e-4} // a chain at the step cap that still moves
 	for _, c := range []struct {
 		name string
 		p    pdbTestCell
@@ -300,6 +301,8 @@ func TestPDBSetupFlags(t *testing.T) {
 			diag: map[string]float64{"iterations": 3}, steps: stuck}, "stuck"},
 		{"hmc, 3 draws per chain that mix", pdbTestCell{kind: "hmc", n: 10, flags: []string{"draws"},
 			diag: map[string]float64{"iterations": 3}, steps: mixing}, ""},
+		{"hmc, 25 draws per chain, one chain slow", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "ess"},
+			diag: map[string]float64{"iterations": 25, "rhat_max": 1.2, "ess_bulk_min": 30}, steps: slow}, ""},
 		{"hmc, 1000 draws per chain, chains that disagree", pdbTestCell{kind: "hmc", n: 4000, flags: []string{"rhat", "ess"},
 			diag: map[string]float64{"iterations": 1000, "rhat_max": 1.05, "ess_bulk_min": 53}, steps: mixing}, "rhat,ess"},
 		{"hmc, divergences at 25 draws", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "divergences"},
