@@ -130,9 +130,9 @@ var wantCells = map[string]map[string]int{
 	"tune-paper": {"quick": 4, "full": 18},
 	// 4 MMD-FW configurations, one tuning split.
 	"tune-paper-covertype": {"quick": 4, "full": 4},
-	// 5 methods × 2 counts × 12 posteriors × 3 seeds; quick: 5 methods,
+	// 5 methods × 3 counts × 13 posteriors × 5 seeds; quick: 5 methods,
 	// 1 count, 1 posterior, 1 seed.
-	"posteriordb": {"quick": 5, "full": 360},
+	"posteriordb": {"quick": 5, "full": 975},
 }
 
 // TestExperimentFiles loads every experiments/*.toml strictly under both

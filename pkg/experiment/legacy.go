@@ -22,7 +22,7 @@ import (
 // The cache key hashes the file's settings as decoded, not these, so no
 // committed cell changes. A file opts in with the keys: whiten =
 // "laplace" and stop = "plateau" (svgd), whiten = "laplace" and stop =
-// "converged" (sgld), whiten = "laplace" and stop = "ksd" (sp), scale =
+// "converged" and monitor = "all" (sgld), whiten = "laplace" and stop = "ksd" (sp), scale =
 // "target" and stop = "ksd" (mmdfw); with scale = "bandwidth", init =
 // "laplace" and starts = 5 (with z) are the package's candidate start.
 
@@ -51,6 +51,9 @@ func legacySGLD(s *sgld.Settings) {
 		s.Stop = sgld.StopFixed
 		s.Iterations = cmp.Or(s.Iterations, sgld.DefaultIterations)
 	}
+	// The wiring's Keep caps the set; StopConverged read only those draws
+	// before MonitorAll.
+	s.Monitor = cmp.Or(s.Monitor, sgld.MonitorKept)
 }
 
 // legacySP sets the original's coordinates and a fixed number of points

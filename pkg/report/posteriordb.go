@@ -36,8 +36,14 @@ const (
 // [PDBCloseSDLow, PDBCloseSDHigh]. For N = 100 independent draws the error
 // of one mean is about 0.1 sd and that of one sd ratio about 1/√(2N) ≈
 // 0.07, so a cell outside these bounds is off by far more than its particle
-// count explains.
+// count explains. These are the bounds at PDBCloseN particles; at N they
+// widen as the errors of N independent draws do, by s = √(PDBCloseN/N):
+// mean err ≤ s·PDBCloseMeanErr and every sd ratio in [PDBCloseSDLow^s,
+// PDBCloseSDHigh^s] (at N = 30: 0.91 and [0.28, 3.5]; at N = 10: 1.58 and
+// [0.11, 8.9]), so that at every N "close" means as close as the same
+// multiple of the draws' standard errors.
 const (
+	PDBCloseN       = 100
 	PDBCloseMeanErr = 0.5
 	PDBCloseSDLow   = 0.5
 	PDBCloseSDHigh  = 2.0
@@ -182,10 +188,21 @@ func pdbFinal(c *Cell, metric string) float64 {
 	return math.NaN()
 }
 
-// pdbClose reports whether the values of one snapshot are close to the
-// reference.
-func pdbClose(meanErr, sdMin, sdMax float64) bool {
-	return meanErr <= PDBCloseMeanErr && sdMin >= PDBCloseSDLow && sdMax <= PDBCloseSDHigh
+// pdbCloseBounds returns the bounds of close at n particles: the largest
+// mean err and the range of the sd ratios (see PDBCloseMeanErr).
+func pdbCloseBounds(n int) (meanErr, sdLow, sdHigh float64) {
+	s := 1.0
+	if n > 0 {
+		s = math.Sqrt(PDBCloseN / float64(n))
+	}
+	return s * PDBCloseMeanErr, math.Pow(PDBCloseSDLow, s), math.Pow(PDBCloseSDHigh, s)
+}
+
+// pdbClose reports whether the values of one snapshot of a set of n
+// particles are close to the reference.
+func pdbClose(n int, meanErr, sdMin, sdMax float64) bool {
+	e, lo, hi := pdbCloseBounds(n)
+	return meanErr <= e && sdMin >= lo && sdMax <= hi
 }
 
 // PDBStats returns the statistics of the finished cells of the posteriordb
@@ -229,12 +246,13 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		grads = append(grads, float64(c.Prov.GradEvals))
 		secs = append(secs, c.Prov.Seconds)
 		steps = append(steps, float64(c.Prov.Steps))
-		flagged := c.Prov.Diagnostics.Flagged()
-		close := pdbClose(e, lo, hi)
+		fl := pdbFlags(c)
+		flagged := len(fl) > 0
+		close := pdbClose(n, e, lo, hi)
 		if flagged {
 			st.Flagged++
-			for _, f := range c.Prov.Diagnostics.Flags {
-				codes[f.Code] = true
+			for _, f := range fl {
+				codes[f] = true
 			}
 		}
 		if close {
@@ -466,6 +484,8 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		return
 	}
 	cells := Done(all)
+	e30, lo30, hi30 := pdbCloseBounds(30)
+	e10, lo10, hi10 := pdbCloseBounds(10)
 	b.WriteString("## posteriordb\n\n")
 	fmt.Fprintf(b, "Every method against posteriordb's gold-standard reference draws (Stan NUTS, 10 chains × 1,000 thinned draws) on %d posteriors "+
 		"(experiments/posteriordb.toml). Not an experiment of the paper: extended evidence only, no verdict of the paper's claims rests on it. "+
@@ -474,8 +494,14 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		"constrained parameters; an interval is the mean over the seeds and, in brackets, their range (min–max). "+
 		"mean err is the largest |Δ mean| / reference sd; sd ratios the range of every parameter's sd ratio over the seeds; "+
 		"MMD²/floor the MMD² to the reference over the reference's own floor (its two halves' MMD²). "+
-		"A seed is close when mean err ≤ %g and every sd ratio lies in [%g, %g].\n\n",
-		len(Datasets(all)), PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh)
+		"A seed is close when mean err ≤ %g and every sd ratio lies in [%g, %g] at N = %d, bounds that widen as the errors of N independent draws do (by √(%d/N): at N = 30, %s and [%s, %s]; at N = 10, %s and [%s, %s]). "+
+		"A seed is flagged when its method flagged it, less the flags the benchmark's set-up raises at every run: "+
+		"HMC's R̂ and ESS on fewer than %g draws in all (the arm keeps ⌈N/4⌉ per chain; at these draws R̂ does not tell a stuck chain from chains that mix), "+
+		"whose place takes \"stuck\", a chain whose adapted step size is below %g of the largest chain's; "+
+		"and MMD-FW's and Stein Points' \"ceiling\" (N reached before the KSD² of 1,000 independent draws), counted only when the set is worse in KSD² than N independent draws. "+
+		"A seed neither close nor flagged is silently off.\n\n",
+		len(Datasets(all)), PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh, PDBCloseN, PDBCloseN,
+		sig3(e30), sig3(lo30), sig3(hi30), sig3(e10), sig3(lo10), sig3(hi10), float64(PDBMinDraws), PDBStuckStep)
 	if len(cells) < len(all) {
 		fmt.Fprintf(b, "%d of %d cells finished; the tables read the finished ones.\n\n", len(cells), len(all))
 	}
@@ -497,6 +523,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		b.WriteString("- " + v.Sentence() + "\n")
 	}
 	b.WriteString("\n")
+	writePDBByN(b, stats)
 	fmt.Fprintf(b, "### At N = %d\n\n", top)
 	b.WriteString("| posterior | method | seeds | mean err | sd ratios | MMD²/floor | grad evals | seconds | close | flags |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
@@ -517,6 +544,56 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 	writePDBClaims(b, stats)
 	for _, l := range experimentLinks(res, PDBExperiment, nil, opts) {
 		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n")
+}
+
+// PDBVerdictsAt returns one verdict per method of stats (in their order)
+// at particle count n, none for a method without cells there.
+func PDBVerdictsAt(stats []PDBStat, n int) []PDBVerdict {
+	var at []PDBStat
+	for _, s := range stats {
+		if s.N == n {
+			at = append(at, s)
+		}
+	}
+	return PDBVerdicts(at)
+}
+
+// writePDBByN writes the verdicts at every particle count: per method and
+// N, the posteriors close on every seed, flagged on some seed and silently
+// off on some seed, of those with a finished cell.
+func writePDBByN(b *strings.Builder, stats []PDBStat) {
+	ns := pdbNs(stats)
+	if len(ns) < 2 {
+		return
+	}
+	b.WriteString("At every N, posteriors close on every seed / flagged on some seed / silently off on some seed, of those run:\n\n| method |")
+	for _, n := range ns {
+		fmt.Fprintf(b, " N = %d |", n)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(ns)) + "\n")
+	byMethod := map[string]map[int]PDBVerdict{}
+	var order []string
+	for _, n := range ns {
+		for _, v := range PDBVerdictsAt(stats, n) {
+			if byMethod[v.Method] == nil {
+				byMethod[v.Method] = map[int]PDBVerdict{}
+				order = append(order, v.Method)
+			}
+			byMethod[v.Method][n] = v
+		}
+	}
+	for _, m := range order {
+		fmt.Fprintf(b, "| %s |", m)
+		for _, n := range ns {
+			if v, ok := byMethod[m][n]; ok {
+				fmt.Fprintf(b, " %d / %d / %d of %d |", v.Close, v.Flagged, v.SilentOff, v.Posteriors)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 }

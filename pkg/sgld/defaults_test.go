@@ -148,3 +148,48 @@ func TestBurnInRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestMonitorReadsEveryDraw: with Keep = 25 (a set of 100 from four chains)
+// StopConverged's monitor reads every draw since the burn-in, so the run
+// stops once the chains agree, at the iteration the same run without Keep
+// stops, and returns the last 25 draws of each of its chains. Reading the
+// kept draws alone (MonitorKept, the rule before) tests 12 draws per chain,
+// whose bulk ESS cannot reach 400: that run goes to its ceiling, flagged,
+// with 13 draws per chain.
+func TestMonitorReadsEveryDraw(t *testing.T) {
+	g := testutil.Gauss5(t)
+	run := func(keep int, monitor string) particle.Set {
+		t.Helper()
+		set, err := sgld.Settings{X0: make([]float64, 5), Iterations: 20000, Keep: keep, Monitor: monitor}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	all, kept, full := run(25, ""), run(25, sgld.MonitorKept), run(0, "")
+	it := all.Diag.Values["iterations"]
+	t.Logf("MonitorAll: %v iterations, %d particles, flags %q; MonitorKept: %v iterations, %d particles, flags %q",
+		it, all.X.RawMatrix().Rows, all.Diag.Reason(), kept.Diag.Values["iterations"], kept.X.RawMatrix().Rows, kept.Diag.Reason())
+	if all.Diag.Flagged() || !(it < 20000) || all.X.RawMatrix().Rows != 100 {
+		t.Errorf("MonitorAll: %v iterations, %d particles, flags %q; want converged before the ceiling with 100", it, all.X.RawMatrix().Rows, all.Diag.Reason())
+	}
+	if full.Diag.Values["iterations"] != it || full.Diag.Values["rhat_max"] != all.Diag.Values["rhat_max"] {
+		t.Errorf("without Keep: %v iterations, R̂ %v; with Keep %v, %v: the monitor must not depend on Keep",
+			full.Diag.Values["iterations"], full.Diag.Values["rhat_max"], it, all.Diag.Values["rhat_max"])
+	}
+	// The set is the last 25 draws of each chain of the run without Keep.
+	per := full.X.RawMatrix().Rows / 4
+	for c := 0; c < 4; c++ {
+		for k := 0; k < 25; k++ {
+			want, got := full.X.RawRowView(c*per+per-25+k), all.X.RawRowView(c*25+k)
+			for j := range want {
+				if got[j] != want[j] {
+					t.Fatalf("chain %d, draw %d of the set: %v, want %v (the last 25 of the chain)", c, k, got, want)
+				}
+			}
+		}
+	}
+	if !kept.Diag.Flagged() || kept.Diag.Flags[0].Code != "ceiling" || kept.X.RawMatrix().Rows != 52 {
+		t.Errorf("MonitorKept: flags %q, %d particles; want the ceiling's with 52", kept.Diag.Reason(), kept.X.RawMatrix().Rows)
+	}
+}

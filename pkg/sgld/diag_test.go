@@ -27,8 +27,10 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 		return -x[0] * x[0] / 2
 	}}
 	for _, keep := range []int{0, 5} { // the whole ring, and a ring that has wrapped
+		// StopFixed: a ring of Keep rows (StopConverged's monitor keeps
+		// every draw, so its ring would not wrap).
 		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, X0: []float64{0}, A: 0.5, Keep: keep,
-			Schedule: ScheduleConstant, Whiten: WhitenNone}
+			Schedule: ScheduleConstant, Whiten: WhitenNone, Stop: StopFixed}
 		set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
 		var nf *particle.NonFiniteError
 		if !errors.As(err, &nf) || nf.Point != "chain" || nf.Index != 0 || nf.Coord != -1 {
@@ -49,5 +51,22 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 			}
 		}
 		t.Logf("Keep %d: %v; %d draws", keep, err, set.Len())
+	}
+	// StopConverged with Keep 5 keeps every draw for its monitor: the set
+	// is the last 5 of the draws before the one taken back.
+	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, X0: []float64{0}, A: 0.5, Keep: 5,
+		Schedule: ScheduleConstant, Whiten: WhitenNone}
+	set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
+	var nf *particle.NonFiniteError
+	if !errors.As(err, &nf) {
+		t.Fatalf("StopConverged, Keep 5: error %v, want the −∞ of chain 0", err)
+	}
+	if want := min(nf.Iteration-2, 5); set.Len() != want {
+		t.Errorf("StopConverged, Keep 5: %d draws after an error at iteration %d, want %d", set.Len(), nf.Iteration, want)
+	}
+	for i := 0; i < set.Len(); i++ {
+		if x := set.X.At(i, 0); x < -1 {
+			t.Errorf("StopConverged, Keep 5: draw %d at %v, outside the support", i, x)
+		}
 	}
 }

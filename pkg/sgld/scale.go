@@ -50,6 +50,22 @@ const (
 	StopFixed = "fixed"
 )
 
+// Monitors of StopConverged (Settings.Monitor) when Settings.Keep caps the
+// particle set.
+const (
+	// MonitorAll tests R̂ and the ESS on the second half of every draw
+	// kept since the burn-in, whatever Keep, and returns the last Keep
+	// draws of each chain: the run stops when the chains agree, not when
+	// Keep draws could show it, and a set of N = Chains·Keep particles has
+	// N of them. With Keep = 25 (a set of 100 from four chains) the old
+	// reading of the kept draws alone tested 12 draws per chain, whose
+	// bulk ESS cannot reach 400, so every such run went to its ceiling.
+	MonitorAll = "all"
+	// MonitorKept tests the second half of the last Keep draws of each
+	// chain and returns those (the rule before MonitorAll).
+	MonitorKept = "kept"
+)
+
 // ScheduleAdaptive is a constant step after a burn-in that adapts it,
 // each chain its own: starting at A, after every iteration of the burn-in
 // log ε moves by (α − AdaptTarget)/(k + 10)^0.6 (never above log A), α the
@@ -110,6 +126,11 @@ func (s Settings) validateScale() error {
 	case "", StopConverged, StopFixed:
 	default:
 		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopConverged, StopFixed})
+	}
+	switch s.Monitor {
+	case "", MonitorAll, MonitorKept:
+	default:
+		return setting.Errorf("monitor", s.Monitor, "is not one of %q", []string{MonitorAll, MonitorKept})
 	}
 	if math.IsNaN(s.MaxRhat) || math.IsInf(s.MaxRhat, 0) || (s.MaxRhat != 0 && s.MaxRhat <= 1) {
 		return setting.Errorf("max_rhat", s.MaxRhat, "must be above 1")
@@ -290,15 +311,15 @@ func (c *convergence) check(chains []*chain, at int) bool {
 	c.iterations = at
 	for _, ch := range chains {
 		ch.skip = 0
-		ch.skip = ch.retained() / 2
+		ch.skip = ch.monitored() / 2
 	}
 	burn := c.s.BurnIn
 	if at < c.s.Iterations && at-c.last < max(c.s.RecordEvery, (at-burn)/10) {
 		return false
 	}
-	n := chains[0].retained()
+	n := chains[0].monitored()
 	for _, ch := range chains {
-		n = min(n, ch.retained())
+		n = min(n, ch.monitored())
 	}
 	if n < 4 {
 		return false
@@ -310,9 +331,7 @@ func (c *convergence) check(chains []*chain, at int) bool {
 	}
 	for i, ch := range chains {
 		b := c.buf[i*n*d : (i+1)*n*d]
-		tmp := make([]float64, ch.retained()*d)
-		ch.copyDraws(tmp)
-		copy(b, tmp[len(tmp)-n*d:])
+		ch.copyLast(b, n)
 		c.draws[i] = mat.NewDense(n, d, b)
 	}
 	metric.SplitRhat(c.draws, c.rhat)

@@ -32,7 +32,8 @@ type Settings struct {
 	Thin int `toml:"thin" json:"thin,omitempty"`
 	// Keep, when positive, keeps only the last Keep draws of each chain, so
 	// that the particle set has a fixed budget of Chains·Keep particles
-	// however long the run. Default 0: every kept draw.
+	// however long the run (with StopConverged, the last Keep of the second
+	// half its monitor reads; see Monitor). Default 0: every kept draw.
 	Keep int `toml:"-" json:"-"`
 
 	// Chains is the number of independent chains. Default 4.
@@ -107,6 +108,13 @@ type Settings struct {
 	// sample size over the coordinates, all chains together. Zero means
 	// DefaultMinESS (400).
 	MinESS float64 `toml:"min_ess" json:"min_ess,omitempty"`
+	// Monitor selects the draws StopConverged's R̂ and ESS read when Keep
+	// caps the set: MonitorAll (the default, also "") the second half of
+	// every draw kept since the burn-in, the set being the last Keep of
+	// them; MonitorKept only the second half of the last Keep draws, which
+	// is also the set (Chains·⌈Keep/2⌉ particles). Without Keep the two
+	// are the same. See the constants.
+	Monitor string `toml:"monitor" json:"monitor,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
@@ -288,6 +296,7 @@ type chain struct {
 	rows    int
 	kept    int  // draws kept so far, including those overwritten in the ring
 	skip    int  // oldest retained draws left out of the set (StopConverged's second half)
+	keep    int  // when positive, the set's cap per chain within the monitored draws (Settings.Keep, MonitorAll)
 	dropped bool // the last kept draw was taken back (see step)
 }
 
@@ -395,10 +404,10 @@ func (c *chain) run(ctx context.Context, until int) {
 	}
 }
 
-// retained returns the number of draws of c that are in the particle set:
-// the last min(kept, rows) kept (one fewer than the ring holds when its
-// last draw was taken back), less the oldest skip.
-func (c *chain) retained() int {
+// monitored returns the number of draws of c that StopConverged's monitor
+// reads: the last min(kept, rows) kept (one fewer than the ring holds when
+// its last draw was taken back), less the oldest skip.
+func (c *chain) monitored() int {
 	n := min(c.kept, c.rows)
 	if c.dropped {
 		n = min(c.kept, c.rows-1)
@@ -406,11 +415,24 @@ func (c *chain) retained() int {
 	return max(0, n-c.skip)
 }
 
+// retained returns the number of draws of c that are in the particle set:
+// the last keep of the monitored ones (all of them when keep is 0).
+func (c *chain) retained() int {
+	n := c.monitored()
+	if c.keep > 0 {
+		n = min(n, c.keep)
+	}
+	return n
+}
+
 // copyDraws writes the retained draws of c, oldest first, into dst and
 // returns the number of values written.
-func (c *chain) copyDraws(dst []float64) int {
+func (c *chain) copyDraws(dst []float64) int { return c.copyLast(dst, c.retained()) }
+
+// copyLast writes the last n draws of c, oldest first, into dst and
+// returns the number of values written.
+func (c *chain) copyLast(dst []float64, n int) int {
 	d := len(c.x)
-	n := c.retained()
 	first := c.kept - n
 	for k := 0; k < n; k++ {
 		i := (first + k) % c.rows
@@ -422,7 +444,8 @@ func (c *chain) copyDraws(dst []float64) int {
 // Run samples the posterior t with stochastic gradient Langevin dynamics and
 // returns the thinned post-burn-in draws of all chains, chain by chain and
 // oldest first, with equal weights (with StopConverged, those of the
-// second half of each chain's kept draws). With WhitenLaplace the MAP
+// second half of each chain's kept draws, the last Keep of them when Keep is
+// set). With WhitenLaplace the MAP
 // search and the Laplace fit come first, charged to the run.
 //
 // Each chain has its own random stream, seeded in turn from src before any

@@ -123,9 +123,15 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 // the diagnostics in the coordinates of fr (nil: those of t).
 func newState(t target.Target, s Settings, src rand.Source, fr *laplace.Frame) (*state, error) {
 	d := t.Dim()
-	rows := (s.Iterations - s.BurnIn) / s.Thin
+	rows, keep := (s.Iterations-s.BurnIn)/s.Thin, 0
 	if s.Keep > 0 {
-		rows = min(rows, s.Keep)
+		if s.Stop == StopConverged && s.Monitor != MonitorKept {
+			// The monitor reads every draw since the burn-in; the set
+			// the last Keep of its second half.
+			keep = s.Keep
+		} else {
+			rows = min(rows, s.Keep)
+		}
 	}
 	r := &state{t: t, s: s, fr: fr, d: d}
 	s0, scale := s.X0, s.X0Scale
@@ -141,6 +147,7 @@ func newState(t target.Target, s Settings, src rand.Source, fr *laplace.Frame) (
 			rng:   rng,
 			draws: make([]float64, 0, min(rows, 1024)*d),
 			rows:  rows,
+			keep:  keep,
 		}
 		ps, ok := t.(target.PriorSampler)
 		switch {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestZeroValueKnownTargets runs the zero Settings with only X0 (the
@@ -56,5 +60,40 @@ func TestCeilingFlagged(t *testing.T) {
 	}
 	if fixed.Diag.Flagged() {
 		t.Errorf("StopFixed flagged: %q", fixed.Diag.Reason())
+	}
+}
+
+// TestBandwidthScale: BandwidthScale multiplies the particles' median
+// distance. Zero and 1 are the zero value's rule to the bit; a narrower
+// kernel (h² = med/2, scale √½) holds the particles of N(0, I₅) less far
+// apart, so their variance falls, and a negative scale is refused.
+func TestBandwidthScale(t *testing.T) {
+	g := testutil.Gauss5(t)
+	run := func(scale float64) particle.Set {
+		t.Helper()
+		set, err := svgd.Settings{X0: make([]float64, 5), Stop: svgd.StopFixed, Iterations: 500, BandwidthScale: scale}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	zero, one, half := run(0), run(1), run(math.Sqrt(0.5))
+	if !mat.Equal(zero.X, one.X) {
+		t.Error("BandwidthScale 1 differs from the zero value")
+	}
+	cov := g.Cov()
+	spread := func(s particle.Set) float64 {
+		var v float64
+		for j := 0; j < 5; j++ {
+			v += stat.Variance(mat.Col(nil, j, s.X), nil) / cov.At(j, j) / 5
+		}
+		return v
+	}
+	t.Logf("variance / target's: scale 1 %.3f, scale √½ %.3f", spread(one), spread(half))
+	if !(spread(half) < spread(one)) {
+		t.Errorf("variance ratio %.3f with h² = med/2, want below %.3f with h² = med", spread(half), spread(one))
+	}
+	if err := (svgd.Settings{BandwidthScale: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "bandwidth_scale") {
+		t.Errorf("BandwidthScale −1: error %v, want one naming bandwidth_scale", err)
 	}
 }

@@ -90,7 +90,7 @@ func aligned64(n int) []float64 {
 // dst must not share memory with X or scores.
 func Direction(dst, X, scores *mat.Dense, k kernel.RBF, excludeDiag bool, ws *Workspace) kernel.RBF {
 	ws.xtFresh = false
-	startDirection(nil, X, scores, k, excludeDiag, false, ws).Run(0)
+	startDirection(nil, X, scores, k, excludeDiag, false, 1, ws).Run(0)
 	return finishDirection(dst, ws, nil)
 }
 
@@ -129,7 +129,8 @@ type dirJob struct {
 	phase            int
 	kern             kernel.RBF
 	excludeDiag      bool
-	medianDist       bool // h² = med over distinct pairs (BandwidthParticles)
+	medianDist       bool    // h² = med over distinct pairs (BandwidthParticles)
+	distScale        float64 // h = distScale·√med with medianDist
 	inv2, c, invN    float64
 	rowParts, colBlk int // the product phase's row strips and column block
 	parts            int // of the product phase
@@ -195,7 +196,7 @@ func (j *dirJob) Run(part int) {
 		case j.medianDist:
 			j.kern.H = 1
 			if m := kernel.MedianSq(ws.k, false, ws.median); m > 0 {
-				j.kern.H = math.Sqrt(m)
+				j.kern.H = j.distScale * math.Sqrt(m)
 			}
 		default:
 			j.kern.H = kernel.SVGDBandwidth(kernel.MedianSq(ws.k, !j.excludeDiag, ws.median), n)
@@ -317,7 +318,7 @@ func rowSums(dst []float64, k []float64, ldk, i0, n int) {
 // alone), which needs X but not the scores: two jobs, the transpose of X
 // (skipped when the previous update wrote it, ws.xtFresh) and the upper
 // strips of X Xᵀ (medianDist: with a zero k.H, the bandwidth is the
-// median distance h = √med over the n(n−1)/2 distinct pairs,
+// median distance h = distScale·√med over the n(n−1)/2 distinct pairs,
 // BandwidthParticles). It returns the job whose Run(0) takes the squared
 // distances (upper triangle; the median and the exponentials read no
 // other) and the median heuristic (phaseMedian), which the caller runs
@@ -326,7 +327,7 @@ func rowSums(dst []float64, k []float64, ldk, i0, n int) {
 // Every element is computed by the same operations in the same order
 // whichever goroutine takes its part, so the result has the same bits for
 // every team.
-func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeDiag, medianDist bool, ws *Workspace) *dirJob {
+func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeDiag, medianDist bool, distScale float64, ws *Workspace) *dirJob {
 	n, d := X.Dims()
 	if n != ws.n || d != ws.d {
 		panic("svgd: workspace size mismatch")
@@ -341,7 +342,7 @@ func startDirection(team *par.Team, X, scores *mat.Dense, k kernel.RBF, excludeD
 		team = nil
 	}
 	j := &ws.job
-	*j = dirJob{ws: ws, x: X, scores: scores, team: team, kern: k, excludeDiag: excludeDiag, medianDist: medianDist}
+	*j = dirJob{ws: ws, x: X, scores: scores, team: team, kern: k, excludeDiag: excludeDiag, medianDist: medianDist, distScale: distScale}
 	if !ws.xtFresh {
 		j.phase = phaseTranspose
 		team.Do((d+dirTransposeBlock-1)/dirTransposeBlock, j)

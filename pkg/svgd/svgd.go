@@ -106,6 +106,13 @@ type Settings struct {
 	// WhitenNone the zero value is the reference median heuristic, and
 	// BandwidthParticles may be chosen there too. See the constants.
 	BandwidthRule string `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
+	// BandwidthScale multiplies the bandwidth of BandwidthParticles:
+	// h = BandwidthScale·√med, h² = c·med/2 with c = 2·BandwidthScale².
+	// Zero means 1 (the median distance); it has no effect under another
+	// rule or with a fixed Bandwidth. It exists to compare the rule with
+	// its neighbours (docs/DECISIONS.md, "SVGD's bandwidth follows its
+	// particles").
+	BandwidthScale float64 `toml:"bandwidth_scale" json:"bandwidth_scale,omitempty"`
 
 	// RecordEvery reports a snapshot after every RecordEvery iterations.
 	// The initial particles (step 0) and the final ones are always
@@ -182,7 +189,7 @@ type Settings struct {
 func (s Settings) Validate() error {
 	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.Step,
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
-		"record_every", s.RecordEvery, "init_scale", s.X0Scale); err != nil {
+		"record_every", s.RecordEvery, "init_scale", s.X0Scale, "bandwidth_scale", s.BandwidthScale); err != nil {
 		return err
 	}
 	if s.BatchSize < 0 && s.BatchSize != FullBatch {
@@ -531,7 +538,7 @@ func (st *state) step(it int) error {
 	if team != nil {
 		team = st.pick.start(team)
 	}
-	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.s.BandwidthRule == BandwidthParticles, st.ws)
+	med := startDirection(team, st.x, st.scores, st.kern, st.s.ExcludeDiagonal, st.s.BandwidthRule == BandwidthParticles, cmp.Or(st.s.BandwidthScale, 1), st.ws)
 	st.computeScores(team, med)
 	if err := st.checkScores(it + 1); err != nil {
 		return err

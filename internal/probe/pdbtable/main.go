@@ -24,6 +24,19 @@
 //	go run ./internal/probe/pdbtable -hmc
 //	go run ./internal/probe/pdbtable -methods
 //	go run ./internal/probe/pdbtable -methods -only svgd,sgld -posteriors sblrc-blr -seeds 1
+//
+// -first-seed moves the seeds to first, first+1, …: the seeds 1, 2, …
+// are those the benchmark's reports read (experiments/posteriordb.toml's
+// splits), so a setting is chosen on others (e.g. -first-seed 100).
+// -svgd-bandwidths replaces the methods by SVGD (zero settings otherwise)
+// under each of the listed bandwidth rules: "laplace" (the Laplace fit's
+// frozen width), "h=V" (a fixed width V in whitened units) and "c=V" (the
+// particles' rule with h² = V·med/2; c = 2 is the median distance, the
+// zero value):
+//
+//	go run ./internal/probe/pdbtable -methods -starts map -seeds 12 -first-seed 100 \
+//		-posteriors eight_schools-eight_schools_noncentered \
+//		-svgd-bandwidths laplace,h=1.5,h=5,h=10,c=0.5,c=0.7,c=1,c=1.5,c=2
 package main
 
 import (
@@ -34,6 +47,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,6 +55,8 @@ import (
 	"github.com/mmdfw/mmdfw/internal/pdbcheck"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
 func main() {
@@ -51,6 +67,8 @@ func main() {
 	only := flag.String("only", "", "comma-separated methods for -methods (default all: "+strings.Join(methodNames(), ",")+")")
 	starts := flag.String("starts", "init,map", "comma-separated start points for -methods (init, map)")
 	seeds := flag.Int("seeds", 3, "seeds per run for -methods (1, 2, …)")
+	firstSeed := flag.Int("first-seed", 1, "first seed of -methods (seeds first, first+1, …; 1, 2, … are the reported ones)")
+	svgdBW := flag.String("svgd-bandwidths", "", "comma-separated SVGD bandwidth rules for -methods, replacing the methods: laplace, h=V (fixed, whitened units), c=V (h² = V·med/2)")
 	seed := flag.Uint64("seed", 1, "seed of the -hmc runs")
 	timeout := flag.Duration("timeout", 60*time.Second, "bound on each -methods run")
 	mmdDraws := flag.Int("mmd-draws", 0, "reference draws in the MMD² (0: all)")
@@ -122,7 +140,12 @@ func main() {
 			fmt.Println()
 		}
 		ms := pdbcheck.Methods(100)
-		if *only != "" {
+		if *svgdBW != "" {
+			var err error
+			if ms, err = svgdBandwidths(*svgdBW, 100); err != nil {
+				fail(err)
+			}
+		} else if *only != "" {
 			want := strings.Split(*only, ",")
 			ms = slices.DeleteFunc(ms, func(m pdbcheck.Method) bool { return !slices.Contains(want, m.Name) })
 			if len(ms) != len(want) {
@@ -148,7 +171,7 @@ func main() {
 				mapCost := make([]int64, *seeds)
 				var mapErr error
 				for k := range x0s {
-					x0s[k] = p.Init(uint64(k + 1))
+					x0s[k] = p.Init(uint64(k + *firstSeed))
 					if st == pdbcheck.StartMAP {
 						x0s[k], mapCost[k], mapErr = p.MAP(ctx, x0s[k])
 						if mapErr != nil {
@@ -163,10 +186,10 @@ func main() {
 					}
 					var rs []pdbcheck.RunResult
 					for k := range x0s {
-						r := p.RunMethod(ctx, m, st, x0s[k], uint64(k+1), *timeout)
+						r := p.RunMethod(ctx, m, st, x0s[k], uint64(k+*firstSeed), *timeout)
 						r.StartGradEvals = mapCost[k]
 						rs = append(rs, r)
-						fmt.Fprintf(os.Stderr, "%s %s %s seed %d: %s in %.1f s, %d grad evals", name, m.Name, st, k+1, r.Judge(), r.Seconds, r.GradEvals+r.StartGradEvals)
+						fmt.Fprintf(os.Stderr, "%s %s %s seed %d: %s in %.1f s, %d grad evals", name, m.Name, st, k+*firstSeed, r.Judge(), r.Seconds, r.GradEvals+r.StartGradEvals)
 						if r.Errors != nil {
 							fmt.Fprintf(os.Stderr, ", max |Δm|/sd %.3g, sd ratio %.3g–%.3g, MMD² %.3g", r.Summary.MaxMeanErr, r.Summary.MinSDRatio, r.Summary.MaxSDRatio, r.Summary.MMD2)
 						}
@@ -212,6 +235,37 @@ func main() {
 		}
 		tw.Flush()
 	}
+}
+
+// svgdBandwidths returns SVGD with n particles under each bandwidth rule
+// of the comma-separated list (see the command's documentation).
+func svgdBandwidths(list string, n int) ([]pdbcheck.Method, error) {
+	var ms []pdbcheck.Method
+	for _, r := range strings.Split(list, ",") {
+		var s svgd.Settings
+		switch {
+		case r == "laplace":
+			s.BandwidthRule = svgd.BandwidthLaplace
+		case strings.HasPrefix(r, "h="), strings.HasPrefix(r, "c="):
+			v, err := strconv.ParseFloat(r[2:], 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("pdbtable: -svgd-bandwidths: %q: want a positive number after %q", r, r[:2])
+			}
+			if r[0] == 'h' {
+				s.Bandwidth = v
+			} else {
+				s.BandwidthRule, s.BandwidthScale = svgd.BandwidthParticles, math.Sqrt(v/2)
+			}
+		default:
+			return nil, fmt.Errorf("pdbtable: -svgd-bandwidths: unknown rule %q (laplace, h=V, c=V)", r)
+		}
+		ms = append(ms, pdbcheck.Method{Name: "svgd[" + r + "]", New: func(x0 []float64) sampler.Sampler {
+			s := s
+			s.X0, s.N = x0, n
+			return s
+		}})
+	}
+	return ms, nil
 }
 
 // verdictCodes counts the verdicts of runs in one letter each ("3W",
