@@ -24,6 +24,11 @@ func TestStartOfTrainedAndBaselines(t *testing.T) {
 		{"start", "start", "ensemble", startTrained},
 		{"start", "start", "map", startMAP},
 		{"start", "start", "laplace", startMAP},
+		{"start", "start", "prior", startPrior},
+		{"sgld", "init", "map", startMAP},
+		{"sgld", "init", "prior", startPrior},
+		{"mmdfw", "start", "prior", startPrior},
+		{"svgd", "init", "laplace", startMAP},
 	} {
 		c := withSettings(memCell("table1", "m", tc.kind, "boston", 0, 1), map[string]any{tc.key: tc.value})
 		if _, cl := StartOf(c, true); cl != tc.class {
@@ -273,5 +278,78 @@ func TestChosenStarts(t *testing.T) {
 	want := "tune, kind svgd: offered model init draws and draws around a trained network; chosen draws around a trained network on 1 (boston); model init draws on 1 (yacht)."
 	if got != want {
 		t.Errorf("chosen starts:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// accuracyCell is a fig1a cell on Covertype: accuracy acc on split s
+// (× (1 + 0.001 s)) at each of grads, a start-only baseline one snapshot.
+func accuracyCell(method, kind, key, start string, s int, acc float64) *Cell {
+	grads := []int64{25, 50, 100}
+	if kind == "start" {
+		grads = grads[:1]
+	}
+	var rows []Row
+	for i, g := range grads {
+		rows = append(rows, Row{Step: i + 1, GradEvals: g, Metric: "accuracy", Value: acc * (1 + 0.001*float64(s))})
+	}
+	return withSettings(memCell("fig1a", method, kind, "covertype", s, 100, rows...), map[string]any{key: start})
+}
+
+// On Covertype each arm pairs with the start-only baselines of its class:
+// SVGD from the prior with the prior draws alone, SVGD from Laplace draws
+// and MMD-FW from the MAP with the MAP alone (first) and the Laplace draws;
+// no arm is set against a baseline of another start. Accuracy gains are
+// arm − baseline (0.01 here), outside the band of 0.001.
+func TestGainOverStartCovertype(t *testing.T) {
+	arms := []struct {
+		method, kind, key, start string
+		acc                      float64
+	}{
+		{"mmdfw", "mmdfw", "start", "map", 0.75},
+		{"svgd", "svgd", "init", "prior", 0.70},
+		{"svgd-tuned", "svgd", "init", "laplace", 0.75},
+		{"start-map", "start", "start", "map", 0.74},
+		{"start-laplace", "start", "start", "laplace", 0.76},
+		{"start-prior", "start", "start", "prior", 0.50},
+	}
+	var cells []*Cell
+	for _, a := range arms {
+		cells = append(cells, splits3(func(s int) *Cell { return accuracyCell(a.method, a.kind, a.key, a.start, s, a.acc) })...)
+	}
+	res := declare(&Results{Metrics: testMeanings, Cells: cells}, "fig1a", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "svgd-tuned"},
+	})
+	gs := gainContrasts(res, []struct{ id, metric string }{{"fig1a", "accuracy"}}, fairConfig)
+	got := map[[2]string]*Contrast{}
+	for i := range gs {
+		got[[2]string{gs[i].A.Method, gs[i].B.Method}] = &gs[i]
+	}
+	want := map[[2]string]Outcome{
+		{"mmdfw", "start-map"}:          Better,
+		{"mmdfw", "start-laplace"}:      Worse,
+		{"svgd-tuned", "start-map"}:     Better,
+		{"svgd-tuned", "start-laplace"}: Worse,
+		{"svgd", "start-prior"}:         Better,
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d gain contrasts, want %d: %v", len(got), len(want), got)
+	}
+	for p, out := range want {
+		k := got[p]
+		if k == nil {
+			t.Errorf("no gain contrast of %s over %s", p[0], p[1])
+			continue
+		}
+		if k.Stats.N != 3 || k.AcrossStarts() || !k.Counted() || k.Outcome != out {
+			t.Errorf("%s over %s: %d splits, across starts %v, counted %v, %s; want 3, false, true, %s", p[0], p[1], k.Stats.N, k.AcrossStarts(), k.Counted(), k.Outcome, out)
+		}
+		if p == [2]string{"svgd", "start-prior"} && math.Abs(k.Stats.Mean-(0.70-0.50)*(1+0.001)) > 1e-12 {
+			t.Errorf("svgd over start-prior: mean gain %v, want 0.2002", k.Stats.Mean)
+		}
+	}
+	// The first baseline of the MAP class is the MAP alone.
+	if bs := startBaselines(res, "fig1a", "covertype", startMAP); len(bs) != 2 || bs[0] != "start-map" {
+		t.Errorf("MAP-class baselines %v, want start-map first", bs)
 	}
 }
