@@ -124,7 +124,7 @@ var wantCells = map[string]map[string]int{
 	"tune-bnn": {"quick": 24, "full": 108},
 	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
 	// tuning split.
-	"tune-covertype": {"quick": 32, "full": 72},
+	"tune-covertype": {"quick": 40, "full": 90},
 	// 2 readings of the paper's MMD-FW × 9 datasets × split 0; quick:
 	// 2 × 2 datasets.
 	"tune-paper": {"quick": 4, "full": 18},
@@ -246,8 +246,8 @@ func TestTuneCovertype(t *testing.T) {
 		starts[key][class]++
 	}
 	for _, k := range []string{KindMMDFW, KindSVGD, KindSP, KindSGLD} {
-		if perKind[k] != 8 {
-			t.Errorf("%d %s configurations, want 8 (%v)", perKind[k], k, perKind)
+		if perKind[k] != 10 {
+			t.Errorf("%d %s configurations, want 10 (%v)", perKind[k], k, perKind)
 		}
 	}
 	for key, by := range starts {

@@ -353,3 +353,82 @@ func TestGainOverStartCovertype(t *testing.T) {
 		t.Errorf("MAP-class baselines %v, want start-map first", bs)
 	}
 }
+
+// mmdCell is a fig1b cell on Covertype, split s, N particles: MMD² v
+// (× (1 + 0.01 s)) at its final snapshot, or, for a greedy arm (steps),
+// v·10/step at each step 1 … 10.
+func mmdCell(method, kind, key, start string, s, n int, v float64, greedy bool) *Cell {
+	f := 1 + 0.01*float64(s)
+	var rows []Row
+	if greedy {
+		for st := 1; st <= 10; st++ {
+			rows = append(rows, Row{Step: st, GradEvals: int64(100 * st), Metric: "mmd2", Value: v * 10 / float64(st) * f})
+		}
+	} else {
+		rows = []Row{{Step: 1, GradEvals: 100, Metric: "mmd2", Value: v * f}}
+	}
+	return withSettings(memCell("fig1b", method, kind, "covertype", s, n, rows...), map[string]any{key: start})
+}
+
+// Claim 3's gain over the start on fig1b: each arm at each SVGD particle
+// count against the baselines of its class, the MAP alone at every N.
+func TestMMDGainOverStart(t *testing.T) {
+	var cells []*Cell
+	for s := 0; s < 3; s++ {
+		cells = append(cells,
+			mmdCell("mmdfw", "mmdfw", "start", "map", s, 10, 0.1, true), // 0.2 at step 5, 0.1 at 10
+			mmdCell("start-map", "start", "start", "map", s, 1, 1, false))
+		for _, n := range []int{5, 10} {
+			cells = append(cells,
+				mmdCell("svgd", "svgd", "init", "prior", s, n, 0.5, false),
+				mmdCell("svgd-tuned", "svgd", "init", "laplace", s, n, 0.5, false),
+				mmdCell("start-laplace", "start", "start", "laplace", s, n, 0.4, false),
+				mmdCell("start-prior", "start", "start", "prior", s, n, 1, false))
+		}
+	}
+	res := declare(&Results{Metrics: testMeanings, Cells: cells}, "fig1b", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "svgd-tuned"},
+	})
+	type key struct {
+		arm, base, what string
+	}
+	got := map[key]*Contrast{}
+	gs := mmdGainContrasts(res, fairConfig)
+	for i := range gs {
+		got[key{gs[i].A.Method, gs[i].B.Method, gs[i].What}] = &gs[i]
+	}
+	for _, tc := range []struct {
+		k     key
+		ratio float64
+		out   Outcome
+	}{
+		{key{"mmdfw", "start-map", "MMD² at N = 5"}, 5, Better},
+		{key{"mmdfw", "start-map", "MMD² at N = 10"}, 10, Better},
+		{key{"mmdfw", "start-laplace", "MMD² at N = 5"}, 2, Better},
+		{key{"svgd", "start-prior", "MMD² at N = 10"}, 2, Better},
+		{key{"svgd-tuned", "start-map", "MMD² at N = 5"}, 2, Better},
+		{key{"svgd-tuned", "start-laplace", "MMD² at N = 10"}, 0.8, Worse},
+	} {
+		k := got[tc.k]
+		if k == nil {
+			t.Errorf("no contrast %v", tc.k)
+			continue
+		}
+		if r := math.Exp(k.Stats.Mean); math.Abs(r-tc.ratio) > 1e-9 || k.Outcome != tc.out || k.Stats.N != 3 || k.AcrossStarts() {
+			t.Errorf("%v: ratio %v, %s over %d splits (across starts %v); want %v, %s, 3, false", tc.k, r, k.Outcome, k.Stats.N, k.AcrossStarts(), tc.ratio, tc.out)
+		}
+	}
+	// Three arms; mmdfw and svgd-tuned against two baselines, svgd against
+	// one; two particle counts each.
+	if len(gs) != (2+2+1)*2 {
+		t.Errorf("%d gain contrasts, want 10: %v", len(gs), got)
+	}
+	c := claim3(res)
+	if !strings.Contains(c.StartGain, "svgd-tuned (Laplace draws at the MAP) beats its start alone (start-map) on all 2 comparisons") {
+		t.Errorf("claim 3 start gain sentence: %s", c.StartGain)
+	}
+	if !strings.Contains(c.Markdown(), "Gain over its start") {
+		t.Errorf("claim 3 has no gain table:\n%s", c.Markdown())
+	}
+}
