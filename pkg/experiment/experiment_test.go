@@ -272,9 +272,9 @@ func TestTuneCovertype(t *testing.T) {
 	}
 	chosen := map[string]map[string]string{
 		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
-			"sp-tuned": "sp-map-nm200", "sgld-tuned": "sgld-const-2e-5"},
-		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
-			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
+			"sp-tuned": "sp-map-nm100", "sgld-tuned": "sgld-const-2e-5"},
+		"fig1b": {"mmdfw-tuned": "mmdfw-n0125-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
+			"svgd-tuned": "svgd-e01-full-laplace", "sp-tuned": "sp-map-nm50"},
 	}
 	for id, arms := range chosen {
 		e, err := harness.LoadFile(testRegistry, "../../experiments/"+id+".toml", "full")
