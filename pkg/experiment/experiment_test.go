@@ -93,10 +93,10 @@ func TestSettingsValidation(t *testing.T) {
 // wantCells is the number of cells of every experiment file per profile.
 var wantCells = map[string]map[string]int{
 	// (4 paper + 4 tuned methods + SP from the MAP) × 5 splits; quick: 1 split.
-	"fig1a": {"quick": 9, "full": 45},
+	"fig1a": {"quick": 12, "full": 60},
 	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
-	"fig1b": {"quick": 16, "full": 110},
+	"fig1b": {"quick": 23, "full": 175},
 	// 9 arms (4 MMD-FW, 3 SVGD, 2 starts alone) × 5 splits; quick: 1
 	// split.
 	"fig2a": {"quick": 9, "full": 45},
@@ -124,7 +124,7 @@ var wantCells = map[string]map[string]int{
 	"tune-bnn": {"quick": 24, "full": 108},
 	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
 	// tuning split.
-	"tune-covertype": {"quick": 16, "full": 36},
+	"tune-covertype": {"quick": 40, "full": 90},
 	// 2 readings of the paper's MMD-FW × 9 datasets × split 0; quick:
 	// 2 × 2 datasets.
 	"tune-paper": {"quick": 4, "full": 18},
@@ -196,9 +196,10 @@ func allGauss(ds []string) bool {
 }
 
 // TestTuneCovertype checks the tuning protocol of tune-covertype (the same
-// number of configurations per method kind, one gradient budget, splits
-// reserved for tuning, fig1b's reference) and that fig1a's and fig1b's
-// tuned arms run exactly the configurations it chose.
+// number of configurations per method kind, each kind's hyper-settings
+// offered from the prior and from the MAP alike, one gradient budget,
+// splits reserved for tuning, fig1b's reference) and that fig1a's and
+// fig1b's tuned arms run exactly the configurations it chose.
 func TestTuneCovertype(t *testing.T) {
 	tune, err := harness.LoadFile(testRegistry, "../../experiments/tune-covertype.toml", "full")
 	if err != nil {
@@ -214,13 +215,44 @@ func TestTuneCovertype(t *testing.T) {
 	}
 	perKind := map[string]int{}
 	byName := map[string]*harness.Method{}
+	// Each hyper-setting (the settings less the start's keys) of a kind
+	// appears once from the prior and once from the MAP (MMD-FW, SP and
+	// SGLD at the MAP itself, SVGD from Laplace draws at it).
+	starts := map[string]map[string]int{}
 	for _, m := range tune.Methods {
 		perKind[m.Kind]++
 		byName[m.Name] = m
+		var set map[string]any
+		b, _ := json.Marshal(m.Settings)
+		if err := json.Unmarshal(b, &set); err != nil {
+			t.Fatal(err)
+		}
+		class := "prior"
+		switch {
+		case set["start"] == "map", set["map"] == true, set["init"] == "map" && set["jitter"] == -1.0, set["init"] == "laplace":
+			class = "map"
+		case set["start"] == "prior", set["init"] == nil && set["start"] == nil && set["map"] == nil:
+		default:
+			t.Errorf("%s: start of %v is neither the prior nor the MAP", m.Name, set)
+		}
+		for _, k := range []string{"start", "map", "init", "jitter"} {
+			delete(set, k)
+		}
+		hyper, _ := json.Marshal(set)
+		key := m.Kind + " " + string(hyper)
+		if starts[key] == nil {
+			starts[key] = map[string]int{}
+		}
+		starts[key][class]++
 	}
 	for _, k := range []string{KindMMDFW, KindSVGD, KindSP, KindSGLD} {
-		if perKind[k] != 4 {
-			t.Errorf("%d %s configurations, want 4 (%v)", perKind[k], k, perKind)
+		if perKind[k] != 10 {
+			t.Errorf("%d %s configurations, want 10 (%v)", perKind[k], k, perKind)
+		}
+	}
+	for key, by := range starts {
+		if by["prior"] != 1 || by["map"] != 1 {
+			t.Errorf("%s: starts %v, want one from the prior and one from the MAP", key, by)
 		}
 	}
 	fig1b, err := harness.LoadFile(testRegistry, "../../experiments/fig1b.toml", "full")
@@ -240,9 +272,9 @@ func TestTuneCovertype(t *testing.T) {
 	}
 	chosen := map[string]map[string]string{
 		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
-			"sp-tuned": "sp-map-nm200", "sgld-tuned": "sgld-const-2e-5"},
-		"fig1b": {"mmdfw-tuned": "mmdfw-n025-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
-			"svgd-tuned": "svgd-e005-full-laplace", "sp-tuned": "sp-map-nm200"},
+			"sp-tuned": "sp-map-nm100", "sgld-tuned": "sgld-const-2e-5"},
+		"fig1b": {"mmdfw-tuned": "mmdfw-n0125-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
+			"svgd-tuned": "svgd-e01-full-laplace", "sp-tuned": "sp-map-nm50"},
 	}
 	for id, arms := range chosen {
 		e, err := harness.LoadFile(testRegistry, "../../experiments/"+id+".toml", "full")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // KindStart is the kind of the start-only baselines: the starts that the
@@ -42,6 +43,9 @@ const DefaultEnsemble = 5
 //   - start = "laplace": N draws (default DefaultEnsemble) of the Laplace
 //     approximation N(x̂, (−∇²log p(x̂))⁻¹) at the cell's MAP x̂, equal
 //     weights, the MAP and the fit charged.
+//   - start = "prior": N draws (default DefaultEnsemble) of the prior,
+//     equal weights, at no gradient cost: SVGD's init = "prior", SGLD's
+//     chains' and MMD-FW's start = "prior" starting points, alone.
 //
 // The train_* keys (TrainConfig) apply to "trained" and "ensemble".
 type StartConfig struct {
@@ -54,9 +58,9 @@ type StartConfig struct {
 // Validate checks the selector and the train_* settings.
 func (c StartConfig) Validate() error {
 	if c.Start == "" {
-		return fieldErr("start", `is required: "trained", "ensemble", "map" or "laplace"`)
+		return fieldErr("start", `is required: "trained", "ensemble", "map", "laplace" or "prior"`)
 	}
-	if err := oneOf("start", c.Start, "trained", "ensemble", "map", "laplace"); err != nil {
+	if err := oneOf("start", c.Start, "trained", "ensemble", "map", "laplace", "prior"); err != nil {
 		return err
 	}
 	return c.TrainConfig.validate(c.Start == "trained" || c.Start == "ensemble", "start", `"trained" or "ensemble"`)
@@ -107,6 +111,24 @@ func runStart(ctx context.Context, in harness.Input[StartConfig]) (harness.Outpu
 		}
 		info["start"] = c.Start
 		return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, info, m)}, nil
+	case "prior":
+		n := cmp.Or(in.N, DefaultEnsemble)
+		ps, ok := in.Problem.Target.(target.PriorSampler)
+		if !ok {
+			return harness.Output{}, fieldErr("start", `"prior" needs a target with prior draws, not %s`, d.About().Name)
+		}
+		X := mat.NewDense(n, in.Problem.Target.Dim(), nil)
+		for i := 0; i < n; i++ {
+			ps.SamplePrior(rng, X.RawRowView(i))
+		}
+		if err := particle.CheckFinite("start", 1, X.RawMatrix().Data); err != nil {
+			return harness.Output{}, err
+		}
+		set := particle.Set{X: X, W: particle.Equal(n)}
+		if _, err := particle.Report(in.Recorder, &sw, particle.Snapshot{Step: 1, X: set.X, W: set.W}); err != nil {
+			return harness.Output{}, err
+		}
+		return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{"start": c.Start}, nil)}, nil
 	}
 	return harness.Output{}, fieldErr("start", "%q is not a start", c.Start)
 }

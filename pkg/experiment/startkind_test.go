@@ -57,6 +57,7 @@ func TestStartSettingsValidation(t *testing.T) {
 		{"svgd", `{ init = "trained", init_noise = 0.1, train_steps = 500 }`},
 		{"start", `{ start = "ensemble", train_step = 0.005 }`},
 		{"start", `{ start = "laplace" }`},
+		{"start", `{ start = "prior" }`},
 	} {
 		src := "id = \"v\"\ndatasets = [\"bostonHousing\"]\nsplits = [0]\n[eval]\nmetrics = [\"rmse\"]\n[methods.m]\nkind = \"" +
 			tc.kind + "\"\nsettings = " + tc.settings + "\n"
@@ -188,5 +189,36 @@ settings = { start = "laplace" }
 		if m, ok := s["map"].(map[string]any); !ok || !(m["grad_evals"].(float64) > 0) {
 			t.Errorf("%s: summary %v, want the MAP and its cost", name, s["map"])
 		}
+	}
+}
+
+// TestStartPriorGaussian checks start = "prior" on gauss2d, whose prior
+// draws are the target's own exact draws (target.Gaussian.SamplePrior):
+// 2,000 of them have expected MMD² below 1/2000, and they cost no MAP and
+// no gradient evaluation. A target without prior draws is refused, naming
+// the key.
+func TestStartPriorGaussian(t *testing.T) {
+	res := runExp(t, "", `
+id = "starts"
+datasets = ["gauss2d"]
+splits = [1]
+[eval]
+metrics = ["mmd2"]
+[methods.prior]
+kind = "start"
+particles = [2000]
+settings = { start = "prior" }
+`)
+	r := res["prior/gauss2d"]
+	if v := r.last[MMD2]; !(v >= 0 && v < 3e-3) {
+		t.Errorf("prior draws: MMD² %v, want below 3·10⁻³ (expected < 5·10⁻⁴)", v)
+	}
+	if s := summaryOf(t, r); s["map"] != nil {
+		t.Errorf("prior draws: summary %v, want no MAP", s)
+	}
+	_, err := runStart(context.Background(), harness.Input[StartConfig]{Problem: &harness.Problem{Model: &Info{Name: "none"}},
+		Settings: StartConfig{Start: "prior"}, N: 3, Src: rand.NewPCG(1, 1), Env: startEnv()})
+	if err == nil || !strings.Contains(err.Error(), "start") || !strings.Contains(err.Error(), "prior") {
+		t.Errorf("no prior sampler: error %v, want one naming start and prior", err)
 	}
 }

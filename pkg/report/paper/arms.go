@@ -35,6 +35,7 @@ var startOnly = map[string][2]string{
 	"ensemble": {"deep ensemble of trained networks", startTrained},
 	"map":      {"MAP alone", startMAP},
 	"laplace":  {"Laplace draws at the MAP", startMAP},
+	"prior":    {"prior draws", startPrior},
 }
 
 // IsStartKind reports whether a method kind is a start-only baseline
@@ -86,7 +87,9 @@ func methodSummary(c *report.Cell) map[string]any {
 // trained network) and MMD-FW's start "trained" are the class "trained
 // network". A start-only baseline (kind start) is the start it is: the
 // trained network alone or a deep ensemble of trained networks (class
-// trained network), the MAP alone or Laplace draws at the MAP (class MAP).
+// trained network), the MAP alone or Laplace draws at the MAP (class MAP),
+// prior draws (class prior: the start of SVGD's and SGLD's prior arms and
+// of MMD-FW's start "prior").
 // bnn says whether the dataset is a regression network's.
 func StartOf(c *report.Cell, bnn bool) (label, class string) {
 	k := c.Prov.Kind

@@ -120,8 +120,10 @@ func claim3(res *report.Results) Claim {
 	}
 	eval := func(cfg protocolConfig) []Contrast { return claim3Contrasts(res, cfg) }
 	var all []Contrast
+	gains := map[string][]Contrast{}
 	c.settle(eval, func(proto string, cs []Contrast) {
 		all = append(all, cs...)
+		gains[proto] = mmdGainContrasts(res, protocolConfigs[proto])
 		for i := range cs {
 			k := &cs[i]
 			c.Rows = append(c.Rows, append([]string{protocolName(proto), k.Dataset, strings.TrimPrefix(k.What, "MMD² at N = "), k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
@@ -129,6 +131,10 @@ func claim3(res *report.Results) Claim {
 		}
 	})
 	c.Tables = append(c.Tables, costTable(res, all))
+	if len(gains[paper])+len(gains[fair]) > 0 {
+		c.Tables = append(c.Tables, mmdGainTable(gains))
+		c.StartGain = gainSentence(gains)
+	}
 	c.swap(append(slices.Clip(claim3Factors), startFactor(startClasses(res, []string{"fig1b"}))), eval,
 		"the cost axis, snapshot rule and budget do not apply: the claim is at equal particle counts, and fig1b records no development rows; start: the MMD-FW and SVGD arms of one start class")
 	return c

@@ -50,7 +50,7 @@ type Claim struct {
 	// Difference says, from the swap table, which single factors change
 	// each protocol's verdict ("" without a swap table).
 	Difference string
-	// StartGain says, for claims 1 and 5, which arms do not beat their
+	// StartGain says, for claims 1, 3 and 5, which arms do not beat their
 	// start alone (the start-only baseline of their start class), or that
 	// none is recorded ("" for the other claims).
 	StartGain string

@@ -26,6 +26,11 @@ func TestStartOfTrainedAndBaselines(t *testing.T) {
 		{"start", "start", "ensemble", startTrained},
 		{"start", "start", "map", startMAP},
 		{"start", "start", "laplace", startMAP},
+		{"start", "start", "prior", startPrior},
+		{"sgld", "init", "map", startMAP},
+		{"sgld", "init", "prior", startPrior},
+		{"mmdfw", "start", "prior", startPrior},
+		{"svgd", "init", "laplace", startMAP},
 	} {
 		c := withSettings(memCell("table1", "m", tc.kind, "boston", 0, 1), map[string]any{tc.key: tc.value})
 		if _, cl := StartOf(c, true); cl != tc.class {
@@ -275,5 +280,157 @@ func TestChosenStarts(t *testing.T) {
 	want := "tune, kind svgd: offered model init draws and draws around a trained network; chosen draws around a trained network on 1 (boston); model init draws on 1 (yacht)."
 	if got != want {
 		t.Errorf("chosen starts:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// accuracyCell is a fig1a cell on Covertype: accuracy acc on split s
+// (× (1 + 0.001 s)) at each of grads, a start-only baseline one snapshot.
+func accuracyCell(method, kind, key, start string, s int, acc float64) *report.Cell {
+	grads := []int64{25, 50, 100}
+	if kind == "start" {
+		grads = grads[:1]
+	}
+	var rows []report.Row
+	for i, g := range grads {
+		rows = append(rows, report.Row{Step: i + 1, GradEvals: g, Metric: "accuracy", Value: acc * (1 + 0.001*float64(s))})
+	}
+	return withSettings(memCell("fig1a", method, kind, "covertype", s, 100, rows...), map[string]any{key: start})
+}
+
+// On Covertype each arm pairs with the start-only baselines of its class:
+// SVGD from the prior with the prior draws alone, SVGD from Laplace draws
+// and MMD-FW from the MAP with the MAP alone (first) and the Laplace draws;
+// no arm is set against a baseline of another start. Accuracy gains are
+// arm − baseline (0.01 here), outside the band of 0.001.
+func TestGainOverStartCovertype(t *testing.T) {
+	arms := []struct {
+		method, kind, key, start string
+		acc                      float64
+	}{
+		{"mmdfw", "mmdfw", "start", "map", 0.75},
+		{"svgd", "svgd", "init", "prior", 0.70},
+		{"svgd-tuned", "svgd", "init", "laplace", 0.75},
+		{"start-map", "start", "start", "map", 0.74},
+		{"start-laplace", "start", "start", "laplace", 0.76},
+		{"start-prior", "start", "start", "prior", 0.50},
+	}
+	var cells []*report.Cell
+	for _, a := range arms {
+		cells = append(cells, splits3(func(s int) *report.Cell { return accuracyCell(a.method, a.kind, a.key, a.start, s, a.acc) })...)
+	}
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1a", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "svgd-tuned"},
+	})
+	gs := gainContrasts(res, []struct{ id, metric string }{{"fig1a", "accuracy"}}, fairConfig)
+	got := map[[2]string]*Contrast{}
+	for i := range gs {
+		got[[2]string{gs[i].A.Method, gs[i].B.Method}] = &gs[i]
+	}
+	want := map[[2]string]Outcome{
+		{"mmdfw", "start-map"}:          Better,
+		{"mmdfw", "start-laplace"}:      Worse,
+		{"svgd-tuned", "start-map"}:     Better,
+		{"svgd-tuned", "start-laplace"}: Worse,
+		{"svgd", "start-prior"}:         Better,
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d gain contrasts, want %d: %v", len(got), len(want), got)
+	}
+	for p, out := range want {
+		k := got[p]
+		if k == nil {
+			t.Errorf("no gain contrast of %s over %s", p[0], p[1])
+			continue
+		}
+		if k.Stats.N != 3 || k.AcrossStarts() || !k.Counted() || k.Outcome != out {
+			t.Errorf("%s over %s: %d splits, across starts %v, counted %v, %s; want 3, false, true, %s", p[0], p[1], k.Stats.N, k.AcrossStarts(), k.Counted(), k.Outcome, out)
+		}
+		if p == [2]string{"svgd", "start-prior"} && math.Abs(k.Stats.Mean-(0.70-0.50)*(1+0.001)) > 1e-12 {
+			t.Errorf("svgd over start-prior: mean gain %v, want 0.2002", k.Stats.Mean)
+		}
+	}
+	// The first baseline of the MAP class is the MAP alone.
+	if bs := startBaselines(res, "fig1a", "covertype", startMAP); len(bs) != 2 || bs[0] != "start-map" {
+		t.Errorf("MAP-class baselines %v, want start-map first", bs)
+	}
+}
+
+// mmdCell is a fig1b cell on Covertype, split s, N particles: MMD² v
+// (× (1 + 0.01 s)) at its final snapshot, or, for a greedy arm (steps),
+// v·10/step at each step 1 … 10.
+func mmdCell(method, kind, key, start string, s, n int, v float64, greedy bool) *report.Cell {
+	f := 1 + 0.01*float64(s)
+	var rows []report.Row
+	if greedy {
+		for st := 1; st <= 10; st++ {
+			rows = append(rows, report.Row{Step: st, GradEvals: int64(100 * st), Metric: "mmd2", Value: v * 10 / float64(st) * f})
+		}
+	} else {
+		rows = []report.Row{{Step: 1, GradEvals: 100, Metric: "mmd2", Value: v * f}}
+	}
+	return withSettings(memCell("fig1b", method, kind, "covertype", s, n, rows...), map[string]any{key: start})
+}
+
+// Claim 3's gain over the start on fig1b: each arm at each SVGD particle
+// count against the baselines of its class, the MAP alone at every N.
+func TestMMDGainOverStart(t *testing.T) {
+	var cells []*report.Cell
+	for s := 0; s < 3; s++ {
+		cells = append(cells,
+			mmdCell("mmdfw", "mmdfw", "start", "map", s, 10, 0.1, true), // 0.2 at step 5, 0.1 at 10
+			mmdCell("start-map", "start", "start", "map", s, 1, 1, false))
+		for _, n := range []int{5, 10} {
+			cells = append(cells,
+				mmdCell("svgd", "svgd", "init", "prior", s, n, 0.5, false),
+				mmdCell("svgd-tuned", "svgd", "init", "laplace", s, n, 0.5, false),
+				mmdCell("start-laplace", "start", "start", "laplace", s, n, 0.4, false),
+				mmdCell("start-prior", "start", "start", "prior", s, n, 1, false))
+		}
+	}
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1b", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "svgd-tuned"},
+	})
+	type key struct {
+		arm, base, what string
+	}
+	got := map[key]*Contrast{}
+	gs := mmdGainContrasts(res, fairConfig)
+	for i := range gs {
+		got[key{gs[i].A.Method, gs[i].B.Method, gs[i].What}] = &gs[i]
+	}
+	for _, tc := range []struct {
+		k     key
+		ratio float64
+		out   Outcome
+	}{
+		{key{"mmdfw", "start-map", "MMD² at N = 5"}, 5, Better},
+		{key{"mmdfw", "start-map", "MMD² at N = 10"}, 10, Better},
+		{key{"mmdfw", "start-laplace", "MMD² at N = 5"}, 2, Better},
+		{key{"svgd", "start-prior", "MMD² at N = 10"}, 2, Better},
+		{key{"svgd-tuned", "start-map", "MMD² at N = 5"}, 2, Better},
+		{key{"svgd-tuned", "start-laplace", "MMD² at N = 10"}, 0.8, Worse},
+	} {
+		k := got[tc.k]
+		if k == nil {
+			t.Errorf("no contrast %v", tc.k)
+			continue
+		}
+		if r := math.Exp(k.Stats.Mean); math.Abs(r-tc.ratio) > 1e-9 || k.Outcome != tc.out || k.Stats.N != 3 || k.AcrossStarts() {
+			t.Errorf("%v: ratio %v, %s over %d splits (across starts %v); want %v, %s, 3, false", tc.k, r, k.Outcome, k.Stats.N, k.AcrossStarts(), tc.ratio, tc.out)
+		}
+	}
+	// Three arms; mmdfw and svgd-tuned against two baselines, svgd against
+	// one; two particle counts each.
+	if len(gs) != (2+2+1)*2 {
+		t.Errorf("%d gain contrasts, want 10: %v", len(gs), got)
+	}
+	c := claim3(res)
+	if !strings.Contains(c.StartGain, "svgd-tuned (Laplace draws at the MAP) beats its start alone (start-map) on all 2 comparisons") {
+		t.Errorf("claim 3 start gain sentence: %s", c.StartGain)
+	}
+	if !strings.Contains(c.Markdown(), "Gain over its start") {
+		t.Errorf("claim 3 has no gain table:\n%s", c.Markdown())
 	}
 }
