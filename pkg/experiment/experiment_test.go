@@ -96,7 +96,7 @@ var wantCells = map[string]map[string]int{
 	"fig1a": {"quick": 12, "full": 60},
 	// (4 MMD-FW + 6 SVGD counts + SP, then 2 tuned MMD-FW + 6 tuned SVGD
 	// counts + tuned SP) × 5 splits; quick: 4 + 3 + 1 + 2 + 3 + 1.
-	"fig1b": {"quick": 23, "full": 175},
+	"fig1b": {"quick": 24, "full": 180},
 	// 9 arms (4 MMD-FW, 3 SVGD, 2 starts alone) × 5 splits; quick: 1
 	// split.
 	"fig2a": {"quick": 9, "full": 45},
