@@ -204,8 +204,11 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
 	ratio := metric == "rmse"
 	band := Band{Tau: AccuracyBand}
-	if ratio {
+	switch {
+	case ratio:
 		band = Band{Tau: math.Log(GainBand), Ratio: true}
+	case metric == "test_ll":
+		band = Band{Tau: LLMargin}
 	}
 	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), Axis: axisGrads,
 		What: fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
@@ -245,7 +248,10 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 
 // gainContrasts returns, for the experiments exps of a claim under cfg,
 // every MMD-FW and SVGD arm the claim pairs set against each start-only
-// baseline of its start class.
+// baseline of its start class; on fig1a also the Stein Points and SGLD
+// arms of the protocol (otherArms), on its accuracy and test LL, each
+// against the baselines of its own start class or, when its class has
+// none, a row that says so.
 func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg protocolConfig) []Contrast {
 	var out []Contrast
 	for _, e := range exps {
@@ -260,16 +266,75 @@ func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg 
 					out = append(out, gainContrast(res, e.id, ds, e.metric, m, base, cfg))
 				}
 			}
+			if e.id != "fig1a" {
+				continue
+			}
+			for _, m := range otherArms(res, e.id, cfg.FW, cells) {
+				if !hasCells(cells, ds, m) {
+					continue
+				}
+				for _, metric := range []string{e.metric, "test_ll"} {
+					if metric == "test_ll" && !report.HasMetric(report.CellsOf(report.Done(cells), ds), metric) {
+						continue
+					}
+					what := fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
+					bases := startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass)
+					if len(bases) == 0 {
+						out = append(out, noBaseline(res, e.id, ds, m, what, axisGrads))
+					}
+					for _, base := range bases {
+						out = append(out, gainContrast(res, e.id, ds, metric, m, base, cfg))
+					}
+				}
+			}
 		}
 	}
 	return out
 }
 
+// isOtherKind reports whether a method kind is one whose arms are set
+// against their start on fig1a and fig1b beside MMD-FW and SVGD: Stein
+// Points or SGLD.
+func isOtherKind(kind string) bool { return report.IsSP(kind) || report.NormKind(kind) == "sgld" }
+
+// otherArms returns the Stein Points and SGLD arms of experiment id read
+// under protocol proto: those declared for it and, under the paper's
+// protocol, those declared for neither protocol (the ablations kept beside
+// the paper's arms, such as SP from the MAP).
+func otherArms(r *report.Results, id, proto string, cells []*report.Cell) []string {
+	out := declaredArms(r, id, proto, cells, isOtherKind)
+	if proto != paper {
+		return out
+	}
+	fairArms := declaredArms(r, id, fair, cells, isOtherKind)
+	names, kinds := report.MethodOrder(cells)
+	for _, m := range names {
+		if isOtherKind(kinds[m]) && !slices.Contains(out, m) && !slices.Contains(fairArms, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// noBaseline is the gain contrast, not computable, of arm m on dataset ds
+// of experiment id whose start class has no start-only baseline (Stein
+// Points' own candidate search).
+func noBaseline(res *report.Results, id, ds, m, what, axis string) Contrast {
+	cells := res.Reported(id)
+	a := armInfo(res, id, ds, m)
+	return Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: what, Axis: axis,
+		Key: fmt.Sprintf("%s %s %s vs –:", id, ds, m), A: a,
+		B:    ArmInfo{Method: "–", Start: a.Start, StartClass: a.StartClass, SecPerKGrad: math.NaN()},
+		Skip: "no start-only baseline of its start (" + a.Start + ")"}
+}
+
 // mmdGainContrasts returns, for fig1b under cfg, every MMD-FW and SVGD arm
-// the claim pairs set against each start-only baseline of its start class
-// at each particle count N of fig1b's SVGD cells: per split ln(baseline's
-// MMD² / the arm's), the arm at N (MMD-FW: its greedy run's step N; SVGD:
-// its run with N particles, final snapshot) and the baseline with N
+// the claim pairs, and the protocol's Stein Points and SGLD arms
+// (otherArms; one row that says so when the start class has no baseline),
+// set against each start-only baseline of its start class at each particle
+// count N of fig1b's SVGD cells: per split ln(baseline's MMD² / the
+// arm's), the arm at N (MMD-FW and SP: the greedy run's step N; SVGD and
+// SGLD: the run with N particles, final snapshot) and the baseline with N
 // particles, or, for a baseline of one point (the MAP alone), that point
 // at every N. Shown as the ratio baseline/arm: above ×MMDBand the arm
 // beats its start, below 1/MMDBand it is worse than its start alone.
@@ -286,11 +351,16 @@ func mmdGainContrasts(res *report.Results, cfg protocolConfig) []Contrast {
 		}
 		slices.Sort(ns)
 		fws, svs := armSets(res, id, ds, cells, cfg)
-		for _, m := range append(fws, svs...) {
+		others := otherArms(res, id, cfg.FW, cells)
+		for _, m := range append(append(fws, svs...), others...) {
 			if !hasCells(cells, ds, m) {
 				continue
 			}
-			for _, base := range startBaselines(res, id, ds, armInfo(res, id, ds, m).StartClass) {
+			bases := startBaselines(res, id, ds, armInfo(res, id, ds, m).StartClass)
+			if len(bases) == 0 && slices.Contains(others, m) {
+				out = append(out, noBaseline(res, id, ds, m, "MMD² at each N", "particles"))
+			}
+			for _, base := range bases {
 				for _, n := range ns {
 					if k, ok := mmdGain(res, id, ds, m, base, n); ok {
 						out = append(out, k)
@@ -377,7 +447,7 @@ func gainText(c *Contrast) string {
 func gainTable(gs map[string][]Contrast) ClaimTable {
 	t := ClaimTable{Title: fmt.Sprintf("Gain over its start (each arm against the start-only baselines of its start class: the test value at the snapshot the protocol's "+
 		"rule chooses within the same gradient-evaluation budget, paired over splits; RMSE as the ratio baseline/arm, above 1: the arm beats its start, band ×%g; "+
-		"accuracy as arm − baseline, band ±%g; not part of the verdict)", GainBand, AccuracyBand),
+		"accuracy and test LL as arm − baseline, bands ±%g and ±%g nats; an arm whose start has no start-only baseline is listed as not computable; not part of the verdict)", GainBand, AccuracyBand, LLMargin),
 		Header: []string{"protocol", "figure", "dataset", "arm (start)", "start-only baseline", "splits", "arm", "baseline",
 			"gain, mean [95 % CI]", "sign test", "outcome", "arm snapshot: gradient evaluations; seconds", "baseline snapshot: gradient evaluations; seconds"}}
 	for _, p := range []string{paper, fair} {
@@ -395,8 +465,8 @@ func gainTable(gs map[string][]Contrast) ClaimTable {
 func mmdGainTable(gs map[string][]Contrast) ClaimTable {
 	t := gainTable(gs)
 	t.Title = fmt.Sprintf("Gain over its start (each arm against the start-only baselines of its start class at each particle count N: the arm's MMD² at N "+
-		"(MMD-FW's step N, SVGD's run with N particles) and the baseline's with N particles, or the MAP alone at every N, paired over splits; shown as the ratio "+
-		"baseline/arm, above 1: the arm beats its start, band ×%g; not part of the verdict)", MMDBand)
+		"(MMD-FW's and SP's step N, SVGD's run with N particles) and the baseline's with N particles, or the MAP alone at every N, paired over splits; shown as the ratio "+
+		"baseline/arm, above 1: the arm beats its start, band ×%g; an arm whose start has no start-only baseline is listed as not computable; not part of the verdict)", MMDBand)
 	i := 0
 	for _, p := range []string{paper, fair} {
 		for _, k := range gs[p] {
@@ -418,10 +488,17 @@ func gainSentence(gs map[string][]Contrast) string {
 			not, total              []string
 		}
 		var arms []*arm
+		var unmeasured []string
 		seen := map[string]bool{}
 		for i := range gs[p] {
 			k := &gs[p][i]
 			key := k.Figure + "|" + k.DS + "|" + k.A.Method + "|" + k.What
+			if k.Skip != "" && k.B.Method == "–" {
+				if w := fmt.Sprintf("%s (%s)", k.A.Method, k.A.Start); !slices.Contains(unmeasured, w) {
+					unmeasured = append(unmeasured, w)
+				}
+				continue
+			}
 			if k.Skip != "" || seen[key] {
 				continue
 			}
@@ -446,6 +523,10 @@ func gainSentence(gs map[string][]Contrast) string {
 			if k.Axis == "particles" {
 				where += ", " + strings.TrimPrefix(k.What, "MMD² at ")
 			}
+			if strings.HasPrefix(k.What, metricWord("test_ll")+",") {
+				where += " " + metricWord("test_ll")
+				a.unit = "comparisons (dataset and metric)"
+			}
 			a.total = append(a.total, where)
 			if k.Outcome != Better {
 				a.not = append(a.not, fmt.Sprintf("%s (%s, %s)", where, k.IntervalText(), k.Outcome))
@@ -458,6 +539,10 @@ func gainSentence(gs map[string][]Contrast) string {
 			}
 			parts = append(parts, fmt.Sprintf("%s: %s (%s) does not beat its start alone (%s) on %d of %d %s: %s.", upperFirst(protocolName(p)+" protocol"),
 				a.name, a.start, a.base, len(a.not), len(a.total), a.unit, strings.Join(a.not, "; ")))
+		}
+		if len(unmeasured) > 0 {
+			parts = append(parts, fmt.Sprintf("%s: no start-only baseline of the start of %s is recorded: its gain over its start is not measured.",
+				upperFirst(protocolName(p)+" protocol"), strings.Join(unmeasured, ", ")))
 		}
 	}
 	if len(parts) == 0 {

@@ -434,3 +434,139 @@ func TestMMDGainOverStart(t *testing.T) {
 		t.Errorf("claim 3 has no gain table:\n%s", c.Markdown())
 	}
 }
+
+// withTestLL adds to an accuracy cell a test LL row per accuracy row, of
+// value accuracy − 1 (test LL gains equal the accuracy gains).
+func withTestLL(c *report.Cell) *report.Cell {
+	for _, r := range c.Metric("accuracy") {
+		r.Metric, r.Value = "test_ll", r.Value-1
+		c.Rows = append(c.Rows, r)
+	}
+	return c
+}
+
+// spSGLDResults is a fig1a and fig1b fixture on Covertype with the Stein
+// Points and SGLD arms beside MMD-FW and SVGD: SP from its own candidate
+// search (the paper's; no start-only baseline), SP from the MAP
+// (undeclared: read beside the paper's arms; sp-tuned: the fair one), SGLD
+// from the prior (paper) and from the MAP (fair).
+func spSGLDResults() *report.Results {
+	arms := []struct {
+		method, kind, key, start string
+		acc                      float64
+	}{
+		{"mmdfw", "mmdfw", "start", "map", 0.75},
+		{"svgd", "svgd", "init", "prior", 0.70},
+		{"sp-original", "sp", "nelder_mead_evals", "", 0.60},
+		{"sp", "sp", "map", "true", 0.80},
+		{"sp-tuned", "sp", "map", "true", 0.73},
+		{"sgld", "sgld", "init", "prior", 0.72},
+		{"sgld-tuned", "sgld", "init", "map", 0.76},
+		{"start-map", "start", "start", "map", 0.74},
+		{"start-laplace", "start", "start", "laplace", 0.76},
+		{"start-prior", "start", "start", "prior", 0.50},
+	}
+	var cells []*report.Cell
+	for _, a := range arms {
+		cells = append(cells, splits3(func(s int) *report.Cell { return withTestLL(accuracyCell(a.method, a.kind, a.key, a.start, s, a.acc)) })...)
+	}
+	for s := 0; s < 3; s++ {
+		cells = append(cells,
+			mmdCell("mmdfw", "mmdfw", "start", "map", s, 10, 0.1, true),
+			mmdCell("sp-original", "sp", "nelder_mead_evals", "", s, 10, 0.1, true),
+			mmdCell("sp", "sp", "map", "true", s, 10, 0.5, true),        // 1 at step 5, 0.5 at 10
+			mmdCell("sp-tuned", "sp", "map", "true", s, 10, 0.05, true), // 0.1 at step 5, 0.05 at 10
+			mmdCell("start-map", "start", "start", "map", s, 1, 1, false))
+		for _, n := range []int{5, 10} {
+			cells = append(cells, mmdCell("svgd", "svgd", "init", "prior", s, n, 0.5, false))
+		}
+	}
+	res := declare(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, "fig1a", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd", "sp-original", "sgld"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "sp-tuned", "sgld-tuned"},
+	})
+	return declare(res, "fig1b", map[string][]string{
+		harness.ProtocolPaper: {"mmdfw", "svgd", "sp-original"},
+		harness.ProtocolFair:  {"mmdfw", "svgd", "sp-tuned"},
+	})
+}
+
+// The Stein Points and SGLD arms are set against the start-only baselines
+// of their own start class on fig1a (accuracy and test LL) and fig1b (MMD²
+// at each N); SP from its own search has none, and a row says so.
+func TestGainOverStartSPSGLD(t *testing.T) {
+	res := spSGLDResults()
+	type key struct{ proto, arm, base, what string }
+	got := map[key]*Contrast{}
+	for _, p := range []string{paper, fair} {
+		gs := append(gainContrasts(res, []struct{ id, metric string }{{"fig1a", "accuracy"}}, protocolConfigs[p]), mmdGainContrasts(res, protocolConfigs[p])...)
+		for i := range gs {
+			w, _, _ := strings.Cut(gs[i].What, ",")
+			got[key{p, gs[i].A.Method, gs[i].B.Method, w}] = &gs[i]
+		}
+	}
+	for _, tc := range []struct {
+		k    key
+		gain float64 // mean over splits: arm − baseline, or ln(baseline/arm) for MMD²
+		out  Outcome
+	}{
+		{key{paper, "sgld", "start-prior", "accuracy"}, (0.72 - 0.50) * 1.001, Better},
+		{key{paper, "sgld", "start-prior", "test LL"}, (0.72 - 0.50) * 1.001, Better},
+		{key{paper, "sp", "start-map", "accuracy"}, (0.80 - 0.74) * 1.001, Better},
+		{key{paper, "sp", "start-laplace", "accuracy"}, (0.80 - 0.76) * 1.001, Better},
+		{key{paper, "sp", "start-map", "MMD² at N = 5"}, 0, Inconclusive},
+		{key{paper, "sp", "start-map", "MMD² at N = 10"}, math.Log(2), Better},
+		{key{fair, "sp-tuned", "start-map", "accuracy"}, (0.73 - 0.74) * 1.001, Worse},
+		{key{fair, "sp-tuned", "start-map", "test LL"}, (0.73 - 0.74) * 1.001, Inconclusive},
+		{key{fair, "sp-tuned", "start-map", "MMD² at N = 10"}, math.Log(20), Better},
+		{key{fair, "sgld-tuned", "start-map", "accuracy"}, (0.76 - 0.74) * 1.001, Better},
+		{key{fair, "sgld-tuned", "start-laplace", "accuracy"}, 0, Inconclusive},
+	} {
+		k := got[tc.k]
+		if k == nil {
+			t.Errorf("no gain contrast %v", tc.k)
+			continue
+		}
+		if k.Skip != "" || k.Stats.N != 3 || k.AcrossStarts() || math.Abs(k.Stats.Mean-tc.gain) > 1e-9 || k.Outcome != tc.out {
+			t.Errorf("%v: skip %q, %d splits, across starts %v, mean %v, %s; want 3 splits, same start, %v, %s",
+				tc.k, k.Skip, k.Stats.N, k.AcrossStarts(), k.Stats.Mean, k.Outcome, tc.gain, tc.out)
+		}
+	}
+	// SP from its own search: one row per figure and metric, not
+	// computable, naming the start that has no baseline.
+	for _, w := range []string{"accuracy", "test LL", "MMD² at each N"} {
+		k := got[key{paper, "sp-original", "–", w}]
+		if k == nil || !strings.Contains(gainText(k), "no start-only baseline of its start (own candidate search)") {
+			t.Errorf("sp-original %s: %v, want a row saying its start has no baseline", w, k)
+		}
+	}
+	// No arm is set against a baseline of another class, and the fair
+	// protocol does not read the paper's SP and SGLD arms.
+	for k, c := range got {
+		if c.B.Method != "–" && c.A.StartClass != c.B.StartClass {
+			t.Errorf("%v across start classes: %s vs %s", k, c.A.StartClass, c.B.StartClass)
+		}
+		if k.proto == fair && (k.arm == "sp" || k.arm == "sp-original" || k.arm == "sgld") {
+			t.Errorf("fair protocol reads %s", k.arm)
+		}
+	}
+	// The tables of claims 1 and 3 list the new rows; claim 4 says what SP
+	// gains over the MAP alone.
+	c1, c3 := claim1(res), claim3(res)
+	if md := c1.Markdown(); !strings.Contains(md, "sgld-tuned (MAP)") || !strings.Contains(md, "no start-only baseline of its start (own candidate search)") {
+		t.Errorf("claim 1's gain table lacks the SGLD or SP rows:\n%s", md)
+	}
+	if md := c3.Markdown(); !strings.Contains(md, "sp-tuned (MAP)") {
+		t.Errorf("claim 3's gain table lacks the SP rows:\n%s", md)
+	}
+	c := claim4(res)
+	for _, want := range []string{
+		"Paper's protocol: sp (MAP) does not beat its start alone (start-map) on 1 of 4 comparisons (dataset and metric)",
+		"Fair protocol: sp-tuned (MAP) does not beat its start alone (start-map) on 2 of 4",
+		"no start-only baseline of the start of sp-original (own candidate search) is recorded",
+	} {
+		if !strings.Contains(c.StartGain, want) {
+			t.Errorf("claim 4 start gain lacks %q:\n%s", want, c.StartGain)
+		}
+	}
+}
