@@ -443,17 +443,29 @@ func gainText(c *Contrast) string {
 	return "inconclusive"
 }
 
+// otherArmsNote says in a gain table's title which Stein Points and SGLD
+// arms it lists and how an arm without a baseline of its start shows.
+const otherArmsNote = "on fig1a and fig1b also the Stein Points and SGLD arms of each protocol, under the paper's also those declared for neither protocol " +
+	"(SP from the MAP); an arm whose start has no start-only baseline (SP's own candidate search) is listed as not computable"
+
+// isTestLLGain reports whether gain contrast k is on the test LL.
+func isTestLLGain(k *Contrast) bool { return strings.HasPrefix(k.What, metricWord("test_ll")+",") }
+
 // gainTable is the table of gain contrasts gs per protocol.
 func gainTable(gs map[string][]Contrast) ClaimTable {
 	t := ClaimTable{Title: fmt.Sprintf("Gain over its start (each arm against the start-only baselines of its start class: the test value at the snapshot the protocol's "+
 		"rule chooses within the same gradient-evaluation budget, paired over splits; RMSE as the ratio baseline/arm, above 1: the arm beats its start, band ×%g; "+
-		"accuracy and test LL as arm − baseline, bands ±%g and ±%g nats; an arm whose start has no start-only baseline is listed as not computable; not part of the verdict)", GainBand, AccuracyBand, LLMargin),
+		"accuracy and test LL (marked) as arm − baseline, bands ±%g and ±%g nats; "+otherArmsNote+"; not part of the verdict)", GainBand, AccuracyBand, LLMargin),
 		Header: []string{"protocol", "figure", "dataset", "arm (start)", "start-only baseline", "splits", "arm", "baseline",
 			"gain, mean [95 % CI]", "sign test", "outcome", "arm snapshot: gradient evaluations; seconds", "baseline snapshot: gradient evaluations; seconds"}}
 	for _, p := range []string{paper, fair} {
 		for i := range gs[p] {
 			k := &gs[p][i]
-			t.Rows = append(t.Rows, []string{protocolName(p), k.Figure, k.Dataset, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
+			ds := k.Dataset
+			if isTestLLGain(k) {
+				ds += ", " + metricWord("test_ll")
+			}
+			t.Rows = append(t.Rows, []string{protocolName(p), k.Figure, ds, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
 				valueText(k.AVal, false), valueText(k.BVal, false), k.IntervalText(), k.SignText(), gainText(k), k.costText(true), k.costText(false)})
 		}
 	}
@@ -466,7 +478,7 @@ func mmdGainTable(gs map[string][]Contrast) ClaimTable {
 	t := gainTable(gs)
 	t.Title = fmt.Sprintf("Gain over its start (each arm against the start-only baselines of its start class at each particle count N: the arm's MMD² at N "+
 		"(MMD-FW's and SP's step N, SVGD's run with N particles) and the baseline's with N particles, or the MAP alone at every N, paired over splits; shown as the ratio "+
-		"baseline/arm, above 1: the arm beats its start, band ×%g; an arm whose start has no start-only baseline is listed as not computable; not part of the verdict)", MMDBand)
+		"baseline/arm, above 1: the arm beats its start, band ×%g; "+otherArmsNote+"; not part of the verdict)", MMDBand)
 	i := 0
 	for _, p := range []string{paper, fair} {
 		for _, k := range gs[p] {
@@ -484,8 +496,9 @@ func gainSentence(gs map[string][]Contrast) string {
 	var parts []string
 	for _, p := range []string{paper, fair} {
 		type arm struct {
-			name, start, base, unit string
-			not, total              []string
+			name, start, base string
+			not, total        []string
+			byN, byMetric     bool // some comparison is at a particle count; some on the test LL
 		}
 		var arms []*arm
 		var unmeasured []string
@@ -510,10 +523,7 @@ func gainSentence(gs map[string][]Contrast) string {
 				}
 			}
 			if a == nil {
-				a = &arm{name: k.A.Method, start: k.A.Start, base: k.B.Method, unit: "datasets"}
-				if k.Axis == "particles" {
-					a.unit = "comparisons (dataset and particle count)"
-				}
+				a = &arm{name: k.A.Method, start: k.A.Start, base: k.B.Method}
 				arms = append(arms, a)
 			}
 			where := k.Dataset
@@ -522,10 +532,11 @@ func gainSentence(gs map[string][]Contrast) string {
 			}
 			if k.Axis == "particles" {
 				where += ", " + strings.TrimPrefix(k.What, "MMD² at ")
+				a.byN = true
 			}
-			if strings.HasPrefix(k.What, metricWord("test_ll")+",") {
+			if isTestLLGain(k) {
 				where += " " + metricWord("test_ll")
-				a.unit = "comparisons (dataset and metric)"
+				a.byMetric = true
 			}
 			a.total = append(a.total, where)
 			if k.Outcome != Better {
@@ -533,12 +544,21 @@ func gainSentence(gs map[string][]Contrast) string {
 			}
 		}
 		for _, a := range arms {
+			unit := "datasets"
+			switch {
+			case a.byN && a.byMetric:
+				unit = "comparisons (dataset, metric and particle count)"
+			case a.byN:
+				unit = "comparisons (dataset and particle count)"
+			case a.byMetric:
+				unit = "comparisons (dataset and metric)"
+			}
 			if len(a.not) == 0 {
-				parts = append(parts, fmt.Sprintf("%s: %s (%s) beats its start alone (%s) on all %d %s.", upperFirst(protocolName(p)+" protocol"), a.name, a.start, a.base, len(a.total), a.unit))
+				parts = append(parts, fmt.Sprintf("%s: %s (%s) beats its start alone (%s) on all %d %s.", upperFirst(protocolName(p)+" protocol"), a.name, a.start, a.base, len(a.total), unit))
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%s: %s (%s) does not beat its start alone (%s) on %d of %d %s: %s.", upperFirst(protocolName(p)+" protocol"),
-				a.name, a.start, a.base, len(a.not), len(a.total), a.unit, strings.Join(a.not, "; ")))
+				a.name, a.start, a.base, len(a.not), len(a.total), unit, strings.Join(a.not, "; ")))
 		}
 		if len(unmeasured) > 0 {
 			parts = append(parts, fmt.Sprintf("%s: no start-only baseline of the start of %s is recorded: its gain over its start is not measured.",
