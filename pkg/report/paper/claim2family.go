@@ -24,6 +24,8 @@ type rateFamily struct {
 	pass, total, listed   int
 	grads                 []float64 // mean gradient evaluations of each series
 	linear, flat          []string  // the counted series by outcome
+	partial               int       // counted series read on some splits only
+	on                    string    // those splits and the metric, as the rows give them
 }
 
 // rateFamilies collects the families of claim 2 in the order their first
@@ -83,6 +85,9 @@ func (f *rateFamily) gradRange() string {
 // (3.3e+08 gradient evaluations): 4 of 4 linear".
 func (f *rateFamily) why() string {
 	s := fmt.Sprintf("%s, %s (%s gradient evaluations): %d of %d linear", f.label, f.score, f.gradRange(), f.pass, f.total)
+	if f.partial > 0 {
+		s += fmt.Sprintf(" (%d on %s)", f.partial, f.on)
+	}
 	if f.listed > 0 {
 		s += fmt.Sprintf(", %d listed against a flagged reference", f.listed)
 	}
