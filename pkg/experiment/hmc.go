@@ -203,7 +203,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	if pcg != nil {
 		saved, _ = pcg.MarshalBinary()
 	}
-	res, err := hmc.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+	res, err := hmc.RunResult(ctx, in.Problem.Target, s, in.Src, in.Recorder)
 	if errors.Is(err, hmc.ErrCheckpointMismatch) && saved != nil {
 		// Written under the same key by another version of the code: it
 		// is never resumed, the reference starts again from the same
@@ -215,7 +215,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if rerr := pcg.UnmarshalBinary(saved); rerr != nil {
 			return harness.Output{}, errors.Join(err, rerr)
 		}
-		res, err = hmc.Run(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+		res, err = hmc.RunResult(ctx, in.Problem.Target, s, in.Src, in.Recorder)
 	}
 	if err != nil {
 		return harness.Output{}, err

@@ -21,7 +21,7 @@ func ExampleRun() {
 		grad[1] = -(x[1] + 2) / 4
 		return -0.5*(x[0]-1)*(x[0]-1) - (x[1]+2)*(x[1]+2)/8
 	}}
-	res, err := hmc.Run(context.Background(), t, hmc.Settings{}, rand.NewPCG(1, 2), nil)
+	res, err := hmc.RunResult(context.Background(), t, hmc.Settings{}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +53,7 @@ func ExampleCheckpoint() {
 	}
 	defer os.RemoveAll(dir)
 	s := hmc.Settings{Chains: 2, Warmup: 200, Draws: 200}
-	whole, err := hmc.Run(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	whole, err := hmc.RunResult(context.Background(), t, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -66,10 +66,10 @@ func ExampleCheckpoint() {
 			cancel() // as Ctrl-C would
 		}
 	}
-	_, err = hmc.Run(ctx, t, s, rand.NewPCG(1, 2), nil)
+	_, err = hmc.RunResult(ctx, t, s, rand.NewPCG(1, 2), nil)
 	fmt.Println("first run:", err)
 	s.Progress = nil
-	resumed, err := hmc.Run(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	resumed, err := hmc.RunResult(context.Background(), t, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -240,10 +240,10 @@ type Result struct {
 	ResumedAt int
 }
 
-// Run draws a reference sample from t with s.Chains parallel chains. It
+// RunResult draws a reference sample from t with s.Chains parallel chains. It
 // reports the pooled draws through rec (nil records nothing) every
 // s.RecordEvery sampling iterations; a recorder returning particle.ErrStop
-// ends the run early with the draws so far. Run returns ctx.Err() when ctx is
+// ends the run early with the draws so far. RunResult returns ctx.Err() when ctx is
 // cancelled, and an error naming the chain and iteration when a chain reaches
 // a non-finite state. A proposal whose log density or score is not finite
 // (NaN, or −∞ outside the support) is a divergent transition that the
@@ -254,9 +254,9 @@ type Result struct {
 // Result.Set carries the diagnostics (Set.Diag, see fillDiag); with
 // Settings.Strict a Flagged result comes with a *particle.FlaggedError.
 //
-// Run is the loop over Init and Steps (see State), with the same draws bit
+// RunResult is the loop over Init and Steps (see State), with the same draws bit
 // for bit as a hand loop of Step.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
+func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 	st, err := Init(ctx, t, s, src)

@@ -76,7 +76,7 @@ func (g *gaussian) target() target.Func { return target.Func{D: g.d, F: g.logPro
 func TestCorrelatedGaussianMoments(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), d, 0.1, 100)
-	res, err := Run(context.Background(), g.target(), Settings{}, rand.NewPCG(2, 3), nil)
+	res, err := RunResult(context.Background(), g.target(), Settings{}, rand.NewPCG(2, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,18 +161,18 @@ func TestCorrelatedGaussianMoments(t *testing.T) {
 func TestDeterministicAcrossRuns(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(4, 4)), 3, 0.5, 10)
 	s := Settings{Warmup: 150, Draws: 50}
-	a, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	a, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	b, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mat.Equal(a.Set.X, b.Set.X) {
 		t.Error("same seed, different draws")
 	}
-	c, err := Run(context.Background(), g.target(), s, rand.NewPCG(5, 7), nil)
+	c, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 
 func TestShortRunIsFlagged(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	res, err := Run(context.Background(), g.target(), Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	res, err := RunResult(context.Background(), g.target(), Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		return m + math.Log(wa+wb)
 	}}
 	s := Settings{Warmup: 200, Draws: 200, X0: []float64{0}, X0Scale: 5}
-	res, err := Run(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
+	res, err := RunResult(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestNonFiniteStateIsAnError(t *testing.T) {
 		return -0.5 * x[0] * x[0]
 	}}
 	s := Settings{Warmup: NoWarmup, StepSize: 0.2, Draws: 1000}
-	res, err := Run(context.Background(), tg, s, rand.NewPCG(12, 12), nil)
+	res, err := RunResult(context.Background(), tg, s, rand.NewPCG(12, 12), nil)
 	if err == nil || res != nil {
 		t.Fatalf("got (%v, %v), want an error", res, err)
 	}
@@ -410,7 +410,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 		steps = append(steps, s.Step)
 		return nil
 	})
-	res, err := Run(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	res, err := RunResult(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 	}
 
 	stop := particle.RecorderFunc(func(particle.Snapshot) error { return particle.ErrStop })
-	res, err = Run(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	res, err = RunResult(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestDenseMetricOnIllConditionedGaussian(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(31, 31)), d, 0.01, 1e4)
 	run := func(metric string) (*Result, float64) {
-		res, err := Run(context.Background(), g.target(), Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
+		res, err := RunResult(context.Background(), g.target(), Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,7 +514,7 @@ func TestInvalidSettings(t *testing.T) {
 		{Settings{Checkpoint: &Checkpoint{Path: "x", Every: -1}}, "checkpoint.every"},
 		{Settings{X0: []float64{1, 2}}, ""},
 	} {
-		res, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
+		res, err := RunResult(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || res != nil {
 			t.Errorf("%+v: result %v, error %v; want an error", c.s, res, err)
 			continue

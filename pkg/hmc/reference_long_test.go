@@ -96,7 +96,7 @@ func TestCovertypeReferenceLong(t *testing.T) {
 	// avoids oversubscription.
 	m.Workers = 1
 	begin, cpu0 := time.Now(), cpuSeconds()
-	res, err := Run(context.Background(), m, Settings{Metric: metricFromEnv()}, rand.NewPCG(2019, 1), nil)
+	res, err := RunResult(context.Background(), m, Settings{Metric: metricFromEnv()}, rand.NewPCG(2019, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestNavalBNNShortLong(t *testing.T) {
 	m := model.NewBNN(rg.XTrain, rg.YTrain, 50)
 	m.Workers = 1
 	begin, cpu0 := time.Now(), cpuSeconds()
-	res, err := Run(context.Background(), m, Settings{Chains: 2, Warmup: 200, Draws: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
+	res, err := RunResult(context.Background(), m, Settings{Chains: 2, Warmup: 200, Draws: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

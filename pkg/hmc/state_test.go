@@ -36,7 +36,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				}
 				return nil
 			})
-			want, err := Run(ctx, g.target(), c.s, rand.NewPCG(1, 2), rec)
+			want, err := RunResult(ctx, g.target(), c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestStepLoopIsRun(t *testing.T) {
 func TestStepCheckpoint(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 150, Draws: 120}
-	want, err := Run(context.Background(), g.target(), base, rand.NewPCG(3, 4), nil)
+	want, err := RunResult(context.Background(), g.target(), base, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@
 // checked by the conformance suite of package samplertest. What a run
 // spent and decided beyond the particles (HMC's per-chain statistics, Stein
 // Points' cost, MMD-FW's bandwidth and MAP cost) comes from each package's
-// own result function (hmc.Run, sp.RunWithCost, mmdfw.RunResult) or from
+// own result function (hmc.RunResult, sp.RunWithCost, mmdfw.RunResult) or from
 // snapshot statistics (particle.Snapshot.Stats).
 //
 // # Non-finite values

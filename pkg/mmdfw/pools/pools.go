@@ -68,7 +68,7 @@ func HMC(s hmc.Settings) mmdfw.PoolSampler {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
 			hs.Draws = (size + chains - 1) / chains
 		}
-		res, err := hmc.Run(ctx, t, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		res, err := hmc.RunResult(ctx, t, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
 		if err != nil {
 			var grads int64
 			if res != nil {
