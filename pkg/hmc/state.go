@@ -80,7 +80,7 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 	}
 	d := t.Dim()
 	if s.X0 != nil && len(s.X0) != d {
-		return nil, fmt.Errorf("hmc: Init has length %d, target dimension is %d", len(s.X0), d)
+		return nil, fmt.Errorf("hmc: X0 has length %d, target dimension is %d", len(s.X0), d)
 	}
 	st := &State{Warmup: s.Warmup, Draws: s.Draws, t: t, s: &s, d: d, nd: int64(target.NData(t))}
 	rng := rand.New(src)

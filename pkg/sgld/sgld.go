@@ -237,7 +237,7 @@ func (s Settings) withDefaults(t target.Target) (Settings, error) {
 		return s, fmt.Errorf("sgld: %w", err)
 	}
 	if s.X0 != nil && len(s.X0) != t.Dim() {
-		return s, fmt.Errorf("sgld: Init has length %d, target dimension is %d", len(s.X0), t.Dim())
+		return s, fmt.Errorf("sgld: X0 has length %d, target dimension is %d", len(s.X0), t.Dim())
 	}
 	s.Iterations = cmp.Or(s.Iterations, s.defaultIterations())
 	switch {

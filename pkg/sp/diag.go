@@ -27,12 +27,12 @@ const MaxKSDRatio = 3.5
 // being equal), the KSD² (IMQ c = 1, β = −½, whatever Settings.C and Beta),
 // the Stein spread ratio (flag "collapse") and the missed-mode test (flag
 // "mode"), and the flag "coverage" when the KSD² in that kernel is above
-// MaxKSDRatio times that of as many independent draws. It also records the iterations (points placed). It runs after
-// the last snapshot, so that no recorded time includes it. A whitened run
-// computes them in the target's own coordinates (frame): the points x =
-// w.ToX(z) with the scores ∇ₓlog p = L⁻ᵀ∇_z log p of the cached ones and
-// the target's own probes, so that they read the same whatever the run's
-// coordinates.
+// MaxKSDRatio times that of as many independent draws. It also records
+// the iterations (points placed). It runs after the last snapshot, so
+// that no recorded time includes it. A whitened run computes them in the
+// target's own coordinates (frame): the points x = w.ToX(z) with the
+// scores ∇ₓlog p = L⁻ᵀ∇_z log p of the cached ones and the target's own
+// probes, so that they read the same whatever the run's coordinates.
 func (r *runner) diagnose(set *particle.Set) {
 	o := r.obj
 	if o.n == 0 || set.Len() != o.n {

@@ -198,7 +198,7 @@ func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.R
 			Step:      n,
 			X:         mat.NewDense(r.obj.n, d, r.obj.x),
 			W:         r.weights(),
-			GradEvals: r.obj.calls * int64(target.NData(r.t)),
+			GradEvals: st.GradEvals - st.scaleEvals, // w.Recorder adds scaleEvals
 		}
 		stop, err := particle.Report(rec, sw, snap)
 		if err != nil {
