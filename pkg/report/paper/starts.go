@@ -168,6 +168,7 @@ func startFactor(classes []string) factor {
 func startBaselines(res *report.Results, id, ds, class string) []string {
 	cells := res.Reported(id)
 	names, kinds := report.MethodOrder(cells)
+	done := report.CellsOf(report.Done(cells), ds)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) || !hasCells(cells, ds, m) {
@@ -177,7 +178,7 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 			continue
 		}
 		isAlone := false
-		for _, c := range report.CellsOf(report.Done(cells), ds) {
+		for _, c := range done {
 			if c.Prov.Method == m {
 				isAlone = startAlone(c)
 				break
@@ -273,12 +274,12 @@ func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg 
 				if !hasCells(cells, ds, m) {
 					continue
 				}
+				bases := startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass)
 				for _, metric := range []string{e.metric, "test_ll"} {
 					if metric == "test_ll" && !report.HasMetric(report.CellsOf(report.Done(cells), ds), metric) {
 						continue
 					}
 					what := fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
-					bases := startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass)
 					if len(bases) == 0 {
 						out = append(out, noBaseline(res, e.id, ds, m, what, axisGrads))
 					}
@@ -380,11 +381,12 @@ func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool
 	k := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
 		Key: fmt.Sprintf("%s %s %s vs %s N = %d:", id, ds, m, base, n), A: a, B: b, Band: Band{Tau: math.Log(MMDBand), Ratio: true},
 		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
+	done := report.CellsOf(report.Done(cells), ds)
 	// value returns method m's MMD² on split s at N = n, and its cost.
 	value := func(m string, greedy bool) map[int]report.Row {
 		out := map[int]report.Row{}
 		single := map[int]*report.Cell{}
-		for _, c := range report.CellsOf(report.Done(cells), ds) {
+		for _, c := range done {
 			if c.Prov.Method != m {
 				continue
 			}
