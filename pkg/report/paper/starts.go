@@ -193,6 +193,18 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 	return append(alone, other...)
 }
 
+// gainHead is a gain contrast of arm m against start-only baseline base on
+// dataset ds of experiment id before its splits are added: its labels, its
+// arms, its band and its confounds. The start-only baseline is the start,
+// not another method: only its start class matters, and it runs under its
+// own, smaller budget, so a budget difference is no confound.
+func gainHead(res *report.Results, id, ds, m, base, what, axis, key string, band Band) Contrast {
+	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
+	return Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(res.Reported(id), ds), What: what, Axis: axis,
+		Key: key, A: a, B: b, Band: band,
+		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
+}
+
 // gainContrast sets arm m against start-only baseline base on dataset ds
 // of experiment id: per split, metric at the snapshot cfg.Snap chooses
 // within cfg.Budget's gradient evaluations, for the arm and for the
@@ -202,7 +214,6 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 // AccuracyBand), worse when below its negative.
 func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
 	cells := res.Reported(id)
-	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
 	ratio := metric == "rmse"
 	band := Band{Tau: AccuracyBand}
 	switch {
@@ -211,12 +222,8 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 	case metric == "test_ll":
 		band = Band{Tau: LLMargin}
 	}
-	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), Axis: axisGrads,
-		What: fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
-		Key:  fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
-	// The start-only baseline is the start, not another method: only its
-	// start class matters, and it runs under its own, smaller budget.
-	c.Confounds = slices.DeleteFunc(c.Confounds, func(s string) bool { return strings.HasPrefix(s, "budget:") })
+	c := gainHead(res, id, ds, m, base, fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
+		axisGrads, fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), band)
 	ac, bc := bySplit(cells, ds, m), bySplit(cells, ds, base)
 	for _, s := range sortedSplits(ac) {
 		if bc[s] == nil {
@@ -377,10 +384,8 @@ func mmdGainContrasts(res *report.Results, cfg protocolConfig) []Contrast {
 // at N = n on dataset ds of experiment id; false when neither records N.
 func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool) {
 	cells := res.Reported(id)
-	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
-	k := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
-		Key: fmt.Sprintf("%s %s %s vs %s N = %d:", id, ds, m, base, n), A: a, B: b, Band: Band{Tau: math.Log(MMDBand), Ratio: true},
-		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
+	k := gainHead(res, id, ds, m, base, fmt.Sprintf("MMD² at N = %d", n), "particles",
+		fmt.Sprintf("%s %s %s vs %s N = %d:", id, ds, m, base, n), Band{Tau: math.Log(MMDBand), Ratio: true})
 	done := report.CellsOf(report.Done(cells), ds)
 	// value returns method m's MMD² on split s at N = n, and its cost.
 	value := func(m string, greedy bool) map[int]report.Row {
@@ -414,7 +419,7 @@ func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool
 		}
 		return out
 	}
-	av, bv := value(m, report.IsGreedy(a.Kind)), value(base, false)
+	av, bv := value(m, report.IsGreedy(k.A.Kind)), value(base, false)
 	for _, s := range sortedSplits(av) {
 		ar, br := av[s], bv[s]
 		if _, ok := bv[s]; !ok || !(ar.Value > 0) || !(br.Value > 0) {
