@@ -519,12 +519,7 @@ func flaggedSplits(cells []*report.Cell, ds string) (flagged, total int) {
 		if !ok {
 			continue
 		}
-		var f bool
-		for k, v := range m {
-			if report.NormKey(k) == "flagged" {
-				f, _ = v.(bool)
-			}
-		}
+		f, _, _ := refFlag(m)
 		if prev, ok := seen[c.Prov.Split]; !ok || (f && !prev) {
 			seen[c.Prov.Split] = f
 		}
@@ -536,6 +531,19 @@ func flaggedSplits(cells []*report.Cell, ds string) (flagged, total int) {
 		}
 	}
 	return flagged, total
+}
+
+// refFlag reads the flag of a reference summary m (its key "flagged", in
+// any spelling NormKey folds): its value when a bool, whether it is one,
+// and whether m has the key.
+func refFlag(m map[string]any) (flagged, isBool, found bool) {
+	for k, v := range m {
+		if report.NormKey(k) == "flagged" {
+			flagged, isBool = v.(bool)
+			found = true
+		}
+	}
+	return flagged, isBool, found
 }
 
 // geoMean is the geometric mean of the positive values of v (NaN when none).
@@ -644,13 +652,8 @@ func trustedSplits(cells []*report.Cell, ds string) (metric string, keep, out []
 			if d, ok := report.CellPredDiag(c); ok {
 				f = d.Flagged
 			}
-		} else {
-			for k, v := range m {
-				if report.NormKey(k) == "flagged" {
-					b, isBool := v.(bool)
-					f = !isBool || b
-				}
-			}
+		} else if b, isBool, found := refFlag(m); found {
+			f = !isBool || b
 		}
 		bad[c.Prov.Split] = bad[c.Prov.Split] || f
 	}
