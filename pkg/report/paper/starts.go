@@ -205,6 +205,12 @@ func gainHead(res *report.Results, id, ds, m, base, what, axis, key string, band
 		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
 }
 
+// gainWhat is what a gain contrast on metric under cfg compares: the
+// metric at the snapshot cfg.Snap chooses within cfg.Budget.
+func gainWhat(metric string, cfg protocolConfig) string {
+	return fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
+}
+
 // gainContrast sets arm m against start-only baseline base on dataset ds
 // of experiment id: per split, metric at the snapshot cfg.Snap chooses
 // within cfg.Budget's gradient evaluations, for the arm and for the
@@ -222,7 +228,7 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 	case metric == "test_ll":
 		band = Band{Tau: LLMargin}
 	}
-	c := gainHead(res, id, ds, m, base, fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
+	c := gainHead(res, id, ds, m, base, gainWhat(metric, cfg),
 		axisGrads, fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), band)
 	ac, bc := bySplit(cells, ds, m), bySplit(cells, ds, base)
 	for _, s := range sortedSplits(ac) {
@@ -286,9 +292,8 @@ func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg 
 					if metric == "test_ll" && !report.HasMetric(report.CellsOf(report.Done(cells), ds), metric) {
 						continue
 					}
-					what := fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
 					if len(bases) == 0 {
-						out = append(out, noBaseline(res, e.id, ds, m, what, axisGrads))
+						out = append(out, noBaseline(res, e.id, ds, m, gainWhat(metric, cfg), axisGrads))
 					}
 					for _, base := range bases {
 						out = append(out, gainContrast(res, e.id, ds, metric, m, base, cfg))
