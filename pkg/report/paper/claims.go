@@ -279,6 +279,18 @@ func mmdfwLargest(cells []*report.Cell, ds string) map[string]map[int]*report.Ce
 	return out
 }
 
+// largestGrads returns, for each MMD-FW method of a dataset, the gradient
+// evaluations of its cell of largest N on each split (mmdfwLargest).
+func largestGrads(cells []*report.Cell, ds string) map[string][]float64 {
+	grads := map[string][]float64{}
+	for m, byS := range mmdfwLargest(cells, ds) {
+		for _, cl := range byS {
+			grads[m] = append(grads[m], float64(cl.Prov.GradEvals))
+		}
+	}
+	return grads
+}
+
 // rateGroup is the claim-2 verdict of one weight rule and kernel.
 type rateGroup struct {
 	weights, kernel string
@@ -349,18 +361,13 @@ func claim2(res *report.Results) Claim {
 				base = report.RateMetric(cells, ds)
 			}
 			run := map[string]MMDFWRun{}
-			grads := map[string][]float64{}
 			for _, cl := range report.CellsOf(report.Done(cells), ds) {
 				if r, ok := ResolveMMDFW(cl); ok {
 					run[cl.Prov.Method] = r
 				}
 			}
 			famCells[ds] = append(famCells[ds], cells...)
-			for m, byS := range mmdfwLargest(cells, ds) {
-				for _, cl := range byS {
-					grads[m] = append(grads[m], float64(cl.Prov.GradEvals))
-				}
-			}
+			grads := largestGrads(cells, ds)
 			flagged, nsplits := flaggedSplits(cells, ds)
 			inFunction := ""
 			if base == "mmd2" && flagged > 0 && report.HasMetric(report.CellsOf(cells, ds), "fmmd2") {
@@ -380,12 +387,7 @@ func claim2(res *report.Results) Claim {
 					partial = fmt.Sprintf("%s, splits %s of %d; %d %s with a flagged reference left out (%s)",
 						m, joinInts(keep), len(keep)+len(out), len(out), plural(len(out), "split", "splits"), joinInts(out))
 					cells = onSplits(cells, ds, keep)
-					grads = map[string][]float64{}
-					for m, byS := range mmdfwLargest(cells, ds) {
-						for _, cl := range byS {
-							grads[m] = append(grads[m], float64(cl.Prov.GradEvals))
-						}
-					}
+					grads = largestGrads(cells, ds)
 				}
 			}
 			series, metric := report.OwnKernelSeries(cells, ds, base)
@@ -517,12 +519,7 @@ func flaggedSplits(cells []*report.Cell, ds string) (flagged, total int) {
 		if !ok {
 			continue
 		}
-		var f bool
-		for k, v := range m {
-			if report.NormKey(k) == "flagged" {
-				f, _ = v.(bool)
-			}
-		}
+		f, _, _ := refFlag(m)
 		if prev, ok := seen[c.Prov.Split]; !ok || (f && !prev) {
 			seen[c.Prov.Split] = f
 		}
@@ -534,6 +531,19 @@ func flaggedSplits(cells []*report.Cell, ds string) (flagged, total int) {
 		}
 	}
 	return flagged, total
+}
+
+// refFlag reads the flag of a reference summary m (its key "flagged", in
+// any spelling NormKey folds): its value when a bool, whether it is one,
+// and whether m has the key.
+func refFlag(m map[string]any) (flagged, isBool, found bool) {
+	for k, v := range m {
+		if report.NormKey(k) == "flagged" {
+			flagged, isBool = v.(bool)
+			found = true
+		}
+	}
+	return flagged, isBool, found
 }
 
 // geoMean is the geometric mean of the positive values of v (NaN when none).
@@ -642,13 +652,8 @@ func trustedSplits(cells []*report.Cell, ds string) (metric string, keep, out []
 			if d, ok := report.CellPredDiag(c); ok {
 				f = d.Flagged
 			}
-		} else {
-			for k, v := range m {
-				if report.NormKey(k) == "flagged" {
-					b, isBool := v.(bool)
-					f = !isBool || b
-				}
-			}
+		} else if b, isBool, found := refFlag(m); found {
+			f = !isBool || b
 		}
 		bad[c.Prov.Split] = bad[c.Prov.Split] || f
 	}

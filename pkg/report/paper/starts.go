@@ -168,6 +168,7 @@ func startFactor(classes []string) factor {
 func startBaselines(res *report.Results, id, ds, class string) []string {
 	cells := res.Reported(id)
 	names, kinds := report.MethodOrder(cells)
+	done := report.CellsOf(report.Done(cells), ds)
 	var alone, other []string
 	for _, m := range names {
 		if !IsStartKind(kinds[m]) || !hasCells(cells, ds, m) {
@@ -177,7 +178,7 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 			continue
 		}
 		isAlone := false
-		for _, c := range report.CellsOf(report.Done(cells), ds) {
+		for _, c := range done {
 			if c.Prov.Method == m {
 				isAlone = startAlone(c)
 				break
@@ -192,6 +193,24 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 	return append(alone, other...)
 }
 
+// gainHead is a gain contrast of arm m against start-only baseline base on
+// dataset ds of experiment id before its splits are added: its labels, its
+// arms, its band and its confounds. The start-only baseline is the start,
+// not another method: only its start class matters, and it runs under its
+// own, smaller budget, so a budget difference is no confound.
+func gainHead(res *report.Results, id, ds, m, base, what, axis, key string, band Band) Contrast {
+	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
+	return Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(res.Reported(id), ds), What: what, Axis: axis,
+		Key: key, A: a, B: b, Band: band,
+		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
+}
+
+// gainWhat is what a gain contrast on metric under cfg compares: the
+// metric at the snapshot cfg.Snap chooses within cfg.Budget.
+func gainWhat(metric string, cfg protocolConfig) string {
+	return fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
+}
+
 // gainContrast sets arm m against start-only baseline base on dataset ds
 // of experiment id: per split, metric at the snapshot cfg.Snap chooses
 // within cfg.Budget's gradient evaluations, for the arm and for the
@@ -201,7 +220,6 @@ func startBaselines(res *report.Results, id, ds, class string) []string {
 // AccuracyBand), worse when below its negative.
 func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg protocolConfig) Contrast {
 	cells := res.Reported(id)
-	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
 	ratio := metric == "rmse"
 	band := Band{Tau: AccuracyBand}
 	switch {
@@ -210,12 +228,8 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 	case metric == "test_ll":
 		band = Band{Tau: LLMargin}
 	}
-	c := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), Axis: axisGrads,
-		What: fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label),
-		Key:  fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), A: a, B: b, Band: band, Confounds: confounds(a, b, false)}
-	// The start-only baseline is the start, not another method: only its
-	// start class matters, and it runs under its own, smaller budget.
-	c.Confounds = slices.DeleteFunc(c.Confounds, func(s string) bool { return strings.HasPrefix(s, "budget:") })
+	c := gainHead(res, id, ds, m, base, gainWhat(metric, cfg),
+		axisGrads, fmt.Sprintf("%s %s %s vs %s:", id, ds, m, base), band)
 	ac, bc := bySplit(cells, ds, m), bySplit(cells, ds, base)
 	for _, s := range sortedSplits(ac) {
 		if bc[s] == nil {
@@ -273,14 +287,13 @@ func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg 
 				if !hasCells(cells, ds, m) {
 					continue
 				}
+				bases := startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass)
 				for _, metric := range []string{e.metric, "test_ll"} {
 					if metric == "test_ll" && !report.HasMetric(report.CellsOf(report.Done(cells), ds), metric) {
 						continue
 					}
-					what := fmt.Sprintf("%s, %s at %s", metricWord(metric), cfg.Snap, cfg.Budget.Label)
-					bases := startBaselines(res, e.id, ds, armInfo(res, e.id, ds, m).StartClass)
 					if len(bases) == 0 {
-						out = append(out, noBaseline(res, e.id, ds, m, what, axisGrads))
+						out = append(out, noBaseline(res, e.id, ds, m, gainWhat(metric, cfg), axisGrads))
 					}
 					for _, base := range bases {
 						out = append(out, gainContrast(res, e.id, ds, metric, m, base, cfg))
@@ -376,15 +389,14 @@ func mmdGainContrasts(res *report.Results, cfg protocolConfig) []Contrast {
 // at N = n on dataset ds of experiment id; false when neither records N.
 func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool) {
 	cells := res.Reported(id)
-	a, b := armInfo(res, id, ds, m), armInfo(res, id, ds, base)
-	k := Contrast{Figure: id, DS: ds, Dataset: report.DatasetLabel(cells, ds), What: fmt.Sprintf("MMD² at N = %d", n), Axis: "particles",
-		Key: fmt.Sprintf("%s %s %s vs %s N = %d:", id, ds, m, base, n), A: a, B: b, Band: Band{Tau: math.Log(MMDBand), Ratio: true},
-		Confounds: slices.DeleteFunc(confounds(a, b, false), func(s string) bool { return strings.HasPrefix(s, "budget:") })}
+	k := gainHead(res, id, ds, m, base, fmt.Sprintf("MMD² at N = %d", n), "particles",
+		fmt.Sprintf("%s %s %s vs %s N = %d:", id, ds, m, base, n), Band{Tau: math.Log(MMDBand), Ratio: true})
+	done := report.CellsOf(report.Done(cells), ds)
 	// value returns method m's MMD² on split s at N = n, and its cost.
 	value := func(m string, greedy bool) map[int]report.Row {
 		out := map[int]report.Row{}
 		single := map[int]*report.Cell{}
-		for _, c := range report.CellsOf(report.Done(cells), ds) {
+		for _, c := range done {
 			if c.Prov.Method != m {
 				continue
 			}
@@ -412,7 +424,7 @@ func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool
 		}
 		return out
 	}
-	av, bv := value(m, report.IsGreedy(a.Kind)), value(base, false)
+	av, bv := value(m, report.IsGreedy(k.A.Kind)), value(base, false)
 	for _, s := range sortedSplits(av) {
 		ar, br := av[s], bv[s]
 		if _, ok := bv[s]; !ok || !(ar.Value > 0) || !(br.Value > 0) {
