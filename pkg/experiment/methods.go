@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -153,20 +152,10 @@ func (c SVGDConfig) Validate() error {
 // and gradient evaluations are charged to the method. The draws come from
 // a stream split off rng.
 func laplaceStart(ctx context.Context, env *harness.Env, p *harness.Problem, rec particle.Recorder, n int, rng *rand.Rand) (*mat.Dense, particle.Recorder, map[string]any, *MAP, error) {
-	m, rec, err := startMAP(ctx, env, p, rec, false)
+	l, rec, info, m, err := laplaceFit(ctx, env, p, rec)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	start := time.Now()
-	l, err := laplace.Fit(ctx, p.Target, m.X, laplace.FitSettings{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("fit of the Laplace approximation at the MAP: %w", err)
-	}
-	sec := time.Since(start).Seconds()
-	rec = chargeRecorder{rec: rec, seconds: m.Seconds + sec, grads: m.GradEvals + l.GradEvals}
-	info := map[string]any{"laplace": map[string]any{
-		"seconds": sec, "grad_evals": l.GradEvals, "flipped": l.Flipped, "floored": l.Floored,
-	}}
 	return l.Sample(n, rand.NewPCG(rng.Uint64(), rng.Uint64())), rec, info, m, nil
 }
 
@@ -220,8 +209,13 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 // every chain.
 type SGLDConfig struct {
 	sgld.Settings
-	// InitFrom ("init") is "prior" (default) or "map": the chains start at
-	// the MAP plus N(0, jitter²) noise, the MAP's cost charged to the run.
+	// InitFrom ("init") is "prior" (default), "map" (the chains start at
+	// the MAP plus N(0, jitter²) noise, the MAP's cost charged to the run)
+	// or "laplace" (each chain at its own draw of the Laplace
+	// approximation N(x̂, (−∇²log p(x̂))⁻¹) at the cell's MAP x̂, SVGD's
+	// init = "laplace", the MAP's and the fit's costs charged; it takes no
+	// jitter, and whiten = "laplace" starts its chains at such draws
+	// already).
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
@@ -233,7 +227,16 @@ func (c SGLDConfig) Validate() error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	return oneOf("init", c.InitFrom, "", "prior", "map")
+	if err := oneOf("init", c.InitFrom, "", "prior", "map", "laplace"); err != nil {
+		return err
+	}
+	if c.InitFrom == "laplace" && s.Whiten != sgld.WhitenNone {
+		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %q starts the chains at Laplace draws already`, sgld.WhitenNone, s.Whiten)
+	}
+	if c.InitFrom == "laplace" && c.X0Scale != 0 {
+		return fieldErr("jitter", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
+	}
+	return nil
 }
 
 func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output, error) {
@@ -257,8 +260,17 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		}
 		s.X0 = m.X
 	}
-	set, err := sgld.Run(ctx, in.Problem.Target, s, in.Src, rec)
-	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err
+	t, info := in.Problem.Target, map[string]any{"chains": chains, "keep": s.Keep}
+	if c.InitFrom == "laplace" {
+		var l *laplace.Approx
+		var li map[string]any
+		if l, rec, li, m, err = laplaceFit(ctx, in.Env, in.Problem, rec); err != nil {
+			return harness.Output{}, err
+		}
+		t, info["laplace"] = laplaceChains(t, l), li["laplace"]
+	}
+	set, err := sgld.Run(ctx, t, s, in.Src, rec)
+	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, info, m)}, err
 }
 
 // Register adds this wiring's datasets, metrics and method kinds to r.

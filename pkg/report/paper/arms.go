@@ -83,9 +83,9 @@ func methodSummary(c *report.Cell) map[string]any {
 // (Laplace draws at the MAP, the network's initialisation, prior draws;
 // unset: the network's initialisation on a BNN, the prior otherwise); SP
 // at the MAP (map = true) or from its own candidate search; SGLD at the
-// MAP or from the prior; SVGD's init "trained" (particles drawn around a
-// trained network) and MMD-FW's start "trained" are the class "trained
-// network". A start-only baseline (kind start) is the start it is: the
+// MAP, from Laplace draws at it (init "laplace") or from the prior; SVGD's
+// init "trained" (particles drawn around a trained network) and MMD-FW's
+// start "trained" are the class "trained network". A start-only baseline (kind start) is the start it is: the
 // trained network alone or a deep ensemble of trained networks (class
 // trained network), the MAP alone or Laplace draws at the MAP (class MAP),
 // prior draws (class prior: the start of SVGD's and SGLD's prior arms and
@@ -151,8 +151,11 @@ func StartOf(c *report.Cell, bnn bool) (label, class string) {
 		}
 		return s, s
 	case report.NormKind(k) == "sgld":
-		if settingString(c, "init") == "map" {
+		switch settingString(c, "init") {
+		case "map":
 			return "MAP", startMAP
+		case "laplace":
+			return "Laplace draws at the MAP", startMAP
 		}
 		return "prior draws", startPrior
 	}

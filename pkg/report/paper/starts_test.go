@@ -29,6 +29,7 @@ func TestStartOfTrainedAndBaselines(t *testing.T) {
 		{"start", "start", "prior", startPrior},
 		{"sgld", "init", "map", startMAP},
 		{"sgld", "init", "prior", startPrior},
+		{"sgld", "init", "laplace", startMAP},
 		{"mmdfw", "start", "prior", startPrior},
 		{"svgd", "init", "laplace", startMAP},
 	} {
