@@ -122,9 +122,9 @@ var wantCells = map[string]map[string]int{
 	// (6 SVGD + 6 MMD-FW configurations) × 9 datasets × split 0; quick:
 	// 12 × 2 datasets.
 	"tune-bnn": {"quick": 24, "full": 108},
-	// 4 MMD-FW + 4 SVGD × 6 counts (quick: 1) + 4 SP + 4 SGLD, one
-	// tuning split.
-	"tune-covertype": {"quick": 40, "full": 90},
+	// (10 MMD-FW + 10 SVGD × 6 counts (quick: 1) + 10 SP + 15 SGLD) × 2
+	// tuning splits; quick: one split.
+	"tune-covertype": {"quick": 45, "full": 190},
 	// 2 readings of the paper's MMD-FW × 9 datasets × split 0; quick:
 	// 2 × 2 datasets.
 	"tune-paper": {"quick": 4, "full": 18},
@@ -196,9 +196,9 @@ func allGauss(ds []string) bool {
 }
 
 // TestTuneCovertype checks the tuning protocol of tune-covertype (the same
-// number of configurations per method kind, each kind's hyper-settings
-// offered from the prior and from the MAP alike, one gradient budget,
-// splits reserved for tuning, fig1b's reference) and that fig1a's and
+// hyper-settings per method kind, each offered from every start the kind
+// can take, one gradient budget, two splits reserved for tuning, fig1b's
+// reference) and that fig1a's and
 // fig1b's tuned arms run exactly the configurations it chose.
 func TestTuneCovertype(t *testing.T) {
 	tune, err := harness.LoadFile(testRegistry, "../../experiments/tune-covertype.toml", "full")
@@ -216,8 +216,12 @@ func TestTuneCovertype(t *testing.T) {
 	perKind := map[string]int{}
 	byName := map[string]*harness.Method{}
 	// Each hyper-setting (the settings less the start's keys) of a kind
-	// appears once from the prior and once from the MAP (MMD-FW, SP and
-	// SGLD at the MAP itself, SVGD from Laplace draws at it).
+	// appears once from every start the kind can take: the prior; the MAP
+	// itself (MMD-FW's first particle, SP's first candidate pool, SGLD's
+	// chains with jitter = -1); Laplace draws at it (SVGD, whose copies of
+	// one point would never separate, and SGLD's chains).
+	offered := map[string][]string{KindMMDFW: {"prior", "map"}, KindSP: {"prior", "map"},
+		KindSVGD: {"prior", "laplace"}, KindSGLD: {"prior", "map", "laplace"}}
 	starts := map[string]map[string]int{}
 	for _, m := range tune.Methods {
 		perKind[m.Kind]++
@@ -229,11 +233,13 @@ func TestTuneCovertype(t *testing.T) {
 		}
 		class := "prior"
 		switch {
-		case set["start"] == "map", set["map"] == true, set["init"] == "map" && set["jitter"] == -1.0, set["init"] == "laplace":
+		case set["start"] == "map", set["map"] == true, set["init"] == "map" && set["jitter"] == -1.0:
 			class = "map"
+		case set["init"] == "laplace":
+			class = "laplace"
 		case set["start"] == "prior", set["init"] == nil && set["start"] == nil && set["map"] == nil:
 		default:
-			t.Errorf("%s: start of %v is neither the prior nor the MAP", m.Name, set)
+			t.Errorf("%s: start of %v is neither the prior, the MAP nor Laplace draws at it", m.Name, set)
 		}
 		for _, k := range []string{"start", "map", "init", "jitter"} {
 			delete(set, k)
@@ -245,15 +251,23 @@ func TestTuneCovertype(t *testing.T) {
 		}
 		starts[key][class]++
 	}
-	for _, k := range []string{KindMMDFW, KindSVGD, KindSP, KindSGLD} {
-		if perKind[k] != 10 {
-			t.Errorf("%d %s configurations, want 10 (%v)", perKind[k], k, perKind)
+	for k, want := range offered {
+		if perKind[k] != 5*len(want) {
+			t.Errorf("%d %s configurations, want 5 hyper-settings × %d starts (%v)", perKind[k], k, len(want), perKind)
 		}
 	}
 	for key, by := range starts {
-		if by["prior"] != 1 || by["map"] != 1 {
-			t.Errorf("%s: starts %v, want one from the prior and one from the MAP", key, by)
+		want := offered[strings.Fields(key)[0]]
+		ok := len(by) == len(want)
+		for _, c := range want {
+			ok = ok && by[c] == 1
 		}
+		if !ok {
+			t.Errorf("%s: starts %v, want one from each of %v", key, by, want)
+		}
+	}
+	if len(tune.Splits) != 2 {
+		t.Errorf("splits %v, want two tuning splits", tune.Splits)
 	}
 	fig1b, err := harness.LoadFile(testRegistry, "../../experiments/fig1b.toml", "full")
 	if err != nil {
