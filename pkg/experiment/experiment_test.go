@@ -285,10 +285,10 @@ func TestTuneCovertype(t *testing.T) {
 		t.Errorf("reference %s, want fig1b's %s", ref(tune.Reference), ref(fig1b.Reference))
 	}
 	chosen := map[string]map[string]string{
-		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e005-full-laplace",
+		"fig1a": {"mmdfw-tuned": "mmdfw-n025-equal", "svgd-tuned": "svgd-e01-full-laplace",
 			"sp-tuned": "sp-map-nm100", "sgld-tuned": "sgld-const-2e-5"},
 		"fig1b": {"mmdfw-tuned": "mmdfw-n0125-equal", "mmdfw-tuned-bq": "mmdfw-n025-bq",
-			"svgd-tuned": "svgd-e01-full-laplace", "sp-tuned": "sp-map-nm50"},
+			"svgd-tuned": "svgd-e01-full-laplace", "sp-tuned": "sp-map-nm100"},
 	}
 	for id, arms := range chosen {
 		e, err := harness.LoadFile(testRegistry, "../../experiments/"+id+".toml", "full")
