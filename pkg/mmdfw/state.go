@@ -133,30 +133,14 @@ func initState(ctx context.Context, t target.Target, s Settings, src rand.Source
 		var sw particle.Stopwatch
 		sw.Start()
 		d := t.Dim()
-		x0 := make([]float64, d)
-		switch prior, ok := t.(target.PriorSampler); {
-		case s.X0 != nil:
-			if len(s.X0) != d {
-				return nil, Result{}, true, fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
-			}
-			copy(x0, s.X0)
-		case ok:
-			prior.SamplePrior(rng, x0)
-		}
-		if err := particle.CheckFinite("mmdfw: MAP search start", 0, x0); err != nil {
-			return nil, Result{}, true, err
-		}
-		sc, err := laplace.FitAtMAP(ctx, t, x0,
+		sc, err := laplace.FitFromStart(ctx, t, "mmdfw", s.X0, rng,
 			laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: rng, NewtonTol: s.MAPNewtonTol},
 			laplace.FitSettings{Batch: s.LaplaceBatch, Src: rng})
 		res := Result{GradEvals: sc.GradEvals, MAPGradEvals: sc.MAP.GradEvals, LaplaceGradEvals: sc.GradEvals - sc.MAP.GradEvals}
 		if err != nil {
 			sw.Stop()
 			res.Seconds = sw.Seconds()
-			if e := ctx.Err(); e != nil {
-				return nil, res, true, e
-			}
-			return nil, res, true, fmt.Errorf("mmdfw: the target's scales (MAP and Laplace fit): %w", err)
+			return nil, res, true, err
 		}
 		w := sc.Whitening
 		inner.Scale, inner.Scales = ScaleGiven, make([]float64, d)

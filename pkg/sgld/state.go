@@ -90,22 +90,12 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 		return &State{r: r, s: s}, nil
 	}
 	d := t.Dim()
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	if err := particle.CheckFinite("sgld: MAP search start", 0, x0); err != nil {
-		return nil, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	sc, err := laplace.FitFromStart(ctx, t, "sgld", s.X0, rand.New(src), laplace.MAPSettings{}, laplace.FitSettings{})
 	if err != nil {
 		if e := ctx.Err(); e != nil {
 			return nil, fmt.Errorf("sgld: stopped while fitting the target's scales: %w", e)
 		}
-		return nil, fmt.Errorf("sgld: the target's scales (MAP and Laplace fit): %w", err)
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s

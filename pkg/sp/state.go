@@ -2,7 +2,6 @@ package sp
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -64,19 +63,9 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 	if s.Whiten != WhitenLaplace {
 		return &State{r: newRunner(t, s, src), ks: s.ksdStop(d), s: s}, nil
 	}
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	sc, err := laplace.FitFromStart(ctx, t, "sp", s.X0, rand.New(src), laplace.MAPSettings{}, laplace.FitSettings{})
 	if err != nil {
-		if e := ctx.Err(); e != nil {
-			return nil, e
-		}
-		return nil, fmt.Errorf("sp: the target's scales (MAP and Laplace fit): %w", err)
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s

@@ -84,18 +84,14 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 		return nil, fmt.Errorf("svgd: target dimension %d < 1", d)
 	}
 	rng := rand.New(src)
-	x0 := make([]float64, d)
-	switch ps, ok := t.(target.PriorSampler); {
-	case s.X0 != nil:
-		if len(s.X0) != d {
-			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
-		}
-		copy(x0, s.X0)
-	case s.Init != nil:
+	x0 := s.X0
+	if x0 == nil && s.Init != nil {
+		// The MAP search starts at the mean of the initial particles.
 		n, c := s.Init.Dims()
 		if c != d {
 			return nil, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
 		}
+		x0 = make([]float64, d)
 		for i := 0; i < n; i++ {
 			for j, v := range s.Init.RawRowView(i) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -104,18 +100,10 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 				x0[j] += v / float64(n)
 			}
 		}
-	case ok:
-		ps.SamplePrior(rng, x0)
 	}
-	if err := particle.CheckFinite("svgd: MAP search start", 0, x0); err != nil {
-		return nil, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	sc, err := laplace.FitFromStart(ctx, t, "svgd", x0, rng, laplace.MAPSettings{}, laplace.FitSettings{})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("svgd: the target's scales (MAP and Laplace fit): %w", err)
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s
