@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -48,7 +49,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 // run there, flagged.
 func TestCeilingFlagged(t *testing.T) {
 	g := testutil.Gauss5(t)
-	set, err := mmdfw.Settings{X0: make([]float64, 5), N: 20}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	set, err := mmdfw.Settings{N: 20}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestFailureLeavesNoSet(t *testing.T) {
 	}}
 	for _, s := range []mmdfw.Settings{{X0: make([]float64, 5)}, {X0: make([]float64, 5), Scale: mmdfw.ScaleBandwidth}} {
 		calls.Store(0)
-		set, err := s.Run(context.Background(), bad, rand.NewPCG(1, 2), nil)
+		set, err := s.Run(context.Background(), bad, particle.Start{}, rand.NewPCG(1, 2), nil)
 		if err == nil || set.Len() != 0 {
 			t.Errorf("scale %v: error %v with %d particles, want an error and none", s.Scale, err, set.Len())
 		}

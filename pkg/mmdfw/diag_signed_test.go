@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -27,7 +28,7 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		s := mmdfw.Settings{N: 40, RawWeights: true, Z: mmdfw.ZExact, Embed: mmdfw.GaussianEmbedding(g),
 			Start: mmdfw.StartGiven, X0: []float64{0.5, -0.3}, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}
-		set, err := s.Run(context.Background(), g, rand.NewPCG(seed, 2), nil)
+		set, err := s.Run(context.Background(), g, particle.Start{}, rand.NewPCG(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

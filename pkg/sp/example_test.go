@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -65,7 +66,7 @@ func Example_zeroValue() {
 		return
 	}
 	post := target.Func{D: 2, F: g.LogProbGrad}
-	set, err := sp.Settings{X0: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := sp.Settings{}.Run(context.Background(), post, particle.Start{X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -63,7 +63,7 @@ func ExampleRun_zeroValue() {
 		log.Fatal(err)
 	}
 	post := target.Func{D: 2, F: g.LogProbGrad}
-	set, err := svgd.Settings{X0: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := svgd.Settings{}.Run(context.Background(), post, particle.Start{X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
