@@ -55,7 +55,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	h, err := hmc.RunResult(ctx, lr, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	h, err := hmc.RunResult(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -294,14 +294,14 @@ func (r *HMCResult) Pass() (bool, string) {
 }
 
 // RunHMC runs hmc.RunResult with s on the posterior's unconstrained target, the
-// chains started around Init(seed) (s.X0, when nil), and compares the
+// chains started around x0 (Init(seed) when nil), and compares the
 // constrained draws with the reference.
-func (p *Posterior) RunHMC(ctx context.Context, s hmc.Settings, seed uint64) (*HMCResult, error) {
-	if s.X0 == nil {
-		s.X0 = p.Init(seed)
+func (p *Posterior) RunHMC(ctx context.Context, x0 []float64, s hmc.Settings, seed uint64) (*HMCResult, error) {
+	if x0 == nil {
+		x0 = p.Init(seed)
 	}
 	a, b := p.seeds(seed)
-	res, err := hmc.RunResult(ctx, p.Model.Target, s, rand.NewPCG(a, b), nil)
+	res, err := hmc.RunResult(ctx, p.Model.Target, particle.Start{X0: x0}, s, rand.NewPCG(a, b), nil)
 	if err != nil {
 		return nil, fmt.Errorf("pdbcheck: %s: %w", p.Name, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -153,6 +154,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	// MAP when the run starts there (jitter init_scale, default 0.1), else
 	// from prior draws.
 	var pilot hmc.Settings
+	var pilotStart particle.Start
 	if c.PoolHMC != nil {
 		pilot = *c.PoolHMC
 	}
@@ -168,7 +170,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 			return harness.Output{}, err
 		}
 		s.Start, s.X0 = mmdfw.StartGiven, m.X
-		pilot.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
+		pilotStart.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
@@ -211,7 +213,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 	}
 	if c.PoolSampler == "hmc" {
-		s.PoolSampler = pools.HMC(pilot)
+		s.PoolSampler = pools.HMC(pilotStart, pilot)
 	}
 	legacyMMDFW(&s)
 	pools.Fill(&s)

@@ -69,7 +69,7 @@ func covertypeRef(t *testing.T, dir string, m *model.Logistic, mapX []float64) *
 		t.Logf("reference: %d draws, max R̂ %.3f, min ESS %.0f, %v, %.0f s", c.Rows, c.MaxRhat, c.MinE, c.Reasons, c.Seconds)
 		return mat.NewDense(c.Rows, c.Cols, c.Data)
 	}
-	res, err := hmc.RunResult(context.Background(), m, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0: mapX, X0Scale: 0.1},
+	res, err := hmc.RunResult(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0Scale: 0.1},
 		rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // fails the test when HMC flags it.
 func lrReference(t *testing.T, lr *model.Logistic) *hmc.Result {
 	t.Helper()
-	ref, err := hmc.RunResult(context.Background(), lr, hmc.Settings{}, rand.NewPCG(99, 1), nil)
+	ref, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{}, rand.NewPCG(99, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				s := Settings{N: 100, Direction: dir, Weights: rule, Bandwidth: h}
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.
-					pool, err := hmc.RunResult(context.Background(), lr, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					pool, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
 					if err != nil {
 						t.Fatal(err)
 					}

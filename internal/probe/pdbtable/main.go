@@ -108,7 +108,7 @@ func main() {
 		fmt.Fprintln(tw, "posterior\td\tmax z\tsd ratio\tmax R̂\tmin ESS\tdiv\tstep size\tsteps\tgrad evals\ts\tverdict\t")
 		for _, name := range names {
 			p := load(name)
-			r, err := p.RunHMC(ctx, hmc.Settings{}, *seed)
+			r, err := p.RunHMC(ctx, nil, hmc.Settings{}, *seed)
 			if err != nil {
 				fmt.Fprintf(tw, "%s\t%d\terror: %v\t\n", name, p.Dim(), err)
 				continue

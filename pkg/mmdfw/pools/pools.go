@@ -54,13 +54,14 @@ func SGLD(iterations int) mmdfw.PoolSampler {
 }
 
 // HMC returns a PoolSampler that draws the pool by HMC (pkg/hmc): an
-// independent pilot run of s (its zero fields take hmc's defaults; Draws,
+// independent pilot run of s from start (the zero Start: hmc's default
+// start; its zero fields take hmc's defaults; Draws,
 // when zero, is ⌈size/Chains⌉ per chain, so the pool has at least size
 // draws), seeded from two draws of the run's random stream. Its gradient
 // evaluations are charged like SGLD's. A pilot that hmc flags (R̂ or ESS
 // beyond its thresholds) still serves: the pool only estimates
 // zᵢ = μ_p(xᵢ), and the run's diagnostics keep its cost.
-func HMC(s hmc.Settings) mmdfw.PoolSampler {
+func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		rng := rand.New(src)
 		hs := s
@@ -68,7 +69,7 @@ func HMC(s hmc.Settings) mmdfw.PoolSampler {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
 			hs.Draws = (size + chains - 1) / chains
 		}
-		res, err := hmc.RunResult(ctx, t, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		res, err := hmc.RunResult(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
 		if err != nil {
 			var grads int64
 			if res != nil {

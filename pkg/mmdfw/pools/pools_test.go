@@ -30,7 +30,7 @@ func gaussian(t *testing.T) *target.Gaussian {
 func TestHMC(t *testing.T) {
 	g := gaussian(t)
 	const size = 800
-	pool, grads, err := pools.HMC(hmc.Settings{Warmup: 300}).SamplePool(context.Background(), g, size, rand.NewPCG(3, 3))
+	pool, grads, err := pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300}).SamplePool(context.Background(), g, size, rand.NewPCG(3, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestHMC(t *testing.T) {
 		}
 	}
 	res, err := mmdfw.RunResult(context.Background(), g, mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool,
-		PoolSampler: pools.HMC(hmc.Settings{Warmup: 300}), PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+		PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300}), PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestFill(t *testing.T) {
 	if pool.PoolSampler == nil {
 		t.Error("ZPool without a pool: no pool sampler")
 	}
-	own := pools.HMC(hmc.Settings{})
+	own := pools.HMC(particle.Start{}, hmc.Settings{})
 	given := mmdfw.Settings{Z: mmdfw.ZPool, PoolSampler: own}
 	pools.Fill(&given)
 	if given.PoolSampler == nil {
