@@ -106,7 +106,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 
 	// SGLD: the particles are the chains' thinned draws, chain after chain.
 	start = time.Now()
-	sg, err := sgld.Run(ctx, lr, sgld.Settings{
+	sg, err := sgld.Run(ctx, lr, particle.Start{}, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
 		Whiten: sgld.WhitenNone, Stop: sgld.StopFixed,

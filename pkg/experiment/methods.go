@@ -251,13 +251,14 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 	}
 	rec := in.Recorder
 	var m *MAP
+	var start particle.Start
 	if c.InitFrom == "map" {
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.X0 = m.X
+		start.X0 = m.X
 	}
-	set, err := sgld.Run(ctx, in.Problem.Target, s, in.Src, rec)
+	set, err := sgld.Run(ctx, in.Problem.Target, start, s, in.Src, rec)
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{"chains": chains, "keep": s.Keep}, m)}, err
 }
 

@@ -118,8 +118,8 @@ func TestBurnInRejects(t *testing.T) {
 		}}
 		const burn = 1000
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := sgld.Settings{X0: []float64{shape - 1}, X0Scale: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
-			set, err := s.Run(context.Background(), gamma, particle.Start{}, rand.NewPCG(seed, 2), nil)
+			s := sgld.Settings{X0Scale: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
+			set, err := s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			var nf *particle.NonFiniteError
 			switch {
 			case shape == 3 && errors.As(err, &nf):
@@ -141,7 +141,7 @@ func TestBurnInRejects(t *testing.T) {
 				}
 			}
 			s.Schedule = sgld.ScheduleConstant
-			_, err = s.Run(context.Background(), gamma, particle.Start{}, rand.NewPCG(seed, 2), nil)
+			_, err = s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			if !errors.As(err, &nf) || nf.Iteration > burn {
 				t.Errorf("Gamma(%g), seed %d, a constant step: error %v, want a non-finite log density in the burn-in", shape, seed, err)
 			}
