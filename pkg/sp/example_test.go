@@ -19,8 +19,8 @@ func Example() {
 		grad[0], grad[1] = -x[0], -x[1]
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
-	set, cost, err := sp.RunWithCost(context.Background(), normal,
-		sp.Settings{N: 30, X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
+	set, cost, err := sp.RunWithCost(context.Background(), normal, particle.Start{X0: []float64{0, 0}},
+		sp.Settings{N: 30}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -86,7 +86,7 @@ func ExampleStep() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := sp.Init(ctx, normal, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200, X0: []float64{0, 0}}, rand.NewPCG(1, 2))
+	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return
