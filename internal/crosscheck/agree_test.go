@@ -77,7 +77,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 		}
 		return nil
 	})
-	sv, err := svgd.Run(ctx, lr, svgd.Settings{
+	sv, err := svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
 		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,

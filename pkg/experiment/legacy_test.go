@@ -5,6 +5,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
@@ -58,7 +59,7 @@ func TestLegacySettings(t *testing.T) {
 	for _, c := range []struct {
 		s    mmdfw.Settings
 		want mmdfw.Init
-	}{{mmdfw.Settings{SVGD: pools.SVGD(svgd.Settings{})}, mmdfw.InitAuto}, {mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.InitPrior},
+	}{{mmdfw.Settings{SVGD: pools.SVGD(particle.Start{}, svgd.Settings{})}, mmdfw.InitAuto}, {mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.InitPrior},
 		{mmdfw.Settings{CandidateInit: mmdfw.InitLaplace}, mmdfw.InitLaplace}} {
 		legacyMMDFW(&c.s)
 		if c.s.CandidateInit != c.want || c.s.Starts != 1 {

@@ -184,9 +184,10 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	rec := in.Recorder
 	var info map[string]any
 	var m *MAP
+	var start particle.Start
 	switch c.InitFrom {
 	case "laplace":
-		if s.Init, rec, info, m, err = laplaceStart(ctx, in.Env, in.Problem, rec, n, rng); err != nil {
+		if start.Particles, rec, info, m, err = laplaceStart(ctx, in.Env, in.Problem, rec, n, rng); err != nil {
 			return harness.Output{}, err
 		}
 	case "trained":
@@ -198,15 +199,15 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = aroundTrained(r, n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
+		start.Particles = aroundTrained(r, n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
 		rec = chargeRecorder{rec: rec, seconds: sec, grads: r.GradEvals}
 		info = trainSummary(r, sec)
 	default:
-		if s.Init, err = d.Start(c.InitFrom, n, rng); err != nil {
+		if start.Particles, err = d.Start(c.InitFrom, n, rng); err != nil {
 			return harness.Output{}, err
 		}
 	}
-	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, rec)
+	set, err := svgd.Run(ctx, in.Problem.Target, start, s, in.Src, rec)
 	var method any
 	if info != nil {
 		method = info

@@ -204,10 +204,11 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
 		legacySVGD(sv)
-		if sv.Init, err = d.Start("", n, rng); err != nil {
+		var svStart particle.Start
+		if svStart.Particles, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
-		s.SVGD = pools.SVGD(*sv)
+		s.SVGD = pools.SVGD(svStart, *sv)
 		if start == "svgd" {
 			s.Start = mmdfw.StartAuto
 		}

@@ -206,7 +206,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	for i := 0; i < 20; i++ {
 		m.Init(srng, sinit.RawRowView(i))
 	}
-	set, err := svgd.Run(context.Background(), m, svgd.Settings{Init: sinit, Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
+	set, err := svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
 		rand.NewPCG(seed, 5), particle.Discard)
 	if err != nil {
 		return err

@@ -82,15 +82,15 @@ func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 }
 
 // SVGD returns the sampler of the SVGD→MMD-FW start (Settings.SVGD): a
-// run of svgd.Run with s (s.N, when zero and s.Init is nil, is the size
-// the run asks for, its N), without its diagnostics, seeded from two
+// run of svgd.Run with s from start (s.N, when zero and start has no
+// Particles, is the size the run asks for, its N), without its diagnostics, seeded from two
 // draws of the run's random stream; its gradient evaluations are those of
 // its last snapshot.
-func SVGD(s svgd.Settings) mmdfw.PoolSampler {
+func SVGD(start particle.Start, s svgd.Settings) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		rng := rand.New(src)
 		ss := s
-		if ss.N == 0 && ss.Init == nil {
+		if ss.N == 0 && start.Particles == nil {
 			ss.N = size
 		}
 		ss.NoDiagnostics = true // evaluations the run's clock would count
@@ -99,7 +99,7 @@ func SVGD(s svgd.Settings) mmdfw.PoolSampler {
 			last = sn.GradEvals
 			return nil
 		})
-		set, err := svgd.Run(ctx, t, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+		set, err := svgd.Run(ctx, t, start, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, last, err
 		}

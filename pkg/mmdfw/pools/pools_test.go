@@ -94,8 +94,9 @@ func TestSGLD(t *testing.T) {
 // cost that of the last snapshot.
 func TestSVGD(t *testing.T) {
 	g := gaussian(t)
-	s := svgd.Settings{Iterations: 40, Step: 0.05, X0: []float64{0, 0, 0}, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}
-	got, grads, err := pools.SVGD(s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
+	s := svgd.Settings{Iterations: 40, Step: 0.05, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}
+	start := particle.Start{X0: []float64{0, 0, 0}}
+	got, grads, err := pools.SVGD(start, s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestSVGD(t *testing.T) {
 	ws := s
 	ws.N, ws.NoDiagnostics = 12, true
 	var last particle.Snapshot
-	want, err := svgd.Run(context.Background(), g, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
+	want, err := svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
 		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil }))
 	if err != nil {
 		t.Fatal(err)
