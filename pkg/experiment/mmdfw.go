@@ -131,12 +131,14 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	s := c.solver()
 	s.N = in.N
 	gauss, _ := d.Exact()
+	var from particle.Start // the run's start
+	var mi mmdfw.Inputs     // its data and samplers
 	switch {
 	case c.Z == mmdfw.ZExact || (c.Z == mmdfw.ZAuto && gauss != nil):
 		if gauss == nil {
 			return harness.Output{}, fieldErr("z", `"exact" needs a Gaussian target`)
 		}
-		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
+		s.Z, mi.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
 	case c.needsPool():
 		s.Z = mmdfw.ZPool // drawn by pools.SGLD(c.PoolIterations) unless pool_sampler says otherwise (below)
 	}
@@ -169,7 +171,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		} else if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, s.X0 = mmdfw.StartGiven, m.X
+		s.Start, from.X0 = mmdfw.StartGiven, m.X
 		pilotStart.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
@@ -178,7 +180,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		tr.startMMDFW(&s, rng)
+		tr.startMMDFW(&s, &from, &mi, rng)
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
@@ -187,12 +189,12 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, s.X0 = mmdfw.StartGiven, x0.RawRowView(0)
+		s.Start, from.X0 = mmdfw.StartGiven, x0.RawRowView(0)
 		if s.Bandwidth == 0 && c.CandidateInit != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := cmp.Or(c.MedianDraws, mmdfw.DefaultMedianDraws)
-			if s.SVGDParticles, err = d.Start("model", draws, rng); err != nil {
+			if from.Particles, err = d.Start("model", draws, rng); err != nil {
 				return harness.Output{}, err
 			}
 			if s.CandidateInit == mmdfw.InitAuto {
@@ -208,17 +210,17 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if svStart.Particles, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
-		s.SVGD = pools.SVGD(svStart, *sv)
+		mi.SVGD = pools.SVGD(svStart, *sv)
 		if start == "svgd" {
 			s.Start = mmdfw.StartAuto
 		}
 	}
 	if c.PoolSampler == "hmc" {
-		s.PoolSampler = pools.HMC(pilotStart, pilot)
+		mi.PoolSampler = pools.HMC(pilotStart, pilot)
 	}
-	legacyMMDFW(&s)
-	pools.Fill(&s)
-	res, err := mmdfw.RunResult(ctx, in.Problem.Target, s, in.Src, rec)
+	legacyMMDFW(&s, from, mi)
+	pools.Fill(s, &mi)
+	res, err := mmdfw.RunResult(ctx, in.Problem.Target, from, mi, s, in.Src, rec)
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,

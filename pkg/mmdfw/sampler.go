@@ -8,13 +8,8 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// Run is Run(ctx, t, s, src, rec): Settings is a sampler.Sampler.
+// Run is Run(ctx, t, start, Inputs{}, s, src, rec), with the zero Inputs:
+// Settings is a sampler.Sampler.
 func (s Settings) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	if start.X0 != nil {
-		s.X0 = start.X0
-	}
-	if start.Particles != nil {
-		s.SVGDParticles = start.Particles
-	}
-	return Run(ctx, t, s, src, rec)
+	return Run(ctx, t, start, Inputs{}, s, src, rec)
 }

@@ -1,12 +1,12 @@
 // Package pools adapts the samplers of this module to the seams of
 // pkg/mmdfw, which imports no other method: SGLD and HMC draw the sample
-// pool of ZPool (Settings.PoolSampler), SVGD the particles of the
-// SVGD→MMD-FW start (Settings.SVGD), and a short SGLD run the draws
-// around the first particle from which a target without a prior takes
-// its median-heuristic bandwidth (Settings.LocalSampler).
+// pool of ZPool (mmdfw.Inputs.PoolSampler), SVGD the particles of the
+// SVGD→MMD-FW start (Inputs.SVGD), and a short SGLD run the draws around
+// the first particle from which a target without a prior takes its
+// median-heuristic bandwidth (Inputs.LocalSampler).
 //
-// Fill gives an mmdfw.Settings the adapters that the package's zero
-// value used before they moved here, so that a run reads as it did.
+// Fill gives an mmdfw.Inputs the adapters that the package's zero value
+// used before they moved here, so that a run reads as it did.
 package pools
 
 import (
@@ -81,7 +81,7 @@ func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 	})
 }
 
-// SVGD returns the sampler of the SVGD→MMD-FW start (Settings.SVGD): a
+// SVGD returns the sampler of the SVGD→MMD-FW start (Inputs.SVGD): a
 // run of svgd.Run with s from start (s.N, when zero and start has no
 // Particles, is the size the run asks for, its N), without its diagnostics, seeded from two
 // draws of the run's random stream; its gradient evaluations are those of
@@ -129,16 +129,16 @@ func SGLDLocal() mmdfw.LocalSampler {
 	})
 }
 
-// Fill sets the samplers that s leaves nil to those mmdfw's zero value
-// used before they moved here: SGLD(s.PoolIterations) as the PoolSampler
-// of an explicit ZPool without a Pool, and SGLDLocal as the LocalSampler.
-// A ZAuto run is left without a PoolSampler, which would otherwise make it
-// ZPool.
-func Fill(s *mmdfw.Settings) {
-	if s.Z == mmdfw.ZPool && s.Pool == nil && s.PoolSampler == nil {
-		s.PoolSampler = SGLD(s.PoolIterations)
+// Fill sets the samplers that in leaves nil, for a run with settings s,
+// to those mmdfw's zero value used before they moved here:
+// SGLD(s.PoolIterations) as the PoolSampler of an explicit ZPool without a
+// Pool, and SGLDLocal as the LocalSampler. A ZAuto run is left without a
+// PoolSampler, which would otherwise make it ZPool.
+func Fill(s mmdfw.Settings, in *mmdfw.Inputs) {
+	if s.Z == mmdfw.ZPool && in.Pool == nil && in.PoolSampler == nil {
+		in.PoolSampler = SGLD(s.PoolIterations)
 	}
-	if s.LocalSampler == nil {
-		s.LocalSampler = SGLDLocal()
+	if in.LocalSampler == nil {
+		in.LocalSampler = SGLDLocal()
 	}
 }
