@@ -71,6 +71,12 @@ func (c MMDFWConfig) Validate() error {
 	if err := c.solver().Validate(); err != nil {
 		return err
 	}
+	// The wiring gives the package no mmdfw.Inputs.Scales (a trained start
+	// brings its own under scale "auto"), so scale "given" is refused here,
+	// as mmdfw.Settings.Validate refused it when Scales were a setting.
+	if c.Scale == mmdfw.ScaleGiven {
+		return setting.Errorf("scale", c.Scale, `needs Scales or start "trained"`)
+	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
 		"svgd_particles", c.SVGDParticleCount); err != nil {
 		return err
