@@ -313,6 +313,13 @@ func newRunner(t target.Target, s Settings, mode []float64, src rand.Source) *ru
 	}
 	r.prior, _ = t.(target.PriorSampler)
 	r.ref = newRefiner(r.obj)
+	// The cost trace has one entry per point: room for N.
+	r.cost.Candidates = make([]int, 0, s.N)
+	r.cost.Refine = make([]int, 0, s.N)
+	r.cost.Outside = make([]int, 0, s.N)
+	r.cost.Projected = make([]int, 0, s.N)
+	r.cost.Rejected = make([]int, 0, s.N)
+	r.cost.Objective = make([]float64, 0, s.N)
 	return r
 }
 
