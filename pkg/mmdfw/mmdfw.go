@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -216,9 +217,12 @@ type run struct {
 	stats   map[string]float64
 	statKey string
 
-	// Views of the first n rows of X and S during an LMO, and its step.
-	xv, sv  *mat.Dense
-	lmoStep int
+	// Views of the first n rows of X and S during an LMO (xv, sv: the
+	// headers xview, sview), and its step; snapX is the header of the
+	// snapshots' particles. The headers are reused: a step allocates none.
+	xv, sv              *mat.Dense
+	xview, sview, snapX mat.Dense
+	lmoStep             int
 
 	// LMO scratch; best is the best candidate start of Settings.Starts.
 	g, hist, tmp, sx, krow, k0row, best []float64
@@ -564,6 +568,9 @@ func (r *run) allocate() {
 		r.wt.usePairwise(s.WeightTol, s.WeightIterations, r.self)
 	}
 	r.wrep = make([]float64, N)
+	if r.emb != nil {
+		r.mmd = make([]float64, 0, N) // one value per particle, appended
+	}
 	r.eps = make([]float64, d)
 	for j := range r.eps {
 		switch {
@@ -647,7 +654,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if r.wt.K0 != nil {
 		k0row = r.k0row[:n+1]
 		for i := range k0row {
-			k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
+			k0row[i] = r.steinK.Stein(x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
 		}
 	}
 	if err := r.wt.add(krow, z, k0row); err != nil {
@@ -669,7 +676,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	}
 	return particle.Report(r.rec, &r.sw, particle.Snapshot{
 		Step:      r.n,
-		X:         r.X.Slice(0, r.n, 0, r.d).(*mat.Dense),
+		X:         firstRows(&r.snapX, r.X, r.n),
 		W:         w,
 		GradEvals: r.evals,
 		Stats:     r.stats,
@@ -874,8 +881,8 @@ func (r *run) lmo(x []float64) error {
 	w := r.wt.w[:n]
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
-	r.xv = r.X.Slice(0, n, 0, r.d).(*mat.Dense)
-	r.sv = r.S.Slice(0, n, 0, r.d).(*mat.Dense)
+	r.xv = firstRows(&r.xview, r.X, n)
+	r.sv = firstRows(&r.sview, r.S, n)
 	if r.rff != nil {
 		// Summaries in feature space make each step O(D·d) whatever n.
 		switch s.Direction {
@@ -1086,4 +1093,13 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
 	}
 	return particle.CheckFinite("mmdfw", 1, x)
+}
+
+// firstRows sets dst to a view of the first n ≥ 1 rows of m (as
+// m.Slice(0, n, 0, c), sharing its data) without allocating, and returns
+// it.
+func firstRows(dst, m *mat.Dense, n int) *mat.Dense {
+	raw := m.RawMatrix()
+	dst.SetRawMatrix(blas64.General{Rows: n, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[:(n-1)*raw.Stride+raw.Cols]})
+	return dst
 }
