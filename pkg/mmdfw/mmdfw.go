@@ -342,7 +342,7 @@ func (r *run) checkInputs() error {
 
 // svgdInit draws the SVGD particles from Inputs.SVGD (the run's stream
 // as its source, N as the size it asks for) when it is given without
-// SVGDParticles, and makes them SVGDParticles; its gradient evaluations
+// the start's Particles, and makes them the run's SVGD particles; its gradient evaluations
 // are charged to the run.
 func (r *run) svgdInit(ctx context.Context) error {
 	s := &r.s

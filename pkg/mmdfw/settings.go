@@ -263,10 +263,10 @@ type Settings struct {
 	// zero with RBFKernel.
 	Features int `toml:"features" json:"features,omitempty"`
 	// Bandwidth is h. Default 0: the median heuristic h = median pairwise
-	// distance of an initial set (SVGDParticles, else MedianDraws draws of
+	// distance of an initial set (the SVGD particles, particle.Start.Particles, else MedianDraws draws of
 	// the Laplace approximation with ScaleLaplace, else the pool, else
 	// MedianDraws prior draws, else, on a target without a prior,
-	// MedianDraws draws around the first particle, LocalSampler's),
+	// MedianDraws draws around the first particle, Inputs.LocalSampler's),
 	// computed once and then frozen.
 	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
 	// MedianDraws is the number of draws of the median heuristic. Default
