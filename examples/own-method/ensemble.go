@@ -20,19 +20,19 @@ import (
 //	q = (1/N) Σᵢ δ(x − x̂ᵢ),  x̂ᵢ = argmax log p found by L-BFGS from x⁰ᵢ,
 //
 // the starts x⁰ᵢ drawn from the prior when the target has one
-// (target.PriorSampler) and from N(X0, Scale²I) otherwise. It reports a
-// snapshot after each point. The zero value (with X0 or a prior) is 10
-// points, full-data L-BFGS of at most 1000 iterations, Scale 1.
+// (target.PriorSampler) and from N(X0, Scale²I) otherwise, X0 the point of
+// the run's particle.Start. It reports a snapshot after each point. The
+// zero value (with a start point or a prior) is 10 points, full-data L-BFGS
+// of at most 1000 iterations, Scale 1.
 type Ensemble struct {
 	// N is the number of points (10 when 0); a cell sets its particle count.
 	N int `toml:"-" json:"-"`
-	// X0 centres the starts of a target without a prior.
-	X0 []float64 `toml:"-" json:"-"`
 	// Iterations bounds the L-BFGS iterations of each point (1000 when 0).
 	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 	// Batch is the minibatch size of the gradients (0: full data).
 	Batch int `toml:"batch" json:"batch,omitempty"`
-	// Scale is the spread of the starts around X0 (1 when 0).
+	// Scale is the spread of the starts around the start point X0 (1 when
+	// 0).
 	Scale float64 `toml:"scale" json:"scale,omitempty"`
 }
 
@@ -42,9 +42,14 @@ func (e Ensemble) Validate() error {
 }
 
 // Run finds the N points one after the other. The starts, then one
-// minibatch stream per point, are drawn from src before any search.
-func (e Ensemble) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+// minibatch stream per point, are drawn from src before any search. start's
+// X0 centres the starts of a target without a prior; a starting set
+// (start.Particles) is an error.
+func (e Ensemble) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	if err := e.Validate(); err != nil {
+		return particle.Set{}, err
+	}
+	if err := start.NoParticles("ensemble"); err != nil {
 		return particle.Set{}, err
 	}
 	n, d := cmp.Or(e.N, 10), t.Dim()
@@ -57,9 +62,9 @@ func (e Ensemble) Run(ctx context.Context, t target.Target, src rand.Source, rec
 		switch {
 		case hasPrior:
 			prior.SamplePrior(rng, row)
-		case len(e.X0) == d:
+		case len(start.X0) == d:
 			for j := range row {
-				row[j] = e.X0[j] + cmp.Or(e.Scale, 1)*rng.NormFloat64()
+				row[j] = start.X0[j] + cmp.Or(e.Scale, 1)*rng.NormFloat64()
 			}
 		default:
 			return particle.Set{}, fmt.Errorf("ensemble: target without a prior needs X0 of length %d", d)

@@ -24,9 +24,9 @@ import (
 // The method keeps the contract of every sampler of the module.
 func TestEnsembleConformance(t *testing.T) {
 	samplertest.Test(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return Ensemble{X0: x0} },
-		Small: func(x0 []float64, _ int) sampler.Sampler {
-			return Ensemble{X0: x0, N: 4, Iterations: 30}
+		Zero: Ensemble{},
+		Small: func(int) sampler.Sampler {
+			return Ensemble{N: 4, Iterations: 30}
 		},
 	})
 }
@@ -44,7 +44,7 @@ func TestEnsembleFindsTheMode(t *testing.T) {
 	for name, tg := range map[string]target.Target{"prior": g, "x0": plain} {
 		var snaps int
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { snaps++; return nil })
-		set, err := Ensemble{N: 6, X0: []float64{5, 5, 5}, Scale: 3}.Run(context.Background(), tg, rand.NewPCG(3, 4), rec)
+		set, err := Ensemble{N: 6, Scale: 3}.Run(context.Background(), tg, particle.Start{X0: []float64{5, 5, 5}}, rand.NewPCG(3, 4), rec)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -21,13 +21,14 @@ func main() {
 		grad[0], grad[1] = -a+2*a*r, -r
 		return -0.5*a*a - 0.5*r*r
 	}}
-	// The zero Settings with a start point: the first particle is the MAP
-	// found from X0, and the Laplace fit there sets the run's scales (the
+	// The zero Settings, run from a start point: the first particle is the
+	// MAP found from X0, and the Laplace fit there sets the run's scales (the
 	// kernel, the candidates' noise, the steps). Particles are added until
 	// their KSD² is that of 1000 independent draws, at most 400; a run that
 	// reaches that ceiling first says so in set.Diag.
-	s := mmdfw.Settings{X0: []float64{0, 0}}
-	set, err := s.Run(context.Background(), banana, rand.NewPCG(1, 2), particle.Discard)
+	var s mmdfw.Settings
+	start := particle.Start{X0: []float64{0, 0}}
+	set, err := s.Run(context.Background(), banana, start, rand.NewPCG(1, 2), particle.Discard)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	h, err := hmc.RunResult(ctx, lr, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	h, err := hmc.RunResult(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 		}
 		return nil
 	})
-	sv, err := svgd.Run(ctx, lr, svgd.Settings{
+	sv, err := svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
 		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,
@@ -106,7 +106,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 
 	// SGLD: the particles are the chains' thinned draws, chain after chain.
 	start = time.Now()
-	sg, err := sgld.Run(ctx, lr, sgld.Settings{
+	sg, err := sgld.Run(ctx, lr, particle.Start{}, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
 		Whiten: sgld.WhitenNone, Stop: sgld.StopFixed,

@@ -108,33 +108,27 @@ func TestRunMethod(t *testing.T) {
 		}
 	}
 	fixed := func(X *mat.Dense, flag bool) Method {
-		return Method{Name: "fixed", New: func(x0 []float64) sampler.Sampler {
-			return sampler.Func(func(ctx context.Context, _ target.Target, _ rand.Source, rec particle.Recorder) (particle.Set, error) {
-				r, _ := X.Dims()
-				w := make([]float64, r)
-				for i := range w {
-					w[i] = 1 / float64(r)
-				}
-				s := particle.Set{X: X, W: w}
-				if flag {
-					s.Diag.Raise("test", "raised by the test")
-				}
-				return s, rec.Record(particle.Snapshot{X: X, W: w, GradEvals: 42})
-			})
-		}}
+		return Method{Name: "fixed", Sampler: sampler.Func(func(ctx context.Context, _ target.Target, _ particle.Start, _ rand.Source, rec particle.Recorder) (particle.Set, error) {
+			r, _ := X.Dims()
+			w := make([]float64, r)
+			for i := range w {
+				w[i] = 1 / float64(r)
+			}
+			s := particle.Set{X: X, W: w}
+			if flag {
+				s.Diag.Raise("test", "raised by the test")
+			}
+			return s, rec.Record(particle.Snapshot{X: X, W: w, GradEvals: 42})
+		})}
 	}
 	collapsed := mat.NewDense(3, 4, []float64{0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0})
-	failing := Method{Name: "failing", New: func([]float64) sampler.Sampler {
-		return sampler.Func(func(context.Context, target.Target, rand.Source, particle.Recorder) (particle.Set, error) {
-			return particle.Set{}, errors.New("no luck")
-		})
-	}}
-	slow := Method{Name: "slow", New: func([]float64) sampler.Sampler {
-		return sampler.Func(func(ctx context.Context, _ target.Target, _ rand.Source, _ particle.Recorder) (particle.Set, error) {
-			<-ctx.Done()
-			return particle.Set{}, ctx.Err()
-		})
-	}}
+	failing := Method{Name: "failing", Sampler: sampler.Func(func(context.Context, target.Target, particle.Start, rand.Source, particle.Recorder) (particle.Set, error) {
+		return particle.Set{}, errors.New("no luck")
+	})}
+	slow := Method{Name: "slow", Sampler: sampler.Func(func(ctx context.Context, _ target.Target, _ particle.Start, _ rand.Source, _ particle.Recorder) (particle.Set, error) {
+		<-ctx.Done()
+		return particle.Set{}, ctx.Err()
+	})}
 	ctx := context.Background()
 	for _, c := range []struct {
 		m    Method

@@ -294,14 +294,14 @@ func (r *HMCResult) Pass() (bool, string) {
 }
 
 // RunHMC runs hmc.RunResult with s on the posterior's unconstrained target, the
-// chains started around Init(seed) (s.X0, when nil), and compares the
+// chains started around x0 (Init(seed) when nil), and compares the
 // constrained draws with the reference.
-func (p *Posterior) RunHMC(ctx context.Context, s hmc.Settings, seed uint64) (*HMCResult, error) {
-	if s.X0 == nil {
-		s.X0 = p.Init(seed)
+func (p *Posterior) RunHMC(ctx context.Context, x0 []float64, s hmc.Settings, seed uint64) (*HMCResult, error) {
+	if x0 == nil {
+		x0 = p.Init(seed)
 	}
 	a, b := p.seeds(seed)
-	res, err := hmc.RunResult(ctx, p.Model.Target, s, rand.NewPCG(a, b), nil)
+	res, err := hmc.RunResult(ctx, p.Model.Target, particle.Start{X0: x0}, s, rand.NewPCG(a, b), nil)
 	if err != nil {
 		return nil, fmt.Errorf("pdbcheck: %s: %w", p.Name, err)
 	}
@@ -335,13 +335,14 @@ func (p *Posterior) RunHMC(ctx context.Context, s hmc.Settings, seed uint64) (*H
 	return r, nil
 }
 
-// Method is a sampler built from a start point in the unconstrained space.
+// Method is a sampler run from a start point in the unconstrained space.
 type Method struct {
 	// Name names the method in tables ("mmdfw", "svgd", "sp", "sgld", "hmc").
 	Name string
-	// New returns the method's zero settings with the start point x0 (and
-	// the particle count N where the method takes one).
-	New func(x0 []float64) sampler.Sampler
+	// Sampler is the method's settings (zero but for the particle count N
+	// where the method takes one); RunMethod runs it from
+	// particle.Start{X0: x0}.
+	Sampler sampler.Sampler
 }
 
 // Start names a start point of the methods table.
@@ -445,7 +446,7 @@ func (p *Posterior) RunMethod(ctx context.Context, m Method, start Start, x0 []f
 	})
 	a, b := p.seeds(seed)
 	t0 := time.Now()
-	set, err := m.New(append([]float64(nil), x0...)).Run(ctx, p.Model.Target, rand.NewPCG(a, b), rec)
+	set, err := m.Sampler.Run(ctx, p.Model.Target, particle.Start{X0: append([]float64(nil), x0...)}, rand.NewPCG(a, b), rec)
 	r.Seconds = time.Since(t0).Seconds()
 	if err != nil {
 		r.Err = err
@@ -483,19 +484,19 @@ func nanMin(a, b float64) float64 {
 	return math.Min(a, b)
 }
 
-// Methods returns the module's methods in their zero settings with a start
-// point x0 and n particles where the method takes a count: MMD-FW
-// (mmdfw.Settings{X0, N}: its default start is the L-BFGS mode from X0),
-// SVGD (svgd.Settings{X0, Particles}: particles drawn around X0), Stein
-// Points (sp.Settings{X0: x0, N}), SGLD (sgld.Settings{X0: x0}:
-// chains started around x0) and HMC (hmc.Settings{X0: x0}: chains started
-// around x0).
+// Methods returns the module's methods in their zero settings with n
+// particles where the method takes a count, each run from a start point x0
+// (particle.Start{X0: x0}): MMD-FW (mmdfw.Settings{N}: its default start is
+// the L-BFGS mode from x0), SVGD (svgd.Settings{N}: particles drawn around
+// the MAP found from x0), Stein Points (sp.Settings{N}), SGLD
+// (sgld.Settings{}: chains started around the MAP found from x0) and HMC
+// (hmc.Settings{}: chains started around x0).
 func Methods(n int) []Method {
 	return []Method{
-		{"mmdfw", func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0, N: n} }},
-		{"svgd", func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0, N: n} }},
-		{"sp", func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0, N: n} }},
-		{"sgld", func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} }},
-		{"hmc", func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} }},
+		{"mmdfw", mmdfw.Settings{N: n}},
+		{"svgd", svgd.Settings{N: n}},
+		{"sp", sp.Settings{N: n}},
+		{"sgld", sgld.Settings{}},
+		{"hmc", hmc.Settings{}},
 	}
 }

@@ -81,7 +81,7 @@ func TestHMCPosteriordb(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			p := load(t, db, name)
-			r, err := p.RunHMC(context.Background(), hmc.Settings{}, 1)
+			r, err := p.RunHMC(context.Background(), nil, hmc.Settings{}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestHMCPosteriordb(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := p.RunHMC(context.Background(), hmc.Settings{X0: u, X0Scale: 0.1}, 1)
+				r, err := p.RunHMC(context.Background(), u, hmc.Settings{X0Scale: 0.1}, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 // HMCConfig is the settings table of the hmc reference kind: hmc.Settings,
@@ -39,14 +40,14 @@ func (c HMCConfig) Validate() error {
 }
 
 // MarshalJSON encodes hmc.Settings with the init selector where the
-// package's X0 field (the start point) stands (after step_size, before init_scale): the
+// start point stood when it was a field of hmc.Settings (after step_size, before init_scale): the
 // order in which the cache keys of the existing references were computed.
 func (c HMCConfig) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(c.Settings)
 	if err != nil || c.InitFrom == "" {
 		return b, err
 	}
-	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "X0"), "init", c.InitFrom)
+	return insertKey(b, jsonNamesAfter(reflect.TypeOf(c.Settings), "StepSize"), "init", c.InitFrom)
 }
 
 // jsonNamesAfter returns the JSON names of the fields of struct type t that
@@ -159,12 +160,13 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		}
 	}
 	var m *MAP
+	var start particle.Start // the zero start: prior draws
 	switch init {
 	case "map":
 		if m, _, err = startMAP(ctx, in.Env, in.Problem, in.Recorder, false); err != nil {
 			return harness.Output{}, err
 		}
-		s.X0 = m.X
+		start.X0 = m.X
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("init", `"model" needs a BNN dataset`)
@@ -173,7 +175,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.X0 = x0.RawRowView(0)
+		start.X0 = x0.RawRowView(0)
 	}
 	// A reference computed as an artefact keeps a checkpoint beside it, so
 	// that an interrupted run resumes, and shows its chains' progress.
@@ -203,7 +205,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	if pcg != nil {
 		saved, _ = pcg.MarshalBinary()
 	}
-	res, err := hmc.RunResult(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+	res, err := hmc.RunResult(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
 	if errors.Is(err, hmc.ErrCheckpointMismatch) && saved != nil {
 		// Written under the same key by another version of the code: it
 		// is never resumed, the reference starts again from the same
@@ -215,7 +217,7 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if rerr := pcg.UnmarshalBinary(saved); rerr != nil {
 			return harness.Output{}, errors.Join(err, rerr)
 		}
-		res, err = hmc.RunResult(ctx, in.Problem.Target, s, in.Src, in.Recorder)
+		res, err = hmc.RunResult(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
 	}
 	if err != nil {
 		return harness.Output{}, err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
@@ -73,15 +74,15 @@ func legacySP(s *sp.Settings) {
 // the candidate start InitAuto meant before InitLaplace (InitPerturb,
 // unless SVGD particles make it InitSVGD, one start per LMO) and a fixed
 // number of particles
-// where s leaves them out. s.Start must be the wiring's.
-func legacyMMDFW(s *mmdfw.Settings) {
-	if s.CandidateInit == mmdfw.InitAuto && s.SVGD == nil && s.SVGDParticles == nil {
+// where s leaves them out. s.Start, start and in must be the wiring's.
+func legacyMMDFW(s *mmdfw.Settings, start particle.Start, in mmdfw.Inputs) {
+	if s.CandidateInit == mmdfw.InitAuto && in.SVGD == nil && start.Particles == nil {
 		s.CandidateInit = mmdfw.InitPerturb
 	}
 	s.Starts = cmp.Or(s.Starts, 1)
 	if s.Scale == mmdfw.ScaleAuto {
 		s.Scale = mmdfw.ScaleBandwidth
-		if s.Scales != nil || s.Start == mmdfw.StartTrained {
+		if in.Scales != nil || s.Start == mmdfw.StartTrained {
 			s.Scale = mmdfw.ScaleGiven
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
@@ -48,7 +49,7 @@ func TestLegacySettings(t *testing.T) {
 		want  mmdfw.Scale
 	}{{mmdfw.StartGiven, mmdfw.ScaleBandwidth}, {mmdfw.StartTrained, mmdfw.ScaleGiven}, {mmdfw.StartAuto, mmdfw.ScaleBandwidth}} {
 		m := mmdfw.Settings{Start: c.start, N: 200}
-		legacyMMDFW(&m)
+		legacyMMDFW(&m, particle.Start{}, mmdfw.Inputs{})
 		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 || m.CandidateInit != mmdfw.InitPerturb {
 			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d, init %v", c.start, m.Scale, m.Stop, m.N, m.CandidateInit)
 		}
@@ -57,16 +58,18 @@ func TestLegacySettings(t *testing.T) {
 	// SVGD particles' rows when there are SVGD particles; a named init stays.
 	for _, c := range []struct {
 		s    mmdfw.Settings
+		in   mmdfw.Inputs
 		want mmdfw.Init
-	}{{mmdfw.Settings{SVGD: pools.SVGD(svgd.Settings{})}, mmdfw.InitAuto}, {mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.InitPrior},
-		{mmdfw.Settings{CandidateInit: mmdfw.InitLaplace}, mmdfw.InitLaplace}} {
-		legacyMMDFW(&c.s)
+	}{{mmdfw.Settings{}, mmdfw.Inputs{SVGD: pools.SVGD(particle.Start{}, svgd.Settings{})}, mmdfw.InitAuto},
+		{mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.Inputs{}, mmdfw.InitPrior},
+		{mmdfw.Settings{CandidateInit: mmdfw.InitLaplace}, mmdfw.Inputs{}, mmdfw.InitLaplace}} {
+		legacyMMDFW(&c.s, particle.Start{}, c.in)
 		if c.s.CandidateInit != c.want || c.s.Starts != 1 {
 			t.Errorf("mmdfw: init %v, %d starts, want %v, 1", c.s.CandidateInit, c.s.Starts, c.want)
 		}
 	}
 	m := mmdfw.Settings{Scale: mmdfw.ScaleLaplace}
-	legacyMMDFW(&m)
+	legacyMMDFW(&m, particle.Start{}, mmdfw.Inputs{})
 	if m.Scale != mmdfw.ScaleLaplace || m.N != mmdfw.DefaultN {
 		t.Errorf("mmdfw: scale %v, n %d", m.Scale, m.N)
 	}

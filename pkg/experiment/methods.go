@@ -173,9 +173,10 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	rec := in.Recorder
 	var info map[string]any
 	var m *MAP
+	var start particle.Start
 	switch c.InitFrom {
 	case "laplace":
-		if s.Init, rec, info, m, err = laplaceStart(ctx, in.Env, in.Problem, rec, n, rng); err != nil {
+		if start.Particles, rec, info, m, err = laplaceStart(ctx, in.Env, in.Problem, rec, n, rng); err != nil {
 			return harness.Output{}, err
 		}
 	case "trained":
@@ -187,15 +188,15 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Init = aroundTrained(r, n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
+		start.Particles = aroundTrained(r, n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
 		rec = chargeRecorder{rec: rec, seconds: sec, grads: r.GradEvals}
 		info = trainSummary(r, sec)
 	default:
-		if s.Init, err = d.Start(c.InitFrom, n, rng); err != nil {
+		if start.Particles, err = d.Start(c.InitFrom, n, rng); err != nil {
 			return harness.Output{}, err
 		}
 	}
-	set, err := svgd.Run(ctx, in.Problem.Target, s, in.Src, rec)
+	set, err := svgd.Run(ctx, in.Problem.Target, start, s, in.Src, rec)
 	var method any
 	if info != nil {
 		method = info
@@ -254,11 +255,12 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 	}
 	rec := in.Recorder
 	var m *MAP
+	var start particle.Start
 	if c.InitFrom == "map" {
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.X0 = m.X
+		start.X0 = m.X
 	}
 	t, info := in.Problem.Target, map[string]any{"chains": chains, "keep": s.Keep}
 	if c.InitFrom == "laplace" {
@@ -269,7 +271,7 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		}
 		t, info["laplace"] = laplaceChains(t, l), li["laplace"]
 	}
-	set, err := sgld.Run(ctx, t, s, in.Src, rec)
+	set, err := sgld.Run(ctx, t, start, s, in.Src, rec)
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, info, m)}, err
 }
 

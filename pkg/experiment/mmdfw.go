@@ -10,6 +10,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -69,6 +70,12 @@ type MMDFWConfig struct {
 func (c MMDFWConfig) Validate() error {
 	if err := c.solver().Validate(); err != nil {
 		return err
+	}
+	// The wiring gives the package no mmdfw.Inputs.Scales (a trained start
+	// brings its own under scale "auto"), so scale "given" is refused here,
+	// as mmdfw.Settings.Validate refused it when Scales were a setting.
+	if c.Scale == mmdfw.ScaleGiven {
+		return setting.Errorf("scale", c.Scale, `needs Scales or start "trained"`)
 	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
 		"svgd_particles", c.SVGDParticleCount); err != nil {
@@ -130,12 +137,14 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	s := c.solver()
 	s.N = in.N
 	gauss, _ := d.Exact()
+	var from particle.Start // the run's start
+	var mi mmdfw.Inputs     // its data and samplers
 	switch {
 	case c.Z == mmdfw.ZExact || (c.Z == mmdfw.ZAuto && gauss != nil):
 		if gauss == nil {
 			return harness.Output{}, fieldErr("z", `"exact" needs a Gaussian target`)
 		}
-		s.Z, s.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
+		s.Z, mi.Embed = mmdfw.ZExact, mmdfw.GaussianEmbedding(gauss)
 	case c.needsPool():
 		s.Z = mmdfw.ZPool // drawn by pools.SGLD(c.PoolIterations) unless pool_sampler says otherwise (below)
 	}
@@ -153,6 +162,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	// MAP when the run starts there (jitter init_scale, default 0.1), else
 	// from prior draws.
 	var pilot hmc.Settings
+	var pilotStart particle.Start
 	if c.PoolHMC != nil {
 		pilot = *c.PoolHMC
 	}
@@ -167,8 +177,8 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		} else if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, s.X0 = mmdfw.StartGiven, m.X
-		pilot.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
+		s.Start, from.X0 = mmdfw.StartGiven, m.X
+		pilotStart.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
 	case "prior":
 		s.Start = mmdfw.StartPrior
 	case "trained":
@@ -176,7 +186,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		tr.startMMDFW(&s, rng)
+		tr.startMMDFW(&s, &from, &mi, rng)
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
@@ -185,12 +195,12 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, s.X0 = mmdfw.StartGiven, x0.RawRowView(0)
+		s.Start, from.X0 = mmdfw.StartGiven, x0.RawRowView(0)
 		if s.Bandwidth == 0 && c.CandidateInit != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
 			draws := cmp.Or(c.MedianDraws, mmdfw.DefaultMedianDraws)
-			if s.SVGDParticles, err = d.Start("model", draws, rng); err != nil {
+			if from.Particles, err = d.Start("model", draws, rng); err != nil {
 				return harness.Output{}, err
 			}
 			if s.CandidateInit == mmdfw.InitAuto {
@@ -202,20 +212,21 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
 		legacySVGD(sv)
-		if sv.Init, err = d.Start("", n, rng); err != nil {
+		var svStart particle.Start
+		if svStart.Particles, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
 		}
-		s.SVGD = pools.SVGD(*sv)
+		mi.SVGD = pools.SVGD(svStart, *sv)
 		if start == "svgd" {
 			s.Start = mmdfw.StartAuto
 		}
 	}
 	if c.PoolSampler == "hmc" {
-		s.PoolSampler = pools.HMC(pilot)
+		mi.PoolSampler = pools.HMC(pilotStart, pilot)
 	}
-	legacyMMDFW(&s)
-	pools.Fill(&s)
-	res, err := mmdfw.RunResult(ctx, in.Problem.Target, s, in.Src, rec)
+	legacyMMDFW(&s, from, mi)
+	pools.Fill(s, &mi)
+	res, err := mmdfw.RunResult(ctx, in.Problem.Target, from, mi, s, in.Src, rec)
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,

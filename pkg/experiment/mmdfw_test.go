@@ -10,6 +10,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
 // TestMMDFWScaleValidation checks that the scale key accepts its two names
@@ -136,6 +137,21 @@ func TestMMDFWConfigPoolSampler(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("pool_sampler %q pool_hmc %+v: error %v, want one naming %s", c.cfg.PoolSampler, c.cfg.PoolHMC, err, c.want)
 		}
+	}
+}
+
+// scale = "given" is refused by the wiring, which gives the package no
+// Scales (a trained start brings its own under scale "auto"), with or
+// without a trained start, as it was when Scales were a setting.
+func TestMMDFWConfigScaleGiven(t *testing.T) {
+	for _, start := range []string{"", "map", "trained"} {
+		cfg := MMDFWConfig{Start: start, Settings: mmdfw.Settings{Scale: mmdfw.ScaleGiven}}
+		if e, ok := setting.As(cfg.Validate()); !ok || e.Field != "scale" {
+			t.Errorf("start %q, scale given: error %v, want a setting.Error on scale", start, cfg.Validate())
+		}
+	}
+	if err := (MMDFWConfig{Start: "trained"}).Validate(); err != nil {
+		t.Errorf("start trained, scale auto: %v", err)
 	}
 }
 

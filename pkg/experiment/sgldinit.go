@@ -35,7 +35,7 @@ func laplaceFit(ctx context.Context, env *harness.Env, p *harness.Problem, rec p
 }
 
 // laplaceChains returns t with its prior draws replaced by draws of the
-// Laplace fit l: SGLD started without a point (sgld.Settings.X0 nil)
+// Laplace fit l: SGLD started without a point (a zero particle.Start)
 // starts each chain at a draw of the target's target.PriorSampler from
 // the chain's own random stream, so that on the returned target every
 // chain starts at its own draw x̂ + Lz, z ~ N(0, I), of N(x̂, LLᵀ), and a

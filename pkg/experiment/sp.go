@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 )
 
@@ -37,13 +38,14 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 	legacySP(&s)
 	rec := in.Recorder
 	var m *MAP
+	var start particle.Start
 	if c.MAPStart {
 		if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.X0 = m.X
+		start.X0 = m.X
 	}
-	set, cost, err := sp.RunWithCost(ctx, in.Problem.Target, s, in.Src, rec)
+	set, cost, err := sp.RunWithCost(ctx, in.Problem.Target, start, s, in.Src, rec)
 	ms := map[string]any{"score_calls": cost.ScoreCalls}
 	if n := set.Len(); n > 0 && len(cost.Objective) >= n {
 		ms["ksd2_imq"] = finite(cost.KSD2(n))

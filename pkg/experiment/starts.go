@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/optim"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
@@ -119,11 +120,11 @@ func (t *trained) train(ctx context.Context, rng *rand.Rand) (optim.Result, floa
 }
 
 // startMMDFW hands the training to mmdfw.StartTrained: the package draws
-// the batches and trains, from the model.BNN.Init draw of rng, on the same
-// rows with the same settings.
-func (t *trained) startMMDFW(s *mmdfw.Settings, rng *rand.Rand) {
+// the batches and trains, from the model.BNN.Init draw of rng (the start's
+// X0), on the same rows with the same settings.
+func (t *trained) startMMDFW(s *mmdfw.Settings, start *particle.Start, in *mmdfw.Inputs, rng *rand.Rand) {
 	settings := t.settings
-	s.Start, s.TrainTarget, s.X0, s.Train = mmdfw.StartTrained, t.target, t.init(rng), &settings
+	s.Start, in.TrainTarget, start.X0, in.Train = mmdfw.StartTrained, t.target, t.init(rng), &settings
 }
 
 // trainSummary is the outcome of a training as the cells' summaries give it.

@@ -224,9 +224,9 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	legacySVGD(&s)
 	rng := rand.New(in.Src)
 	dim := sub.Dim()
-	s.Init = mat.NewDense(n, dim, nil)
+	start := particle.Start{Particles: mat.NewDense(n, dim, nil)}
 	for i := 0; i < n; i++ {
-		sub.Init(rng, s.Init.RawRowView(i))
+		sub.Init(rng, start.Particles.RawRowView(i))
 	}
 	// log γ in the cell's scale: variance YSD²/γ_cell = refSD²/γ' for the
 	// trained precision γ' of the N₀ rows' scale, and YSD²/γ_cell = 1/γ_ref
@@ -260,7 +260,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 		}
 		return in.Recorder.Record(snap)
 	})
-	set, err := svgd.Run(ctx, sub, s, in.Src, rec)
+	set, err := svgd.Run(ctx, sub, start, s, in.Src, rec)
 	if set.X != nil && err == nil {
 		set.X = final(set.X)
 	} else {

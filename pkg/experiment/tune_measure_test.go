@@ -69,7 +69,7 @@ func covertypeRef(t *testing.T, dir string, m *model.Logistic, mapX []float64) *
 		t.Logf("reference: %d draws, max R̂ %.3f, min ESS %.0f, %v, %.0f s", c.Rows, c.MaxRhat, c.MinE, c.Reasons, c.Seconds)
 		return mat.NewDense(c.Rows, c.Cols, c.Data)
 	}
-	res, err := hmc.RunResult(context.Background(), m, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0: mapX, X0Scale: 0.1},
+	res, err := hmc.RunResult(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0Scale: 0.1},
 		rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ type tuneVariant struct {
 
 // mmdAt runs MMD-FW and returns MMD² to the reference (kernel h) at the
 // particle counts ns, with the run's bandwidth.
-func mmdAt(t *testing.T, m *model.Logistic, s mmdfw.Settings, seed uint64, ref *metric.MMD, ns []int) ([]float64, mmdfw.Result) {
+func mmdAt(t *testing.T, m *model.Logistic, start particle.Start, in mmdfw.Inputs, s mmdfw.Settings, seed uint64, ref *metric.MMD, ns []int) ([]float64, mmdfw.Result) {
 	out := make([]float64, len(ns))
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		for i, n := range ns {
@@ -145,7 +145,7 @@ func mmdAt(t *testing.T, m *model.Logistic, s mmdfw.Settings, seed uint64, ref *
 		}
 		return nil
 	})
-	res, err := mmdfw.RunResult(context.Background(), m, s, rand.NewPCG(seed, 77), rec)
+	res, err := mmdfw.RunResult(context.Background(), m, start, in, s, rand.NewPCG(seed, 77), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,14 @@ func TestMeasureTuneCovertype(t *testing.T) {
 	h := medianBandwidth(refX)
 	ref := metric.NewMMD(kernel.RBF{H: h}, refX)
 	ns := []int{1, 10, 30, 100}
-	base := mmdfw.Settings{N: 100, Start: mmdfw.StartGiven, X0: x, Batch: 100}
+	base := mmdfw.Settings{N: 100, Start: mmdfw.StartGiven, Batch: 100}
+	start := particle.Start{X0: x}
+	// The variants whose z is estimated from 1000 draws of the reference.
+	refPool := refX.Slice(0, 1000, 0, m.Dim()).(*mat.Dense)
+	poolOf := map[string]*mat.Dense{
+		"laplace noise 1 step 0.1 bq pool 1000 of the reference":          refPool,
+		"laplace noise 1 step 0.1 line search pool 1000 of the reference": refPool,
+	}
 	with := func(f func(s *mmdfw.Settings)) mmdfw.Settings { s := base; f(&s); return s }
 	vs := []tuneVariant{
 		{"old (prior h, noise 1·h, step 0.1·h)", base},
@@ -186,12 +193,10 @@ func TestMeasureTuneCovertype(t *testing.T) {
 		{"laplace noise 1 step 0.1 bq pool 1000 of the reference", with(func(s *mmdfw.Settings) {
 			s.Scale = mmdfw.ScaleLaplace
 			s.Weights = mmdfw.BQ
-			s.Pool = refX.Slice(0, 1000, 0, m.Dim()).(*mat.Dense)
 		})},
 		{"laplace noise 1 step 0.1 line search pool 1000 of the reference", with(func(s *mmdfw.Settings) {
 			s.Scale = mmdfw.ScaleLaplace
 			s.Weights = mmdfw.LineSearch
-			s.Pool = refX.Slice(0, 1000, 0, m.Dim()).(*mat.Dense)
 		})},
 		{"fine: laplace noise 0.25 step 0.1 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.25; s.Weights = mmdfw.Equal })},
 		{"fine: laplace noise 0.35 step 0.1 equal", with(func(s *mmdfw.Settings) { s.Scale = mmdfw.ScaleLaplace; s.Noise = 0.35; s.Weights = mmdfw.Equal })},
@@ -275,7 +280,7 @@ func TestMeasureTuneCovertype(t *testing.T) {
 		logs := make([]float64, len(ns))
 		var hh, sec, ge float64
 		for seed := uint64(1); seed <= seeds; seed++ {
-			mm, res := mmdAt(t, m, v.s, seed, ref, ns)
+			mm, res := mmdAt(t, m, start, mmdfw.Inputs{Pool: poolOf[v.name]}, v.s, seed, ref, ns)
 			for i, x := range mm {
 				logs[i] += math.Log(x) / seeds
 			}
@@ -380,18 +385,19 @@ func TestMeasureTuneBNN(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 3))
 				s := v.s
 				s.N, s.Batch, s.Start = 100, 100, mmdfw.StartGiven
+				var start particle.Start
 				if v.model {
-					s.X0 = make([]float64, d)
-					m.Init(rng, s.X0)
+					start.X0 = make([]float64, d)
+					m.Init(rng, start.X0)
 				} else {
-					s.X0 = mapR.X
+					start.X0 = mapR.X
 				}
 				if s.Scale != mmdfw.ScaleLaplace {
 					init := mat.NewDense(200, d, nil)
 					for i := 0; i < 200; i++ {
 						m.Init(rng, init.RawRowView(i))
 					}
-					s.SVGDParticles, s.CandidateInit = init, mmdfw.InitPerturb
+					start.Particles, s.CandidateInit = init, mmdfw.InitPerturb
 				}
 				rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 					for i, n := range ns {
@@ -402,7 +408,7 @@ func TestMeasureTuneBNN(t *testing.T) {
 					}
 					return nil
 				})
-				res, err := mmdfw.RunResult(context.Background(), m, s, rand.NewPCG(seed, 78), rec)
+				res, err := mmdfw.RunResult(context.Background(), m, start, mmdfw.Inputs{}, s, rand.NewPCG(seed, 78), rec)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -90,6 +90,7 @@ type chain struct {
 	id  int
 	t   target.Target
 	s   *Settings
+	x0  []float64 // the start point, nil for the default start
 	rng *rand.Rand
 	pcg *rand.PCG // rng's source, whose state a checkpoint saves
 
@@ -118,11 +119,11 @@ type chain struct {
 	divergent, warmDivergent int
 }
 
-func newChain(id int, t target.Target, s *Settings, pcg *rand.PCG) *chain {
+func newChain(id int, t target.Target, s *Settings, x0 []float64, pcg *rand.PCG) *chain {
 	d := t.Dim()
 	dense := s.denseFor(d)
 	c := &chain{
-		id: id, t: t, s: s, rng: rand.New(pcg), pcg: pcg,
+		id: id, t: t, s: s, x0: x0, rng: rand.New(pcg), pcg: pcg,
 		x: make([]float64, d), g: make([]float64, d),
 		xp: make([]float64, d), gp: make([]float64, d),
 		p:   make([]float64, d),
@@ -144,8 +145,8 @@ func (c *chain) start() error {
 	ps, hasPrior := c.t.(target.PriorSampler)
 	for try := 0; try < 100; try++ {
 		switch {
-		case c.s.X0 != nil:
-			for j, v := range c.s.X0 {
+		case c.x0 != nil:
+			for j, v := range c.x0 {
 				c.x[j] = v + c.s.X0Scale*c.rng.NormFloat64()
 			}
 		case hasPrior:

@@ -129,16 +129,16 @@ type ckChain struct {
 	Draws []float64 // the kept draws, NSample × Dim row-major
 }
 
-// settingsFingerprint hashes the settings that shape the draws (all but
-// Checkpoint and Progress), after defaults.
-func settingsFingerprint(s *Settings) string {
+// settingsFingerprint hashes what shapes the draws: the settings (all but
+// Checkpoint and Progress), after defaults, and the start point x0.
+func settingsFingerprint(s *Settings, x0 []float64) string {
 	c := *s
 	c.Checkpoint, c.Progress = nil, nil
-	h := sha256.Sum256(fmt.Appendf(nil, "%+v", c))
+	h := sha256.Sum256(fmt.Appendf(nil, "%+v X0:%v", c, x0))
 	return hex.EncodeToString(h[:])
 }
 
-func newCheckpointer(s *Settings, t target.Target, seeds []uint64) (*checkpointer, error) {
+func newCheckpointer(s *Settings, x0 []float64, t target.Target, seeds []uint64) (*checkpointer, error) {
 	if s.Checkpoint == nil || s.Checkpoint.Path == "" {
 		return nil, nil
 	}
@@ -150,7 +150,7 @@ func newCheckpointer(s *Settings, t target.Target, seeds []uint64) (*checkpointe
 		ck.Interval = 10 * time.Second
 	}
 	p := &checkpointer{ck: ck, t: t, header: ckHeader{
-		Format: checkpointFormat, Settings: settingsFingerprint(s), Dim: t.Dim(), Seeds: seeds,
+		Format: checkpointFormat, Settings: settingsFingerprint(s, x0), Dim: t.Dim(), Seeds: seeds,
 	}}
 	if ck.Interval > 0 {
 		done := make(chan struct{})

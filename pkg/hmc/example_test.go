@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -21,7 +22,7 @@ func ExampleRun() {
 		grad[1] = -(x[1] + 2) / 4
 		return -0.5*(x[0]-1)*(x[0]-1) - (x[1]+2)*(x[1]+2)/8
 	}}
-	res, err := hmc.RunResult(context.Background(), t, hmc.Settings{}, rand.NewPCG(1, 2), nil)
+	res, err := hmc.RunResult(context.Background(), t, particle.Start{}, hmc.Settings{}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +54,7 @@ func ExampleCheckpoint() {
 	}
 	defer os.RemoveAll(dir)
 	s := hmc.Settings{Chains: 2, Warmup: 200, Draws: 200}
-	whole, err := hmc.RunResult(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	whole, err := hmc.RunResult(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -66,10 +67,10 @@ func ExampleCheckpoint() {
 			cancel() // as Ctrl-C would
 		}
 	}
-	_, err = hmc.RunResult(ctx, t, s, rand.NewPCG(1, 2), nil)
+	_, err = hmc.RunResult(ctx, t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	fmt.Println("first run:", err)
 	s.Progress = nil
-	resumed, err := hmc.RunResult(context.Background(), t, s, rand.NewPCG(1, 2), nil)
+	resumed, err := hmc.RunResult(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -98,7 +99,7 @@ func ExampleStep() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := hmc.Init(ctx, t, hmc.Settings{Chains: 2, Warmup: 200, Draws: 500}, rand.NewPCG(1, 2))
+	st, err := hmc.Init(ctx, t, particle.Start{}, hmc.Settings{Chains: 2, Warmup: 200, Draws: 500}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return

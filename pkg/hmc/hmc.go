@@ -54,14 +54,9 @@ type Settings struct {
 	// StepSize is the initial step size ε₀ that the warm-up heuristic starts
 	// from, or the step size when there is no warm-up. Default 1.
 	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
-	// X0, when non-nil, is the point (length Dim) around which chains
-	// start: chain c starts at X0 + X0Scale·z, z ~ N(0, I). When nil,
-	// chains start from prior draws when the target is a
-	// target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
-	// otherwise.
-	X0 []float64 `toml:"-" json:"-"`
-	// X0Scale is the standard deviation of the jitter around X0.
-	// Default 1.
+	// X0Scale is the standard deviation of the jitter around the start
+	// point (particle.Start.X0): chain c starts at X0 + X0Scale·z,
+	// z ~ N(0, I). Default 1.
 	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 	// RecordEvery is the number of sampling iterations (per chain) between
 	// snapshots. Default 100. A snapshot is always reported after the last
@@ -256,10 +251,10 @@ type Result struct {
 //
 // RunResult is the loop over Init and Steps (see State), with the same draws bit
 // for bit as a hand loop of Step.
-func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
+func RunResult(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
-	st, err := Init(ctx, t, s, src)
+	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
 		return nil, err
 	}

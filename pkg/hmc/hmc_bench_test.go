@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -120,7 +121,7 @@ func BenchmarkMetric(b *testing.B) {
 func BenchmarkTransitionGaussian10(b *testing.B) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
 	s := mustDefaults(Settings{})
-	c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
+	c := newChain(0, g.target(), &s, nil, rand.NewPCG(1, 2))
 	if err := c.start(); err != nil {
 		b.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func BenchmarkRunCheckpoint(b *testing.B) {
 					os.Remove(path)
 					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: NoInterval}
 				}
-				if _, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(1, 2), nil); err != nil {
+				if _, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

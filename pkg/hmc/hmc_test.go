@@ -76,7 +76,7 @@ func (g *gaussian) target() target.Func { return target.Func{D: g.d, F: g.logPro
 func TestCorrelatedGaussianMoments(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), d, 0.1, 100)
-	res, err := RunResult(context.Background(), g.target(), Settings{}, rand.NewPCG(2, 3), nil)
+	res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{}, rand.NewPCG(2, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,18 +161,18 @@ func TestCorrelatedGaussianMoments(t *testing.T) {
 func TestDeterministicAcrossRuns(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(4, 4)), 3, 0.5, 10)
 	s := Settings{Warmup: 150, Draws: 50}
-	a, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	a, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 6), nil)
+	b, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mat.Equal(a.Set.X, b.Set.X) {
 		t.Error("same seed, different draws")
 	}
-	c, err := RunResult(context.Background(), g.target(), s, rand.NewPCG(5, 7), nil)
+	c, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
 	for _, metric := range []string{MetricDiag, MetricDense} {
 		s := mustDefaults(Settings{Metric: metric})
-		c := newChain(0, g.target(), &s, rand.NewPCG(1, 2))
+		c := newChain(0, g.target(), &s, nil, rand.NewPCG(1, 2))
 		if err := c.start(); err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 
 func TestShortRunIsFlagged(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	res, err := RunResult(context.Background(), g.target(), Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,8 +338,8 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		grad[0] = (wa*(10-x[0]) + wb*(-10-x[0])) / (wa + wb)
 		return m + math.Log(wa+wb)
 	}}
-	s := Settings{Warmup: 200, Draws: 200, X0: []float64{0}, X0Scale: 5}
-	res, err := RunResult(context.Background(), tg, s, rand.NewPCG(4, 10), nil)
+	s := Settings{Warmup: 200, Draws: 200, X0Scale: 5}
+	res, err := RunResult(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(4, 10), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestNonFiniteStateIsAnError(t *testing.T) {
 		return -0.5 * x[0] * x[0]
 	}}
 	s := Settings{Warmup: NoWarmup, StepSize: 0.2, Draws: 1000}
-	res, err := RunResult(context.Background(), tg, s, rand.NewPCG(12, 12), nil)
+	res, err := RunResult(context.Background(), tg, particle.Start{}, s, rand.NewPCG(12, 12), nil)
 	if err == nil || res != nil {
 		t.Fatalf("got (%v, %v), want an error", res, err)
 	}
@@ -410,7 +410,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 		steps = append(steps, s.Step)
 		return nil
 	})
-	res, err := RunResult(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	res, err := RunResult(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 	}
 
 	stop := particle.RecorderFunc(func(particle.Snapshot) error { return particle.ErrStop })
-	res, err = RunResult(context.Background(), tg, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	res, err = RunResult(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestDenseMetricOnIllConditionedGaussian(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(31, 31)), d, 0.01, 1e4)
 	run := func(metric string) (*Result, float64) {
-		res, err := RunResult(context.Background(), g.target(), Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
+		res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,16 +505,18 @@ func TestInvalidSettings(t *testing.T) {
 	for _, c := range []struct {
 		s     Settings
 		field string
+		start particle.Start
 	}{
-		{Settings{Chains: -1}, "chains"},
-		{Settings{TargetAccept: 1}, "target_accept"},
-		{Settings{Jitter: 1}, "jitter"},
-		{Settings{StepSize: math.Inf(1)}, "step_size"},
-		{Settings{Metric: "sparse"}, "metric"},
-		{Settings{Checkpoint: &Checkpoint{Path: "x", Every: -1}}, "checkpoint.every"},
-		{Settings{X0: []float64{1, 2}}, ""},
+		{Settings{Chains: -1}, "chains", particle.Start{}},
+		{Settings{TargetAccept: 1}, "target_accept", particle.Start{}},
+		{Settings{Jitter: 1}, "jitter", particle.Start{}},
+		{Settings{StepSize: math.Inf(1)}, "step_size", particle.Start{}},
+		{Settings{Metric: "sparse"}, "metric", particle.Start{}},
+		{Settings{Checkpoint: &Checkpoint{Path: "x", Every: -1}}, "checkpoint.every", particle.Start{}},
+		{Settings{}, "", particle.Start{X0: []float64{1, 2}}},
+		{Settings{}, "", particle.Start{Particles: mat.NewDense(2, 1, nil)}},
 	} {
-		res, err := RunResult(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
+		res, err := RunResult(context.Background(), g, c.start, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || res != nil {
 			t.Errorf("%+v: result %v, error %v; want an error", c.s, res, err)
 			continue

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 )
 
@@ -15,6 +14,6 @@ import (
 // ./internal/probe/knowntable -methods hmc -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} },
+		Zero: hmc.Settings{},
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

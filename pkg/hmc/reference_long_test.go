@@ -13,6 +13,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/mirror"
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -96,7 +97,7 @@ func TestCovertypeReferenceLong(t *testing.T) {
 	// avoids oversubscription.
 	m.Workers = 1
 	begin, cpu0 := time.Now(), cpuSeconds()
-	res, err := RunResult(context.Background(), m, Settings{Metric: metricFromEnv()}, rand.NewPCG(2019, 1), nil)
+	res, err := RunResult(context.Background(), m, particle.Start{}, Settings{Metric: metricFromEnv()}, rand.NewPCG(2019, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestNavalBNNShortLong(t *testing.T) {
 	m := model.NewBNN(rg.XTrain, rg.YTrain, 50)
 	m.Workers = 1
 	begin, cpu0 := time.Now(), cpuSeconds()
-	res, err := RunResult(context.Background(), m, Settings{Chains: 2, Warmup: 200, Draws: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
+	res, err := RunResult(context.Background(), m, particle.Start{}, Settings{Chains: 2, Warmup: 200, Draws: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

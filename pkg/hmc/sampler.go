@@ -14,8 +14,8 @@ import (
 // divergences, and the flags of Result.Reasons); the per-chain statistics
 // are in the *Result of RunResult, as MMD-FW's are in mmdfw.RunResult's.
 // With Strict a flagged result comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	r, err := RunResult(ctx, t, s, src, rec)
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	r, err := RunResult(ctx, t, start, s, src, rec)
 	if r == nil {
 		return particle.Set{}, err
 	}
@@ -24,6 +24,6 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 
 // Run is the package function Run with these settings: Settings is a
 // sampler.Sampler.
-func (s Settings) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	return Run(ctx, t, s, src, rec)
+func (s Settings) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	return Run(ctx, t, start, s, src, rec)
 }

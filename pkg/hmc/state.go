@@ -16,7 +16,7 @@ import (
 // goroutine per chain, with the same result bit for bit), Result reads the
 // draws and diagnostics, and Run is the loop
 //
-//	st, err := Init(ctx, t, s, src)
+//	st, err := Init(ctx, t, start, s, src)
 //	defer st.Close()
 //	for st.Iteration < st.Warmup+st.Draws { err = Steps(ctx, st, k) }
 //	res, err := st.Result()
@@ -65,34 +65,44 @@ type State struct {
 // Init returns the state of an HMC run before its first transition:
 // s.Chains chains, chain c with its own PCG stream seeded by the c-th pair
 // of numbers drawn from src. No chain has a starting point yet: the first
-// Step (or Steps) finds each chain's (from X0, a prior draw or [−2, 2]ᵈ;
-// see Settings.X0) and, when there is a warm-up, its initial step size
+// Step (or Steps) finds each chain's and, when there is a warm-up, its initial step size
 // (Stan's heuristic). With s.Checkpoint, Init resumes from the checkpoint
 // file when there is one, or returns an error wrapping
-// ErrCheckpointMismatch when it belongs to another run.
+// ErrCheckpointMismatch when it belongs to another run (another start
+// included).
+//
+// The chains start around start.X0 when it is not nil (length Dim): chain
+// c at X0 + X0Scale·z, z ~ N(0, I); else from prior draws when the target
+// is a target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
+// otherwise; each draws again, up to 100 times, until its log density and
+// score are finite. A starting set (start.Particles) is an error.
 //
 // With a checkpoint interval the State keeps a timer goroutine: Close
 // releases it.
-func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
 	s, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	d := t.Dim()
-	if s.X0 != nil && len(s.X0) != d {
-		return nil, fmt.Errorf("hmc: X0 has length %d, target dimension is %d", len(s.X0), d)
+	if err := start.NoParticles("hmc"); err != nil {
+		return nil, err
 	}
+	if start.X0 != nil && len(start.X0) != d {
+		return nil, fmt.Errorf("hmc: X0 has length %d, target dimension is %d", len(start.X0), d)
+	}
+	x0 := append([]float64(nil), start.X0...)
 	st := &State{Warmup: s.Warmup, Draws: s.Draws, t: t, s: &s, d: d, nd: int64(target.NData(t))}
 	rng := rand.New(src)
 	st.chains = make([]*chain, s.Chains)
 	seeds := make([]uint64, 2*s.Chains)
 	for c := range st.chains {
 		seeds[2*c], seeds[2*c+1] = rng.Uint64(), rng.Uint64()
-		st.chains[c] = newChain(c, t, st.s, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
+		st.chains[c] = newChain(c, t, st.s, x0, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
 	}
 	st.errs = make([]error, s.Chains)
 	st.pooled = mat.NewDense(s.Chains*s.Draws, d, nil)
-	if st.ck, err = newCheckpointer(st.s, t, seeds); err != nil {
+	if st.ck, err = newCheckpointer(st.s, x0, t, seeds); err != nil {
 		return nil, err
 	}
 	if err := st.ck.resume(st.chains, st.pooled); err != nil {

@@ -36,7 +36,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				}
 				return nil
 			})
-			want, err := RunResult(ctx, g.target(), c.s, rand.NewPCG(1, 2), rec)
+			want, err := RunResult(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				end = want.Diagnostics[0].Warmup + c.stop
 			}
 			for _, k := range []int{1, 37} {
-				st, err := Init(ctx, g.target(), c.s, rand.NewPCG(1, 2))
+				st, err := Init(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestStepLoopIsRun(t *testing.T) {
 func TestStepCheckpoint(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 150, Draws: 120}
-	want, err := RunResult(context.Background(), g.target(), base, rand.NewPCG(3, 4), nil)
+	want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestStepCheckpoint(t *testing.T) {
 	resumed := 0
 	for _, stop := range []int{90, 210, -1} {
 		ctx, cancel := context.WithCancel(context.Background())
-		st, err := Init(ctx, g.target(), s, rand.NewPCG(3, 4))
+		st, err := Init(ctx, g.target(), particle.Start{}, s, rand.NewPCG(3, 4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestStepAllocs(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
 	ctx := context.Background()
 	for _, metric := range []string{MetricDiag, MetricDense} {
-		st, err := Init(ctx, g.target(), Settings{Chains: 2, Warmup: 10, Draws: 200, Metric: metric}, rand.NewPCG(1, 2))
+		st, err := Init(ctx, g.target(), particle.Start{}, Settings{Chains: 2, Warmup: 10, Draws: 200, Metric: metric}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

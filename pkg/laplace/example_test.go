@@ -83,3 +83,27 @@ func ExampleFitAtMAP() {
 	// z = (1, 0) is x = (0.03, 35.0)
 	// bandwidth in whitened units: 1.18
 }
+
+// A method's first step in whitened coordinates: the MAP search from the
+// start point X0 (nil: a prior draw, else the origin), then the Laplace
+// fit there. A start that is not a finite point of the target's dimension
+// is refused before any evaluation, naming the method.
+func ExampleFitFromStart() {
+	g, err := target.NewGaussian([]float64{1, -2}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	post := target.Func{D: 2, F: g.LogProbGrad} // no prior: the search starts at the origin
+	sc, err := laplace.FitFromStart(context.Background(), post, "mine", nil, nil, laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("MAP (%.3f, %.3f), marginal sds (%.3f, %.3f)\n", sc.MAP.X[0], sc.MAP.X[1], sc.Approx.SD[0], sc.Approx.SD[1])
+	_, err = laplace.FitFromStart(context.Background(), post, "mine", []float64{1}, nil, laplace.MAPSettings{}, laplace.FitSettings{})
+	fmt.Println(err)
+	// Output:
+	// MAP (1.000, -2.000), marginal sds (1.000, 1.414)
+	// mine: X0 has length 1, target dimension is 2
+}

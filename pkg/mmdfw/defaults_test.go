@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -26,7 +27,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 		name string
 		g    *target.Gaussian
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
-		res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(c.g), mmdfw.Settings{X0: make([]float64, c.g.Dim())}, rand.NewPCG(1, 2), nil)
+		res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, mmdfw.Inputs{}, mmdfw.Settings{}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 // run there, flagged.
 func TestCeilingFlagged(t *testing.T) {
 	g := testutil.Gauss5(t)
-	set, err := mmdfw.Settings{X0: make([]float64, 5), N: 20}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	set, err := mmdfw.Settings{N: 20}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +71,9 @@ func TestFailureLeavesNoSet(t *testing.T) {
 		}
 		return lp
 	}}
-	for _, s := range []mmdfw.Settings{{X0: make([]float64, 5)}, {X0: make([]float64, 5), Scale: mmdfw.ScaleBandwidth}} {
+	for _, s := range []mmdfw.Settings{{}, {Scale: mmdfw.ScaleBandwidth}} {
 		calls.Store(0)
-		set, err := s.Run(context.Background(), bad, rand.NewPCG(1, 2), nil)
+		set, err := s.Run(context.Background(), bad, particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err == nil || set.Len() != 0 {
 			t.Errorf("scale %v: error %v with %d particles, want an error and none", s.Scale, err, set.Len())
 		}
@@ -84,7 +85,7 @@ func TestFailureLeavesNoSet(t *testing.T) {
 // which runs in the Laplace fit's coordinates and no longer diverges.
 func TestBandwidthScaleWithoutPrior(t *testing.T) {
 	g := testutil.BadlyScaled(t)
-	res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(g), mmdfw.Settings{X0: make([]float64, 4), Scale: mmdfw.ScaleBandwidth, N: 10},
+	res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 4)}, mmdfw.Inputs{}, mmdfw.Settings{Scale: mmdfw.ScaleBandwidth, N: 10},
 		rand.NewPCG(1, 2), nil)
 	if err != nil && strings.Contains(err.Error(), "diverged") {
 		t.Fatal(err)

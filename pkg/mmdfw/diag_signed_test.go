@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -25,9 +26,16 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		s := mmdfw.Settings{N: 40, RawWeights: true, Z: mmdfw.ZExact, Embed: mmdfw.GaussianEmbedding(g),
-			Start: mmdfw.StartGiven, X0: []float64{0.5, -0.3}, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}
-		set, err := s.Run(context.Background(), g, rand.NewPCG(seed, 2), nil)
+		s := mmdfw.Settings{
+			N:          40,
+			RawWeights: true,
+			Z:          mmdfw.ZExact,
+			Start:      mmdfw.StartGiven,
+			Scale:      mmdfw.ScaleBandwidth,
+			Stop:       mmdfw.StopFixed,
+		}
+		sStart, sIn := particle.Start{X0: []float64{0.5, -0.3}}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
+		set, err := mmdfw.Run(context.Background(), g, sStart, sIn, s, rand.NewPCG(seed, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@
 //
 // BQ and the line search need zᵢ = μ_p(xᵢ): from a closed-form embedding
 // (ZExact) or from a separate sample pool, zᵢ ≈ (1/S) Σₛ k(xᵢ, yₛ) (ZPool),
-// drawn by Settings.PoolSampler, its cost charged to the run: SGLD chains
+// drawn by Inputs.PoolSampler, its cost charged to the run: SGLD chains
 // (pools.SGLD) or an HMC pilot (pools.HMC) of pkg/mmdfw/pools, which
 // adapts the other methods; this package imports none of them.
 // Estimating z from the particles themselves is not offered: if z = K v for

@@ -35,20 +35,20 @@ type GradEmbedder interface {
 type ZSource int
 
 const (
-	// ZAuto uses Exact when Settings.Embed is set, Pool when a pool or a
+	// ZAuto uses Exact when Inputs.Embed is set, Pool when a pool or a
 	// pool sampler is set, and no z otherwise.
 	ZAuto ZSource = iota
-	// ZExact uses the closed-form embedding of Settings.Embed.
+	// ZExact uses the closed-form embedding of Inputs.Embed.
 	ZExact
 	// ZPool estimates μ_p(x) by (1/S) Σₛ k(x, yₛ) over a separate sample
-	// pool y₁..y_S (Settings.Pool, or drawn by Settings.PoolSampler and
+	// pool y₁..y_S (Inputs.Pool, or drawn by Inputs.PoolSampler and
 	// charged to the run).
 	ZPool
 )
 
 // PoolSampler draws size points from a target: the sample pool of ZPool
-// (Settings.PoolSampler) or the SVGD particles of the SVGD→MMD-FW start
-// (Settings.SVGD). The run calls it once, charges its time to the run's
+// (Inputs.PoolSampler) or the SVGD particles of the SVGD→MMD-FW start
+// (Inputs.SVGD). The run calls it once, charges its time to the run's
 // clock and its returned gradient evaluations (per-datapoint units) to
 // the run's count. src is the run's own stream, which
 // the sampler may draw from or split. Package pkg/mmdfw/pools adapts
@@ -66,7 +66,7 @@ func (f PoolSamplerFunc) SamplePool(ctx context.Context, t target.Target, size i
 }
 
 // LocalSampler draws size points of a target around x, the first
-// particle (Settings.LocalSampler): the initial set of the median
+// particle (Inputs.LocalSampler): the initial set of the median
 // heuristic on a target without a prior. The run charges its gradient
 // evaluations as a PoolSampler's; src is the run's own stream.
 type LocalSampler interface {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -27,8 +28,9 @@ func ExampleInit() {
 	text, _ := mmdfw.InitLaplace.MarshalText()
 	fmt.Printf("init = %q\n", text)
 	mmd := func(s mmdfw.Settings) float64 {
-		s.N, s.Embed = 40, mmdfw.GaussianEmbedding(g)
-		res, err := mmdfw.RunResult(context.Background(), g, s, rand.NewPCG(1, 2), nil)
+		s.N = 40
+		in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
+		res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, in, s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			fmt.Println(err)
 			return 0

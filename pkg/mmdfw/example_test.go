@@ -32,8 +32,9 @@ func ExampleRun() {
 		last = m
 		return nil
 	})
-	s := mmdfw.Settings{N: 50, Bandwidth: 1, Embed: mmdfw.GaussianEmbedding(g)}
-	set, err := mmdfw.Run(context.Background(), g, s, rand.NewPCG(1, 2), rec)
+	s := mmdfw.Settings{N: 50, Bandwidth: 1}
+	sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
+	set, err := mmdfw.Run(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -71,7 +72,7 @@ func ExampleStep() {
 		return
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ, Embed: mmdfw.GaussianEmbedding(g)},
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
 		rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

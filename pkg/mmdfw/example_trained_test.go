@@ -42,12 +42,16 @@ func ExampleRun_trainedStart() {
 	x0 := make([]float64, m.Dim())
 	m.Init(rng, x0)
 	s := mmdfw.Settings{
-		N: 10, Start: mmdfw.StartTrained, X0: x0, Weights: mmdfw.Stein, Batch: 50, LMOSteps: 50,
-		Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
-			return -valRMSE(mat.NewDense(1, len(x), x), []float64{1})
-		}},
+		N:        10,
+		Start:    mmdfw.StartTrained,
+		Weights:  mmdfw.Stein,
+		Batch:    50,
+		LMOSteps: 50,
 	}
-	res, err := mmdfw.RunResult(context.Background(), m, s, rand.NewPCG(3, 4), particle.Discard)
+	sStart, sIn := particle.Start{X0: x0}, mmdfw.Inputs{Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
+		return -valRMSE(mat.NewDense(1, len(x), x), []float64{1})
+	}}}
+	res, err := mmdfw.RunResult(context.Background(), m, sStart, sIn, s, rand.NewPCG(3, 4), particle.Discard)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,7 +8,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// GaussianEmbedding returns a Settings.Embed for the exact Gaussian target
+// GaussianEmbedding returns a Inputs.Embed for the exact Gaussian target
 // g: the closed-form embedding under the RBF kernel of the run, or in the
 // feature space of its random Fourier features (exact there too). Both are
 // GradEmbedders, so Direction Exact can be used.

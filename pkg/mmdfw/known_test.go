@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 )
 
@@ -17,6 +16,6 @@ import (
 // solve (their largest mean errors 0.26–0.49 and 0.04–0.49 sd).
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0} },
+		Zero: mmdfw.Settings{},
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

@@ -37,7 +37,8 @@ func TestRunLaplaceScale(t *testing.T) {
 	ct := &counting{Target: g.Gaussian}
 	var mmd []float64
 	var firstEvals []int64
-	s := Settings{N: 30, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace, Embed: g.embed, RawWeights: true}
+	s := Settings{N: 30, Start: StartGiven, Scale: ScaleLaplace, RawWeights: true}
+	sStart, sIn := particle.Start{X0: g.Mean()}, Inputs{Embed: g.embed}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		v, ok := sn.Stats[StatMMD2Kernel]
 		if !ok {
@@ -47,7 +48,7 @@ func TestRunLaplaceScale(t *testing.T) {
 		firstEvals = append(firstEvals, sn.GradEvals)
 		return nil
 	})
-	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
+	res, err := RunResult(context.Background(), ct, sStart, sIn, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +85,11 @@ func TestRunStopAtFirst(t *testing.T) {
 	const d = 3
 	g := newGaussian(d, rand.New(rand.NewPCG(8, 10)))
 	ct := &counting{Target: g.Gaussian}
-	s := Settings{N: 5, Start: StartGiven, X0: g.Mean(), Scale: ScaleLaplace}
+	s := Settings{N: 5, Start: StartGiven, Scale: ScaleLaplace}
+	sStart, sIn := particle.Start{X0: g.Mean()}, Inputs{}
 	calls := 0
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })
-	res, err := RunResult(context.Background(), ct, s, rand.NewPCG(1, 2), rec)
+	res, err := RunResult(context.Background(), ct, sStart, sIn, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

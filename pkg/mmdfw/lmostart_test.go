@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -59,8 +60,9 @@ func TestLMOStartDefault(t *testing.T) {
 	mean := func(init mmdfw.Init) (m, se float64) {
 		var ls []float64
 		for seed := uint64(0); seed < seeds; seed++ {
-			s := mmdfw.Settings{N: 60, Embed: mmdfw.GaussianEmbedding(g), CandidateInit: init}
-			res, err := mmdfw.RunResult(context.Background(), g, s, rand.NewPCG(seed, 3), nil)
+			s := mmdfw.Settings{N: 60, CandidateInit: init}
+			sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
+			res, err := mmdfw.RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(seed, 3), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +84,7 @@ func TestLMOStartDefault(t *testing.T) {
 // naming the setting, and a negative count is refused by Validate.
 func TestStartsNeedZ(t *testing.T) {
 	g := testutil.Gauss5(t)
-	_, err := mmdfw.Run(context.Background(), g, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil)
+	_, err := mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil)
 	if err == nil || !strings.Contains(err.Error(), "Starts 3 needs z") {
 		t.Errorf("Starts without z: error %v", err)
 	}
@@ -92,7 +94,7 @@ func TestStartsNeedZ(t *testing.T) {
 	// With z the default is DefaultStarts, and an explicit 1 is one start:
 	// both run.
 	for _, k := range []int{0, 1} {
-		if _, err := mmdfw.Run(context.Background(), g, mmdfw.Settings{N: 5, Starts: k, Embed: mmdfw.GaussianEmbedding(g)}, rand.NewPCG(1, 2), nil); err != nil {
+		if _, err := mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 5, Starts: k}, rand.NewPCG(1, 2), nil); err != nil {
 			t.Errorf("Starts %d with z: %v", k, err)
 		}
 	}

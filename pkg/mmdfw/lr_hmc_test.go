@@ -23,7 +23,7 @@ import (
 // fails the test when HMC flags it.
 func lrReference(t *testing.T, lr *model.Logistic) *hmc.Result {
 	t.Helper()
-	ref, err := hmc.RunResult(context.Background(), lr, hmc.Settings{}, rand.NewPCG(99, 1), nil)
+	ref, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{}, rand.NewPCG(99, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestLogisticMeanAgreesWithHMC(t *testing.T) {
 	lr := syntheticLR(500, 4, rand.New(rand.NewPCG(21, 1)))
 	ref := lrReference(t, lr)
 	const N = 100
-	set, err := Run(context.Background(), lr, Settings{N: N}, rand.NewPCG(21, 2), nil)
+	set, err := Run(context.Background(), lr, particle.Start{}, Inputs{}, Settings{N: N}, rand.NewPCG(21, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,15 +99,16 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				var at20 float64
 				rec := recordAt(20, func(X *mat.Dense, w []float64) { at20 = mm.MMD2(X, w) })
 				s := Settings{N: 100, Direction: dir, Weights: rule, Bandwidth: h}
+				var in Inputs
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.
-					pool, err := hmc.RunResult(context.Background(), lr, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					pool, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					s.Pool = pool.Set.X
+					in.Pool = pool.Set.X
 				}
-				res, err := RunResult(context.Background(), lr, s, rand.NewPCG(23, seed), rec)
+				res, err := RunResult(context.Background(), lr, particle.Start{}, in, s, rand.NewPCG(23, seed), rec)
 				if err != nil {
 					t.Fatal(err)
 				}

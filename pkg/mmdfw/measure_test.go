@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 var measure = flag.Bool("mmdfw.measure", false, "run the measurements recorded in docs/DECISIONS.md")
@@ -92,8 +94,9 @@ func TestMeasureInit(t *testing.T) {
 			var l float64
 			for seed := uint64(0); seed < seeds; seed++ {
 				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
-				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init, Embed: g.embed}
-				res, err := RunResult(context.Background(), broadPrior{g}, s, rand.NewPCG(seed, 7), nil)
+				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init}
+				sStart, sIn := particle.Start{}, Inputs{Embed: g.embed}
+				res, err := RunResult(context.Background(), broadPrior{g}, sStart, sIn, s, rand.NewPCG(seed, 7), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

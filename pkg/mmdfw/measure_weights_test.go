@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 // TestMeasureWeightSolvers compares the two solvers of the Stein weights
@@ -31,7 +32,7 @@ func TestMeasureWeightSolvers(t *testing.T) {
 	}
 	const N = 400
 	tg := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-	res, err := RunResult(context.Background(), tg, Settings{N: N, Batch: 100, WeightSolver: SolverFISTA}, rand.NewPCG(1, 1), nil)
+	res, err := RunResult(context.Background(), tg, particle.Start{}, Inputs{}, Settings{N: N, Batch: 100, WeightSolver: SolverFISTA}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -78,6 +79,15 @@ const (
 // a snapshot after every added particle; particle.ErrStop from rec ends the
 // run with the particles so far. src seeds every random choice.
 //
+// start is where the run begins: start.X0 the first particle of StartGiven
+// (length Dim) and the point the MAP search (StartMAP, ScaleTarget) or the
+// training (StartTrained) starts from, default a prior draw, else the
+// origin; start.Particles the SVGD particles (rows) of InitSVGD, of the
+// SVGD→MMD-FW start and of the median heuristic, which Inputs.SVGD draws
+// when nil. in holds the run's data and strategies (see Inputs; the zero
+// value asks for none). Settings that contradict in or start are an error
+// wrapping a *setting.Error.
+//
 // A non-finite log density or score at a particle (iteration n, particle n,
 // counted from 1) or at a candidate of its LMO (iteration n, candidate n,
 // LMO step t from 1; the minibatch estimate when Settings.Batch is set) ends
@@ -85,15 +95,15 @@ const (
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with ScaleTarget); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	r, err := RunResult(ctx, t, s, src, rec)
+func Run(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	r, err := RunResult(ctx, t, start, in, s, src, rec)
 	return r.Set, err
 }
 
 // RunResult is Run returning the diagnostics of the run as well. It is
 // the loop over Init and Step, with the snapshots.
-func RunResult(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
-	st, res, done, err := initState(ctx, t, s, src, rec)
+func RunResult(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
+	st, res, done, err := initState(ctx, t, start, in, s, src, rec)
 	if st == nil {
 		return res, err
 	}
@@ -154,6 +164,7 @@ func (r *run) finish(ctx context.Context, err error) (Result, error) {
 type run struct {
 	t     target.Target
 	s     Settings
+	in    *given // the run's own copy: set-up fills TrainTarget and SVGDParticles
 	rng   *rand.Rand
 	rec   particle.Recorder
 	sw    particle.Stopwatch
@@ -206,9 +217,12 @@ type run struct {
 	stats   map[string]float64
 	statKey string
 
-	// Views of the first n rows of X and S during an LMO, and its step.
-	xv, sv  *mat.Dense
-	lmoStep int
+	// Views of the first n rows of X and S during an LMO (xv, sv: the
+	// headers xview, sview), and its step; snapX is the header of the
+	// snapshots' particles. The headers are reused: a step allocates none.
+	xv, sv              *mat.Dense
+	xview, sview, snapX mat.Dense
+	lmoStep             int
 
 	// LMO scratch; best is the best candidate start of Settings.Starts.
 	g, hist, tmp, sx, krow, k0row, best []float64
@@ -302,46 +316,46 @@ func (st *State) next() (stop bool, err error) {
 // StartTrained when none is given.
 func (r *run) checkInputs() error {
 	s, d := &r.s, r.d
-	if s.Start == StartGiven && len(s.X0) != d {
-		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(s.X0))
+	if s.Start == StartGiven && len(r.in.X0) != d {
+		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(r.in.X0))
 	}
-	if s.Scales != nil && len(s.Scales) != d {
-		return fmt.Errorf("mmdfw: Scales has length %d, target dimension is %d", len(s.Scales), d)
+	if r.in.Scales != nil && len(r.in.Scales) != d {
+		return fmt.Errorf("mmdfw: Scales has length %d, target dimension is %d", len(r.in.Scales), d)
 	}
-	if s.Start == StartTrained && s.TrainTarget == nil {
+	if s.Start == StartTrained && r.in.TrainTarget == nil {
 		st, ok := r.t.(target.Stochastic)
 		if !ok {
-			return errors.New("mmdfw: StartTrained needs a target.Stochastic or Settings.TrainTarget")
+			return errors.New("mmdfw: StartTrained needs a target.Stochastic or Inputs.TrainTarget")
 		}
-		s.TrainTarget = st
+		r.in.TrainTarget = st
 	}
-	if s.TrainTarget != nil && s.TrainTarget.Dim() != d {
-		return fmt.Errorf("mmdfw: TrainTarget has dimension %d, target dimension is %d", s.TrainTarget.Dim(), d)
+	if r.in.TrainTarget != nil && r.in.TrainTarget.Dim() != d {
+		return fmt.Errorf("mmdfw: TrainTarget has dimension %d, target dimension is %d", r.in.TrainTarget.Dim(), d)
 	}
-	if s.SVGDParticles != nil {
-		if _, c := s.SVGDParticles.Dims(); c != d {
+	if r.in.SVGDParticles != nil {
+		if _, c := r.in.SVGDParticles.Dims(); c != d {
 			return fmt.Errorf("mmdfw: SVGD particles have %d columns, target dimension is %d", c, d)
 		}
 	}
 	return nil
 }
 
-// svgdInit draws the SVGD particles from Settings.SVGD (the run's stream
+// svgdInit draws the SVGD particles from Inputs.SVGD (the run's stream
 // as its source, N as the size it asks for) when it is given without
-// SVGDParticles, and makes them SVGDParticles; its gradient evaluations
+// the start's Particles, and makes them the run's SVGD particles; its gradient evaluations
 // are charged to the run.
 func (r *run) svgdInit(ctx context.Context) error {
 	s := &r.s
-	if s.SVGDParticles != nil || s.SVGD == nil {
+	if r.in.SVGDParticles != nil || r.in.SVGD == nil {
 		return nil
 	}
-	x, ev, err := s.SVGD.SamplePool(ctx, r.t, s.N, r.rng)
+	x, ev, err := r.in.SVGD.SamplePool(ctx, r.t, s.N, r.rng)
 	r.svgdEvals = ev
 	r.evals += ev
 	if err != nil {
 		return fmt.Errorf("mmdfw: SVGD initialisation: %w", err)
 	}
-	s.SVGDParticles = x
+	r.in.SVGDParticles = x
 	return nil
 }
 
@@ -349,32 +363,32 @@ func (r *run) svgdInit(ctx context.Context) error {
 // need what the run does not have: SVGD particles, a prior, a z.
 func (r *run) checkSources() error {
 	s := &r.s
-	if s.CandidateInit == InitSVGD && s.SVGDParticles == nil {
-		return errors.New("mmdfw: InitSVGD needs Settings.SVGDParticles")
+	if s.CandidateInit == InitSVGD && r.in.SVGDParticles == nil {
+		return errors.New("mmdfw: InitSVGD needs Start.Particles (SVGD particles) or Inputs.SVGD")
 	}
 	if _, hasPrior := r.t.(target.PriorSampler); (s.Start == StartPrior || s.CandidateInit == InitPrior) && !hasPrior {
 		return errors.New("mmdfw: a prior start or prior candidates need a target.PriorSampler")
 	}
 	if s.Weights.needsZ() && s.Z == ZAuto {
-		return fmt.Errorf("mmdfw: weight rule %v needs z: set Settings.Embed (exact) or a pool", s.Weights)
+		return fmt.Errorf("mmdfw: weight rule %v needs z: set Inputs.Embed (exact) or a pool", s.Weights)
 	}
 	if s.Starts > 1 && s.Z == ZAuto {
-		return fmt.Errorf("mmdfw: Starts %d needs z to compare the starts: set Settings.Embed (exact) or a pool", s.Starts)
+		return fmt.Errorf("mmdfw: Starts %d needs z to compare the starts: set Inputs.Embed (exact) or a pool", s.Starts)
 	}
 	return nil
 }
 
-// drawPool returns the pool of ZPool: Settings.Pool, or one the
+// drawPool returns the pool of ZPool: Inputs.Pool, or one the
 // PoolSampler draws (its gradient evaluations charged to the run); nil
 // when the run has none.
 func (r *run) drawPool(ctx context.Context) (*mat.Dense, error) {
 	s := &r.s
-	pool := s.Pool
+	pool := r.in.Pool
 	if s.Z == ZPool && pool == nil {
-		if s.PoolSampler == nil {
-			return nil, errors.New("mmdfw: ZPool needs Settings.Pool or Settings.PoolSampler")
+		if r.in.PoolSampler == nil {
+			return nil, errors.New("mmdfw: ZPool needs Inputs.Pool or Inputs.PoolSampler")
 		}
-		p, ev, err := s.PoolSampler.SamplePool(ctx, r.t, s.PoolSize, r.rng)
+		p, ev, err := r.in.PoolSampler.SamplePool(ctx, r.t, s.PoolSize, r.rng)
 		if err != nil {
 			return nil, fmt.Errorf("mmdfw: drawing the pool: %w", err)
 		}
@@ -391,7 +405,7 @@ func (r *run) drawPool(ctx context.Context) (*mat.Dense, error) {
 }
 
 // scales fixes the coordinate scales of ScaleLaplace (the Laplace fit at
-// the first particle) and ScaleGiven (Settings.Scales, or the trained
+// the first particle) and ScaleGiven (Inputs.Scales, or the trained
 // start's, clamped), finding the first particle x and reporting it first.
 // firstDone says whether x is found; done ends the run with err.
 func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, err error) {
@@ -407,15 +421,15 @@ func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, er
 	}
 	if s.Scale == ScaleGiven {
 		switch {
-		case s.Scales != nil:
-			r.sig = append([]float64(nil), s.Scales...)
+		case r.in.Scales != nil:
+			r.sig = append([]float64(nil), r.in.Scales...)
 		case r.train != nil:
 			r.sig = make([]float64, r.d)
 			for j, v := range r.train.Scale {
 				r.sig[j] = min(max(v, TrainedScaleMin), TrainedScaleMax)
 			}
 		default:
-			return firstDone, true, errors.New("mmdfw: ScaleGiven needs Settings.Scales or StartTrained")
+			return firstDone, true, errors.New("mmdfw: ScaleGiven needs Inputs.Scales or StartTrained")
 		}
 	}
 	if s.Scale == ScaleLaplace {
@@ -433,7 +447,7 @@ func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, er
 // bandwidth fixes the RBF bandwidth for the whole run: Settings.Bandwidth,
 // or the median heuristic over draws of the widest law the run knows (SVGD
 // particles, the Laplace approximation, N(x₁, diag σ²), the pool, the
-// prior, or draws around the first particle, Settings.LocalSampler's, which
+// prior, or draws around the first particle, Inputs.LocalSampler's, which
 // it then finds and reports). firstDone and done are as in scales.
 func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, firstDone bool) (bool, bool, error) {
 	s, d := &r.s, r.d
@@ -444,8 +458,8 @@ func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, first
 	var init *mat.Dense
 	prior, hasPrior := r.t.(target.PriorSampler)
 	switch {
-	case s.SVGDParticles != nil:
-		init = s.SVGDParticles
+	case r.in.SVGDParticles != nil:
+		init = r.in.SVGDParticles
 	case r.lap != nil:
 		// With ScaleLaplace every scale of the run comes from the
 		// Laplace fit; a pool only estimates z.
@@ -512,10 +526,10 @@ func (r *run) embedding(pool *mat.Dense) error {
 	s := &r.s
 	switch s.Z {
 	case ZExact:
-		if s.Embed == nil {
-			return errors.New("mmdfw: ZExact needs Settings.Embed")
+		if r.in.Embed == nil {
+			return errors.New("mmdfw: ZExact needs Inputs.Embed")
 		}
-		e, err := s.Embed(r.k)
+		e, err := r.in.Embed(r.k)
 		if err != nil {
 			return fmt.Errorf("mmdfw: exact embedding: %w", err)
 		}
@@ -554,6 +568,9 @@ func (r *run) allocate() {
 		r.wt.usePairwise(s.WeightTol, s.WeightIterations, r.self)
 	}
 	r.wrep = make([]float64, N)
+	if r.emb != nil {
+		r.mmd = make([]float64, 0, N) // one value per particle, appended
+	}
 	r.eps = make([]float64, d)
 	for j := range r.eps {
 		switch {
@@ -637,7 +654,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if r.wt.K0 != nil {
 		k0row = r.k0row[:n+1]
 		for i := range k0row {
-			k0row[i] = kernel.Stein(r.steinK, x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
+			k0row[i] = r.steinK.Stein(x, r.X.RawRowView(i), sc, r.S.RawRowView(i))
 		}
 	}
 	if err := r.wt.add(krow, z, k0row); err != nil {
@@ -659,7 +676,7 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	}
 	return particle.Report(r.rec, &r.sw, particle.Snapshot{
 		Step:      r.n,
-		X:         r.X.Slice(0, r.n, 0, r.d).(*mat.Dense),
+		X:         firstRows(&r.snapX, r.X, r.n),
 		W:         w,
 		GradEvals: r.evals,
 		Stats:     r.stats,
@@ -764,8 +781,8 @@ func (r *run) draw(x []float64) {
 	case InitPrior:
 		r.t.(target.PriorSampler).SamplePrior(r.rng, x)
 	case InitSVGD:
-		m, _ := s.SVGDParticles.Dims()
-		copy(x, s.SVGDParticles.RawRowView(n%m))
+		m, _ := r.in.SVGDParticles.Dims()
+		copy(x, r.in.SVGDParticles.RawRowView(n%m))
 		if n >= m {
 			r.perturb(x)
 		}
@@ -864,8 +881,8 @@ func (r *run) lmo(x []float64) error {
 	w := r.wt.w[:n]
 	a := float64(n) / float64(n+1)
 	b := 1 / float64(n+1)
-	r.xv = r.X.Slice(0, n, 0, r.d).(*mat.Dense)
-	r.sv = r.S.Slice(0, n, 0, r.d).(*mat.Dense)
+	r.xv = firstRows(&r.xview, r.X, n)
+	r.sv = firstRows(&r.sview, r.S, n)
 	if r.rff != nil {
 		// Summaries in feature space make each step O(D·d) whatever n.
 		switch s.Direction {
@@ -1002,12 +1019,12 @@ func (r *run) score(x, dst []float64) error {
 
 // first writes the first particle into x.
 // localDraws returns MedianDraws draws around x, the bandwidth's initial
-// set on a target without a prior: those of Settings.LocalSampler (the
+// set on a target without a prior: those of Inputs.LocalSampler (the
 // run's stream as its source), else draws of the Laplace fit at the MAP
 // found from x (laplace.FitAtMAP). Their gradient evaluations are charged
 // to the run.
 func (r *run) localDraws(ctx context.Context, x []float64) (*mat.Dense, error) {
-	if ls := r.s.LocalSampler; ls != nil {
+	if ls := r.in.LocalSampler; ls != nil {
 		draws, ev, err := ls.SampleAround(ctx, r.t, x, r.s.MedianDraws, r.rng)
 		r.evals += ev
 		if err != nil {
@@ -1031,11 +1048,11 @@ func (r *run) first(ctx context.Context, x []float64) error {
 	switch s.Start {
 	case StartMAP:
 		switch {
-		case s.X0 != nil:
-			if len(s.X0) != d {
-				return fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
+		case r.in.X0 != nil:
+			if len(r.in.X0) != d {
+				return fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(r.in.X0), d)
 			}
-			copy(x, s.X0)
+			copy(x, r.in.X0)
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
@@ -1050,19 +1067,19 @@ func (r *run) first(ctx context.Context, x []float64) error {
 	case StartPrior:
 		prior.SamplePrior(r.rng, x)
 	case StartGiven:
-		copy(x, s.X0)
+		copy(x, r.in.X0)
 	case StartTrained:
 		switch {
-		case s.X0 != nil:
-			copy(x, s.X0)
+		case r.in.X0 != nil:
+			copy(x, r.in.X0)
 		case hasPrior:
 			prior.SamplePrior(r.rng, x)
 		}
 		var ts optim.Settings
-		if s.Train != nil {
-			ts = *s.Train
+		if r.in.Train != nil {
+			ts = *r.in.Train
 		}
-		tr, err := optim.Train(ctx, s.TrainTarget, x, ts, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()))
+		tr, err := optim.Train(ctx, r.in.TrainTarget, x, ts, rand.NewPCG(r.rng.Uint64(), r.rng.Uint64()))
 		r.trainEvals = tr.GradEvals
 		r.evals += tr.GradEvals
 		if err != nil {
@@ -1071,9 +1088,18 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		r.train = &tr
 		copy(x, tr.X)
 	case startSVGD:
-		copy(x, s.SVGDParticles.RawRowView(0))
+		copy(x, r.in.SVGDParticles.RawRowView(0))
 	default:
 		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
 	}
 	return particle.CheckFinite("mmdfw", 1, x)
+}
+
+// firstRows sets dst to a view of the first n ≥ 1 rows of m (as
+// m.Slice(0, n, 0, c), sharing its data) without allocating, and returns
+// it.
+func firstRows(dst, m *mat.Dense, n int) *mat.Dense {
+	raw := m.RawMatrix()
+	dst.SetRawMatrix(blas64.General{Rows: n, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[:(n-1)*raw.Stride+raw.Cols]})
+	return dst
 }

@@ -45,13 +45,13 @@ func runGaussW(t *testing.T, g *gaussian, s Settings, seed uint64) ([]float64, [
 		return nil
 	})
 	// The kernel is only known inside the run: capture it from Embed.
-	s.Embed = func(kk Kernel) (Embedder, error) {
+	in := Inputs{Embed: func(kk Kernel) (Embedder, error) {
 		k = kk
 		var err error
 		e, err = g.embed(kk)
 		return e, err
-	}
-	res, err := RunResult(context.Background(), g, s, rand.NewPCG(seed, 7), rec)
+	}}
+	res, err := RunResult(context.Background(), g, particle.Start{}, in, s, rand.NewPCG(seed, 7), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,8 +278,9 @@ func TestSVGDCombinationStartsFromSVGD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	sv := g.sample(10, rng)
 	// A vanishing LMO step leaves every particle where its LMO started.
-	s := Settings{N: 10, SVGDParticles: sv, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
-	res, err := RunResult(context.Background(), g, s, rand.NewPCG(1, 1), nil)
+	s := Settings{N: 10, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	sStart, sIn := particle.Start{Particles: sv}, Inputs{}
+	res, err := RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestSVGDCombinationStartsFromSVGD(t *testing.T) {
 	}
 }
 
-// TestRunCallsSVGD: Settings.SVGD is called once with N as the size and
+// TestRunCallsSVGD: Inputs.SVGD is called once with N as the size and
 // the run's stream, its particles start the run and its gradient
 // evaluations are charged (pools.SVGD adapts svgd.Run to it).
 func TestRunCallsSVGD(t *testing.T) {
@@ -319,9 +320,10 @@ func TestRunCallsSVGD(t *testing.T) {
 		}
 		return x, 1234, nil
 	})
-	s := Settings{N: 8, SVGD: sampler, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	s := Settings{N: 8, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	sStart, sIn := particle.Start{}, Inputs{SVGD: sampler}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return nil })
-	res, err := RunResult(context.Background(), g, s, rand.NewPCG(1, 2), rec)
+	res, err := RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestRunCallsSVGD(t *testing.T) {
 func TestScheduleShrinksEarlyWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(6, 6)))
 	const N = 30
-	res, err := RunResult(context.Background(), g, Settings{N: N, Start: StartPrior, Weights: Schedule, LMOSteps: 5}, rand.NewPCG(2, 2), nil)
+	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: N, Start: StartPrior, Weights: Schedule, LMOSteps: 5}, rand.NewPCG(2, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +390,7 @@ func TestLineSearchMinimises(t *testing.T) {
 
 func TestSteinWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(3, 3)))
-	res, err := RunResult(context.Background(), g, Settings{N: 20, Bandwidth: 1, Weights: Stein}, rand.NewPCG(5, 1), nil)
+	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 20, Bandwidth: 1, Weights: Stein}, rand.NewPCG(5, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +461,7 @@ func TestPoolSamplerCharged(t *testing.T) {
 	ps := PoolSamplerFunc(func(ctx context.Context, tt target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		return g.sample(size, rand.New(src)), 12345, nil
 	})
-	res, err := RunResult(context.Background(), g, Settings{N: 5, PoolSampler: ps, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
+	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{PoolSampler: ps}, Settings{N: 5, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +475,7 @@ func TestPoolSamplerCharged(t *testing.T) {
 
 func TestMAPStart(t *testing.T) {
 	g := newGaussian(5, rand.New(rand.NewPCG(2, 9)))
-	res, err := RunResult(context.Background(), g, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
+	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +505,6 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		{"rff", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40}},
 		{"rff-raw", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40, RawWeights: true}},
 	} {
-		c.s.Embed = g.embed
 		type snap struct {
 			x    *mat.Dense
 			w    []float64
@@ -518,7 +519,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 			snaps = append(snaps, snap{mat.DenseCopyOf(sn.X), append([]float64(nil), sn.W...), v})
 			return nil
 		})
-		res, err := RunResult(context.Background(), g, c.s, rand.NewPCG(3, 3), rec)
+		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{Embed: g.embed}, c.s, rand.NewPCG(3, 3), rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -559,7 +560,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := Run(context.Background(), g, Settings{N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool, Pool: pool}, rand.NewPCG(3, 3), prec); err != nil || n != 8 {
+	if _, err := Run(context.Background(), g, particle.Start{}, Inputs{Pool: pool}, Settings{N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool}, rand.NewPCG(3, 3), prec); err != nil || n != 8 {
 		t.Fatalf("pool run: %d snapshots, err %v", n, err)
 	}
 
@@ -570,7 +571,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := Run(context.Background(), g, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec); err != nil {
+	if _, err := Run(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec); err != nil {
 		t.Fatal(err)
 	}
 }

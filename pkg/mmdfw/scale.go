@@ -31,7 +31,8 @@ const (
 	DefaultKSDSize = 1000
 )
 
-// validateScale checks Stop, KSDSize and the starts ScaleTarget allows.
+// validateScale checks Stop, KSDSize and the starts ScaleTarget allows
+// (given.check the inputs it allows).
 func (s Settings) validateScale() error {
 	switch s.Stop {
 	case "", StopKSD, StopFixed:
@@ -48,12 +49,10 @@ func (s Settings) validateScale() error {
 		switch {
 		case s.Start != StartAuto && s.Start != StartMAP && s.Start != StartGiven:
 			return setting.Errorf("scale", s.Scale, "needs a MAP or given start")
-		case s.CandidateInit == InitPrior || s.CandidateInit == InitSVGD || s.SVGD != nil || s.SVGDParticles != nil:
+		case s.CandidateInit == InitPrior || s.CandidateInit == InitSVGD:
 			return setting.Errorf("scale", s.Scale, "needs candidates in the target's scales (init \"laplace\" or \"perturb\")")
-		case s.Embed != nil || s.Pool != nil || s.Z == ZExact:
+		case s.Z == ZExact:
 			return setting.Errorf("scale", s.Scale, "cannot take an embedding or a pool in the target's coordinates")
-		case s.Scales != nil:
-			return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
 		}
 	}
 	return nil
@@ -63,11 +62,11 @@ func (s Settings) validateScale() error {
 // given start, candidates drawn around the first particle or perturbed
 // from the particles, no embedding, pool or SVGD particles in the target's
 // coordinates.
-func (s *Settings) targetScalable() bool {
+func (s *Settings) targetScalable(in *given) bool {
 	return (s.Start == StartMAP || s.Start == StartGiven) &&
 		(s.CandidateInit == InitAuto || s.CandidateInit == InitPerturb || s.CandidateInit == InitLaplace) &&
-		s.SVGD == nil && s.SVGDParticles == nil &&
-		s.Embed == nil && s.Pool == nil && s.PoolSampler == nil && s.Z == ZAuto
+		in.SVGD == nil && in.SVGDParticles == nil &&
+		in.Embed == nil && in.Pool == nil && in.PoolSampler == nil && s.Z == ZAuto
 }
 
 // resolveStop fills Stop, KSDSize and N once the weight rule is known.

@@ -4,35 +4,31 @@ import (
 	"encoding"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/setting"
-	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Start selects the first particle.
 type Start int
 
 const (
-	// StartAuto is the first SVGD particle when Settings.SVGDParticles or
-	// Settings.SVGD is set and StartMAP otherwise.
+	// StartAuto is the first SVGD particle when particle.Start.Particles (SVGD particles) or
+	// Inputs.SVGD is set and StartMAP otherwise.
 	StartAuto Start = iota
-	// StartMAP runs L-BFGS on −log p from a prior draw (or Settings.X0, or
+	// StartMAP runs L-BFGS on −log p from a prior draw (or particle.Start.X0, or
 	// the origin) and starts at the (near) MAP point, as the paper
 	// recommends. Its gradient evaluations are charged to the run.
 	StartMAP
 	// StartPrior starts at a prior draw (target.PriorSampler).
 	StartPrior
-	// StartGiven starts at Settings.X0.
+	// StartGiven starts at particle.Start.X0.
 	StartGiven
 	// StartTrained starts at one point trained by optim.Train (minibatch
-	// Adam or AdaGrad with early stopping by Settings.Train.Validate) from
-	// Settings.X0 (default a prior draw) on Settings.TrainTarget (default
+	// Adam or AdaGrad with early stopping by Inputs.Train.Validate) from
+	// particle.Start.X0 (default a prior draw) on Inputs.TrainTarget (default
 	// the run's target, which must then be a target.Stochastic). Its
 	// gradient evaluations and seconds are charged to the run, and its
 	// per-coordinate scales, clamped to [TrainedScaleMin, TrainedScaleMax],
-	// become Settings.Scales under ScaleAuto (ScaleGiven).
+	// become Inputs.Scales under ScaleAuto (ScaleGiven).
 	StartTrained
 )
 
@@ -40,7 +36,7 @@ const (
 type Init int
 
 const (
-	// InitAuto is InitSVGD when Settings.SVGDParticles or Settings.SVGD is
+	// InitAuto is InitSVGD when particle.Start.Particles (SVGD particles) or Inputs.SVGD is
 	// set, InitLaplace (the best of DefaultStarts draws where the run has
 	// z) when the run's scale is ScaleBandwidth, whose noise would
 	// otherwise be in the bandwidth's units, and InitPerturb when it is
@@ -50,7 +46,7 @@ const (
 	// InitPrior starts from a prior draw (the paper).
 	InitPrior
 	// InitSVGD starts the n-th particle from row n of
-	// Settings.SVGDParticles (the SVGD→MMD-FW combination); past the last
+	// the SVGD particles particle.Start.Particles (the SVGD→MMD-FW combination); past the last
 	// row the rows are reused, perturbed as in InitPerturb.
 	InitSVGD
 	// InitPerturb starts from an existing particle, picked by
@@ -77,7 +73,7 @@ const (
 type Scale int
 
 const (
-	// ScaleAuto is ScaleGiven with Settings.Scales or StartTrained,
+	// ScaleAuto is ScaleGiven with Inputs.Scales or StartTrained,
 	// ScaleTarget where the run allows it (see ScaleTarget) and
 	// ScaleBandwidth otherwise.
 	ScaleAuto Scale = iota
@@ -94,7 +90,7 @@ const (
 	// widely its bandwidth fits one coordinate and misfits the others:
 	// ScaleTarget whitens the kernel as well.
 	ScaleLaplace
-	// ScaleGiven takes per-coordinate scales σ from Settings.Scales (or,
+	// ScaleGiven takes per-coordinate scales σ from Inputs.Scales (or,
 	// with StartTrained, from the training): the noise of InitPerturb is
 	// N(0, Noise²·diag σ²), the first AdaGrad step of coordinate j is
 	// about StepSize·σⱼ, and the median heuristic, without SVGD
@@ -160,8 +156,10 @@ const (
 // docs/DECISIONS.md.
 //
 // The struct tags are the fields' names in experiment files (TOML) and in
-// recorded settings (JSON); fields that hold data rather than settings
-// (X0, SVGDParticles, Pool…) have none.
+// recorded settings (JSON); N, set by the caller for each run, has none.
+// What a run is given rather than how it runs, its start point and starting
+// set (particle.Start) and its data and strategies (Inputs), are arguments
+// of Run, RunResult and NewState.
 type Settings struct {
 	// N is the number of particles with StopFixed and their ceiling with
 	// StopKSD. Default DefaultN (100) with StopFixed, DefaultCeiling with
@@ -265,19 +263,16 @@ type Settings struct {
 	// zero with RBFKernel.
 	Features int `toml:"features" json:"features,omitempty"`
 	// Bandwidth is h. Default 0: the median heuristic h = median pairwise
-	// distance of an initial set (SVGDParticles, else MedianDraws draws of
+	// distance of an initial set (the SVGD particles, particle.Start.Particles, else MedianDraws draws of
 	// the Laplace approximation with ScaleLaplace, else the pool, else
 	// MedianDraws prior draws, else, on a target without a prior,
-	// MedianDraws draws around the first particle, LocalSampler's),
+	// MedianDraws draws around the first particle, Inputs.LocalSampler's),
 	// computed once and then frozen.
 	Bandwidth float64 `toml:"bandwidth" json:"bandwidth,omitempty"`
 	// MedianDraws is the number of draws of the median heuristic. Default
 	// DefaultMedianDraws (200).
 	MedianDraws int `toml:"median_draws" json:"median_draws,omitempty"`
 
-	// X0 is the first particle for StartGiven and the L-BFGS starting point
-	// for StartMAP (default: a prior draw, else the origin).
-	X0 []float64 `toml:"-" json:"-"`
 	// MAPIterations bounds the L-BFGS major iterations. Default
 	// DefaultMAPIterations (1000).
 	MAPIterations int `toml:"map_iterations" json:"map_iterations,omitempty"`
@@ -293,49 +288,6 @@ type Settings struct {
 	// with an exact Hessian (laplace.MAPSettings.NewtonTol). Default 0:
 	// not checked.
 	MAPNewtonTol float64 `toml:"map_newton_tol" json:"map_newton_tol,omitempty"`
-
-	// Train configures the training of StartTrained (nil: optim.Train's
-	// defaults, without validation). It is data, not a setting of the
-	// file: Validate is a function.
-	Train *optim.Settings `toml:"-" json:"-"`
-	// TrainTarget is the target StartTrained trains on (default the run's
-	// target), e.g. the posterior on the training rows that are not held
-	// out for Train.Validate.
-	TrainTarget target.Stochastic `toml:"-" json:"-"`
-	// Scales are the per-coordinate scales σ of ScaleGiven (length Dim,
-	// finite and positive); with StartTrained they default to the
-	// training's.
-	Scales []float64 `toml:"-" json:"-"`
-
-	// SVGDParticles (rows) are the SVGD particles for InitSVGD and for the
-	// median heuristic.
-	SVGDParticles *mat.Dense `toml:"-" json:"-"`
-	// SVGD, when set and SVGDParticles is nil, draws the SVGD particles
-	// first (the SVGD→MMD-FW combination): the run calls it once with N as
-	// the size and its own stream as the source, uses the result as
-	// SVGDParticles and charges its time and gradient evaluations to the
-	// run. pools.SVGD (pkg/mmdfw/pools) runs svgd.Run.
-	SVGD PoolSampler `toml:"-" json:"-"`
-	// LocalSampler draws the initial set of the median heuristic on a
-	// target without a prior when no other law is known (see Bandwidth):
-	// MedianDraws points around the first particle, its gradient
-	// evaluations charged to the run. Default (nil): draws of the Laplace
-	// fit at the MAP found from the first particle. pools.SGLDLocal runs a
-	// short SGLD there.
-	LocalSampler LocalSampler `toml:"-" json:"-"`
-
-	// Embed returns the closed-form embedding of the target for the run's
-	// kernel (ZExact). The kernel is a kernel.RBF or an *rff.Features;
-	// GaussianEmbedding adapts a target.Gaussian.
-	Embed func(k Kernel) (Embedder, error) `toml:"-" json:"-"`
-	// Pool is a separate sample pool (rows) for ZPool, drawn by the caller
-	// (its cost is not charged to the run).
-	Pool *mat.Dense `toml:"-" json:"-"`
-	// PoolSampler draws the pool when Pool is nil (ZPool); its time and
-	// gradient evaluations are charged to the run. ZPool needs one of
-	// them: pools.SGLD(PoolIterations) and pools.HMC (pkg/mmdfw/pools)
-	// draw one by SGLD or HMC.
-	PoolSampler PoolSampler `toml:"-" json:"-"`
 
 	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
 	// a *particle.FlaggedError returned beside the set. Default false: the
@@ -384,25 +336,12 @@ func (s Settings) Validate() error {
 	if math.IsInf(s.MAPNewtonTol, 0) || math.IsNaN(s.MAPNewtonTol) || s.MAPNewtonTol < 0 {
 		return setting.Errorf("map_newton_tol", s.MAPNewtonTol, "must be finite and non-negative")
 	}
-	for j, v := range s.Scales {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return setting.Errorf("scales", v, "coordinate %d must be finite and positive", j)
-		}
-	}
-	switch {
-	case s.Scale == ScaleGiven && s.Scales == nil && s.Start != StartTrained:
-		return setting.Errorf("scale", s.Scale, `needs Scales or start "trained"`)
-	case s.Scales != nil && s.Scale != ScaleGiven && s.Scale != ScaleAuto:
-		return setting.Errorf("scale", s.Scale, `contradicts the given Scales (use "given")`)
-	case (s.Train != nil || s.TrainTarget != nil) && s.Start != StartTrained:
-		return setting.Errorf("start", s.Start, `a Train or TrainTarget needs start "trained"`)
-	case s.Scale == ScaleLaplace && s.Start == StartTrained && s.Scales != nil:
-		return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
-	}
 	return s.validateScale()
 }
 
-func (s *Settings) defaults() {
+// defaults fills the zero fields of s; the choices that depend on what the
+// run is given (the SVGD particles, Scales, an embedding, a pool) read in.
+func (s *Settings) defaults(in *given) {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -429,7 +368,7 @@ func (s *Settings) defaults() {
 		s.Direction = Self
 	}
 	if s.Start == StartAuto {
-		if s.SVGDParticles != nil || s.SVGD != nil {
+		if in.SVGDParticles != nil || in.SVGD != nil {
 			s.Start = startSVGD
 		} else {
 			s.Start = StartMAP
@@ -437,9 +376,9 @@ func (s *Settings) defaults() {
 	}
 	if s.Scale == ScaleAuto {
 		switch {
-		case s.Scales != nil || s.Start == StartTrained:
+		case in.Scales != nil || s.Start == StartTrained:
 			s.Scale = ScaleGiven
-		case s.targetScalable():
+		case s.targetScalable(in):
 			s.Scale = ScaleTarget
 		default:
 			s.Scale = ScaleBandwidth
@@ -451,7 +390,7 @@ func (s *Settings) defaults() {
 		deff(&s.Noise, DefaultNoise)
 	}
 	if s.CandidateInit == InitAuto {
-		if s.SVGDParticles != nil || s.SVGD != nil {
+		if in.SVGDParticles != nil || in.SVGD != nil {
 			s.CandidateInit = InitSVGD
 		} else if s.Scale == ScaleBandwidth {
 			s.CandidateInit = InitLaplace
@@ -461,9 +400,9 @@ func (s *Settings) defaults() {
 	}
 	if s.Z == ZAuto {
 		switch {
-		case s.Embed != nil:
+		case in.Embed != nil:
 			s.Z = ZExact
-		case s.Pool != nil || s.PoolSampler != nil:
+		case in.Pool != nil || in.PoolSampler != nil:
 			s.Z = ZPool
 		}
 	}

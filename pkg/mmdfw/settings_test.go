@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
@@ -28,12 +29,8 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Weights: Rule(99)}, "weights"},
 		{Settings{PoolIterations: -2}, "pool_iterations"},
 		{Settings{MAPNewtonTol: -0.5}, "map_newton_tol"},
-		{Settings{Scale: ScaleGiven}, "scale"},
-		{Settings{Scales: []float64{1}, Scale: ScaleLaplace}, "scale"},
-		{Settings{Scales: []float64{0}}, "scales"},
-		{Settings{Scales: []float64{math.Inf(1)}}, "scales"},
-		{Settings{Train: &optim.Settings{}}, "start"},
-		{Settings{Start: StartMAP, Train: &optim.Settings{}}, "start"},
+		{Settings{Scale: ScaleTarget, CandidateInit: InitSVGD}, "scale"},
+		{Settings{Scale: ScaleTarget, Z: ZExact}, "scale"},
 	} {
 		err := c.s.Validate()
 		e, ok := setting.As(err)
@@ -41,7 +38,7 @@ func TestSettingsValidate(t *testing.T) {
 			t.Errorf("%+v: Validate() = %v, want an error on %s", c.s, err, c.field)
 		}
 		if _, err := Run(context.Background(), target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }},
-			c.s, rand.NewPCG(1, 2), nil); err == nil {
+			particle.Start{}, Inputs{}, c.s, rand.NewPCG(1, 2), nil); err == nil {
 			t.Errorf("%+v: Run accepted invalid settings", c.s)
 		}
 	}
@@ -50,13 +47,54 @@ func TestSettingsValidate(t *testing.T) {
 	}
 	for _, ok := range []Settings{
 		{Start: StartTrained},
-		{Start: StartTrained, Scale: ScaleGiven, Train: &optim.Settings{Steps: 10}},
+		{Start: StartTrained, Scale: ScaleGiven},
 		{Start: StartTrained, Scale: ScaleLaplace},
-		{Start: StartGiven, Scale: ScaleGiven, Scales: []float64{0.5}},
-		{Scales: []float64{0.5}},
+		{Start: StartGiven, Scale: ScaleGiven},
 	} {
 		if err := ok.Validate(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
+		}
+	}
+	// Settings that the run's Inputs contradict, or invalid Inputs, are a
+	// *setting.Error from Run, before any evaluation.
+	one := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
+	for _, c := range []struct {
+		s     Settings
+		in    Inputs
+		start particle.Start
+		field string
+	}{
+		{Settings{Scale: ScaleGiven}, Inputs{}, particle.Start{}, "scale"},
+		{Settings{Scale: ScaleLaplace}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
+		{Settings{}, Inputs{Scales: []float64{0}}, particle.Start{}, "scales"},
+		{Settings{}, Inputs{Scales: []float64{math.Inf(1)}}, particle.Start{}, "scales"},
+		{Settings{}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
+		{Settings{Start: StartMAP}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
+		{Settings{Scale: ScaleTarget}, Inputs{Pool: mat.NewDense(3, 1, nil)}, particle.Start{}, "scale"},
+		{Settings{Scale: ScaleTarget}, Inputs{}, particle.Start{Particles: mat.NewDense(3, 1, nil)}, "scale"},
+		{Settings{Scale: ScaleTarget}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
+	} {
+		if err := c.s.Validate(); err != nil {
+			t.Errorf("%+v: Validate() = %v, want nil (the conflict is with the inputs)", c.s, err)
+		}
+		var calls int
+		counted := target.Func{D: 1, F: func(x, g []float64) float64 { calls++; return one.F(x, g) }}
+		_, err := Run(context.Background(), counted, c.start, c.in, c.s, rand.NewPCG(1, 2), nil)
+		if e, ok := setting.As(err); !ok || e.Field != c.field || calls != 0 {
+			t.Errorf("%+v with %+v: Run error %v after %d evaluations, want a setting.Error on %s before any", c.s, c.in, err, calls, c.field)
+		}
+	}
+	for _, c := range []struct {
+		s  Settings
+		in Inputs
+	}{
+		{Settings{Start: StartTrained, Scale: ScaleGiven}, Inputs{Train: &optim.Settings{Steps: 10}}},
+		{Settings{Start: StartGiven, Scale: ScaleGiven}, Inputs{Scales: []float64{0.5}}},
+		{Settings{}, Inputs{Scales: []float64{0.5}}},
+	} {
+		g := newGiven(particle.Start{}, c.in)
+		if err := g.check(&c.s); err != nil {
+			t.Errorf("%+v with %+v: %v", c.s, c.in, err)
 		}
 	}
 	if err := (Settings{Kernel: RFFKernel, Features: 10}).Validate(); err != nil {
@@ -128,7 +166,7 @@ func TestZeroSettingsPlainFunc(t *testing.T) {
 	}}
 	var snaps int
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error { snaps++; return nil })
-	res, err := RunResult(context.Background(), f, Settings{X0: []float64{-3}}, rand.NewPCG(3, 4), rec)
+	res, err := RunResult(context.Background(), f, particle.Start{X0: []float64{-3}}, Inputs{}, Settings{}, rand.NewPCG(3, 4), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -332,8 +333,14 @@ func TestPairwiseCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ceil := range []int{1, 0} {
-		res, err := RunResult(context.Background(), g, Settings{N: 30, Bandwidth: 1, Weights: Stein, LMOSteps: 20,
-			WeightTol: 1e-12, WeightIterations: ceil}, rand.NewPCG(1, 2), nil)
+		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{
+			N:                30,
+			Bandwidth:        1,
+			Weights:          Stein,
+			LMOSteps:         20,
+			WeightTol:        1e-12,
+			WeightIterations: ceil,
+		}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +368,7 @@ func TestPairwiseRunStein(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunResult(context.Background(), g, Settings{N: 60, Bandwidth: 1, Weights: Stein, Scale: ScaleBandwidth},
+	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 60, Bandwidth: 1, Weights: Stein, Scale: ScaleBandwidth},
 		rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -412,8 +419,12 @@ func TestMMDRule(t *testing.T) {
 	emb := g.RBFEmbedding(1)
 	for _, sv := range []WeightSolver{SolverPairwise, SolverFISTA} {
 		var first, last float64
-		res, err := RunResult(context.Background(), g, Settings{N: 40, Bandwidth: 1, Weights: MMD, WeightSolver: sv,
-			Embed: GaussianEmbedding(g)}, rand.NewPCG(5, 6), nil)
+		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{Embed: GaussianEmbedding(g)}, Settings{
+			N:            40,
+			Bandwidth:    1,
+			Weights:      MMD,
+			WeightSolver: sv,
+		}, rand.NewPCG(5, 6), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // places the first particle, Step adds one more (a candidate, its LMO, the
 // particle, and the weights solved again), and RunResult is the loop
 //
-//	st, err := NewState(ctx, t, s, src)
+//	st, err := NewState(ctx, t, start, in, s, src)
 //	for st.Particles < N && !st.Settled { err = Step(ctx, st) }
 //	res, err := st.Result()
 //
@@ -54,8 +54,8 @@ type State struct {
 // ScaleTarget (the default), the SVGD particles, the pool, the scales and
 // the bandwidth as Settings asks, all under ctx and charged to the state.
 // src seeds every random choice of the run.
-func NewState(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
-	st, _, _, err := initState(ctx, t, s, src, nil)
+func NewState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source) (*State, error) {
+	st, _, _, err := initState(ctx, t, start, in, s, src, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -120,52 +120,42 @@ func (st *State) sync() {
 // invalid or ScaleTarget's MAP and fit fail), and done when the run ended
 // in its set-up (with err, or a stop of the recorder at the first
 // particle).
-func initState(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
+func initState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
 	if err := s.Validate(); err != nil {
 		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
 	}
-	s.defaults()
+	g := newGiven(start, in)
+	if err := g.check(&s); err != nil {
+		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
+	}
+	s.defaults(g)
 	rng := rand.New(src)
 	st := &State{s: s}
-	inner, fr := s, (*laplace.Frame)(nil)
+	inner, innerG, fr := s, g, (*laplace.Frame)(nil)
 	rt := t
 	if s.Scale == ScaleTarget {
 		var sw particle.Stopwatch
 		sw.Start()
 		d := t.Dim()
-		x0 := make([]float64, d)
-		switch prior, ok := t.(target.PriorSampler); {
-		case s.X0 != nil:
-			if len(s.X0) != d {
-				return nil, Result{}, true, fmt.Errorf("mmdfw: X0 has length %d, target dimension is %d", len(s.X0), d)
-			}
-			copy(x0, s.X0)
-		case ok:
-			prior.SamplePrior(rng, x0)
-		}
-		if err := particle.CheckFinite("mmdfw: MAP search start", 0, x0); err != nil {
-			return nil, Result{}, true, err
-		}
-		sc, err := laplace.FitAtMAP(ctx, t, x0,
+		sc, err := laplace.FitFromStart(ctx, t, "mmdfw", g.X0, rng,
 			laplace.MAPSettings{Iterations: s.MAPIterations, GradTol: s.MAPGradTol, Batch: s.MAPBatch, Src: rng, NewtonTol: s.MAPNewtonTol},
 			laplace.FitSettings{Batch: s.LaplaceBatch, Src: rng})
 		res := Result{GradEvals: sc.GradEvals, MAPGradEvals: sc.MAP.GradEvals, LaplaceGradEvals: sc.GradEvals - sc.MAP.GradEvals}
 		if err != nil {
 			sw.Stop()
 			res.Seconds = sw.Seconds()
-			if e := ctx.Err(); e != nil {
-				return nil, res, true, e
-			}
-			return nil, res, true, fmt.Errorf("mmdfw: the target's scales (MAP and Laplace fit): %w", err)
+			return nil, res, true, err
 		}
 		w := sc.Whitening
-		inner.Scale, inner.Scales = ScaleGiven, make([]float64, d)
-		for j := range inner.Scales {
-			inner.Scales[j] = 1
+		ig := *g
+		innerG = &ig
+		inner.Scale, innerG.Scales = ScaleGiven, make([]float64, d)
+		for j := range innerG.Scales {
+			innerG.Scales[j] = 1
 		}
-		inner.X0 = make([]float64, d)
+		innerG.X0 = make([]float64, d)
 		if s.Start == StartGiven {
-			w.ToZ(inner.X0, s.X0)
+			w.ToZ(innerG.X0, g.X0)
 		}
 		inner.Start = StartGiven
 		if inner.Bandwidth == 0 {
@@ -180,7 +170,7 @@ func initState(ctx context.Context, t target.Target, s Settings, src rand.Source
 		rt, fr = w.Target(t), &laplace.Frame{Target: t, W: w}
 		rec = w.Recorder(rec, res.Seconds, sc.GradEvals)
 	}
-	r := &run{t: rt, s: inner, rng: rng, rec: rec, d: rt.Dim(), ndata: int64(target.NData(rt)), ks: inner.ksdStop(), frame: fr}
+	r := &run{t: rt, s: inner, in: innerG, rng: rng, rec: rec, d: rt.Dim(), ndata: int64(target.NData(rt)), ks: inner.ksdStop(), frame: fr}
 	st.r = r
 	r.sw.Start()
 	done, err := r.setup(ctx)

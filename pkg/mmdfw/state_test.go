@@ -32,23 +32,25 @@ func TestStepLoopIsRunResult(t *testing.T) {
 	})
 	ctx := context.Background()
 	for _, c := range []struct {
-		name string
-		tg   target.Target
-		s    mmdfw.Settings
+		name  string
+		tg    target.Target
+		start particle.Start
+		in    mmdfw.Inputs
+		s     mmdfw.Settings
 	}{
-		{"zero", post, mmdfw.Settings{X0: []float64{0, 0}}},
-		{"bq-exact", g, mmdfw.Settings{N: 15, Bandwidth: 1, Weights: mmdfw.BQ, Embed: mmdfw.GaussianEmbedding(g)}},
-		{"equal-bandwidth", g, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
-		{"bq-pool", post, mmdfw.Settings{N: 10, X0: []float64{0, 0}, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSampler: pool, PoolSize: 200}},
+		{"zero", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{}, mmdfw.Settings{}},
+		{"bq-exact", g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 15, Bandwidth: 1, Weights: mmdfw.BQ}},
+		{"equal-bandwidth", g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
+		{"bq-pool", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{PoolSampler: pool}, mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: 200}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := mmdfw.RunResult(ctx, c.tg, c.s, rand.NewPCG(1, 2), rec)
+			want, err := mmdfw.RunResult(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := mmdfw.NewState(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +97,7 @@ func TestStepPastCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, mmdfw.Settings{N: 3, Bandwidth: 1, Embed: mmdfw.GaussianEmbedding(g)}, rand.NewPCG(1, 2))
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,17 +53,21 @@ func TestRunTrainedBNN(t *testing.T) {
 	x0 := make([]float64, d)
 	m.Init(rand.New(rand.NewPCG(33, 34)), x0)
 	s := Settings{
-		N: 20, Start: StartTrained, X0: x0, Weights: Stein, Batch: 50, LMOSteps: 50,
-		Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
-			return -rmse(Xva, yva, mat.NewDense(1, d, x), []float64{1})
-		}},
+		N:        20,
+		Start:    StartTrained,
+		Weights:  Stein,
+		Batch:    50,
+		LMOSteps: 50,
 	}
+	sStart, sIn := particle.Start{X0: x0}, Inputs{Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
+		return -rmse(Xva, yva, mat.NewDense(1, d, x), []float64{1})
+	}}}
 	var curve []float64
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		curve = append(curve, rmse(Xte, yte, sn.X, sn.W))
 		return nil
 	})
-	res, err := RunResult(context.Background(), m, s, rand.NewPCG(35, 36), rec)
+	res, err := RunResult(context.Background(), m, sStart, sIn, s, rand.NewPCG(35, 36), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

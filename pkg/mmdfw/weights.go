@@ -13,7 +13,7 @@ import (
 type Rule int
 
 const (
-	// RuleAuto is BQ when z is available (Settings.Embed or a pool) and
+	// RuleAuto is BQ when z is available (Inputs.Embed or a pool) and
 	// Stein otherwise.
 	RuleAuto Rule = iota
 	// BQ is fully corrective Frank-Wolfe with Bayesian-quadrature weights:

@@ -23,8 +23,8 @@ type PriorDraws struct {
 	N int `toml:"-"`
 }
 
-// Run draws the particles.
-func (p PriorDraws) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+// Run draws the particles; it has no use for a start.
+func (p PriorDraws) Run(ctx context.Context, t target.Target, _ particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	ps, ok := t.(target.PriorSampler)
 	if !ok {
 		return particle.Set{}, fmt.Errorf("prior-draws: the target has no prior")

@@ -49,6 +49,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/experiment"
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/report"
 	"github.com/mmdfw/mmdfw/pkg/report/paper"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
@@ -168,9 +169,10 @@ func RegisterMethod[S any](r *Registry, name, version string, run func(ctx conte
 // sampler that build makes from the cell's input on the cell's posterior,
 // with the cell's random source and recorder:
 //
-//	set, err := build(in).Run(ctx, in.Problem.Target, in.Src, in.Recorder)
+//	set, err := build(in).Run(ctx, in.Problem.Target, particle.Start{}, in.Src, in.Recorder)
 //
-// build sets what the cell decides (typically the particle count in.N and
+// (the zero particle.Start: the method's default start). build sets what
+// the cell decides (typically the particle count in.N and
 // the worker count in.Threads) on the decoded settings. The rest is as in
 // RegisterMethod.
 func RegisterSampler[S any](r *Registry, name, version string, build func(in Input[S]) sampler.Sampler) {
@@ -179,7 +181,7 @@ func RegisterSampler[S any](r *Registry, name, version string, build func(in Inp
 		if s == nil {
 			return Output{}, fmt.Errorf("repro: method %s built no sampler", name)
 		}
-		set, err := s.Run(ctx, in.Problem.Target, in.Src, in.Recorder)
+		set, err := s.Run(ctx, in.Problem.Target, particle.Start{}, in.Src, in.Recorder)
 		return Output{Set: set, Summary: ProblemSummary(in.Problem)}, err
 	})
 }

@@ -24,35 +24,35 @@ var (
 func TestConformance(t *testing.T) {
 	for name, m := range map[string]samplertest.Method{
 		"mmdfw": {
-			Zero: func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0} },
-			Small: func(x0 []float64, _ int) sampler.Sampler {
-				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, X0: x0, Bandwidth: 0.8}
+			Zero: mmdfw.Settings{},
+			Small: func(_ int) sampler.Sampler {
+				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}
 			},
 		},
 		"svgd": {
-			Zero: func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0} },
-			Small: func(x0 []float64, w int) sampler.Sampler {
-				return svgd.Settings{X0: x0, N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
+			Zero: svgd.Settings{},
+			Small: func(w int) sampler.Sampler {
+				return svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
 			},
 			MaxCallsAfterCancel: 20, // the particles of one iteration
 		},
 		"sp": {
-			Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} },
-			Small: func(x0 []float64, _ int) sampler.Sampler {
-				return sp.Settings{X0: x0, N: 8, Candidates: 10, NelderMeadEvals: 40}
+			Zero: sp.Settings{},
+			Small: func(_ int) sampler.Sampler {
+				return sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}
 			},
 		},
 		"sgld": {
-			Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} },
-			Small: func(x0 []float64, w int) sampler.Sampler {
-				return sgld.Settings{X0: x0, Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
+			Zero: sgld.Settings{},
+			Small: func(w int) sampler.Sampler {
+				return sgld.Settings{Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
 			},
 			MaxCallsAfterCancel: 4, // one per chain
 		},
 		"hmc": {
-			Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} },
-			Small: func(x0 []float64, _ int) sampler.Sampler {
-				return hmc.Settings{X0: x0, Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
+			Zero: hmc.Settings{},
+			Small: func(_ int) sampler.Sampler {
+				return hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
 			},
 			MaxCallsAfterCancel: 2 * hmc.DefaultMaxSteps, // a transition per chain
 			Rejects:             true,

@@ -61,9 +61,9 @@ func normal(sd ...float64) target.Func {
 	}}
 }
 
-// zero returns every method's zero settings with only a start point, as a
-// user writes them.
-func zero(x0 []float64) []struct {
+// zero returns every method's zero settings, as a user writes them (the
+// runs pass only a start point).
+func zero() []struct {
 	name string
 	s    sampler.Sampler
 } {
@@ -71,11 +71,11 @@ func zero(x0 []float64) []struct {
 		name string
 		s    sampler.Sampler
 	}{
-		{"mmdfw", mmdfw.Settings{X0: x0}},
-		{"svgd", svgd.Settings{X0: x0}},
-		{"sgld", sgld.Settings{X0: x0}},
-		{"sp", sp.Settings{X0: x0}},
-		{"hmc", hmc.Settings{X0: x0}},
+		{"mmdfw", mmdfw.Settings{}},
+		{"svgd", svgd.Settings{}},
+		{"sgld", sgld.Settings{}},
+		{"sp", sp.Settings{}},
+		{"hmc", hmc.Settings{}},
 	}
 }
 
@@ -96,9 +96,10 @@ func codes(s particle.Set) string {
 // keeps every draw in the support.
 func TestNonFiniteGamma(t *testing.T) {
 	for _, v := range []string{"NaN", "-Inf"} {
-		for _, m := range zero([]float64{1}) {
+		x0 := []float64{1}
+		for _, m := range zero() {
 			var bad atomic.Int64
-			set, err := m.s.Run(context.Background(), gamma3(v == "NaN", &bad), rand.NewPCG(5, 2), nil)
+			set, err := m.s.Run(context.Background(), gamma3(v == "NaN", &bad), particle.Start{X0: x0}, rand.NewPCG(5, 2), nil)
 			if bad.Load() == 0 {
 				t.Fatalf("%s %s: no evaluation outside the support", m.name, v)
 			}
@@ -135,13 +136,14 @@ func TestNonFiniteGamma(t *testing.T) {
 // and MMD-FW and Stein Points stay on one mode (flag "mode", over four
 // sources); the flags come with a reason, and values are recorded.
 func TestMixtureFlags(t *testing.T) {
-	for _, m := range zero([]float64{0.5}) {
+	x0 := []float64{0.5}
+	for _, m := range zero() {
 		seeds := []uint64{1, 2, 3, 4}
 		if m.name != "mmdfw" && m.name != "sp" {
 			seeds = seeds[:1]
 		}
 		for _, seed := range seeds {
-			set, err := m.s.Run(context.Background(), mixture, rand.NewPCG(seed, 2), nil)
+			set, err := m.s.Run(context.Background(), mixture, particle.Start{X0: x0}, rand.NewPCG(seed, 2), nil)
 			if err != nil {
 				t.Fatalf("%s: %v", m.name, err)
 			}
@@ -190,10 +192,10 @@ func TestUnimodalNotFlagged(t *testing.T) {
 			s     sampler.Sampler
 			seeds int
 		}{
-			{"mmdfw", mmdfw.Settings{X0: x0}, 4},
-			{"sp", sp.Settings{X0: x0}, 4},
-			{"svgd", svgd.Settings{X0: x0, Step: 0.05, Iterations: 2000}, 1},
-			{"hmc", hmc.Settings{X0: x0}, 1},
+			{"mmdfw", mmdfw.Settings{}, 4},
+			{"sp", sp.Settings{}, 4},
+			{"svgd", svgd.Settings{Step: 0.05, Iterations: 2000}, 1},
+			{"hmc", hmc.Settings{}, 1},
 		}
 		if tg.D == 1 {
 			// A constant step on a target of unit scale: the chains mix.
@@ -201,12 +203,12 @@ func TestUnimodalNotFlagged(t *testing.T) {
 				name  string
 				s     sampler.Sampler
 				seeds int
-			}{"sgld", sgld.Settings{X0: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000}, 1})
+			}{"sgld", sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000}, 1})
 			tg = normal(1)
 		}
 		for _, m := range methods {
 			for seed := uint64(1); seed <= uint64(m.seeds); seed++ {
-				set, err := m.s.Run(context.Background(), tg, rand.NewPCG(seed, 2), nil)
+				set, err := m.s.Run(context.Background(), tg, particle.Start{X0: x0}, rand.NewPCG(seed, 2), nil)
 				if err != nil {
 					t.Fatalf("%s: %v", m.name, err)
 				}
@@ -241,21 +243,21 @@ func TestStrict(t *testing.T) {
 		good         target.Target
 		strictOnGood sampler.Sampler
 	}{
-		{"mmdfw", mmdfw.Settings{X0: x0, Strict: true}, mmdfw.Settings{X0: x0}, mixture, normal(2), nil},
-		{"sp", sp.Settings{X0: x0, Strict: true}, sp.Settings{X0: x0}, mixture, normal(2), nil},
-		{"hmc", hmc.Settings{X0: x0, Strict: true}, hmc.Settings{X0: x0}, mixture, normal(2), nil},
+		{"mmdfw", mmdfw.Settings{Strict: true}, mmdfw.Settings{}, mixture, normal(2), nil},
+		{"sp", sp.Settings{Strict: true}, sp.Settings{}, mixture, normal(2), nil},
+		{"hmc", hmc.Settings{Strict: true}, hmc.Settings{}, mixture, normal(2), nil},
 		// Ten small steps leave SVGD's particles in the gap between the
 		// modes, and 2000 SGLD iterations leave its chains apart.
-		{"svgd", svgd.Settings{X0: x0, Iterations: 10, Strict: true}, svgd.Settings{X0: x0, Iterations: 10}, mixture, normal(1),
-			svgd.Settings{X0: x0, Step: 0.05, Iterations: 2000, Strict: true}},
-		{"sgld", sgld.Settings{X0: x0, Iterations: 2000, Strict: true}, sgld.Settings{X0: x0, Iterations: 2000}, mixture, normal(1),
-			sgld.Settings{X0: x0, Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Strict: true}},
+		{"svgd", svgd.Settings{Iterations: 10, Strict: true}, svgd.Settings{Iterations: 10}, mixture, normal(1),
+			svgd.Settings{Step: 0.05, Iterations: 2000, Strict: true}},
+		{"sgld", sgld.Settings{Iterations: 2000, Strict: true}, sgld.Settings{Iterations: 2000}, mixture, normal(1),
+			sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Strict: true}},
 	} {
-		lax, err := c.lax.Run(context.Background(), c.bad, rand.NewPCG(1, 2), nil)
+		lax, err := c.lax.Run(context.Background(), c.bad, particle.Start{X0: x0}, rand.NewPCG(1, 2), nil)
 		if err != nil || !lax.Diag.Flagged() {
 			t.Fatalf("%s: not strict: flagged %v, error %v", c.name, lax.Diag.Flagged(), err)
 		}
-		set, err := c.strict.Run(context.Background(), c.bad, rand.NewPCG(1, 2), nil)
+		set, err := c.strict.Run(context.Background(), c.bad, particle.Start{X0: x0}, rand.NewPCG(1, 2), nil)
 		var fe *particle.FlaggedError
 		if !errors.As(err, &fe) || !errors.Is(err, particle.ErrFlagged) || fe.Method != c.name ||
 			set.Len() != lax.Len() || fe.Diagnostics.Reason() != lax.Diag.Reason() ||
@@ -266,7 +268,7 @@ func TestStrict(t *testing.T) {
 		if good == nil {
 			good = c.strict
 		}
-		if set, err := good.Run(context.Background(), c.good, rand.NewPCG(1, 2), nil); err != nil || set.Diag.Flagged() {
+		if set, err := good.Run(context.Background(), c.good, particle.Start{X0: x0}, rand.NewPCG(1, 2), nil); err != nil || set.Diag.Flagged() {
 			t.Errorf("%s: strict on a Gaussian: flags %q, error %v", c.name, set.Diag.Reason(), err)
 		}
 	}

@@ -26,7 +26,7 @@ func ExampleSampler_diagnostics() {
 		g[0] = -4*math.Exp(a-lp)*(x[0]+2) - math.Exp(b-lp)*(x[0]-3)
 		return lp
 	}}
-	set, err := sp.Settings{X0: []float64{3}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := sp.Settings{}.Run(context.Background(), post, particle.Start{X0: []float64{3}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,7 +41,7 @@ func ExampleSampler_diagnostics() {
 		fmt.Println("flag:", f.Code)
 	}
 
-	_, err = sp.Settings{X0: []float64{3}, Strict: true}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	_, err = sp.Settings{Strict: true}.Run(context.Background(), post, particle.Start{X0: []float64{3}}, rand.NewPCG(1, 2), nil)
 	var fe *particle.FlaggedError
 	fmt.Println("strict:", errors.Is(err, particle.ErrFlagged), errors.As(err, &fe) && fe.Method == "sp")
 	// Output:

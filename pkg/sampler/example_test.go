@@ -27,14 +27,14 @@ func ExampleSampler() {
 		name string
 		s    sampler.Sampler
 	}{
-		{"mmdfw", mmdfw.Settings{N: 50, X0: x0}},
-		{"svgd", svgd.Settings{N: 50, X0: x0, Step: 0.1}},
-		{"sp", sp.Settings{N: 50, X0: x0}},
-		{"sgld", sgld.Settings{X0: x0}},
-		{"hmc", hmc.Settings{X0: x0}},
+		{"mmdfw", mmdfw.Settings{N: 50}},
+		{"svgd", svgd.Settings{N: 50, Step: 0.1}},
+		{"sp", sp.Settings{N: 50}},
+		{"sgld", sgld.Settings{}},
+		{"hmc", hmc.Settings{}},
 	}
 	for _, m := range methods {
-		set, err := m.s.Run(context.Background(), post, rand.NewPCG(1, 2), particle.Discard)
+		set, err := m.s.Run(context.Background(), post, particle.Start{X0: x0}, rand.NewPCG(1, 2), particle.Discard)
 		if err != nil {
 			fmt.Println(m.name, err)
 			continue

@@ -36,12 +36,12 @@ func TestDiagnosticsInTheTargetsCoordinates(t *testing.T) {
 		name string
 		m    sampler.Sampler
 	}{
-		{"mmdfw", mmdfw.Settings{X0: x0}},
-		{"svgd", svgd.Settings{X0: x0}},
-		{"sp", sp.Settings{X0: x0}},
-		{"sgld", sgld.Settings{X0: x0}},
+		{"mmdfw", mmdfw.Settings{}},
+		{"svgd", svgd.Settings{}},
+		{"sp", sp.Settings{}},
+		{"sgld", sgld.Settings{}},
 	} {
-		set, err := c.m.Run(context.Background(), tg, rand.NewPCG(1, 2), particle.Discard)
+		set, err := c.m.Run(context.Background(), tg, particle.Start{X0: x0}, rand.NewPCG(1, 2), particle.Discard)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -1,5 +1,5 @@
 // Package sampler names the one shape every particle method of this module
-// has: a settings value that runs on a target.
+// has: a settings value that runs on a target from a start.
 //
 // mmdfw.Settings, svgd.Settings, sp.Settings, sgld.Settings and
 // hmc.Settings are Samplers; a method of one's own that implements Sampler
@@ -76,8 +76,14 @@ import (
 
 // Sampler approximates a target by a weighted particle set.
 //
-// Run draws every random choice from src, so that the same settings, target
-// and source give the same set. rec (nil records nothing) receives
+// The value that implements Sampler holds the method's settings, only what
+// can be tuned and written to a file (each method's Settings); what a run
+// is given comes as arguments: the target t and the start (the zero
+// particle.Start is the method's documented default start; see
+// particle.Start for what X0 and Particles mean, and a method that cannot
+// use a starting set returns an error naming itself). Run draws every
+// random choice from src, so that the same settings, target, start and
+// source give the same set. rec (nil records nothing) receives
 // snapshots as the run proceeds; particle.ErrStop from rec ends the run
 // with the particles of that snapshot and a nil error, any other error from
 // rec ends it with that error wrapped. When ctx is cancelled Run returns
@@ -87,13 +93,13 @@ import (
 // finite. Invalid settings are an error wrapping a *setting.Error. The set
 // carries its diagnostics in Set.Diag.
 type Sampler interface {
-	Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error)
+	Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error)
 }
 
 // Func adapts a function to a Sampler.
-type Func func(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error)
+type Func func(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error)
 
 // Run calls f.
-func (f Func) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	return f(ctx, t, src, rec)
+func (f Func) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	return f(ctx, t, start, src, rec)
 }

@@ -29,7 +29,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
 		var last particle.Snapshot
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-		set, err := sgld.Settings{X0: make([]float64, c.g.Dim())}.Run(context.Background(), testutil.AsFunc(c.g), rand.NewPCG(1, 2), rec)
+		set, err := sgld.Settings{}.Run(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, rand.NewPCG(1, 2), rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 // the run there, flagged, with the last R̂ and ESS recorded.
 func TestCeilingFlagged(t *testing.T) {
 	g := testutil.Gauss5(t)
-	set, err := sgld.Settings{X0: make([]float64, 5), Iterations: 1500}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	set, err := sgld.Settings{Iterations: 1500}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestCeilingFlagged(t *testing.T) {
 // the sampling phase keeps the adapted step.
 func TestAdaptiveStepShrinks(t *testing.T) {
 	std := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
-	set, err := sgld.Settings{X0: []float64{0}, A: 1.5, Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, rand.NewPCG(3, 4), nil)
+	set, err := sgld.Settings{A: 1.5, Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestAdaptiveStepShrinks(t *testing.T) {
 	if !(eps > 0.05 && eps < 1.2) {
 		t.Errorf("adapted step %v, want below the ceiling 1.5", eps)
 	}
-	kept, err := sgld.Settings{X0: []float64{0}, Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, rand.NewPCG(3, 4), nil)
+	kept, err := sgld.Settings{Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +95,8 @@ func TestAdaptiveStepShrinks(t *testing.T) {
 func TestBurnInRejects(t *testing.T) {
 	banana := samplertest.KnownTargetByName("banana")
 	for seed := uint64(0); seed < 3; seed++ {
-		set, err := sgld.Settings{X0: banana.X0, Stop: sgld.StopFixed, Iterations: 2000}.Run(context.Background(), banana,
-			rand.NewPCG(seed, 7), nil)
+		set, err := sgld.Settings{Stop: sgld.StopFixed, Iterations: 2000}.Run(context.Background(), banana,
+			particle.Start{X0: banana.X0}, rand.NewPCG(seed, 7), nil)
 		if err != nil {
 			t.Fatalf("banana, seed %d: %v", seed, err)
 		}
@@ -118,8 +118,8 @@ func TestBurnInRejects(t *testing.T) {
 		}}
 		const burn = 1000
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := sgld.Settings{X0: []float64{shape - 1}, X0Scale: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
-			set, err := s.Run(context.Background(), gamma, rand.NewPCG(seed, 2), nil)
+			s := sgld.Settings{X0Scale: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
+			set, err := s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			var nf *particle.NonFiniteError
 			switch {
 			case shape == 3 && errors.As(err, &nf):
@@ -141,7 +141,7 @@ func TestBurnInRejects(t *testing.T) {
 				}
 			}
 			s.Schedule = sgld.ScheduleConstant
-			_, err = s.Run(context.Background(), gamma, rand.NewPCG(seed, 2), nil)
+			_, err = s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			if !errors.As(err, &nf) || nf.Iteration > burn {
 				t.Errorf("Gamma(%g), seed %d, a constant step: error %v, want a non-finite log density in the burn-in", shape, seed, err)
 			}
@@ -160,7 +160,7 @@ func TestMonitorReadsEveryDraw(t *testing.T) {
 	g := testutil.Gauss5(t)
 	run := func(keep int, monitor string) particle.Set {
 		t.Helper()
-		set, err := sgld.Settings{X0: make([]float64, 5), Iterations: 20000, Keep: keep, Monitor: monitor}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+		set, err := sgld.Settings{Iterations: 20000, Keep: keep, Monitor: monitor}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

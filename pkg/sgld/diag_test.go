@@ -29,9 +29,9 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 	for _, keep := range []int{0, 5} { // the whole ring, and a ring that has wrapped
 		// StopFixed: a ring of Keep rows (StopConverged's monitor keeps
 		// every draw, so its ring would not wrap).
-		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, X0: []float64{0}, A: 0.5, Keep: keep,
+		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: keep,
 			Schedule: ScheduleConstant, Whiten: WhitenNone, Stop: StopFixed}
-		set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
+		set, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil)
 		var nf *particle.NonFiniteError
 		if !errors.As(err, &nf) || nf.Point != "chain" || nf.Index != 0 || nf.Coord != -1 {
 			t.Fatalf("Keep %d: error %v, want the −∞ of chain 0", keep, err)
@@ -54,9 +54,9 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 	}
 	// StopConverged with Keep 5 keeps every draw for its monitor: the set
 	// is the last 5 of the draws before the one taken back.
-	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, X0: []float64{0}, A: 0.5, Keep: 5,
+	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: 5,
 		Schedule: ScheduleConstant, Whiten: WhitenNone}
-	set, err := Run(context.Background(), tg, s, rand.NewPCG(3, 4), nil)
+	set, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil)
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) {
 		t.Fatalf("StopConverged, Keep 5: error %v, want the −∞ of chain 0", err)

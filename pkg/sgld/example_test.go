@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -21,7 +22,7 @@ func ExampleRun() {
 		grad[0] = -r / sd
 		return -r * r / 2
 	}}
-	set, err := sgld.Run(context.Background(), gauss, sgld.Settings{}, rand.NewPCG(1, 2), nil)
+	set, err := sgld.Run(context.Background(), gauss, particle.Start{}, sgld.Settings{}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +54,7 @@ func ExampleRun_constantSchedule() {
 		return -r * r / 2
 	}}
 	s := sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
-	set, err := sgld.Run(context.Background(), gauss, s, rand.NewPCG(1, 2), nil)
+	set, err := sgld.Run(context.Background(), gauss, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -92,9 +93,9 @@ func ExampleSteps() {
 		return -r * r / 2
 	}}
 	ctx := context.Background()
-	st, err := sgld.Init(ctx, gauss, sgld.Settings{
+	st, err := sgld.Init(ctx, gauss, particle.Start{X0: []float64{0}}, sgld.Settings{
 		Whiten: sgld.WhitenNone, Schedule: sgld.ScheduleConstant, A: 0.05, Stop: sgld.StopFixed,
-		Iterations: 100000, BurnIn: 500, X0: []float64{0},
+		Iterations: 100000, BurnIn: 500,
 	}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

@@ -3,7 +3,6 @@ package sgld_test
 import (
 	"testing"
 
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 )
@@ -18,6 +17,6 @@ import (
 // ./internal/probe/knowntable -methods sgld -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} },
+		Zero: sgld.Settings{},
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

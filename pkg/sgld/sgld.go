@@ -73,21 +73,11 @@ type Settings struct {
 	// Σε_t = ∞, Σε_t² < ∞. Default 0.55.
 	Gamma float64 `toml:"gamma" json:"gamma,omitempty"`
 
-	// X0, when not nil, is the point (length Dim) around which the chains
-	// start, each at X0 + X0Scale·z with z ~ N(0, I). When X0 is nil the
-	// chains start from independent draws of the prior when the target is a
-	// target.PriorSampler, and at X0Scale·z otherwise. With WhitenLaplace
-	// the chains start at x̂ + X0Scale·Lz, draws of the Laplace fit N(x̂, LLᵀ)
-	// at the MAP x̂, found from X0 (default a prior draw, else the
-	// origin). A drawn start whose log density or score is not finite
-	// (outside a bounded support) is drawn again, up to MaxStartDraws
-	// times; a single start point (X0 with NoJitter) outside is an
-	// error.
-	X0 []float64 `toml:"-" json:"-"`
 	// X0Scale is the standard deviation of the Gaussian perturbation of the
-	// starting points (in posterior standard deviations with
-	// WhitenLaplace). Zero means 1; NoJitter (-1) means none. Other
-	// negative values are errors.
+	// starting points around the start point X0 (particle.Start.X0; in
+	// posterior standard deviations around the MAP with WhitenLaplace; see
+	// Init). Zero means 1; NoJitter (-1) means none. Other negative values
+	// are errors.
 	X0Scale float64 `toml:"jitter" json:"jitter,omitempty"`
 
 	// Whiten selects the coordinates of the chains: WhitenLaplace (the
@@ -231,13 +221,16 @@ func (s Settings) Validate() error {
 }
 
 // withDefaults fills the zero fields of s, or returns the error of
-// Validate or of an X0 of the wrong length.
-func (s Settings) withDefaults(t target.Target) (Settings, error) {
+// Validate or of a start that is not a point of t's dimension.
+func (s Settings) withDefaults(t target.Target, start particle.Start) (Settings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("sgld: %w", err)
 	}
-	if s.X0 != nil && len(s.X0) != t.Dim() {
-		return s, fmt.Errorf("sgld: X0 has length %d, target dimension is %d", len(s.X0), t.Dim())
+	if err := start.NoParticles("sgld"); err != nil {
+		return s, err
+	}
+	if start.X0 != nil && len(start.X0) != t.Dim() {
+		return s, fmt.Errorf("sgld: X0 has length %d, target dimension is %d", len(start.X0), t.Dim())
 	}
 	s.Iterations = cmp.Or(s.Iterations, s.defaultIterations())
 	switch {
@@ -470,10 +463,10 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // target's coordinates with WhitenLaplace), which also check the draws
 // they evaluate; with Settings.Strict a flagged set (a "ceiling" of
 // StopConverged included) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
-	st, err := Init(ctx, t, s, src)
+	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
 		return particle.Set{}, err
 	}

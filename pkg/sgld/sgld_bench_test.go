@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -22,7 +23,7 @@ func newLogReg(n, p int, seed uint64) *model.Logistic {
 // finiteness check and the copy of the kept draw.
 func BenchmarkStep(b *testing.B) {
 	m := newLogReg(10000, 55, 1)
-	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(m)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(m, particle.Start{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		}
 		return 0
 	}}
-	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(t)
+	s, err := Settings{Iterations: math.MaxInt / 2, BurnIn: NoBurnIn, Thin: 1}.withDefaults(t, particle.Start{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func BenchmarkRun(b *testing.B) {
 	s := Settings{Iterations: 1000, Chains: 2, Workers: 2}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil); err != nil {
+		if _, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -46,8 +46,8 @@ func TestUpdateRule(t *testing.T) {
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
-		X0: []float64{0.5, -0.5}, X0Scale: NoJitter}
-	got, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
+		X0Scale: NoJitter}
+	got, err := Run(context.Background(), tgt, particle.Start{X0: []float64{0.5, -0.5}}, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestGaussianFunc(t *testing.T) {
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.05 * math.Pow(b+1, gamma) // ε₁ = 0.05
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
-	set, err := Run(context.Background(), tgt, s, rand.NewPCG(11, 12), nil)
+	set, err := Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(11, 12), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestGaussianStochastic(t *testing.T) {
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.02 / prec * math.Pow(b+1, gamma) // ε₁·P = 0.02
 	s := Settings{Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, Batch: batch, A: a, B: b, Gamma: gamma}
-	set, err := Run(context.Background(), m, s, rand.NewPCG(13, 14), nil)
+	set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(13, 14), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestDeterminism(t *testing.T) {
 	m := newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
 	run := func(workers int, seed uint64) particle.Set {
 		s := Settings{Iterations: 2000, Chains: 3, Workers: workers, RecordEvery: 70}
-		set, err := Run(context.Background(), m, s, rand.NewPCG(seed, 1), nil)
+		set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(seed, 1), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func TestSnapshots(t *testing.T) {
 		last = particle.Set{X: sn.X, W: sn.W}.Clone()
 		return nil
 	})
-	set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), rec)
+	set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestSnapshots(t *testing.T) {
 
 	// Keep retains the last draws of each chain.
 	s.Keep = 0
-	all, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil)
+	all, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestCancel(t *testing.T) {
 		return -(x[0]*x[0] + x[1]*x[1]) / 2
 	}}
 	s := Settings{Iterations: 1 << 40, BurnIn: 100, Thin: 1, Keep: 50, Chains: chains, RecordEvery: 1 << 30}
-	set, err := Run(ctx, tgt, s, rand.NewPCG(1, 2), nil)
+	set, err := Run(ctx, tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got error %v, want context.Canceled", err)
 	}
@@ -285,7 +285,7 @@ func TestDivergence(t *testing.T) {
 		return -(x[0]*x[0] + 4*x[1]*x[1]) / 2
 	}}
 	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 3, A: 1e3, Gamma: 0.55}
-	set, err := Run(context.Background(), tgt, s, rand.NewPCG(1, 2), nil)
+	set, err := Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	if err == nil {
 		t.Fatal("huge step size: no error")
 	}
@@ -316,16 +316,16 @@ func (w withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
 // Init is nil, Init otherwise.
 func TestInit(t *testing.T) {
 	m := withPrior{newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)}
-	first := func(s Settings) particle.Set {
+	first := func(start particle.Start, s Settings) particle.Set {
 		s.Iterations, s.BurnIn, s.Thin, s.Chains, s.A = 1, -1, 1, 3, 1e-16
 		s.Whiten, s.Stop = WhitenNone, StopFixed
-		set, err := Run(context.Background(), m, s, rand.NewPCG(1, 2), nil)
+		set, err := Run(context.Background(), m, start, s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return set
 	}
-	prior := first(Settings{})
+	prior := first(particle.Start{}, Settings{})
 	for i := range prior.Len() {
 		for _, v := range prior.X.RawRowView(i) {
 			if math.Abs(v-100) > 5 {
@@ -336,7 +336,7 @@ func TestInit(t *testing.T) {
 	if slices.Equal(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
 		t.Error("chains 0 and 1 start at the same prior draw")
 	}
-	exact := first(Settings{X0: []float64{3, 4}, X0Scale: NoJitter})
+	exact := first(particle.Start{X0: []float64{3, 4}}, Settings{X0Scale: NoJitter})
 	for i := range exact.Len() {
 		if r := exact.X.RawRowView(i); math.Abs(r[0]-3) > 1e-6 || math.Abs(r[1]-4) > 1e-6 {
 			t.Errorf("chain %d starts at %v, want Init (3, 4) without jitter", i, r)
@@ -349,19 +349,21 @@ func TestInvalidSettings(t *testing.T) {
 	for name, c := range map[string]struct {
 		s     Settings
 		field string
+		start particle.Start
 	}{
-		"negative batch":      {Settings{Batch: -1}, "batch"},
-		"negative chains":     {Settings{Chains: -4}, "chains"},
-		"gamma":               {Settings{Gamma: 0.4}, "gamma"},
-		"burn-in too long":    {Settings{Iterations: 100, BurnIn: 100}, "burn_in"},
-		"thinning too long":   {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin"},
-		"init dimension":      {Settings{X0: []float64{1, 2}}, ""},
-		"schedule":            {Settings{Schedule: "cosine"}, "schedule"},
-		"constant without a":  {Settings{Whiten: WhitenNone, Schedule: ScheduleConstant}, "a"},
-		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b"},
-		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma"},
+		"negative batch":      {Settings{Batch: -1}, "batch", particle.Start{}},
+		"negative chains":     {Settings{Chains: -4}, "chains", particle.Start{}},
+		"gamma":               {Settings{Gamma: 0.4}, "gamma", particle.Start{}},
+		"burn-in too long":    {Settings{Iterations: 100, BurnIn: 100}, "burn_in", particle.Start{}},
+		"thinning too long":   {Settings{Iterations: 100, BurnIn: 50, Thin: 51}, "thin", particle.Start{}},
+		"init dimension":      {Settings{}, "", particle.Start{X0: []float64{1, 2}}},
+		"starting set":        {Settings{}, "", particle.Start{Particles: mat.NewDense(3, 1, nil)}},
+		"schedule":            {Settings{Schedule: "cosine"}, "schedule", particle.Start{}},
+		"constant without a":  {Settings{Whiten: WhitenNone, Schedule: ScheduleConstant}, "a", particle.Start{}},
+		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b", particle.Start{}},
+		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma", particle.Start{}},
 	} {
-		set, err := Run(context.Background(), m, c.s, rand.NewPCG(1, 1), nil)
+		set, err := Run(context.Background(), m, c.start, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || set.Len() != 0 {
 			t.Errorf("%s: %d particles, error %v; want an error", name, set.Len(), err)
 			continue

@@ -32,8 +32,8 @@ var gamma5 = target.Func{D: 1, F: func(x, g []float64) float64 {
 func TestStartOutsideSupportRedrawn(t *testing.T) {
 	redrawn := 0
 	for seed := uint64(1); seed <= 8; seed++ {
-		s := sgld.Settings{X0: []float64{3}, X0Scale: 3, Stop: sgld.StopFixed, Iterations: 300, BurnIn: 200}
-		set, err := s.Run(context.Background(), gamma5, rand.NewPCG(seed, 7), nil)
+		s := sgld.Settings{X0Scale: 3, Stop: sgld.StopFixed, Iterations: 300, BurnIn: 200}
+		set, err := s.Run(context.Background(), gamma5, particle.Start{X0: []float64{3}}, rand.NewPCG(seed, 7), nil)
 		var nf *particle.NonFiniteError
 		if errors.As(err, &nf) && nf.Iteration <= 1 {
 			t.Fatalf("seed %d: the start is an error: %v", seed, err)
@@ -58,15 +58,16 @@ func TestStartOutsideSupportRedrawn(t *testing.T) {
 // (no jitter), or a law all of whose MaxStartDraws draws are outside.
 func TestStartOutsideSupportError(t *testing.T) {
 	for _, c := range []struct {
+		x0   []float64
 		s    sgld.Settings
 		want string
 	}{
-		{sgld.Settings{X0: []float64{-5}, X0Scale: sgld.NoJitter, Whiten: sgld.WhitenNone}, "the start point (Init, no jitter) is outside the target's support"},
-		{sgld.Settings{X0: []float64{-50}, Whiten: sgld.WhitenNone}, "none of 100 start points drawn has a finite log density"},
+		{[]float64{-5}, sgld.Settings{X0Scale: sgld.NoJitter, Whiten: sgld.WhitenNone}, "the start point (Init, no jitter) is outside the target's support"},
+		{[]float64{-50}, sgld.Settings{Whiten: sgld.WhitenNone}, "none of 100 start points drawn has a finite log density"},
 	} {
-		_, err := c.s.Run(context.Background(), gamma5, rand.NewPCG(1, 2), nil)
+		_, err := c.s.Run(context.Background(), gamma5, particle.Start{X0: c.x0}, rand.NewPCG(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, particle.ErrNonFinite) {
-			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.s.X0, c.s.X0Scale, err, c.want)
+			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.x0, c.s.X0Scale, err, c.want)
 		}
 	}
 }

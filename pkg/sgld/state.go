@@ -17,7 +17,7 @@ import (
 // chains on Settings.Workers goroutines, with the same result), and Run is
 // the loop
 //
-//	st, err := Init(ctx, t, s, src)
+//	st, err := Init(ctx, t, start, s, src)
 //	for st.Iteration < Iterations && !st.Converged { err = Steps(ctx, st, RecordEvery) }
 //	set, err := st.Result()
 //
@@ -70,58 +70,57 @@ type state struct {
 }
 
 // Init returns the state of an SGLD run before its first iteration: the
-// chains at their starts (X0 + X0Scale·z, prior draws, or X0Scale·z; see
-// Settings), each with its own random stream seeded in turn from src. With
-// WhitenLaplace (the default) it first searches the MAP and fits the
-// Laplace approximation there, under ctx, and charges their gradient
-// evaluations to the state.
+// chains at their starts, each with its own random stream seeded in turn
+// from src. With WhitenNone a chain starts at start.X0 + X0Scale·z,
+// z ~ N(0, I), when start.X0 is not nil (length Dim), else at a draw of
+// the prior when the target is a target.PriorSampler, and at X0Scale·z
+// otherwise. With WhitenLaplace (the default) Init first searches the MAP
+// x̂ from start.X0 (default a prior draw, else the origin) and fits the
+// Laplace approximation N(x̂, LLᵀ) there, under ctx, charging their
+// gradient evaluations to the state, and the chains start at
+// x̂ + X0Scale·Lz. A drawn start whose log density or score is not finite
+// (outside a bounded support) is drawn again, up to MaxStartDraws times;
+// a single start point (X0 with NoJitter) outside is an error. A starting
+// set (start.Particles) is an error.
 //
 // The State keeps Settings.Workers goroutines: Close releases them.
-func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
-	s, err := s.withDefaults(t)
+func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
+	s, err := s.withDefaults(t, start)
 	if err != nil {
 		return nil, err
 	}
 	if s.Whiten != WhitenLaplace {
-		r, err := newState(t, s, src, nil)
+		r, err := newState(t, s, start.X0, src, nil)
 		if err != nil {
 			return nil, err
 		}
 		return &State{r: r, s: s}, nil
 	}
 	d := t.Dim()
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	if err := particle.CheckFinite("sgld: MAP search start", 0, x0); err != nil {
-		return nil, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	sc, err := laplace.FitFromStart(ctx, t, "sgld", start.X0, rand.New(src), laplace.MAPSettings{}, laplace.FitSettings{})
 	if err != nil {
 		if e := ctx.Err(); e != nil {
 			return nil, fmt.Errorf("sgld: stopped while fitting the target's scales: %w", e)
 		}
-		return nil, fmt.Errorf("sgld: the target's scales (MAP and Laplace fit): %w", err)
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
+	inner.Whiten = WhitenNone
 	// Strict applies to the set in x (Result).
 	inner.Strict = false
-	r, err := newState(w.Target(t), inner, src, &laplace.Frame{Target: t, W: w})
+	// In z the chains start around the origin, the MAP.
+	r, err := newState(w.Target(t), inner, make([]float64, d), src, &laplace.Frame{Target: t, W: w})
 	if err != nil {
 		return nil, err
 	}
 	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
 }
 
-// newState starts the chains of the resolved s on t and their workers,
-// the diagnostics in the coordinates of fr (nil: those of t).
-func newState(t target.Target, s Settings, src rand.Source, fr *laplace.Frame) (*state, error) {
+// newState starts the chains of the resolved s on t around x0 (nil: the
+// default start) and their workers, the diagnostics in the coordinates of
+// fr (nil: those of t).
+func newState(t target.Target, s Settings, x0 []float64, src rand.Source, fr *laplace.Frame) (*state, error) {
 	d := t.Dim()
 	rows, keep := (s.Iterations-s.BurnIn)/s.Thin, 0
 	if s.Keep > 0 {
@@ -134,7 +133,7 @@ func newState(t target.Target, s Settings, src rand.Source, fr *laplace.Frame) (
 		}
 	}
 	r := &state{t: t, s: s, fr: fr, d: d}
-	s0, scale := s.X0, s.X0Scale
+	s0, scale := x0, s.X0Scale
 	master := rand.New(src)
 	r.chains = make([]*chain, s.Chains)
 	for i := range r.chains {

@@ -22,9 +22,10 @@ import (
 // a minibatched logistic regression with one and three workers, and a
 // whitened minibatched run that reaches its ceiling.
 func stateCases(t *testing.T) []struct {
-	name string
-	tg   target.Target
-	s    sgld.Settings
+	name  string
+	tg    target.Target
+	s     sgld.Settings
+	start particle.Start
 } {
 	g, err := target.NewGaussian([]float64{0.5, -1}, mat.NewSymDense(2, []float64{2, 0.3, 0.3, 0.5}))
 	if err != nil {
@@ -34,14 +35,15 @@ func stateCases(t *testing.T) []struct {
 	rng := rand.New(rand.NewPCG(7, 8))
 	lr := model.NewLogistic(testutil.LogisticData(rng, 500, 6))
 	return []struct {
-		name string
-		tg   target.Target
-		s    sgld.Settings
+		name  string
+		tg    target.Target
+		s     sgld.Settings
+		start particle.Start
 	}{
-		{"zero", gauss, sgld.Settings{X0: []float64{0, 0}}},
-		{"reference-1", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 1, RecordEvery: 150}},
-		{"reference-3", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 3, RecordEvery: 150}},
-		{"ceiling", lr, sgld.Settings{Iterations: 400, BurnIn: 100, Batch: 50, Workers: 2}},
+		{"zero", gauss, sgld.Settings{}, particle.Start{X0: []float64{0, 0}}},
+		{"reference-1", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 1, RecordEvery: 150}, particle.Start{}},
+		{"reference-3", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 3, RecordEvery: 150}, particle.Start{}},
+		{"ceiling", lr, sgld.Settings{Iterations: 400, BurnIn: 100, Batch: 50, Workers: 2}, particle.Start{}},
 	}
 }
 
@@ -54,7 +56,7 @@ func TestStepLoopIsRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := sgld.Run(ctx, c.tg, c.s, rand.NewPCG(1, 2), rec)
+			want, err := sgld.Run(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +70,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				every = 37
 			}
 			for _, k := range []int{1, every} {
-				st, err := sgld.Init(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+				st, err := sgld.Init(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,7 +115,7 @@ func TestStepLoopIsRun(t *testing.T) {
 // TestStepCancelled: a cancelled context stops Step before the iteration.
 func TestStepCancelled(t *testing.T) {
 	c := stateCases(t)[1]
-	st, err := sgld.Init(context.Background(), c.tg, c.s, rand.NewPCG(1, 2))
+	st, err := sgld.Init(context.Background(), c.tg, c.start, c.s, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestStepCancelled(t *testing.T) {
 func TestStepAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	c := stateCases(t)[1]
-	st, err := sgld.Init(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+	st, err := sgld.Init(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 )
@@ -27,7 +26,7 @@ func hasFlag(d particle.Diagnostics, code string) bool {
 // and mix2's mode (ratios 0.1–0.6) at the suite's seeds 0–4, student5 at
 // seed 4 (0.45; its seeds 0–3 reach the ceiling, flagged "ceiling").
 func TestCoverageFlag(t *testing.T) {
-	m := samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} }}
+	m := samplertest.Method{Zero: sp.Settings{}}
 	cases := []struct {
 		target string
 		seeds  []uint64

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/testutil"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -25,7 +26,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 		name string
 		g    *target.Gaussian
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
-		set, cost, err := sp.RunWithCost(context.Background(), testutil.AsFunc(c.g), sp.Settings{X0: make([]float64, c.g.Dim())}, rand.NewPCG(1, 2), nil)
+		set, cost, err := sp.RunWithCost(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, sp.Settings{}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +43,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 // run there, flagged.
 func TestCeilingFlagged(t *testing.T) {
 	g := testutil.Gauss5(t)
-	set, err := sp.Settings{X0: make([]float64, 5), N: 20}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	set, err := sp.Settings{N: 20}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -18,8 +19,8 @@ func Example() {
 		grad[0], grad[1] = -x[0], -x[1]
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
-	set, cost, err := sp.RunWithCost(context.Background(), normal,
-		sp.Settings{N: 30, X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
+	set, cost, err := sp.RunWithCost(context.Background(), normal, particle.Start{X0: []float64{0, 0}},
+		sp.Settings{N: 30}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -65,7 +66,7 @@ func Example_zeroValue() {
 		return
 	}
 	post := target.Func{D: 2, F: g.LogProbGrad}
-	set, err := sp.Settings{X0: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := sp.Settings{}.Run(context.Background(), post, particle.Start{X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -85,7 +86,7 @@ func ExampleStep() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := sp.Init(ctx, normal, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200, X0: []float64{0, 0}}, rand.NewPCG(1, 2))
+	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return

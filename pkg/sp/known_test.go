@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/race"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 )
@@ -26,6 +25,6 @@ func TestKnown(t *testing.T) {
 		t.Log("gauss50 runs in the plain build only (make test): its serial refinement takes many minutes under -race")
 	}
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} },
+		Zero: sp.Settings{},
 	}, samplertest.KnownOptions{Targets: targets})
 }

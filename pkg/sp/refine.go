@@ -25,6 +25,11 @@ type refiner struct {
 	conv     stall
 	init     optimize.Location
 	settings optimize.Settings
+	// problem is the objective and status check handed to gonum, made
+	// once; ctx is the context of the current refinement, which its
+	// status check reads.
+	problem optimize.Problem
+	ctx     context.Context
 
 	tolF, tolX float64 // stall's tolerances, tolX relative to the simplex edge
 
@@ -43,7 +48,20 @@ func newRefiner(o *objective) *refiner {
 	r.settings.InitValues = &r.init
 	r.settings.Converger = &r.conv
 	r.settings.Concurrent = 1
+	r.problem = optimize.Problem{Func: r.eval, Status: r.status}
 	return r
+}
+
+// status ends the refinement when its context is done or the objective
+// has failed.
+func (r *refiner) status() (optimize.Status, error) {
+	if err := r.ctx.Err(); err != nil {
+		return optimize.Failure, err
+	}
+	if err := r.obj.err; err != nil {
+		return optimize.Failure, err
+	}
+	return optimize.NotTerminated, nil
 }
 
 // run refines from x0, whose objective value f0 is known (so gonum does not
@@ -64,19 +82,9 @@ func (r *refiner) run(ctx context.Context, x0 []float64, f0, h float64, maxEvals
 	r.conv.tolF, r.conv.tolX, r.conv.window = r.tolF, r.tolX*h, len(x0)+1
 	r.init.F = f0
 	r.settings.FuncEvaluations = maxEvals
-	p := optimize.Problem{
-		Func: r.eval,
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			if err := r.obj.err; err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
-	_, err := optimize.Minimize(p, x0, &r.settings, &r.nm)
+	r.ctx = ctx
+	_, err := optimize.Minimize(r.problem, x0, &r.settings, &r.nm)
+	r.ctx = nil
 	if r.obj.err != nil {
 		return r.obj.err
 	}

@@ -12,7 +12,7 @@ import (
 const (
 	// WhitenLaplace places the points in the coordinates z = L⁻¹(x − x̂)
 	// of the target's Laplace fit N(x̂, LLᵀ) at its MAP x̂
-	// (laplace.FitAtMAP: L-BFGS from Settings.X0, then the target's
+	// (laplace.FitAtMAP: L-BFGS from the start point X0, then the target's
 	// exact Hessian where it offers one, else 2d gradients by central
 	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
 	// whose gradient evaluations are charged to the run. The base kernel

@@ -101,15 +101,6 @@ type Settings struct {
 	C    float64 `toml:"c" json:"c,omitempty"`
 	Beta float64 `toml:"beta" json:"beta,omitempty"`
 
-	// X0, when not nil, is the mode of the target (length Dim). The first
-	// candidate pool is then the X0 and perturbations around it; since
-	// k₀(x, x) grows with ‖∇log p(x)‖², the X0 minimises the first
-	// objective. When nil, the first pool comes from the prior of a
-	// target.PriorSampler, or from N(0, Scale² I) otherwise. With
-	// WhitenLaplace it is where the search for the X0 starts (default a
-	// prior draw, else the origin).
-	X0 []float64 `toml:"-" json:"-"`
-
 	// Whiten selects the coordinates of the points' search and of the
 	// kernel: WhitenLaplace (the default, also "") those of the Laplace
 	// fit at the MAP, in which Scale, Perturb, Box, C and the
@@ -180,14 +171,6 @@ func (s Settings) resolved(d int) (Settings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("sp: %w", err)
 	}
-	if s.X0 != nil && len(s.X0) != d {
-		return s, fmt.Errorf("sp: MAP has length %d, want the dimension %d", len(s.X0), d)
-	}
-	if s.X0 != nil {
-		if err := particle.CheckFinite("sp: MAP", 0, s.X0); err != nil {
-			return s, err
-		}
-	}
 	s.resolveScale(d)
 	s.Candidates = cmp.Or(s.Candidates, DefaultCandidates)
 	s.NelderMeadEvals = cmp.Or(s.NelderMeadEvals, DefaultNelderMeadPer*d)
@@ -246,16 +229,16 @@ func (c Cost) KSD2(n int) float64 {
 
 // Run places s.N Stein Points greedily and returns them with equal
 // weights 1/n. See RunWithCost.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	set, _, err := RunWithCost(ctx, t, s, src, rec)
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	set, _, err := RunWithCost(ctx, t, start, s, src, rec)
 	return set, err
 }
 
 // RunWithCost places s.N Stein Points greedily, as Run does, and also
 // returns the cost accounting of the run.
 //
-// Step n draws s.Candidates candidates (the first pool as described in
-// Settings.X0; later ones Gaussian perturbations of uniformly chosen
+// Step n draws s.Candidates candidates (the first pool as described at
+// Init; later ones Gaussian perturbations of uniformly chosen
 // existing points, plus a share of prior draws, projected onto the search
 // box of Settings.Box), scores each once, and refines the best with
 // gonum's optimize.NelderMead within the box; the best location evaluated
@@ -276,10 +259,10 @@ func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec 
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with WhitenLaplace); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
-func RunWithCost(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
+func RunWithCost(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
 	var sw particle.Stopwatch
 	sw.Start()
-	st, err := Init(ctx, t, s, src)
+	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
 		return particle.Set{}, Cost{}, err
 	}
@@ -291,6 +274,7 @@ type runner struct {
 	t     target.Target
 	frame *laplace.Frame // where the diagnostics are computed (nil: in t's coordinates)
 	s     Settings
+	mode  []float64 // the start point X0: the first candidate (nil: none)
 	rng   *rand.Rand
 	prior target.PriorSampler
 	obj   *objective
@@ -308,12 +292,13 @@ type runner struct {
 	ref *refiner
 }
 
-func newRunner(t target.Target, s Settings, src rand.Source) *runner {
+func newRunner(t target.Target, s Settings, mode []float64, src rand.Source) *runner {
 	d := t.Dim()
 	k := kernel.IMQ{C: s.C, Beta: s.Beta}
 	r := &runner{
 		t:     t,
 		s:     s,
+		mode:  mode,
 		rng:   rand.New(src),
 		obj:   newObjective(t, k, s.N),
 		sigma: make([]float64, d),
@@ -328,6 +313,13 @@ func newRunner(t target.Target, s Settings, src rand.Source) *runner {
 	}
 	r.prior, _ = t.(target.PriorSampler)
 	r.ref = newRefiner(r.obj)
+	// The cost trace has one entry per point: room for N.
+	r.cost.Candidates = make([]int, 0, s.N)
+	r.cost.Refine = make([]int, 0, s.N)
+	r.cost.Outside = make([]int, 0, s.N)
+	r.cost.Projected = make([]int, 0, s.N)
+	r.cost.Rejected = make([]int, 0, s.N)
+	r.cost.Objective = make([]float64, 0, s.N)
 	return r
 }
 
@@ -410,7 +402,7 @@ func (r *runner) step(ctx context.Context, n int) error {
 	if r.prior != nil && r.s.PriorFraction > 0 {
 		nPrior = int(math.Ceil(r.s.PriorFraction * float64(r.s.Candidates)))
 	}
-	if first && r.prior != nil && r.s.X0 == nil {
+	if first && r.prior != nil && r.mode == nil {
 		nPrior = r.s.Candidates
 	}
 	projected := 0
@@ -422,8 +414,8 @@ func (r *runner) step(ctx context.Context, n int) error {
 			}
 		}
 		switch {
-		case first && c == 0 && r.s.X0 != nil:
-			copy(r.cand, r.s.X0)
+		case first && c == 0 && r.mode != nil:
+			copy(r.cand, r.mode)
 		case c < nPrior:
 			r.prior.SamplePrior(r.rng, r.cand)
 		default:
@@ -432,8 +424,8 @@ func (r *runner) step(ctx context.Context, n int) error {
 			case o.n > 0:
 				i := r.rng.IntN(o.n)
 				centre = o.x[i*d : (i+1)*d]
-			case r.s.X0 != nil:
-				centre = r.s.X0
+			case r.mode != nil:
+				centre = r.mode
 			}
 			for j := range r.cand {
 				var m float64

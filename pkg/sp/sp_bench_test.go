@@ -8,6 +8,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 // newLogReg returns the model's Bayesian logistic regression of dimension d
@@ -71,7 +72,7 @@ func BenchmarkRunHighDim(b *testing.B) {
 	b.ReportAllocs()
 	var calls int64
 	for b.Loop() {
-		_, c, err := RunWithCost(context.Background(), lr, Settings{N: points}, rand.NewPCG(3, 4), nil)
+		_, c, err := RunWithCost(context.Background(), lr, particle.Start{}, Settings{N: points}, rand.NewPCG(3, 4), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

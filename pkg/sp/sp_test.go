@@ -56,7 +56,7 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	}
 
 	// Run's objective trace against the double sum over its own points.
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
+	set, cost, err := RunWithCost(context.Background(), g, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestObjectiveAllocs(t *testing.T) {
 func ksdAt(t *testing.T, g target.Target, s Settings, seed uint64) ([3]float64, particle.Set) {
 	t.Helper()
 	s.N = 50
-	set, err := Run(context.Background(), g, s, rand.NewPCG(seed, seed), nil)
+	set, err := Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(seed, seed), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestHighDimCost(t *testing.T) {
 		return nil
 	})
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, NelderMeadEvals: 20 * d}
-	set, cost, err := RunWithCost(context.Background(), lr, s, rand.NewPCG(9, 9), rec)
+	set, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, s, rand.NewPCG(9, 9), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestHighDimCost(t *testing.T) {
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
 	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, NelderMeadEvals: NoRefinement}
-	_, c0, err := RunWithCost(context.Background(), lr.Logistic, noRefine, rand.NewPCG(9, 9), nil)
+	_, c0, err := RunWithCost(context.Background(), lr.Logistic, particle.Start{}, noRefine, rand.NewPCG(9, 9), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestCancel(t *testing.T) {
 	g, _ := gaussian2()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	set, err := Run(ctx, g, Settings{N: 5}, rand.NewPCG(1, 1), nil)
+	set, err := Run(ctx, g, particle.Start{}, Settings{N: 5}, rand.NewPCG(1, 1), nil)
 	if !errors.Is(err, context.Canceled) || set.Len() != 0 {
 		t.Errorf("pre-cancelled: %d points, error %v", set.Len(), err)
 	}
@@ -252,7 +252,7 @@ func TestCancel(t *testing.T) {
 		}
 		return nil
 	})
-	set, err = Run(ctx, g, Settings{N: 10}, rand.NewPCG(1, 1), rec)
+	set, err = Run(ctx, g, particle.Start{}, Settings{N: 10}, rand.NewPCG(1, 1), rec)
 	if !errors.Is(err, context.Canceled) || set.Len() != 3 {
 		t.Errorf("cancelled at step 3: %d points, error %v", set.Len(), err)
 	}
@@ -263,7 +263,7 @@ func TestCancel(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	g := mixture2()
 	run := func(seed uint64) *mat.Dense {
-		set, err := Run(context.Background(), g, Settings{N: 12}, rand.NewPCG(seed, 1), nil)
+		set, err := Run(context.Background(), g, particle.Start{}, Settings{N: 12}, rand.NewPCG(seed, 1), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func TestDeterminism(t *testing.T) {
 // score is zero, the minimum of k₀(x, x)).
 func TestMAPStart(t *testing.T) {
 	g, m := gaussian2()
-	set, cost, err := RunWithCost(context.Background(), g, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, X0: m}, rand.NewPCG(1, 1), nil)
+	set, cost, err := RunWithCost(context.Background(), g, particle.Start{X0: m}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestMAPStart(t *testing.T) {
 // pool is all prior draws, whose spread shows in the first point.
 func TestPriorDraws(t *testing.T) {
 	lr := newLogReg(rand.New(rand.NewPCG(2, 2)), 50, 3)
-	_, cost, err := RunWithCost(context.Background(), lr, Settings{N: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
+	_, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, Settings{N: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, _, err := RunWithCost(context.Background(), bad, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	set, _, err := RunWithCost(context.Background(), bad, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) || nf.Method != "sp" || nf.Coord != 0 || set.Len() != 0 ||
 		!regexp.MustCompile(`^sp: iteration [1-9][0-9]*, point [1-9][0-9]* \((candidate|Nelder–Mead evaluation) [1-9][0-9]*\): non-finite score: coordinate 0 is NaN$`).MatchString(err.Error()) {
@@ -340,7 +340,7 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, cost, err := RunWithCost(context.Background(), huge, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	set, cost, err := RunWithCost(context.Background(), huge, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
 	if err != nil || set.Len() != 30 {
 		t.Fatalf("overflowing objective beyond x₀ = 1.5: %d points, error %v", set.Len(), err)
 	}
@@ -373,11 +373,25 @@ func TestSettingsErrors(t *testing.T) {
 		{Settings{C: -1}, "c ="},
 		{Settings{Beta: 0.5}, "beta ="},
 		{Settings{Beta: -1}, "beta ="},
-		{Settings{X0: []float64{1}}, "MAP"},
 	} {
-		_, err := Run(context.Background(), g, c.s, rand.NewPCG(1, 1), nil)
+		_, err := Run(context.Background(), g, particle.Start{}, c.s, rand.NewPCG(1, 1), nil)
 		if err == nil || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%+v: error %v, want one naming %s", c.s, err, c.field)
+		}
+	}
+	// A start that is not a finite point of the dimension is an error.
+	for _, c := range []struct {
+		start particle.Start
+		want  string
+	}{
+		{particle.Start{X0: []float64{1}}, "sp: X0 has length 1, target dimension is 2"},
+		{particle.Start{X0: []float64{1, math.NaN()}}, "sp: X0: diverged at step 0: coordinate 1 is NaN"},
+		{particle.Start{Particles: mat.NewDense(3, 2, nil)}, "sp: a starting set"},
+	} {
+		for _, s := range []Settings{{}, {Whiten: WhitenNone}} {
+			if _, err := Run(context.Background(), g, c.start, s, rand.NewPCG(1, 1), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want one saying %q", s.Whiten, err, c.want)
+			}
 		}
 	}
 }
@@ -465,11 +479,12 @@ func TestLogistic2D(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		s    Settings
+		x0   []float64
 	}{
-		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}},
-		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, X0: mode}},
+		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, nil},
+		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, mode},
 	} {
-		set, cost, err := RunWithCost(context.Background(), lr, c.s, rand.NewPCG(1, 2), nil)
+		set, cost, err := RunWithCost(context.Background(), lr, particle.Start{X0: c.x0}, c.s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -531,7 +546,7 @@ func TestLogistic56(t *testing.T) {
 	lr := model.NewLogistic(X, y)
 	lr.Workers = 1
 	s := Settings{N: points, NelderMeadEvals: 10 * lr.Dim()}
-	set, cost, err := RunWithCost(context.Background(), lr, s, rand.NewPCG(3, 4), nil)
+	set, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, s, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -27,7 +28,7 @@ func (withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestSearchStart(t *testing.T) {
 	g, m := gaussian2()
 	for name, tg := range map[string]target.Target{"box": g, "prior": withPrior{g}} {
-		set, cost, err := RunWithCost(context.Background(), tg, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(5, 6), nil)
+		set, cost, err := RunWithCost(context.Background(), tg, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(5, 6), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // State is a Stein Points run between two points: Init makes one, Step
 // places one more point, and RunWithCost is the loop
 //
-//	st, err := Init(ctx, t, s, src)
+//	st, err := Init(ctx, t, start, s, src)
 //	for st.Points < N && !st.Settled { err = Step(ctx, st) }
 //	set, err := st.Result()
 //
@@ -51,39 +51,49 @@ type State struct {
 }
 
 // Init returns the state of a Stein Points run before its first point.
-// With WhitenLaplace (the default) it first searches the MAP (from s.X0,
-// else a prior draw, else the origin) and fits the Laplace approximation
-// there, under ctx, and charges their gradient evaluations to the state.
-// src seeds every draw of the run.
-func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+//
+// With WhitenNone, start.X0, when not nil, is taken as the mode of the
+// target (length Dim): the first candidate pool is then X0 and
+// perturbations around it; since k₀(x, x) grows with ‖∇log p(x)‖², the
+// mode minimises the first objective. When nil, the first pool comes from
+// the prior of a target.PriorSampler, or from N(0, Scale² I) otherwise.
+// With WhitenLaplace (the default) Init first searches the MAP from
+// start.X0 (else a prior draw, else the origin) and fits the Laplace
+// approximation there, under ctx, and charges their gradient evaluations
+// to the state; the MAP is then the mode. A start point that is not finite
+// and a starting set (start.Particles) are errors. src seeds every draw of
+// the run.
+func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
 	d := t.Dim()
 	s, err := s.resolved(d)
 	if err != nil {
 		return nil, err
 	}
-	if s.Whiten != WhitenLaplace {
-		return &State{r: newRunner(t, s, src), ks: s.ksdStop(d), s: s}, nil
+	if err := start.NoParticles("sp"); err != nil {
+		return nil, err
 	}
-	rng := rand.New(src)
-	x0 := make([]float64, d)
-	if ps, ok := t.(target.PriorSampler); s.X0 != nil {
-		copy(x0, s.X0)
-	} else if ok {
-		ps.SamplePrior(rng, x0)
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
-	if err != nil {
-		if e := ctx.Err(); e != nil {
-			return nil, e
+	if x0 := start.X0; x0 != nil {
+		if len(x0) != d {
+			return nil, fmt.Errorf("sp: X0 has length %d, target dimension is %d", len(x0), d)
 		}
-		return nil, fmt.Errorf("sp: the target's scales (MAP and Laplace fit): %w", err)
+		if err := particle.CheckFinite("sp: X0", 0, x0); err != nil {
+			return nil, err
+		}
+	}
+	if s.Whiten != WhitenLaplace {
+		return &State{r: newRunner(t, s, append([]float64(nil), start.X0...), src), ks: s.ksdStop(d), s: s}, nil
+	}
+	sc, err := laplace.FitFromStart(ctx, t, "sp", start.X0, rand.New(src), laplace.MAPSettings{}, laplace.FitSettings{})
+	if err != nil {
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, make([]float64, d)
+	inner.Whiten = WhitenNone
 	// Strict applies to the set in x (Result).
 	inner.Strict = false
-	r := newRunner(w.Target(t), inner, src)
+	// In z the mode is the origin.
+	r := newRunner(w.Target(t), inner, make([]float64, d), src)
 	r.frame = &laplace.Frame{Target: t, W: w}
 	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, w: w, scaleEvals: sc.GradEvals}, nil
 }

@@ -31,18 +31,19 @@ func TestStepLoopIsRun(t *testing.T) {
 		name string
 		s    sp.Settings
 	}{
-		{"zero", sp.Settings{X0: []float64{0, 0}}},
-		{"original", sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 25, X0: []float64{0, 0}}},
-		{"ceiling", sp.Settings{X0: []float64{0, 0}, N: 12}},
+		{"zero", sp.Settings{}},
+		{"original", sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 25}},
+		{"ceiling", sp.Settings{N: 12}},
 	} {
+		start := particle.Start{X0: []float64{0, 0}}
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, wantCost, err := sp.RunWithCost(ctx, gauss, c.s, rand.NewPCG(1, 2), rec)
+			want, wantCost, err := sp.RunWithCost(ctx, gauss, start, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := sp.Init(ctx, gauss, c.s, rand.NewPCG(1, 2))
+			st, err := sp.Init(ctx, gauss, start, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +88,7 @@ func TestStepPastN(t *testing.T) {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := sp.Init(ctx, normal, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 3, X0: []float64{0, 0}}, rand.NewPCG(1, 2))
+	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 3}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestStepPastN(t *testing.T) {
 // TestStepCancelled: a cancelled context stops Step before the point.
 func TestStepCancelled(t *testing.T) {
 	normal := target.Func{D: 1, F: func(x, grad []float64) float64 { grad[0] = -x[0]; return -x[0] * x[0] / 2 }}
-	st, err := sp.Init(context.Background(), normal, sp.Settings{Whiten: sp.WhitenNone, X0: []float64{0}}, rand.NewPCG(1, 2))
+	st, err := sp.Init(context.Background(), normal, particle.Start{X0: []float64{0}}, sp.Settings{Whiten: sp.WhitenNone}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
@@ -53,12 +54,12 @@ func TestStochasticBatchedMatchesPerParticle(t *testing.T) {
 				row[j] = 0.5 * rng.NormFloat64()
 			}
 		}
-		s := svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: 30, Step: 0.01, BatchSize: 40}
-		got, err := svgd.Run(context.Background(), c.tg, s, rand.NewPCG(5, 5), nil)
+		s := svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 30, Step: 0.01, BatchSize: 40}
+		got, err := svgd.Run(context.Background(), c.tg, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := svgd.Run(context.Background(), perParticle{c.tg}, s, rand.NewPCG(5, 5), nil)
+		want, err := svgd.Run(context.Background(), perParticle{c.tg}, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestZeroValueKnownTargets(t *testing.T) {
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
 		var last particle.Snapshot
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-		set, err := svgd.Settings{X0: make([]float64, c.g.Dim())}.Run(context.Background(), testutil.AsFunc(c.g), rand.NewPCG(1, 2), rec)
+		set, err := svgd.Settings{}.Run(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, rand.NewPCG(1, 2), rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,14 +47,14 @@ func TestZeroValueKnownTargets(t *testing.T) {
 // there, flagged.
 func TestCeilingFlagged(t *testing.T) {
 	g := testutil.Gauss5(t)
-	set, err := svgd.Settings{X0: make([]float64, 5), Iterations: 60}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	set, err := svgd.Settings{Iterations: 60}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(set.Diag.Flags) != 1 || set.Diag.Flags[0].Code != "ceiling" || set.Diag.Values["iterations"] != 60 {
 		t.Errorf("flags %q after %v iterations, want the ceiling's after 60", set.Diag.Reason(), set.Diag.Values["iterations"])
 	}
-	fixed, err := svgd.Settings{X0: make([]float64, 5), Iterations: 60, Stop: svgd.StopFixed}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+	fixed, err := svgd.Settings{Iterations: 60, Stop: svgd.StopFixed}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBandwidthScale(t *testing.T) {
 	g := testutil.Gauss5(t)
 	run := func(scale float64) particle.Set {
 		t.Helper()
-		set, err := svgd.Settings{X0: make([]float64, 5), Stop: svgd.StopFixed, Iterations: 500, BandwidthScale: scale}.Run(context.Background(), testutil.AsFunc(g), rand.NewPCG(1, 2), nil)
+		set, err := svgd.Settings{Stop: svgd.StopFixed, Iterations: 500, BandwidthScale: scale}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,9 +34,7 @@ func ExampleRun() {
 		last = s
 		return nil
 	})
-	set, err := svgd.Run(context.Background(), post, svgd.Settings{
-		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Init: init, Iterations: 2000, Step: 0.05,
-	}, rand.NewPCG(3, 4), rec)
+	set, err := svgd.Run(context.Background(), post, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 2000, Step: 0.05}, rand.NewPCG(3, 4), rec)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,7 +61,7 @@ func ExampleRun_zeroValue() {
 		log.Fatal(err)
 	}
 	post := target.Func{D: 2, F: g.LogProbGrad}
-	set, err := svgd.Settings{X0: []float64{0, 0}}.Run(context.Background(), post, rand.NewPCG(1, 2), nil)
+	set, err := svgd.Settings{}.Run(context.Background(), post, particle.Start{X0: []float64{0, 0}}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -89,9 +87,7 @@ func ExampleStep() {
 		return -0.5 * ((x[0]-1)*(x[0]-1) + (x[1]+2)*(x[1]+2))
 	}}
 	ctx := context.Background()
-	st, err := svgd.Init(ctx, post, svgd.Settings{
-		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 50, X0: []float64{0, 0}, X0Scale: 0.1, Step: 0.05,
-	}, rand.NewPCG(3, 4))
+	st, err := svgd.Init(ctx, post, particle.Start{X0: []float64{0, 0}}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 50, X0Scale: 0.1, Step: 0.05}, rand.NewPCG(3, 4))
 	if err != nil {
 		log.Fatal(err)
 	}

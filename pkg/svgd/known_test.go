@@ -3,7 +3,6 @@ package svgd_test
 import (
 	"testing"
 
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -16,6 +15,6 @@ import (
 // ./internal/probe/knowntable -methods svgd -seed N); all of them are.
 func TestKnown(t *testing.T) {
 	samplertest.Known(t, samplertest.Method{
-		Zero: func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0} },
+		Zero: svgd.Settings{},
 	}, samplertest.KnownOptions{Targets: []string{"gauss5", "gauss50", "banana", "mix1", "mix2", "funnel", "gamma", "student5"}})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// Run is Run(ctx, t, s, src, rec): Settings is a sampler.Sampler.
-func (s Settings) Run(ctx context.Context, t target.Target, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	return Run(ctx, t, s, src, rec)
+// Run is Run(ctx, t, start, s, src, rec): Settings is a sampler.Sampler.
+func (s Settings) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+	return Run(ctx, t, start, s, src, rec)
 }

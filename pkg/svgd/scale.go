@@ -14,7 +14,7 @@ import (
 const (
 	// WhitenLaplace runs SVGD on the target in the coordinates
 	// z = L⁻¹(x − x̂) of its Laplace fit N(x̂, LLᵀ) at the MAP x̂
-	// (laplace.FitAtMAP: L-BFGS from Settings.X0, then the target's exact
+	// (laplace.FitAtMAP: L-BFGS from the start point X0, then the target's exact
 	// Hessian where it offers one, else 2d gradients by central
 	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
 	// whose gradient evaluations are charged to the run. The kernel is

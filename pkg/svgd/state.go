@@ -16,7 +16,7 @@ import (
 // State is an SVGD run between two updates: Init makes one, Step
 // advances it by one update, and Run is the loop
 //
-//	st, err := Init(ctx, t, s, src)
+//	st, err := Init(ctx, t, start, s, src)
 //	for st.Iteration < Iterations && !st.Settled { err = Step(ctx, st) }
 //	set, err := st.Result()
 //
@@ -58,18 +58,24 @@ type State struct {
 	scaleEvals int64
 }
 
-// Init returns the state of an SVGD run before its first update, from the
-// start that s describes: the rows of s.Init, else N draws around s.X0 or
-// from the prior (see Settings). With WhitenLaplace (the default) it first
-// searches the MAP and fits the Laplace approximation there, under ctx,
-// and charges their gradient evaluations to the state. src seeds the
-// draws of the start and the permutation that orders the minibatches;
-// Step draws no more random numbers.
+// Init returns the state of an SVGD run before its first update, from
+// start: its Particles (one per row, n×Dim; copied, never modified, n
+// replacing Settings.N), else N drawn points. With WhitenNone the drawn
+// points are X0 + X0Scale·z, z ~ N(0, I), when start.X0 is set (length
+// Dim), else prior draws from a target that implements
+// target.PriorSampler, and Init fails otherwise. With WhitenLaplace (the
+// default) Init first searches the MAP x̂, from start.X0, else from the
+// mean of the starting particles, else from a prior draw, else from the
+// origin, and fits the Laplace approximation N(x̂, LLᵀ) there, under ctx,
+// charging their gradient evaluations to the state; the drawn points are
+// then x̂ + X0Scale·Lz. src seeds the draws of the start and the
+// permutation that orders the minibatches; Step draws no more random
+// numbers.
 //
 // The State may keep goroutines (Settings.Workers): Close releases them.
-func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*State, error) {
+func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
 	if !s.whitened() {
-		r, err := newState(t, s, src)
+		r, err := newState(t, s, start, src)
 		if err != nil {
 			return nil, err
 		}
@@ -84,42 +90,30 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 		return nil, fmt.Errorf("svgd: target dimension %d < 1", d)
 	}
 	rng := rand.New(src)
-	x0 := make([]float64, d)
-	switch ps, ok := t.(target.PriorSampler); {
-	case s.X0 != nil:
-		if len(s.X0) != d {
-			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
-		}
-		copy(x0, s.X0)
-	case s.Init != nil:
-		n, c := s.Init.Dims()
+	x0, init := start.X0, start.Particles
+	if x0 == nil && init != nil {
+		// The MAP search starts at the mean of the initial particles.
+		n, c := init.Dims()
 		if c != d {
-			return nil, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
+			return nil, fmt.Errorf("svgd: the starting particles have %d columns, target dimension is %d", c, d)
 		}
+		x0 = make([]float64, d)
 		for i := 0; i < n; i++ {
-			for j, v := range s.Init.RawRowView(i) {
+			for j, v := range init.RawRowView(i) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return nil, fmt.Errorf("svgd: initial particle %d: coordinate %d is %v", i, j, v)
 				}
 				x0[j] += v / float64(n)
 			}
 		}
-	case ok:
-		ps.SamplePrior(rng, x0)
 	}
-	if err := particle.CheckFinite("svgd: MAP search start", 0, x0); err != nil {
-		return nil, err
-	}
-	sc, err := laplace.FitAtMAP(ctx, t, x0, laplace.MAPSettings{}, laplace.FitSettings{})
+	sc, err := laplace.FitFromStart(ctx, t, "svgd", x0, rng, laplace.MAPSettings{}, laplace.FitSettings{})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("svgd: the target's scales (MAP and Laplace fit): %w", err)
+		return nil, err
 	}
 	w := sc.Whitening
 	inner := s
-	inner.Whiten, inner.X0 = WhitenNone, nil
+	inner.Whiten = WhitenNone
 	// Strict applies to the set in x (Result).
 	inner.Strict = false
 	if inner.Bandwidth == 0 {
@@ -129,17 +123,18 @@ func Init(ctx context.Context, t target.Target, s Settings, src rand.Source) (*S
 			inner.BandwidthRule = BandwidthParticles
 		}
 	}
-	if s.Init != nil {
-		inner.Init = w.RowsToZ(nil, s.Init)
+	var z *mat.Dense // the starting particles in z
+	if init != nil {
+		z = w.RowsToZ(nil, init)
 	} else {
-		inner.Init = mat.NewDense(s.N, d, nil)
+		z = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
-			for j, row := 0, inner.Init.RawRowView(i); j < d; j++ {
+			for j, row := 0, z.RawRowView(i); j < d; j++ {
 				row[j] = s.X0Scale * rng.NormFloat64()
 			}
 		}
 	}
-	r, err := newState(w.Target(t), inner, src)
+	r, err := newState(w.Target(t), inner, particle.Start{Particles: z}, src)
 	if err != nil {
 		return nil, err
 	}

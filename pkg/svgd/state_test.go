@@ -21,9 +21,10 @@ import (
 // reference algorithm on a minibatched logistic regression with one and
 // two workers, and a whitened minibatched run that reaches its ceiling.
 func stateCases(t *testing.T) []struct {
-	name string
-	tg   target.Target
-	s    svgd.Settings
+	name  string
+	tg    target.Target
+	s     svgd.Settings
+	start particle.Start
 } {
 	g, err := target.NewGaussian([]float64{0.5, -1, 2}, mat.NewSymDense(3, []float64{2, 0.3, 0, 0.3, 1, 0.1, 0, 0.1, 0.5}))
 	if err != nil {
@@ -33,14 +34,15 @@ func stateCases(t *testing.T) []struct {
 	rng := rand.New(rand.NewPCG(7, 8))
 	lr := model.NewLogistic(testutil.LogisticData(rng, 500, 6))
 	return []struct {
-		name string
-		tg   target.Target
-		s    svgd.Settings
+		name  string
+		tg    target.Target
+		s     svgd.Settings
+		start particle.Start
 	}{
-		{"zero", gauss, svgd.Settings{X0: []float64{0, 0, 0}, N: 30}},
-		{"reference-1", lr, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50, Workers: 1}},
-		{"reference-2", lr, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50, Workers: 2}},
-		{"ceiling", lr, svgd.Settings{N: 20, Iterations: 60, BatchSize: 50, Workers: 1, RecordEvery: 7}},
+		{"zero", gauss, svgd.Settings{N: 30}, particle.Start{X0: []float64{0, 0, 0}}},
+		{"reference-1", lr, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50, Workers: 1}, particle.Start{}},
+		{"reference-2", lr, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50, Workers: 2}, particle.Start{}},
+		{"ceiling", lr, svgd.Settings{N: 20, Iterations: 60, BatchSize: 50, Workers: 1, RecordEvery: 7}, particle.Start{}},
 	}
 }
 
@@ -53,11 +55,11 @@ func TestStepLoopIsRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := svgd.Run(ctx, c.tg, c.s, rand.NewPCG(1, 2), rec)
+			want, err := svgd.Run(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := svgd.Init(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+			st, err := svgd.Init(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +102,7 @@ func TestStepLoopIsRun(t *testing.T) {
 // leaves the state as it was.
 func TestStepCancelled(t *testing.T) {
 	c := stateCases(t)[1]
-	st, err := svgd.Init(context.Background(), c.tg, c.s, rand.NewPCG(1, 2))
+	st, err := svgd.Init(context.Background(), c.tg, c.start, c.s, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestStepCancelled(t *testing.T) {
 func TestStepAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range stateCases(t) {
-		st, err := svgd.Init(ctx, c.tg, c.s, rand.NewPCG(1, 2))
+		st, err := svgd.Init(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,24 +47,10 @@ const FullBatch = -1
 // The struct tags are the fields' names in experiment files (TOML) and in
 // recorded settings (JSON).
 type Settings struct {
-	// N is the number n of particles drawn when Init is nil. Zero
-	// means DefaultN (100, the reference logistic regression; its
-	// neural network uses 20).
+	// N is the number n of particles drawn when the start has no
+	// Particles (see Init). Zero means DefaultN (100, the reference
+	// logistic regression; its neural network uses 20).
 	N int `toml:"-" json:"-"`
-
-	// Init holds the initial particles, one per row (n×d). Run copies it
-	// and never modifies it. When nil, Run draws N points: with
-	// WhitenLaplace x̂ + X0Scale·Lz, z ~ N(0, I), draws of the Laplace
-	// fit N(x̂, LLᵀ) at the MAP x̂ (found from X0, else from a prior draw,
-	// else from the origin); with WhitenNone X0 + X0Scale·z when X0 is
-	// set, else prior draws from a target that implements
-	// target.PriorSampler, and it fails otherwise.
-	Init *mat.Dense `toml:"-" json:"-"`
-	// X0 is the point around which the initial particles are drawn when
-	// Init is nil (length Dim); with WhitenLaplace, where the search for
-	// the MAP starts (default the mean of the Init rows, else a prior
-	// draw, else the origin).
-	X0 []float64 `toml:"-" json:"-"`
 
 	// Iterations is the number of SVGD updates with StopFixed and their
 	// ceiling with StopPlateau. Zero means DefaultIterations (1000, the
@@ -133,8 +119,9 @@ type Settings struct {
 	ExcludeDiagonal bool `toml:"exclude_diagonal" json:"exclude_diagonal,omitempty"`
 
 	// X0Scale is the standard deviation of the initial particles around
-	// X0 (WhitenNone), or around the MAP in posterior standard deviations
-	// (WhitenLaplace). Zero means DefaultX0Scale (1).
+	// the start point X0 (WhitenNone), or around the MAP in posterior
+	// standard deviations (WhitenLaplace); see Init. Zero means
+	// DefaultX0Scale (1).
 	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
 	// Whiten selects the coordinates of the run: WhitenLaplace (the
@@ -242,10 +229,10 @@ func (s Settings) resolved() (Settings, error) {
 // target's coordinates with WhitenLaplace), which also check the final
 // particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
 // of StopPlateau included) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
-	st, err := Init(ctx, t, s, src)
+	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
 		return particle.Set{}, err
 	}
@@ -298,7 +285,9 @@ type state struct {
 	lo    []int // block k holds particles lo[k] ≤ i < lo[k+1]
 }
 
-func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
+// newState starts the run of s on t from start: its Particles, else N
+// draws around its X0, else N prior draws.
+func newState(t target.Target, s Settings, start particle.Start, src rand.Source) (*state, error) {
 	s, err := s.resolved()
 	if err != nil {
 		return nil, err
@@ -309,28 +298,28 @@ func newState(t target.Target, s Settings, src rand.Source) (*state, error) {
 	}
 	rng := rand.New(src)
 	var x *mat.Dense
-	if s.Init != nil {
-		n, c := s.Init.Dims()
+	if init := start.Particles; init != nil {
+		n, c := init.Dims()
 		if c != d {
-			return nil, fmt.Errorf("svgd: Init has %d columns, target dimension is %d", c, d)
+			return nil, fmt.Errorf("svgd: the starting particles have %d columns, target dimension is %d", c, d)
 		}
 		x = mat.NewDense(n, d, nil)
-		x.Copy(s.Init)
+		x.Copy(init)
 		s.N = n
-	} else if s.X0 != nil {
-		if len(s.X0) != d {
-			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(s.X0), d)
+	} else if x0 := start.X0; x0 != nil {
+		if len(x0) != d {
+			return nil, fmt.Errorf("svgd: X0 has length %d, target dimension is %d", len(x0), d)
 		}
 		x = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
 			for j, row := 0, x.RawRowView(i); j < d; j++ {
-				row[j] = s.X0[j] + s.X0Scale*rng.NormFloat64()
+				row[j] = x0[j] + s.X0Scale*rng.NormFloat64()
 			}
 		}
 	} else {
 		ps, ok := t.(target.PriorSampler)
 		if !ok {
-			return nil, errors.New("svgd: no Init particles, no X0 and the target is not a target.PriorSampler")
+			return nil, errors.New("svgd: no starting particles, no X0 and the target is not a target.PriorSampler")
 		}
 		x = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/race"
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
 func benchState(tb testing.TB, n, batch, workers int) *state {
@@ -22,7 +23,7 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 			row[j] = 0.1 * rng.NormFloat64()
 		}
 	}
-	st, err := newState(lr, Settings{Init: init, Step: 0.05, BatchSize: batch, Workers: workers}, rand.NewPCG(3, 4))
+	st, err := newState(lr, Settings{Step: 0.05, BatchSize: batch, Workers: workers}, particle.Start{Particles: init}, rand.NewPCG(3, 4))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func benchIterationBNN(b *testing.B, team bool) {
 	for i := 0; i < n; i++ {
 		m.Init(rng, init.RawRowView(i))
 	}
-	st, err := newState(m, Settings{Init: init, Step: 1e-3, BatchSize: 100}, rand.NewPCG(7, 8))
+	st, err := newState(m, Settings{Step: 1e-3, BatchSize: 100}, particle.Start{Particles: init}, rand.NewPCG(7, 8))
 	if err != nil {
 		b.Fatal(err)
 	}

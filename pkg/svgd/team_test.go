@@ -14,6 +14,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/dense"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/model"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -141,9 +142,9 @@ func TestTeamSameBits(t *testing.T) {
 	const iters = 2*pickBlock + 6 // a block on the team, one alone, then the faster
 	for _, c := range teamCases() {
 		init := teamInit(c)
-		s := Settings{Whiten: WhitenNone, Stop: StopFixed, Init: init, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl, Bandwidth: c.bw}
+		s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl, Bandwidth: c.bw}
 		// The reference: the batches of a run, the serial iteration.
-		ref, err := newState(c.t, Settings{Init: init, Step: c.step, BatchSize: c.batch, Workers: 1}, rand.NewPCG(21, 22))
+		ref, err := newState(c.t, Settings{Step: c.step, BatchSize: c.batch, Workers: 1}, particle.Start{Particles: init}, rand.NewPCG(21, 22))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func TestTeamSameBits(t *testing.T) {
 			runtime.GOMAXPROCS(procs)
 			for _, w := range []int{1, 2} {
 				s.Workers = w
-				got, err := Run(context.Background(), c.t, s, rand.NewPCG(21, 22), nil)
+				got, err := Run(context.Background(), c.t, particle.Start{Particles: init}, s, rand.NewPCG(21, 22), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -191,7 +192,7 @@ func TestTeamIterationAllocatesNothing(t *testing.T) {
 		t.Skip("needs GOMAXPROCS ≥ 2")
 	}
 	for _, c := range teamCases() {
-		st, err := newState(c.t, Settings{Init: teamInit(c), Step: c.step, BatchSize: c.batch, Workers: 2}, rand.NewPCG(1, 2))
+		st, err := newState(c.t, Settings{Step: c.step, BatchSize: c.batch, Workers: 2}, particle.Start{Particles: teamInit(c)}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

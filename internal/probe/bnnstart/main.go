@@ -37,6 +37,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
@@ -152,7 +153,8 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 
 	// (2) MMD-FW from the trained point.
 	left := int64(budget) - tr.GradEvals
-	base := mmdfw.Settings{N: nmax, Start: mmdfw.StartGiven, X0: tr.X, Batch: 100, Weights: mmdfw.Stein}
+	base := mmdfw.Settings{N: nmax, Start: mmdfw.StartGiven, Batch: 100, Weights: mmdfw.Stein}
+	baseStart := particle.Start{X0: tr.X}
 	bw := base
 	bw.Noise, bw.StepSize = 0.035, 0.01
 	// The experiments' bandwidth: median distance of 200 Init draws.
@@ -177,7 +179,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 		if v.bwFrom != nil {
 			st.Bandwidth = medianDist(v.bwFrom)
 		}
-		if err := runFW(s, m, st, left, tr.GradEvals, v.name, seed); err != nil {
+		if err := runFW(s, m, baseStart, st, left, tr.GradEvals, v.name, seed); err != nil {
 			return err
 		}
 	}
@@ -192,9 +194,16 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 		// Bandwidth √d in u: the median distance of N(0, I) draws is √(2d);
 		// noise c σ-units and a first step of 0.1 σ-units.
 		h := math.Sqrt(float64(d))
-		st := mmdfw.Settings{N: nmax, Start: mmdfw.StartGiven, X0: make([]float64, d), Batch: 100, Weights: mmdfw.Stein,
-			Bandwidth: h, Noise: c / h, StepSize: 0.1 / h}
-		if err := runFWScaled(s, ut, st, left, tr.GradEvals, fmt.Sprintf("adam-scale %.1f", c), seed); err != nil {
+		st := mmdfw.Settings{
+			N:         nmax,
+			Start:     mmdfw.StartGiven,
+			Batch:     100,
+			Weights:   mmdfw.Stein,
+			Bandwidth: h,
+			Noise:     c / h,
+			StepSize:  0.1 / h,
+		}
+		if err := runFWScaled(s, ut, particle.Start{X0: make([]float64, d)}, st, left, tr.GradEvals, fmt.Sprintf("adam-scale %.1f", c), seed); err != nil {
 			return err
 		}
 	}
@@ -206,7 +215,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	for i := 0; i < 20; i++ {
 		m.Init(srng, sinit.RawRowView(i))
 	}
-	set, err := svgd.Run(context.Background(), m, svgd.Settings{Init: sinit, Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
+	set, err := svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
 		rand.NewPCG(seed, 5), particle.Discard)
 	if err != nil {
 		return err
@@ -216,12 +225,12 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	return nil
 }
 
-func runFW(s *split, m *model.BNN, st mmdfw.Settings, left, charged int64, name string, seed uint64) error {
-	return fw(s, m, st, left, charged, name, seed, nil)
+func runFW(s *split, m *model.BNN, start particle.Start, st mmdfw.Settings, left, charged int64, name string, seed uint64) error {
+	return fw(s, m, start, st, left, charged, name, seed, nil)
 }
 
-func runFWScaled(s *split, t *scaled, st mmdfw.Settings, left, charged int64, name string, seed uint64) error {
-	return fw(s, t, st, left, charged, name, seed, t.back)
+func runFWScaled(s *split, t *scaled, start particle.Start, st mmdfw.Settings, left, charged int64, name string, seed uint64) error {
+	return fw(s, t, start, st, left, charged, name, seed, t.back)
 }
 
 // fw runs MMD-FW until the budget and prints the validation metrics of the
@@ -232,7 +241,7 @@ func fw(s *split, t interface {
 	LogProbGrad(x, g []float64) float64
 	NData() int
 	MinibatchLogProbGrad(x, g []float64, b []int) float64
-}, st mmdfw.Settings, left, charged int64, name string, seed uint64, back func(*mat.Dense) *mat.Dense) error {
+}, start particle.Start, st mmdfw.Settings, left, charged int64, name string, seed uint64, back func(*mat.Dense) *mat.Dense) error {
 	var last particle.Snapshot
 	var trail string
 	t0 := time.Now()
@@ -252,7 +261,9 @@ func fw(s *split, t interface {
 		}
 		return nil
 	})
-	_, err := mmdfw.Run(context.Background(), t, st, rand.NewPCG(seed, 6), rec)
+	var in mmdfw.Inputs
+	pools.Fill(st, &in) // the harness's samplers, as the experiments run
+	_, err := mmdfw.Run(context.Background(), t, start, in, st, rand.NewPCG(seed, 6), rec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/sp"
@@ -35,11 +34,11 @@ var methods = []struct {
 	name string
 	m    samplertest.Method
 }{
-	{"mmdfw", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return mmdfw.Settings{X0: x0} }}},
-	{"svgd", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return svgd.Settings{X0: x0} }}},
-	{"sp", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sp.Settings{X0: x0} }}},
-	{"sgld", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return sgld.Settings{X0: x0} }}},
-	{"hmc", samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return hmc.Settings{X0: x0} }}},
+	{"mmdfw", samplertest.Method{Zero: mmdfw.Settings{}}},
+	{"svgd", samplertest.Method{Zero: svgd.Settings{}}},
+	{"sp", samplertest.Method{Zero: sp.Settings{}}},
+	{"sgld", samplertest.Method{Zero: sgld.Settings{}}},
+	{"hmc", samplertest.Method{Zero: hmc.Settings{}}},
 }
 
 func main() {

@@ -60,6 +60,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -258,9 +259,17 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 			var sum, sumsq [3]float64
 			var tail, secs float64
 			for seed := 0; seed < seeds; seed++ {
-				s := mmdfw.Settings{N: 200, Bandwidth: h, Embed: mmdfw.GaussianEmbedding(g), Weights: mmdfw.BQ,
-					RawWeights: true, Stop: mmdfw.StopFixed, Direction: dirn}
+				s := mmdfw.Settings{
+					N:          200,
+					Bandwidth:  h,
+					Weights:    mmdfw.BQ,
+					RawWeights: true,
+					Stop:       mmdfw.StopFixed,
+					Direction:  dirn,
+				}
+				in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 				v.set(&s)
+				pools.Fill(s, &in) // the harness's samplers, as the experiments run
 				var vals [3]float64
 				rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 					for k, n := range at {
@@ -271,7 +280,7 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 					return nil
 				})
 				t0 := time.Now()
-				res, err := mmdfw.RunResult(context.Background(), t, s, rand.NewPCG(uint64(seed), 17), rec)
+				res, err := mmdfw.RunResult(context.Background(), t, particle.Start{}, in, s, rand.NewPCG(uint64(seed), 17), rec)
 				secs += time.Since(t0).Seconds() / float64(seeds)
 				if err != nil {
 					return fmt.Errorf("%s, %s, seed %d: %w", tg.name, v.name, seed, err)
@@ -341,8 +350,9 @@ func carve(X *mat.Dense, y []float64, name string, split int) (Xtr *mat.Dense, y
 	return Xtr, ytr, Xva, yva, nil
 }
 
-// runAt runs s on t and returns f of the snapshots at N = 1, 50, 200.
-func runAt(t target.Target, s mmdfw.Settings, seed uint64, f func(X *mat.Dense, w []float64) [2]float64) ([3][2]float64, float64, error) {
+// runAt runs s on t from x0 and returns f of the snapshots at N = 1, 50,
+// 200.
+func runAt(t target.Target, x0 []float64, s mmdfw.Settings, seed uint64, f func(X *mat.Dense, w []float64) [2]float64) ([3][2]float64, float64, error) {
 	var out [3][2]float64
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		for k, n := range at {
@@ -353,7 +363,9 @@ func runAt(t target.Target, s mmdfw.Settings, seed uint64, f func(X *mat.Dense, 
 		return nil
 	})
 	t0 := time.Now()
-	_, err := mmdfw.Run(context.Background(), t, s, rand.NewPCG(seed, 23), rec)
+	var in mmdfw.Inputs
+	pools.Fill(s, &in) // the harness's samplers, as the experiments run
+	_, err := mmdfw.Run(context.Background(), t, particle.Start{X0: x0}, in, s, rand.NewPCG(seed, 23), rec)
 	return out, time.Since(t0).Seconds(), err
 }
 
@@ -395,12 +407,12 @@ func covertypeTable(c *data.Classification) error {
 			const seeds = 2
 			for seed := uint64(0); seed < seeds; seed++ {
 				s := cf.base
-				s.X0 = make([]float64, m.Dim()) // the experiments' MAP search starts at the origin
+				x0 := make([]float64, m.Dim()) // the experiments' MAP search starts at the origin
 				v.set(&s)
 				if s.CandidateInit == mmdfw.InitPrior && s.Scale == mmdfw.ScaleAuto {
 					s.Scale = mmdfw.ScaleBandwidth // the zero Settings with prior candidates
 				}
-				r, sec, err := runAt(m, s, seed, func(X *mat.Dense, w []float64) [2]float64 {
+				r, sec, err := runAt(m, x0, s, seed, func(X *mat.Dense, w []float64) [2]float64 {
 					acc, ll := m.Metrics(Xva, yva, X, w)
 					return [2]float64{ll, acc}
 				})
@@ -447,13 +459,13 @@ func uciTable(dir, name string) error {
 		const seeds = 2
 		for seed := uint64(0); seed < seeds; seed++ {
 			s := configs[0].base
-			s.X0 = make([]float64, m.Dim())
-			m.Init(rand.New(rand.NewPCG(seed, 5)), s.X0)
+			x0 := make([]float64, m.Dim())
+			m.Init(rand.New(rand.NewPCG(seed, 5)), x0)
 			v.set(&s)
 			if s.CandidateInit == mmdfw.InitPrior {
 				s.Scale = mmdfw.ScaleBandwidth
 			}
-			res, sec, err := runAt(m, s, seed, func(X *mat.Dense, w []float64) [2]float64 {
+			res, sec, err := runAt(m, x0, s, seed, func(X *mat.Dense, w []float64) [2]float64 {
 				rm, ll := m.Metrics(Xva, yva, X, w, r.YMean, r.YStd)
 				return [2]float64{rm, ll}
 			})

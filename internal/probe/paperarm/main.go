@@ -43,6 +43,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
@@ -92,8 +93,19 @@ func probe(dir, name string, split int, seed uint64) error {
 	k := kernel.RBF{H: h}
 	fmt.Printf("\n== %s split %d: %d training rows, d = %d, h = %.3g (median distance of 200 Init draws); candidate noise 0.035·h per coordinate, ‖ξ‖ ≈ %.2f·h; LMO reach ≤ 100·0.01·h per coordinate\n",
 		name, split, m.NData(), d, h, 0.035*math.Sqrt(float64(d)))
-	base := mmdfw.Settings{N: 100, Start: mmdfw.StartGiven, X0: x0, Bandwidth: h, Scale: mmdfw.ScaleBandwidth,
-		CandidateInit: mmdfw.InitPerturb, Noise: 0.035, StepSize: 0.01, Batch: 100, Weights: mmdfw.Schedule, Stop: mmdfw.StopFixed}
+	base := mmdfw.Settings{
+		N:             100,
+		Start:         mmdfw.StartGiven,
+		Bandwidth:     h,
+		Scale:         mmdfw.ScaleBandwidth,
+		CandidateInit: mmdfw.InitPerturb,
+		Noise:         0.035,
+		StepSize:      0.01,
+		Batch:         100,
+		Weights:       mmdfw.Schedule,
+		Stop:          mmdfw.StopFixed,
+	}
+	start := particle.Start{X0: x0}
 	for _, v := range []struct {
 		name string
 		set  func(*mmdfw.Settings)
@@ -156,7 +168,9 @@ func probe(dir, name string, split int, seed uint64) error {
 				n, rmse(X, w), rn, w[0], wt, floats.Distance(xn, x0, 2)/h, nearS, maxk, sumk, lp, xn[d-2], math.Sqrt(sp)/h)
 			return nil
 		})
-		if _, err := mmdfw.Run(context.Background(), m, s, rand.NewPCG(seed, 4), rec); err != nil {
+		var in mmdfw.Inputs
+		pools.Fill(s, &in) // the harness's samplers, as the experiments run
+		if _, err := mmdfw.Run(context.Background(), m, start, in, s, rand.NewPCG(seed, 4), rec); err != nil {
 			return fmt.Errorf("%s %s: %w", name, v.name, err)
 		}
 	}

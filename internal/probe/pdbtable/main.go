@@ -55,7 +55,6 @@ import (
 	"github.com/mmdfw/mmdfw/internal/pdbcheck"
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -109,7 +108,7 @@ func main() {
 		fmt.Fprintln(tw, "posterior\td\tmax z\tsd ratio\tmax R̂\tmin ESS\tdiv\tstep size\tsteps\tgrad evals\ts\tverdict\t")
 		for _, name := range names {
 			p := load(name)
-			r, err := p.RunHMC(ctx, hmc.Settings{}, *seed)
+			r, err := p.RunHMC(ctx, nil, hmc.Settings{}, *seed)
 			if err != nil {
 				fmt.Fprintf(tw, "%s\t%d\terror: %v\t\n", name, p.Dim(), err)
 				continue
@@ -259,11 +258,8 @@ func svgdBandwidths(list string, n int) ([]pdbcheck.Method, error) {
 		default:
 			return nil, fmt.Errorf("pdbtable: -svgd-bandwidths: unknown rule %q (laplace, h=V, c=V)", r)
 		}
-		ms = append(ms, pdbcheck.Method{Name: "svgd[" + r + "]", New: func(x0 []float64) sampler.Sampler {
-			s := s
-			s.X0, s.N = x0, n
-			return s
-		}})
+		s.N = n
+		ms = append(ms, pdbcheck.Method{Name: "svgd[" + r + "]", Sampler: s})
 	}
 	return ms, nil
 }

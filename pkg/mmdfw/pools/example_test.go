@@ -10,6 +10,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -22,9 +23,15 @@ func ExampleHMC() {
 		fmt.Println(err)
 		return
 	}
-	s := mmdfw.Settings{N: 20, Bandwidth: 1, Weights: mmdfw.BQ, Z: mmdfw.ZPool,
-		PoolSize: 400, PoolSampler: pools.HMC(hmc.Settings{Warmup: 200})}
-	res, err := mmdfw.RunResult(context.Background(), g, s, rand.NewPCG(1, 2), nil)
+	s := mmdfw.Settings{
+		N:         20,
+		Bandwidth: 1,
+		Weights:   mmdfw.BQ,
+		Z:         mmdfw.ZPool,
+		PoolSize:  400,
+	}
+	sStart, sIn := particle.Start{}, mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 200})}
+	res, err := mmdfw.RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

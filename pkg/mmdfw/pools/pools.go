@@ -1,12 +1,12 @@
 // Package pools adapts the samplers of this module to the seams of
 // pkg/mmdfw, which imports no other method: SGLD and HMC draw the sample
-// pool of ZPool (Settings.PoolSampler), SVGD the particles of the
-// SVGD→MMD-FW start (Settings.SVGD), and a short SGLD run the draws
-// around the first particle from which a target without a prior takes
-// its median-heuristic bandwidth (Settings.LocalSampler).
+// pool of ZPool (mmdfw.Inputs.PoolSampler), SVGD the particles of the
+// SVGD→MMD-FW start (Inputs.SVGD), and a short SGLD run the draws around
+// the first particle from which a target without a prior takes its
+// median-heuristic bandwidth (Inputs.LocalSampler).
 //
-// Fill gives an mmdfw.Settings the adapters that the package's zero
-// value used before they moved here, so that a run reads as it did.
+// Fill gives an mmdfw.Inputs the adapters that the package's zero value
+// used before they moved here, so that a run reads as it did.
 package pools
 
 import (
@@ -43,7 +43,7 @@ func SGLD(iterations int) mmdfw.PoolSampler {
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
-		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
+		set, err := sgld.Run(ctx, t, particle.Start{}, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
 			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, NoDiagnostics: true},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
@@ -54,13 +54,14 @@ func SGLD(iterations int) mmdfw.PoolSampler {
 }
 
 // HMC returns a PoolSampler that draws the pool by HMC (pkg/hmc): an
-// independent pilot run of s (its zero fields take hmc's defaults; Draws,
+// independent pilot run of s from start (the zero Start: hmc's default
+// start; its zero fields take hmc's defaults; Draws,
 // when zero, is ⌈size/Chains⌉ per chain, so the pool has at least size
 // draws), seeded from two draws of the run's random stream. Its gradient
 // evaluations are charged like SGLD's. A pilot that hmc flags (R̂ or ESS
 // beyond its thresholds) still serves: the pool only estimates
 // zᵢ = μ_p(xᵢ), and the run's diagnostics keep its cost.
-func HMC(s hmc.Settings) mmdfw.PoolSampler {
+func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		rng := rand.New(src)
 		hs := s
@@ -68,7 +69,7 @@ func HMC(s hmc.Settings) mmdfw.PoolSampler {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
 			hs.Draws = (size + chains - 1) / chains
 		}
-		res, err := hmc.RunResult(ctx, t, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		res, err := hmc.RunResult(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
 		if err != nil {
 			var grads int64
 			if res != nil {
@@ -80,16 +81,16 @@ func HMC(s hmc.Settings) mmdfw.PoolSampler {
 	})
 }
 
-// SVGD returns the sampler of the SVGD→MMD-FW start (Settings.SVGD): a
-// run of svgd.Run with s (s.N, when zero and s.Init is nil, is the size
-// the run asks for, its N), without its diagnostics, seeded from two
+// SVGD returns the sampler of the SVGD→MMD-FW start (Inputs.SVGD): a
+// run of svgd.Run with s from start (s.N, when zero and start has no
+// Particles, is the size the run asks for, its N), without its diagnostics, seeded from two
 // draws of the run's random stream; its gradient evaluations are those of
 // its last snapshot.
-func SVGD(s svgd.Settings) mmdfw.PoolSampler {
+func SVGD(start particle.Start, s svgd.Settings) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		rng := rand.New(src)
 		ss := s
-		if ss.N == 0 && ss.Init == nil {
+		if ss.N == 0 && start.Particles == nil {
 			ss.N = size
 		}
 		ss.NoDiagnostics = true // evaluations the run's clock would count
@@ -98,7 +99,7 @@ func SVGD(s svgd.Settings) mmdfw.PoolSampler {
 			last = sn.GradEvals
 			return nil
 		})
-		set, err := svgd.Run(ctx, t, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+		set, err := svgd.Run(ctx, t, start, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
 			return nil, last, err
 		}
@@ -118,7 +119,7 @@ func SGLDLocal() mmdfw.LocalSampler {
 		keep := (size + 3) / 4
 		var grads int64
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-		set, err := sgld.Run(ctx, t, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, X0: x, Stop: sgld.StopFixed,
+		set, err := sgld.Run(ctx, t, particle.Start{X0: x}, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Stop: sgld.StopFixed,
 			NoDiagnostics: true},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
 		if err != nil {
@@ -128,16 +129,16 @@ func SGLDLocal() mmdfw.LocalSampler {
 	})
 }
 
-// Fill sets the samplers that s leaves nil to those mmdfw's zero value
-// used before they moved here: SGLD(s.PoolIterations) as the PoolSampler
-// of an explicit ZPool without a Pool, and SGLDLocal as the LocalSampler.
-// A ZAuto run is left without a PoolSampler, which would otherwise make it
-// ZPool.
-func Fill(s *mmdfw.Settings) {
-	if s.Z == mmdfw.ZPool && s.Pool == nil && s.PoolSampler == nil {
-		s.PoolSampler = SGLD(s.PoolIterations)
+// Fill sets the samplers that in leaves nil, for a run with settings s,
+// to those mmdfw's zero value used before they moved here:
+// SGLD(s.PoolIterations) as the PoolSampler of an explicit ZPool without a
+// Pool, and SGLDLocal as the LocalSampler. A ZAuto run is left without a
+// PoolSampler, which would otherwise make it ZPool.
+func Fill(s mmdfw.Settings, in *mmdfw.Inputs) {
+	if s.Z == mmdfw.ZPool && in.Pool == nil && in.PoolSampler == nil {
+		in.PoolSampler = SGLD(s.PoolIterations)
 	}
-	if s.LocalSampler == nil {
-		s.LocalSampler = SGLDLocal()
+	if in.LocalSampler == nil {
+		in.LocalSampler = SGLDLocal()
 	}
 }

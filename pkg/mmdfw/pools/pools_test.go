@@ -30,7 +30,7 @@ func gaussian(t *testing.T) *target.Gaussian {
 func TestHMC(t *testing.T) {
 	g := gaussian(t)
 	const size = 800
-	pool, grads, err := pools.HMC(hmc.Settings{Warmup: 300}).SamplePool(context.Background(), g, size, rand.NewPCG(3, 3))
+	pool, grads, err := pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300}).SamplePool(context.Background(), g, size, rand.NewPCG(3, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +49,9 @@ func TestHMC(t *testing.T) {
 			t.Errorf("pool mean[%d] = %v, target %v (4 SE = %v)", j, mean, m, 4*se)
 		}
 	}
-	res, err := mmdfw.RunResult(context.Background(), g, mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool,
-		PoolSampler: pools.HMC(hmc.Settings{Warmup: 300}), PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{},
+		mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})},
+		mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,9 @@ func TestSGLD(t *testing.T) {
 // cost that of the last snapshot.
 func TestSVGD(t *testing.T) {
 	g := gaussian(t)
-	s := svgd.Settings{Iterations: 40, Step: 0.05, X0: []float64{0, 0, 0}, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}
-	got, grads, err := pools.SVGD(s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
+	s := svgd.Settings{Iterations: 40, Step: 0.05, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}
+	start := particle.Start{X0: []float64{0, 0, 0}}
+	got, grads, err := pools.SVGD(start, s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestSVGD(t *testing.T) {
 	ws := s
 	ws.N, ws.NoDiagnostics = 12, true
 	var last particle.Snapshot
-	want, err := svgd.Run(context.Background(), g, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
+	want, err := svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
 		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil }))
 	if err != nil {
 		t.Fatal(err)
@@ -117,19 +119,24 @@ func TestSVGD(t *testing.T) {
 // SGLD local draws, and leaves a ZAuto run without a pool (a PoolSampler
 // would make it ZPool) and a caller's samplers alone.
 func TestFill(t *testing.T) {
-	var auto mmdfw.Settings
-	pools.Fill(&auto)
+	var auto mmdfw.Inputs
+	pools.Fill(mmdfw.Settings{}, &auto)
 	if auto.PoolSampler != nil || auto.LocalSampler == nil {
 		t.Errorf("ZAuto: pool sampler %v, local sampler %v", auto.PoolSampler, auto.LocalSampler)
 	}
-	pool := mmdfw.Settings{Z: mmdfw.ZPool}
-	pools.Fill(&pool)
+	var pool mmdfw.Inputs
+	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &pool)
 	if pool.PoolSampler == nil {
 		t.Error("ZPool without a pool: no pool sampler")
 	}
-	own := pools.HMC(hmc.Settings{})
-	given := mmdfw.Settings{Z: mmdfw.ZPool, PoolSampler: own}
-	pools.Fill(&given)
+	drawn := mmdfw.Inputs{Pool: mat.NewDense(2, 1, nil)}
+	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &drawn)
+	if drawn.PoolSampler != nil {
+		t.Error("ZPool with a pool: a pool sampler too")
+	}
+	own := pools.HMC(particle.Start{}, hmc.Settings{})
+	given := mmdfw.Inputs{PoolSampler: own}
+	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &given)
 	if given.PoolSampler == nil {
 		t.Error("Fill dropped the caller's pool sampler")
 	}

@@ -125,7 +125,8 @@ const MinESS = 50
 // set's Kish ESS, is used).
 var DiagESSNames = []string{"ess", "ess_bulk_min", "ess_tail_min"}
 
-// Known runs the method's zero settings, started at each known target's X0,
+// Known runs the method's zero settings, started at each known target's X0
+// (particle.Start{X0: k.X0}),
 // on the targets of opts, each in a subtest named after the target with a
 // fixed source, and fails the subtest on a silently wrong answer:
 //
@@ -196,7 +197,7 @@ func Known(t *testing.T, m Method, opts KnownOptions) {
 	}
 }
 
-// RunKnown runs m.Zero(k.X0) on k with the source rand.NewPCG(h, seed), h a
+// RunKnown runs m.Zero from k.X0 on k with the source rand.NewPCG(h, seed), h a
 // hash of k.Name, and judges the result as Known does.
 func RunKnown(ctx context.Context, m Method, k *KnownTarget, seed uint64) KnownResult {
 	h := fnv.New64a()
@@ -207,7 +208,7 @@ func RunKnown(ctx context.Context, m Method, k *KnownTarget, seed uint64) KnownR
 		return nil
 	})
 	start := time.Now()
-	r.Set, r.Err = m.Zero(append([]float64(nil), k.X0...)).Run(ctx, k, rand.NewPCG(h.Sum64(), seed), rec)
+	r.Set, r.Err = m.Zero.Run(ctx, k, from(k.X0), rand.NewPCG(h.Sum64(), seed), rec)
 	r.Seconds = time.Since(start).Seconds()
 	judge(&r)
 	return r

@@ -10,25 +10,33 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
-	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 // Metropolis is a method of one's own: 4 random-walk Metropolis chains of
-// Steps steps from X0 + N(0, I), proposal N(0, (2.38²/d) I), keeping every
+// Steps steps from X0 + N(0, I) (X0 the start's point, the origin by
+// default), proposal N(0, (2.38²/d) I), keeping every
 // 10th state of the second half. It says when its chains disagree: R̂ of a
 // coordinate, √((n−1)/n + B/(nW)) with B/n the variance of the chains' means
 // and W the mean of their variances, above 1.05 raises the flag "rhat".
 type Metropolis struct {
-	X0    []float64
 	Steps int // per chain; default 20000
 }
 
 // Run samples t.
-func (m Metropolis) Run(ctx context.Context, t target.Target, src rand.Source, _ particle.Recorder) (particle.Set, error) {
+func (m Metropolis) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, _ particle.Recorder) (particle.Set, error) {
 	const chains, thin = 4, 10
 	d, steps := t.Dim(), cmp.Or(m.Steps, 20000)
+	if err := start.NoParticles("metropolis"); err != nil {
+		return particle.Set{}, err
+	}
+	x0 := start.X0
+	if x0 == nil {
+		x0 = make([]float64, d)
+	} else if len(x0) != d {
+		return particle.Set{}, fmt.Errorf("metropolis: X0 has length %d, target dimension is %d", len(x0), d)
+	}
 	keep := steps / 2 / thin
 	rng := rand.New(src)
 	x := mat.NewDense(chains*keep, d, nil)
@@ -39,7 +47,7 @@ func (m Metropolis) Run(ctx context.Context, t target.Target, src rand.Source, _
 			return particle.Set{}, err
 		}
 		for j := range cur {
-			cur[j] = m.X0[j] + rng.NormFloat64()
+			cur[j] = x0[j] + rng.NormFloat64()
 		}
 		lp := t.LogProbGrad(cur, grad)
 		for s := 1; s <= steps; s++ {
@@ -87,13 +95,13 @@ func (m Metropolis) Run(ctx context.Context, t target.Target, src rand.Source, _
 // A method of one's own meets the known targets. In its package's tests,
 //
 //	samplertest.Known(t, samplertest.Method{
-//		Zero: func(x0 []float64) sampler.Sampler { return Metropolis{X0: x0} },
+//		Zero: Metropolis{},
 //	}, samplertest.KnownOptions{Targets: []string{"gauss5", "mix1", "gamma"}})
 //
 // runs it on the targets and fails on a silently wrong answer; RunKnown
 // gives the judgement of one run.
 func ExampleRunKnown() {
-	m := samplertest.Method{Zero: func(x0 []float64) sampler.Sampler { return Metropolis{X0: x0} }}
+	m := samplertest.Method{Zero: Metropolis{}}
 	for _, name := range []string{"gauss5", "mix1", "gamma", "funnel"} {
 		r := samplertest.RunKnown(context.Background(), m, samplertest.KnownTargetByName(name), 0)
 		fmt.Printf("%-7s %v, %d draws, %d outside the support\n", name, r.Verdict, r.Set.Len(), r.Outside)

@@ -151,8 +151,8 @@ func TestKnownTargetsExact(t *testing.T) {
 // target and gives them equal weights; transform (nil: none) then moves
 // each draw, and finish (nil: none) edits the set.
 func exact(n int, transform func(k *samplertest.KnownTarget, x []float64), finish func(*particle.Set) error) samplertest.Method {
-	return samplertest.Method{Zero: func([]float64) sampler.Sampler {
-		return sampler.Func(func(_ context.Context, t target.Target, src rand.Source, _ particle.Recorder) (particle.Set, error) {
+	return samplertest.Method{Zero: sampler.Func(
+		func(_ context.Context, t target.Target, _ particle.Start, src rand.Source, _ particle.Recorder) (particle.Set, error) {
 			k := t.(*samplertest.KnownTarget)
 			x := draws(k, n, rand.New(src))
 			if transform != nil {
@@ -166,8 +166,7 @@ func exact(n int, transform func(k *samplertest.KnownTarget, x []float64), finis
 				err = finish(&s)
 			}
 			return s, err
-		})
-	}}
+		})}
 }
 
 // Exact independent draws pass every target, on the suite's seed and others.

@@ -38,7 +38,7 @@ func halfLine(c float64, nan bool, bad *atomic.Int64) target.Func {
 }
 
 // reach returns a level c of x₁ below which the method evaluates points in
-// the run of Small(x0, 1) on the suite's Gaussian with src: the lower
+// the run of Small(1) from x0 on the suite's Gaussian with src: the lower
 // quartile of x₁ over the points it evaluates before its last snapshot (not
 // counting what it may evaluate for its diagnostics afterwards). A run with
 // the same source on halfLine(c, …) evaluates the same points until its
@@ -60,7 +60,7 @@ func reach(t *testing.T, m Method, seed uint64) float64 {
 		mu.Unlock()
 		return nil
 	})
-	if _, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), tg, rand.NewPCG(seed, seed+1), last); err != nil {
+	if _, err := m.Small(1).Run(context.Background(), tg, from(x0), rand.NewPCG(seed, seed+1), last); err != nil {
 		t.Fatal(err)
 	}
 	seen := slices.Clone(xs[:rec])
@@ -90,7 +90,7 @@ func testNonFiniteRegion(t *testing.T, m Method) {
 	}{{"NaN", true}, {"-Inf", false}} {
 		t.Run(v.name, func(t *testing.T) {
 			var bad atomic.Int64
-			set, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), halfLine(c, v.nan, &bad),
+			set, err := m.Small(1).Run(context.Background(), halfLine(c, v.nan, &bad), from(x0),
 				rand.NewPCG(seed, seed+1), nil)
 			checkFinite(t, set.X)
 			if bad.Load() == 0 {

@@ -32,12 +32,16 @@
 //
 //	func TestConformance(t *testing.T) {
 //		samplertest.Test(t, samplertest.Method{
-//			Zero:  func(x0 []float64) sampler.Sampler { return mine.Settings{X0: x0} },
-//			Small: func(x0 []float64, workers int) sampler.Sampler {
-//				return mine.Settings{X0: x0, N: 10, Workers: workers}
+//			Zero:  mine.Settings{},
+//			Small: func(workers int) sampler.Sampler {
+//				return mine.Settings{N: 10, Workers: workers}
 //			},
 //		})
 //	}
+//
+// Every run starts from particle.Start{X0: x0}, a point of the suite's
+// target (the known targets' KnownTarget.X0 for Known), passed to Run as
+// its start.
 package samplertest
 
 import (
@@ -61,13 +65,14 @@ const Dim = 2
 
 // Method describes the sampler under test.
 type Method struct {
-	// Zero returns the method's zero settings with only x0 set as its
-	// start point (X0, Init or similar).
-	Zero func(x0 []float64) sampler.Sampler
-	// Small returns small, fast settings started at x0 that report at least
-	// three snapshots on the suite's targets, with workers goroutines (the
-	// method may ignore workers if it has none).
-	Small func(x0 []float64, workers int) sampler.Sampler
+	// Zero is the method's zero settings: the suite runs it with
+	// particle.Start{X0: x0} as its start.
+	Zero sampler.Sampler
+	// Small returns small, fast settings that report at least three
+	// snapshots on the suite's targets (run from particle.Start{X0: x0}),
+	// with workers goroutines (the method may ignore workers if it has
+	// none).
+	Small func(workers int) sampler.Sampler
 	// MaxCallsAfterCancel bounds the gradient calls a run may make after
 	// its context is cancelled (for example one per chain and particle).
 	// Default 1000.
@@ -105,13 +110,18 @@ func gauss(calls *atomic.Int64, hook func(n int64, grad []float64)) target.Func 
 
 var x0 = []float64{0.5, 0.5}
 
+// from returns the start of a run at a copy of x.
+func from(x []float64) particle.Start {
+	return particle.Start{X0: append([]float64(nil), x...)}
+}
+
 // Test runs the conformance checks on m.
 func Test(t *testing.T, m Method) {
 	if m.MaxCallsAfterCancel == 0 {
 		m.MaxCallsAfterCancel = 1000
 	}
 	t.Run("zero-value", func(t *testing.T) {
-		set, err := m.Zero(append([]float64(nil), x0...)).Run(context.Background(), gauss(nil, nil), rand.NewPCG(1, 2), nil)
+		set, err := m.Zero.Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +145,7 @@ func Test(t *testing.T, m Method) {
 			n++
 			return nil
 		})
-		set, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(nil, nil), rand.NewPCG(3, 4), rec)
+		set, err := m.Small(1).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(3, 4), rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +167,7 @@ func Test(t *testing.T, m Method) {
 			}
 			return nil
 		})
-		set, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(nil, nil), rand.NewPCG(5, 6), rec)
+		set, err := m.Small(1).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(5, 6), rec)
 		if err != nil || n != 2 {
 			t.Fatalf("ErrStop at the second snapshot: error %v after %d snapshots", err, n)
 		}
@@ -165,7 +175,7 @@ func Test(t *testing.T, m Method) {
 			t.Error("ErrStop: the returned set is not the snapshot's")
 		}
 		boom := errors.New("boom")
-		_, err = m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(nil, nil), rand.NewPCG(5, 6),
+		_, err = m.Small(1).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(5, 6),
 			particle.RecorderFunc(func(particle.Snapshot) error { return boom }))
 		if !errors.Is(err, boom) {
 			t.Errorf("recorder error: got %v, want it wrapped", err)
@@ -174,12 +184,12 @@ func Test(t *testing.T, m Method) {
 	t.Run("cancel", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := m.Small(append([]float64(nil), x0...), 1).Run(ctx, gauss(nil, nil), rand.NewPCG(7, 8), nil); !errors.Is(err, context.Canceled) {
+		if _, err := m.Small(1).Run(ctx, gauss(nil, nil), from(x0), rand.NewPCG(7, 8), nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("cancelled before the start: error %v", err)
 		}
 		// Count the calls of an uninterrupted run, then cancel half way.
 		var total atomic.Int64
-		if _, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(&total, nil), rand.NewPCG(7, 8), nil); err != nil {
+		if _, err := m.Small(1).Run(context.Background(), gauss(&total, nil), from(x0), rand.NewPCG(7, 8), nil); err != nil {
 			t.Fatal(err)
 		}
 		at := total.Load() / 2
@@ -191,7 +201,7 @@ func Test(t *testing.T, m Method) {
 				cancel()
 			}
 		})
-		set, err := m.Small(append([]float64(nil), x0...), 1).Run(ctx, tg, rand.NewPCG(7, 8), nil)
+		set, err := m.Small(1).Run(ctx, tg, from(x0), rand.NewPCG(7, 8), nil)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled at call %d of %d: error %v", at, total.Load(), err)
 		}
@@ -202,7 +212,7 @@ func Test(t *testing.T, m Method) {
 	})
 	t.Run("non-finite", func(t *testing.T) {
 		var total atomic.Int64
-		if _, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(&total, nil), rand.NewPCG(9, 10), nil); err != nil {
+		if _, err := m.Small(1).Run(context.Background(), gauss(&total, nil), from(x0), rand.NewPCG(9, 10), nil); err != nil {
 			t.Fatal(err)
 		}
 		at := total.Load() / 2
@@ -212,7 +222,7 @@ func Test(t *testing.T, m Method) {
 				grad[0] = math.NaN()
 			}
 		})
-		set, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), tg, rand.NewPCG(9, 10), nil)
+		set, err := m.Small(1).Run(context.Background(), tg, from(x0), rand.NewPCG(9, 10), nil)
 		if err == nil {
 			t.Fatal("NaN scores from call", at, "on: no error")
 		}
@@ -220,11 +230,11 @@ func Test(t *testing.T, m Method) {
 	})
 	t.Run("non-finite-region", func(t *testing.T) { testNonFiniteRegion(t, m) })
 	t.Run("workers", func(t *testing.T) {
-		a, err := m.Small(append([]float64(nil), x0...), 1).Run(context.Background(), gauss(nil, nil), rand.NewPCG(11, 12), nil)
+		a, err := m.Small(1).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(11, 12), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := m.Small(append([]float64(nil), x0...), 4).Run(context.Background(), gauss(nil, nil), rand.NewPCG(11, 12), nil)
+		b, err := m.Small(4).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(11, 12), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +245,7 @@ func Test(t *testing.T, m Method) {
 	t.Run("seed", func(t *testing.T) {
 		var sets [2]particle.Set
 		for i := range sets {
-			s, err := m.Small(append([]float64(nil), x0...), 2).Run(context.Background(), gauss(nil, nil), rand.NewPCG(13, 14), nil)
+			s, err := m.Small(2).Run(context.Background(), gauss(nil, nil), from(x0), rand.NewPCG(13, 14), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
