@@ -131,7 +131,7 @@ func TestSpreadSpectrumNone(t *testing.T) {
 
 // DiagnoseNarrow flags no set of n = 100 independent draws of a correlated
 // Gaussian in 10 dimensions (their smallest eigenvalue lies near the
-// Marchenko–Pastur edge 0.47, the bound is 0.12) on 50 seeds, and flags
+// Marchenko–Pastur edge 0.47, the bound is 0.23) on 50 seeds, and flags
 // every set whose sd along one target axis is 0.2 of the target's (smallest
 // eigenvalue about 0.04·0.47). A set whose Kish ESS is below NarrowMinESS·d
 // records its spectrum but is not judged.
