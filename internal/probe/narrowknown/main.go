@@ -2,7 +2,7 @@
 // settings on every known target of samplertest and each seed, the
 // directional spread test of metric.DiagnoseNarrow: the smallest spread
 // eigenvalue (spread_min), its bound at the set's Kish ESS, and the
-// verdict of the run, so that the margin of the "narrow" flag on targets
+// verdict of the run, with the set's ksd_ratio (sp.MaxKSDRatio's), so that the margin of the "narrow" flag on targets
 // whose answer is known can be read.
 //
 //	go run ./internal/probe/narrowknown -methods mmdfw -seeds 100,101,102
@@ -46,7 +46,7 @@ func main() {
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\ttarget\tseed\tn\tkish\tspread_min\tbound\tnarrow\tverdict\t")
+	fmt.Fprintln(tw, "method\ttarget\tseed\tn\tkish\tspread_min\tbound\tnarrow\tksd_ratio\tverdict\t")
 	for _, name := range strings.Split(*only, ",") {
 		m, ok := methods[name]
 		if !ok {
@@ -62,7 +62,7 @@ func main() {
 				}
 				r := samplertest.RunKnown(context.Background(), m, k, seed)
 				if r.Err != nil {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t-\t-\t-\t-\t-\terror\t\n", name, k.Name, seed)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t-\t-\t-\t-\t-\t-\terror\t\n", name, k.Name, seed)
 					continue
 				}
 				_, d := r.Set.X.Dims()
@@ -78,7 +78,8 @@ func main() {
 						narrow = "yes"
 					}
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%s\t%s\t%s\t%s\t\n", name, k.Name, seed, r.Set.Len(), r.Kish, sm, b, narrow, r.Verdict)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%s\t%s\t%s\t%.3g\t%s\t\n", name, k.Name, seed, r.Set.Len(), r.Kish, sm, b, narrow,
+					r.Set.Diag.Values["ksd_ratio"], r.Verdict)
 			}
 		}
 	}
