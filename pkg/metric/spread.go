@@ -19,7 +19,7 @@ const (
 	// target's, where n independent draws reach (1 − √(d/n))². Measured on
 	// seeds no report reads, the smallest eigenvalue over that edge is at
 	// least 1.25 on every set of MMD-FW and Stein Points close to a
-	// posteriordb reference and 0.96 on the known targets they pass, and at
+	// posteriordb reference and 0.91 on the known targets they pass, and at
 	// most 0.23 on their eight-schools sets at N = 100 (μ at 0.2–0.45 of
 	// its sd): 0.5 lies in the gap, a factor of about 2 from either side.
 	NarrowRatio = 0.5
