@@ -12,7 +12,8 @@ import (
 // probes of metric.DiagnoseSet, at most metric.DiagFraction of the run's
 // gradient evaluations: Kish's ESS of the reported weights, the KSD², the
 // Stein spread ratio (flag "collapse") and the missed-mode test (flag
-// "mode"). It also records the iterations (particles added). A whitened
+// "mode"), and the directional spread test (metric.DiagnoseNarrow: flag
+// "narrow"). It also records the iterations (particles added). A whitened
 // run (ScaleTarget) computes them in the target's own coordinates (frame):
 // the particles x = w.ToX(z) with the scores ∇ₓlog p = L⁻ᵀ∇_z log p of the
 // cached ones and the target's own probes, so that they read the same
@@ -34,5 +35,6 @@ func (r *run) diagnose(set *particle.Set) {
 		Target: t,
 		Probes: min(metric.MaxProbes, metric.DiagBudget(r.evals, int(r.ndata))),
 	})
+	metric.DiagnoseNarrow(&set.Diag, "mmdfw", x, set.W, s)
 	set.Diag.Set("iterations", float64(n))
 }

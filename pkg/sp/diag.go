@@ -26,7 +26,8 @@ const MaxKSDRatio = 3.5
 // metric.DiagFraction of the run's score calls: Kish's ESS (n, the weights
 // being equal), the KSD² (IMQ c = 1, β = −½, whatever Settings.C and Beta),
 // the Stein spread ratio (flag "collapse") and the missed-mode test (flag
-// "mode"), and the flag "coverage" when the KSD² in that kernel is above
+// "mode"), the directional spread test (metric.DiagnoseNarrow: flag
+// "narrow"), and the flag "coverage" when the KSD² in that kernel is above
 // MaxKSDRatio times that of as many independent draws. It also records
 // the iterations (points placed). It runs after the last snapshot, so
 // that no recorded time includes it. A whitened run computes them in the
@@ -52,6 +53,7 @@ func (r *runner) diagnose(set *particle.Set) {
 		Target: t,
 		Probes: min(metric.MaxProbes, metric.DiagBudget(o.calls*int64(nd), nd)),
 	})
+	metric.DiagnoseNarrow(&set.Diag, "sp", x, set.W, s)
 	set.Diag.Set("iterations", float64(o.n))
 	if v, ok := set.Diag.Values["ksd_ratio"]; ok && v > MaxKSDRatio {
 		set.Diag.Raise("coverage", "sp: the points' KSD² (IMQ c = 1 in the target's coordinates) is %.3g times that of as many "+
