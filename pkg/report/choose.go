@@ -330,9 +330,18 @@ func ruleText(r *harness.Choose, metric string, splits []int) string {
 	if r.TieRelative > 0 || r.TieAbsolute > 0 {
 		tie = fmt.Sprintf("; a mean within %s of the best is a tie", tolText(r))
 	}
-	then := "the first in legend order"
-	if len(r.Then) > 0 {
-		then = strings.Join(r.Then, ", then ") + ", then " + then
+	var then []string
+	for _, t := range r.Then {
+		if t == harness.ChooseGradEvals {
+			then = append(then, "fewer gradient evaluations")
+		} else {
+			then = append(then, "the better mean "+t)
+		}
 	}
-	return fmt.Sprintf("best mean %s at %s%s, mean over splits %s%s; ties go to %s", metric, at, agg, strings.Join(sp, ", "), tie, then)
+	then = append(then, "the first in legend order")
+	over := "splits"
+	if len(sp) == 1 {
+		over = "split"
+	}
+	return fmt.Sprintf("best mean %s at %s%s, mean over %s %s%s; ties go to %s", metric, at, agg, over, strings.Join(sp, ", "), tie, strings.Join(then, ", then "))
 }
