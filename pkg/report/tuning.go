@@ -13,7 +13,9 @@ import (
 // A tuning experiment (role = "tuning") chooses settings on validation
 // rows. Its cells enter no claim; the report's Tuning section gives, per
 // dataset and method kind, its grid, the validation metrics of each
-// configuration and the configuration the rule chooses.
+// configuration and the configuration the rule chooses: the generic
+// rule (the best mean of the first metric) or the file's declared ones
+// (harness.Choose).
 
 // TuningConfig is one configuration of a tuning grid: a method at one
 // particle count.
@@ -54,10 +56,11 @@ type TuningGrid struct {
 	// Chosen indexes Configs: the configuration with the best mean of
 	// Metric in the direction its registered meaning gives (larger,
 	// smaller, or nearer its ideal value; the first in legend order of
-	// equals), -1 when none has it or when Metric has no registered
-	// Meaning (Unranked).
+	// equals), or the one Rule chooses, -1 when none has it or when Metric
+	// has no registered Meaning (Unranked).
 	Chosen int
-	// Metric is the experiment's first metric, which the rule reads.
+	// Metric is the metric the rule reads: the experiment's first, or a
+	// declared rule's.
 	Metric string
 	// Unranked says why no configuration is chosen although Metric may be
 	// recorded: it has no registered meaning, so no direction ranks it.
