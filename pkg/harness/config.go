@@ -57,6 +57,9 @@ type Experiment struct {
 	// the experiment's results, as the file's top-level report key lists
 	// them (report = ["paper"]); they enter no cache key.
 	Report []string
+	// Choose are a tuning experiment's declared choice rules ([[choose]]
+	// tables, base of the file only); they enter no cache key.
+	Choose []Choose
 }
 
 // Budget stops a method through its recorder: once Steps snapshots steps are
@@ -187,6 +190,7 @@ type fileDoc struct {
 	Profiles map[string]toml.Primitive `toml:"profiles"`
 	// Figures are declared in the base of the file only (figures.go).
 	Figures []Figure `toml:"figures"`
-	// Report too (Experiment.Report).
+	// Report too (Experiment.Report), and Choose.
 	Report []string `toml:"report"`
+	Choose []Choose `toml:"choose"`
 }

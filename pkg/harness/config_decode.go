@@ -263,6 +263,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 	if e.Report, err = d.checkReport(doc.Report); err != nil {
 		return nil, err
 	}
+	if e.Choose, err = d.checkChoose(doc.Choose, e.Role, doc.Eval.Metrics, doc.Methods); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

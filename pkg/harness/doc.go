@@ -206,6 +206,39 @@
 // whose splits are seeds (Covertype) can give it test rows that no
 // reported number reads.
 //
+// A tuning file may declare how it chooses, in [[choose]] tables (base of
+// the file only; Choose; they enter no cache key), one per named rule:
+//
+//	[[choose]]
+//	name = "fig1a"                    # required; lower-case, digits, hyphens
+//	kinds = ["mmdfw", "svgd"]         # optional: the kinds it reads, or
+//	# methods = ["svgd-a", "svgd-b"]  #   the methods (default: all)
+//	metric = "test_ll"                # required; one of eval.metrics
+//	n = 100                           # optional: the snapshot at n particles
+//	                                  # (0, the default: each cell's final)
+//	cells = "geomean"                 # optional: a method's particle counts
+//	                                  # make one configuration (geometric mean)
+//	tie_absolute = 0.001              # or tie_relative = 0.01 (of the best)
+//	then = ["grad_evals", "accuracy", "test_ll"] # tie-breaks in order
+//
+// Per dataset and method kind, a configuration's value on a split is the
+// metric at the snapshot the rule reads: with n, the final snapshot of the
+// cell with n particles, else the snapshot at step n of a greedy method's
+// larger cell; without it each cell's final snapshot. With cells =
+// "geomean" a method with several particle counts is one configuration,
+// its value the geometric mean of its cells' (their gradient evaluations
+// summed, other metrics averaged); otherwise each count is a
+// configuration. The values are averaged over the splits and the best mean
+// wins, in the direction of the metric's registered meaning; a mean within
+// the tolerance of the best is a tie, broken by then in order (grad_evals:
+// fewer gradient evaluations at the snapshot read; a metric: its better
+// mean; each compared exactly), then by legend order. A rule naming a
+// metric, tie-break, kind or method the file lacks, two tolerances, or a
+// rule in a file without role = "tuning", is a *ConfigError naming the
+// file and the key (choose.I.KEY). A tuning file without rules is chosen
+// by the report's generic rule: the best mean of its first metric at each
+// cell's final snapshot.
+//
 // # Overrides
 //
 // LoadFileSet (repro run, list, status and prepare --set KEY=VALUE, repeatable) lays

@@ -81,3 +81,33 @@ func ExampleTuningGrids() {
 	// svgd-fast [step=0.005] rmse 1.150 ± 0.071 chosen true
 	// svgd-slow [step=0.001] rmse 1.40 ± 0.14 chosen false
 }
+
+// A tuning experiment's declared rule: the highest mean validation
+// log-likelihood over two splits; means within 0.001 nats tie and go to
+// fewer gradient evaluations.
+func ExampleTuningGrids_rule() {
+	cell := func(method string, split int, grads int64, ll float64) *report.Cell {
+		return &report.Cell{
+			Prov: &harness.Provenance{Experiment: "tune", Method: method, Kind: "svgd", Dataset: "covertype", Split: split, N: 100,
+				Status: harness.Done, Settings: map[string]any{"step": method}},
+			Rows: []report.Row{{Step: 1, GradEvals: grads, Metric: "test_ll", Value: ll}},
+		}
+	}
+	res := &report.Results{
+		Metrics: harness.MetricTable{"test_ll": {Label: "log-likelihood", Better: harness.HigherBetter}},
+		Cells: []*report.Cell{
+			cell("a", 1000, 200, -0.3300), cell("a", 1001, 200, -0.3200),
+			cell("b", 1000, 100, -0.3305), cell("b", 1001, 100, -0.3201),
+			cell("c", 1000, 100, -0.4000), cell("c", 1001, 100, -0.3900),
+		},
+		Declared: map[string]report.Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"test_ll"},
+			Choose: []harness.Choose{{Name: "fig", Metric: "test_ll", TieAbsolute: 0.001, Then: []string{harness.ChooseGradEvals}}}}},
+	}
+	for _, g := range report.TuningGrids(res, "tune") {
+		c := g.Configs[g.Chosen]
+		fmt.Printf("rule %s, kind %s: %s, mean %.5f\n%s\n", g.Rule.Name, g.Kind, c.Method, c.Stats["test_ll"].Mean, g.Reason)
+	}
+	// Output:
+	// rule fig, kind svgd: b, mean -0.32530
+	// tied within 0.001 of the best mean test_ll: a, b; fewer grad_evals keeps b
+}

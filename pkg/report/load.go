@@ -91,6 +91,8 @@ type Declaration struct {
 	// Report names the report's plug-ins that present the experiment
 	// (the file's report key; Plugin).
 	Report []string
+	// Choose are a tuning experiment's declared choice rules (TuningGrids).
+	Choose []harness.Choose
 }
 
 // Declare records what experiment e declares: its figures, when its file
@@ -100,7 +102,7 @@ func (r *Results) Declare(e *harness.Experiment) {
 	if r.Declared == nil {
 		r.Declared = map[string]Declaration{}
 	}
-	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...), Report: e.Report}
+	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...), Report: e.Report, Choose: e.Choose}
 	for _, m := range e.Methods {
 		for _, p := range m.Protocols {
 			if d.Arms == nil {

@@ -6,12 +6,16 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // A tuning experiment (role = "tuning") chooses settings on validation
 // rows. Its cells enter no claim; the report's Tuning section gives, per
 // dataset and method kind, its grid, the validation metrics of each
-// configuration and the configuration the rule chooses.
+// configuration and the configuration the rule chooses: the generic
+// rule (the best mean of the first metric) or the file's declared ones
+// (harness.Choose).
 
 // TuningConfig is one configuration of a tuning grid: a method at one
 // particle count.
@@ -25,7 +29,22 @@ type TuningConfig struct {
 	Differs []string
 	// Stats[metric] is the metric at the end of each split's run (the last
 	// evaluated snapshot: the end of the budget), over the finished splits.
+	// Under a declared rule it is the metric at the snapshot the rule
+	// reads, over the grid's splits (absent unless every split has it), and
+	// Stats[harness.ChooseGradEvals] the gradient evaluations there.
 	Stats map[string]Stat
+	// Split[key][split] are the values of each split under a declared
+	// rule (nil under the generic rule).
+	Split map[string]map[int]float64
+}
+
+// Name is the configuration's name in the grid's table: the method's,
+// with its particle count when the grid's configurations differ in it.
+func (c TuningConfig) Name() string {
+	if slices.Contains(c.Differs, fmt.Sprintf("N=%d", c.N)) {
+		return c.Method + fmt.Sprintf(" (N=%d)", c.N)
+	}
+	return c.Method
 }
 
 // TuningGrid is the grid of one method kind on one dataset of a tuning
@@ -37,20 +56,32 @@ type TuningGrid struct {
 	// Chosen indexes Configs: the configuration with the best mean of
 	// Metric in the direction its registered meaning gives (larger,
 	// smaller, or nearer its ideal value; the first in legend order of
-	// equals), -1 when none has it or when Metric has no registered
-	// Meaning (Unranked).
+	// equals), or the one Rule chooses, -1 when none has it or when Metric
+	// has no registered Meaning (Unranked).
 	Chosen int
-	// Metric is the experiment's first metric, which the rule reads.
+	// Metric is the metric the rule reads: the experiment's first, or a
+	// declared rule's.
 	Metric string
 	// Unranked says why no configuration is chosen although Metric may be
 	// recorded: it has no registered meaning, so no direction ranks it.
 	Unranked string
+	// Rule is the declared rule the grid is chosen by (nil for the generic
+	// rule above); Splits are then the splits its values are read on, and
+	// Reason says how a tie was broken ("" when Metric alone decided).
+	Rule   *harness.Choose
+	Splits []int
+	Reason string
 }
 
 // TuningGrids returns the grids of tuning experiment id of res: per
 // dataset and method kind, the configurations with their final metrics
-// (the experiment's metrics in file order) and the chosen one.
+// (the experiment's metrics in file order) and the chosen one. An
+// experiment that declares choice rules ([[choose]], harness.Choose) has
+// instead, per rule in file order, the grids that rule reads and chooses.
 func TuningGrids(res *Results, id string) []TuningGrid {
+	if rules := res.Declared[id].Choose; len(rules) > 0 {
+		return ruleGrids(res, id, rules)
+	}
 	cells := Done(res.Experiment(id))
 	metrics := res.Declared[id].Metrics
 	if len(metrics) == 0 {
@@ -226,7 +257,8 @@ func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows)." + claims + " " +
 		"Each value is the metric on the held-out rows (validation or development, as `eval.rows` says) at the end of the run's budget (its last evaluated snapshot), mean ± sample sd over the finished splits. " +
 		"Rule: per dataset and method kind, the chosen configuration is the one with the best mean of the experiment's first metric " +
-		"(lowest for an RMSE, MMD² or KSD²; highest for an accuracy or log-likelihood), the first by name of equals.\n\n")
+		"(lowest for an RMSE, MMD² or KSD²; highest for an accuracy or log-likelihood), the first by name of equals; " +
+		"an experiment that declares its own rules (`[[choose]]` tables) is chosen by each of them instead, as stated with its tables.\n\n")
 	for _, id := range ids {
 		fmt.Fprintf(b, "### %s\n\n", id)
 		if d := res.Declared[id].Description; d != "" {
@@ -242,6 +274,10 @@ func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 			metrics = recordedMetrics(Done(res.Experiment(id)))
 		}
 		for _, g := range grids {
+			if g.Rule != nil {
+				writeRuleGrid(b, g)
+				continue
+			}
 			fmt.Fprintf(b, "**%s, kind %s** (%d configurations; chosen by %s):\n\n", g.Label, g.Kind, len(g.Configs), g.Metric)
 			b.WriteString("| configuration | settings that differ | splits |")
 			for _, m := range metrics {
@@ -288,5 +324,67 @@ func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString("\n")
+	}
+}
+
+// writeRuleGrid writes the table of a grid chosen by a declared rule: per
+// configuration its value on each split, their mean, the means of the
+// rule's tie-breaks, and the chosen one with how a tie was broken.
+func writeRuleGrid(b *strings.Builder, g TuningGrid) {
+	r := g.Rule
+	fmt.Fprintf(b, "**%s, kind %s, rule %s** (%d configurations): %s.\n\n", g.Label, g.Kind, r.Name, len(g.Configs), ruleText(r, g.Metric, g.Splits))
+	var extra []string
+	for _, k := range append([]string{harness.ChooseGradEvals}, r.Then...) {
+		if k != g.Metric && !slices.Contains(extra, k) {
+			extra = append(extra, k)
+		}
+	}
+	b.WriteString("| configuration | settings that differ |")
+	for _, sp := range g.Splits {
+		fmt.Fprintf(b, " %s, split %d |", g.Metric, sp)
+	}
+	fmt.Fprintf(b, " mean %s |", g.Metric)
+	for _, k := range extra {
+		fmt.Fprintf(b, " mean %s |", k)
+	}
+	b.WriteString(" chosen |\n|---|---|" + strings.Repeat("---|", len(g.Splits)+1+len(extra)) + "---|\n")
+	for i, c := range g.Configs {
+		d := strings.Join(c.Differs, ", ")
+		if d == "" {
+			d = "–"
+		}
+		var vals []string
+		for _, sp := range g.Splits {
+			if v, ok := c.Split[g.Metric][sp]; ok {
+				vals = append(vals, fmt.Sprintf("%.6g", v))
+			} else {
+				vals = append(vals, "–")
+			}
+		}
+		for _, k := range append([]string{g.Metric}, extra...) {
+			if s, ok := c.Stats[k]; ok {
+				vals = append(vals, fmt.Sprintf("%.6g", s.Mean))
+			} else {
+				vals = append(vals, "–")
+			}
+		}
+		chosen := ""
+		if i == g.Chosen {
+			chosen = "**yes**"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.Name(), d, strings.Join(vals, " | "), chosen)
+	}
+	switch {
+	case g.Chosen >= 0:
+		c := g.Configs[g.Chosen]
+		reason := ""
+		if g.Reason != "" {
+			reason = " Decided by the tie-breaks: " + g.Reason + "."
+		}
+		fmt.Fprintf(b, "\nChosen by rule %s: `%s` (%s), mean validation %s %.6g.%s\n\n", r.Name, c.Name(), strings.Join(c.Differs, ", "), g.Metric, c.Stats[g.Metric].Mean, reason)
+	case g.Unranked != "":
+		fmt.Fprintf(b, "\nNone chosen: %s.\n\n", g.Unranked)
+	default:
+		fmt.Fprintf(b, "\nNo configuration has %s on every split: none chosen.\n\n", g.Metric)
 	}
 }

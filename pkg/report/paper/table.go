@@ -508,7 +508,9 @@ func (t *Table) gainText(lv, ds, m string) string {
 // the configuration chosen on validation rows runs from on each dataset,
 // and which starts the grid offered: "tune-bnn, kind svgd: offered model
 // init draws and draws around a trained network; chosen draws around a
-// trained network on 7 datasets (…), model init draws on 2 (…)."
+// trained network on 7 datasets (…), model init draws on 2 (…)." An
+// experiment with declared choice rules says it per kind and rule:
+// "tune-covertype, kind sgld (rule fig1a): …".
 func chosenStarts(res *report.Results) []string {
 	var out []string
 	for _, id := range report.TuningExperiments(res) {
@@ -532,11 +534,15 @@ func chosenStarts(res *report.Results) []string {
 				}
 				return ""
 			}
-			k := byKind[g.Kind]
+			key := g.Kind
+			if g.Rule != nil {
+				key = g.Kind + " (rule " + g.Rule.Name + ")"
+			}
+			k := byKind[key]
 			if k == nil {
 				k = &kindStarts{chosen: map[string][]string{}}
-				byKind[g.Kind] = k
-				kinds = append(kinds, g.Kind)
+				byKind[key] = k
+				kinds = append(kinds, key)
 			}
 			for _, c := range g.Configs {
 				if s := startOf(c.Method); s != "" && !slices.Contains(k.offered, s) {
