@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/internal/race"
-	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sp"
@@ -26,10 +25,10 @@ func TestKnown(t *testing.T) {
 	case race.Enabled:
 		targets = append(targets[:1], targets[2:]...)
 		t.Log("gauss50 runs in the plain build only (make test-long): its serial refinement takes many minutes under -race")
-	case !testutil.Long():
+	case !long():
 		targets = append(targets[:1], targets[2:]...)
 		t.Run("gauss50", func(t *testing.T) {
-			testutil.SkipUnlessLong(t, "Stein Points' zero settings on gauss50 (one to two minutes)")
+			skipUnlessLong(t, "Stein Points' zero settings on gauss50 (one to two minutes)")
 		})
 	}
 	samplertest.Known(t, samplertest.Method{
