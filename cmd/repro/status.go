@@ -60,16 +60,22 @@ func statusCmd(reg *repro.Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "status",
 		usage: []string{
-			"usage: repro status FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [-v] [--json]",
+			"usage: repro status FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [-v] [--json] [--times [--times-j N]]",
 			"\nCounts the cells done, running (a live process holds the cell's running",
 			"marker, on any machine sharing the results directory), failed, pending",
 			"(never run, stale or interrupted) and skipped (data missing): one line per",
 			"file, then the total when there are several. With --json, one object per",
 			"file with its counts and its cells (as repro list --json), and the total.",
+			"With --times, a Markdown table of the time each file's done cells",
+			"recorded: the methods' compute seconds, the cells' own wall (data,",
+			"method, evaluation), the distinct reference samples and their seconds,",
+			"and the wall of a run at --times-j job slots projected from them.",
 		},
 	})
 	verbose := cmd.fs.Bool("v", false, "also list the running and failed cells")
 	asJSON := cmd.fs.Bool("json", false, "print the counts and cells of every file as JSON")
+	times := cmd.fs.Bool("times", false, "print the recorded time of every file's done cells as a Markdown table")
+	timesJ := cmd.fs.Int("times-j", 2, "job slots of the projected wall of --times")
 	cells, err := cmd.load(args)
 	if err != nil {
 		return err
@@ -83,6 +89,27 @@ func statusCmd(reg *repro.Registry, args []string) error {
 		return err
 	}
 	groups := byFile(cells)
+	if *times {
+		if *timesJ < 1 {
+			return usagef("--times-j %d: the number of job slots must be at least 1", *timesJ)
+		}
+		var provs []*repro.Provenance
+		for _, g := range groups {
+			for _, c := range g {
+				st, err := r.Status(c)
+				if err != nil {
+					return err
+				}
+				if st.Status != repro.Done {
+					st.Prov = nil
+				}
+				provs = append(provs, st.Prov)
+			}
+		}
+		rows, total := timeRows(groups, provs)
+		writeTimes(os.Stdout, rows, total, *timesJ)
+		return nil
+	}
 	if *asJSON {
 		out := struct {
 			Files []fileStatusJSON `json:"files"`

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make test-long: the checks that make test leaves out for time, with
+# MMDFW_LONG=1 (under make test each of them skips, saying so):
+#   - pkg/sp TestKnown on gauss50 (one to two minutes);
+#   - internal/pdbcheck: HMC's default settings against posteriordb's
+#     reference draws on all thirteen staged posteriors, and the methods'
+#     contract on all four of its posteriors (make test-posteriordb; about
+#     five minutes on 2 cores).
+# A check that skips here (e.g. without ../shared/posteriordb) has not
+# passed: the script then fails, naming it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+export MMDFW_LONG=1
+"$GO" test -count=1 -timeout 1h -v -run '^TestKnown$' ./pkg/sp 2>&1 | tee -a "$log"
+"$GO" test -count=1 -timeout 1h -v -run 'Posteriordb' ./internal/pdbcheck 2>&1 | tee -a "$log"
+if grep -- '--- SKIP' "$log"; then
+	echo "test-long: the checks above skipped, so they have not passed" >&2
+	exit 1
+fi
+echo "test-long: every long check ran and passed"
