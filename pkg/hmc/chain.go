@@ -116,6 +116,7 @@ type chain struct {
 	adaptN                   int
 	steps                    int64
 	nSample                  int
+	capped                   int // sampling transitions that MaxSteps truncated
 	divergent, warmDivergent int
 }
 
@@ -166,19 +167,18 @@ func (c *chain) start() error {
 	return fmt.Errorf("hmc: chain %d: no initial point with finite log density and gradient in 100 tries", c.id)
 }
 
-// pathLength draws the number of leapfrog steps of one transition.
-func (c *chain) pathLength() int {
-	base := c.s.IntegrationTime / c.eps
-	if c.s.Steps > 0 {
-		base = float64(c.s.Steps)
-	}
+// pathLength draws the number of leapfrog steps of one transition and
+// reports whether Settings.MaxSteps truncated it (the jittered path reached
+// the cap).
+func (c *chain) pathLength() (steps int, capped bool) {
+	base := c.s.NominalSteps(c.eps)
 	if c.s.Jitter > 0 {
 		base *= 1 + c.s.Jitter*(2*c.rng.Float64()-1)
 	}
 	if !(base < float64(c.s.MaxSteps)) { // also catches NaN
-		return c.s.MaxSteps
+		return c.s.MaxSteps, true
 	}
-	return max(1, int(math.Ceil(base)))
+	return max(1, int(math.Ceil(base))), false
 }
 
 // metricChanged recomputes what a dense metric carries for the current
@@ -348,7 +348,8 @@ func (c *chain) advance(ctx context.Context, to int, pooled *mat.Dense, pause *a
 // warmupIteration is warm-up iteration it: a transition, then one step of
 // dual averaging and of the windowed metric adaptation.
 func (c *chain) warmupIteration(it int) error {
-	a, div := c.transition(c.pathLength())
+	steps, _ := c.pathLength()
+	a, div := c.transition(steps)
 	if div {
 		c.warmDivergent++
 	}
@@ -378,12 +379,15 @@ func (c *chain) restartAdaptation() {
 // sampleIteration is sampling iteration it; its draw goes into row
 // it·Chains + id of pooled.
 func (c *chain) sampleIteration(it int, pooled *mat.Dense) error {
-	steps := c.pathLength()
+	steps, capped := c.pathLength()
 	a, div := c.transition(steps)
 	if err := c.check("sampling", it); err != nil {
 		return err
 	}
 	c.steps += int64(steps)
+	if capped {
+		c.capped++
+	}
 	c.acceptSum += a
 	c.nSample++
 	if div {
@@ -404,6 +408,8 @@ func (c *chain) diagnostics() ChainDiagnostics {
 		InvMass:           append([]float64(nil), c.m.minv...),
 		InvMetric:         c.m.denseCopy(),
 		MeanSteps:         float64(c.steps) / n,
+		PathSteps:         c.s.NominalSteps(c.eps),
+		Capped:            c.capped,
 		GradCalls:         c.calls,
 		Warmup:            min(c.it, c.s.Warmup),
 		Draws:             c.nSample,

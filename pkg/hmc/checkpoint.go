@@ -123,6 +123,7 @@ type ckChain struct {
 	AdaptN                   int
 	Steps                    int64
 	NSample                  int
+	Capped                   int // absent (0) in files written before it was recorded
 	Divergent, WarmDivergent int
 
 	RNG   []byte
@@ -319,7 +320,7 @@ func (c *chain) save(pooled *mat.Dense) (ckChain, error) {
 		WinCounter: c.win.counter, WinSize: c.win.size, WinNext: c.win.next,
 		WfN: c.wf.n, WfMean: clone(c.wf.mean), WfM2: clone(c.wf.m2),
 		Calls: c.calls, AcceptSum: c.acceptSum, AdaptSum: c.adaptSum, AdaptN: c.adaptN,
-		Steps: c.steps, NSample: c.nSample, Divergent: c.divergent, WarmDivergent: c.warmDivergent,
+		Steps: c.steps, NSample: c.nSample, Capped: c.capped, Divergent: c.divergent, WarmDivergent: c.warmDivergent,
 		RNG:   rng,
 		Draws: make([]float64, 0, c.nSample*d),
 	}
@@ -366,6 +367,7 @@ func (c *chain) restore(st *ckChain, pooled *mat.Dense) error {
 	copy(c.wf.m2, st.WfM2)
 	c.calls, c.acceptSum, c.adaptSum, c.adaptN = st.Calls, st.AcceptSum, st.AdaptSum, st.AdaptN
 	c.steps, c.nSample, c.divergent, c.warmDivergent = st.Steps, st.NSample, st.Divergent, st.WarmDivergent
+	c.capped = st.Capped
 	c.metricChanged()
 	for i := 0; i < st.NSample; i++ {
 		copy(pooled.RawRowView(i*c.s.Chains+c.id), st.Draws[i*d:(i+1)*d])

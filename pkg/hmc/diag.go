@@ -19,14 +19,27 @@ func (r *Result) flag(code, reason string) {
 // ess_tail_min (the smallest metric.TailESS over the coordinates, recorded
 // only: the flags are R̂ > Settings.MaxRhat, bulk ESS < Settings.MinESS and
 // divergences, raised by diagnose), divergences (sampling transitions, all
-// chains) and iterations (draws per chain). It adds no flag.
+// chains), iterations (draws per chain), capped_share_max (the largest
+// share over the chains of sampling transitions truncated at
+// Settings.MaxSteps, ChainDiagnostics.Capped over Draws) and path_steps_max
+// (the largest ChainDiagnostics.PathSteps, when finite; the flag "capped" is
+// PathSteps ≥ MaxSteps). It adds no flag.
 func (r *Result) fillDiag() {
 	d := &r.Set.Diag
 	var div int
+	share, path := 0.0, 0.0
 	for _, dg := range r.Diagnostics {
 		div += dg.Divergences
+		if dg.Draws > 0 {
+			share = math.Max(share, float64(dg.Capped)/float64(dg.Draws))
+		}
+		path = math.Max(path, dg.PathSteps)
 	}
 	d.Set("divergences", float64(div))
+	d.Set("capped_share_max", share)
+	if !math.IsNaN(path) && !math.IsInf(path, 0) {
+		d.Set("path_steps_max", path)
+	}
 	n, _ := r.Chains[0].Dims()
 	d.Set("iterations", float64(n))
 	if n < 4 {

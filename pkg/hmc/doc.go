@@ -74,8 +74,11 @@
 // uniform on [−2, 2]ᵈ), never all at one mode, so that split-R̂ can see
 // chains that have not found each other. Every reference reports, per
 // coordinate, the rank-normalised split-R̂ and the bulk ESS of package
-// metric, and is Flagged, with its reasons, when max R̂ > 1.01, min ESS < 400
-// or a sampling iteration diverged.
+// metric, and is Flagged, with its reasons, when max R̂ > 1.01, min ESS < 400,
+// a sampling iteration diverged, or a chain's adapted step size puts its
+// nominal path IntegrationTime/ε at or beyond MaxSteps ("capped",
+// Settings.PathCapped: its trajectories are truncated and it explores
+// slowly, which R̂ and ESS of a short run need not see).
 //
 // # Init and step
 //

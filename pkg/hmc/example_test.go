@@ -127,3 +127,17 @@ func ExampleStep() {
 	// draws: 1000, mean within 0.2 of 0: true
 	// gradient evaluations counted: true
 }
+
+// A chain's nominal path is the integration time over its step size; at or
+// beyond Settings.MaxSteps (1024 by default) its trajectories are truncated
+// and the run is flagged "capped".
+func ExampleSettings_PathCapped() {
+	var s hmc.Settings // integration time 2π, max_steps 1024
+	for _, eps := range []float64{0.5, 0.01, 1e-4} {
+		fmt.Printf("ε = %g: %.0f steps, capped %v\n", eps, s.NominalSteps(eps), s.PathCapped(eps))
+	}
+	// Output:
+	// ε = 0.5: 13 steps, capped false
+	// ε = 0.01: 628 steps, capped false
+	// ε = 0.0001: 62832 steps, capped true
+}

@@ -169,6 +169,32 @@ func (s Settings) withDefaults() (Settings, error) {
 	return s, nil
 }
 
+// NominalSteps returns the nominal number of leapfrog steps L₀ of a
+// transition at step size eps, before jitter and the MaxSteps cap:
+// L₀ = IntegrationTime/ε, or Steps when it is positive. Zero fields take
+// their defaults, so that it applies to settings as an experiment file
+// records them.
+func (s Settings) NominalSteps(eps float64) float64 {
+	if s.Steps > 0 {
+		return float64(s.Steps)
+	}
+	return cmp.Or(s.IntegrationTime, DefaultIntegrationTime) / eps
+}
+
+// PathCapped reports whether a chain sampling at step size eps has its
+// nominal path at or beyond the cap, L₀ = NominalSteps(ε) ≥ MaxSteps (true
+// also when L₀ is NaN). Such a chain's trajectories are cut short of the
+// integration time: every one when L₀(1 − j) ≥ MaxSteps for the jitter j,
+// at least half of them otherwise, so it moves a fraction MaxSteps/L₀ of
+// the intended distance per transition. Its chain explores slowly, which
+// R̂ and ESS of short runs need not see (Stan warns likewise about
+// transitions that saturate the maximum tree depth). Run flags such a chain
+// "capped"; the report applies the same rule to recorded step sizes. Zero
+// fields take their defaults.
+func (s Settings) PathCapped(eps float64) bool {
+	return !(s.NominalSteps(eps) < float64(cmp.Or(s.MaxSteps, DefaultMaxSteps)))
+}
+
 // denseFor reports whether the metric in d dimensions is dense.
 func (s *Settings) denseFor(d int) bool {
 	return s.Metric == MetricDense || s.Metric == MetricAuto && d <= AutoDenseMaxDim
@@ -199,6 +225,13 @@ type ChainDiagnostics struct {
 	// MeanSteps is the mean number of leapfrog steps per sampling
 	// transition.
 	MeanSteps float64
+	// PathSteps is the nominal path length L₀ of the sampling transitions,
+	// Settings.NominalSteps(StepSize), before jitter and the MaxSteps cap.
+	PathSteps float64
+	// Capped counts the sampling transitions whose jittered path reached
+	// Settings.MaxSteps and was truncated there. A chain whose PathSteps is
+	// at the cap (Settings.PathCapped) is flagged "capped".
+	Capped int
 	// GradCalls counts the chain's LogProbGrad calls, warm-up included.
 	GradCalls int64
 	// Warmup and Draws count the chain's warm-up iterations and its kept
@@ -268,6 +301,7 @@ func (r *Result) diagnose(s *Settings) {
 	r.MaxRhat, r.MinESS = math.NaN(), math.NaN()
 	if n < 4 {
 		r.flag("draws", fmt.Sprintf("only %d draws per chain: R̂ and ESS undefined", n))
+		r.flagCapped(s)
 		return
 	}
 	r.Rhat = metric.SplitRhat(r.Chains, nil)
@@ -295,6 +329,19 @@ func (r *Result) diagnose(s *Settings) {
 	for c, dg := range r.Diagnostics {
 		if dg.Divergences > 0 {
 			r.flag("divergences", fmt.Sprintf("chain %d: %d divergent sampling transitions", c, dg.Divergences))
+		}
+	}
+	r.flagCapped(s)
+}
+
+// flagCapped flags every chain whose nominal path is at the MaxSteps cap
+// (Settings.PathCapped), with its path steps and the count of truncated
+// sampling transitions.
+func (r *Result) flagCapped(s *Settings) {
+	for c, dg := range r.Diagnostics {
+		if s.PathCapped(dg.StepSize) {
+			r.flag("capped", fmt.Sprintf("chain %d: path of %.4g leapfrog steps (step size %.3g) at the cap max_steps = %d: %d of %d sampling transitions truncated",
+				c, dg.PathSteps, dg.StepSize, s.MaxSteps, dg.Capped, dg.Draws))
 		}
 	}
 }

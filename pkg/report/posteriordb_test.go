@@ -27,6 +27,8 @@ type pdbTestCell struct {
 	// step size per chain (summary.per_chain).
 	diag  map[string]float64
 	steps []float64
+	// settings are the recorded settings, nil for none.
+	settings map[string]any
 }
 
 func (p pdbTestCell) cell(budget int64) *Cell {
@@ -35,6 +37,9 @@ func (p pdbTestCell) cell(budget int64) *Cell {
 		Status: harness.Done, GradEvals: p.grads, Seconds: float64(p.grads) / 1e6, Steps: p.n,
 	}
 	prov.Cell = PDBExperiment + "/" + p.method + "/" + p.ds
+	if p.settings != nil {
+		prov.Settings = p.settings
+	}
 	prov.KeyDoc.Budget.GradEvals = budget
 	if len(p.flags) > 0 || len(p.diag) > 0 {
 		prov.Diagnostics = &harness.Diagnostics{Values: map[string]harness.DiagValue{}}
@@ -287,7 +292,8 @@ func TestPDBSetupFlags(t *testing.T) {
 		t.Errorf("PDBMinDraws %v, want hmc.DefaultMinESS %v", PDBMinDraws, hmc.DefaultMinESS)
 	}
 	mixing, stuck := []float64{0.68, 0.74, 0.71, 0.7}, []float64{0.68, 2.6e-62, 0.74, 0.74}
-	slow := []float64{0.72, 0.57, 0.74, 1.7e-4} // a chain at the step cap that still moves
+	slow := []float64{0.72, 0.57, 0.74, 1.7e-4}   // a chain at the step cap that still moves
+	belowCap := []float64{0.72, 0.57, 0.74, 7e-3} // 2π/0.007 = 898 steps, under 1024
 	for _, c := range []struct {
 		name string
 		p    pdbTestCell
@@ -302,7 +308,17 @@ func TestPDBSetupFlags(t *testing.T) {
 		{"hmc, 3 draws per chain that mix", pdbTestCell{kind: "hmc", n: 10, flags: []string{"draws"},
 			diag: map[string]float64{"iterations": 3}, steps: mixing}, ""},
 		{"hmc, 25 draws per chain, one chain slow", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "ess"},
-			diag: map[string]float64{"iterations": 25, "rhat_max": 1.2, "ess_bulk_min": 30}, steps: slow}, ""},
+			diag: map[string]float64{"iterations": 25, "rhat_max": 1.2, "ess_bulk_min": 30}, steps: slow}, "capped"},
+		{"hmc, 3 draws per chain, one chain at the step cap", pdbTestCell{kind: "hmc", n: 10, flags: []string{"draws"},
+			diag: map[string]float64{"iterations": 3}, steps: slow}, "capped"},
+		{"hmc, a run that recorded capped itself", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "capped"},
+			diag: map[string]float64{"iterations": 25}, steps: slow}, "capped"},
+		{"hmc, one chain slow but under the cap", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "ess"},
+			diag: map[string]float64{"iterations": 25}, steps: belowCap}, ""},
+		{"hmc, the same chain under a recorded cap of 512", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "ess"},
+			diag: map[string]float64{"iterations": 25}, steps: belowCap, settings: map[string]any{"max_steps": 512}}, "capped"},
+		{"hmc, the same chain with a recorded integration time of 0.1", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "ess"},
+			diag: map[string]float64{"iterations": 25}, steps: slow, settings: map[string]any{"integration_time": 0.1}}, ""},
 		{"hmc, 1000 draws per chain, chains that disagree", pdbTestCell{kind: "hmc", n: 4000, flags: []string{"rhat", "ess"},
 			diag: map[string]float64{"iterations": 1000, "rhat_max": 1.05, "ess_bulk_min": 53}, steps: mixing}, "rhat,ess"},
 		{"hmc, divergences at 25 draws", pdbTestCell{kind: "hmc", n: 100, flags: []string{"rhat", "divergences"},
