@@ -31,7 +31,16 @@ const ChooseGradEvals = "grad_evals"
 //   - a mean within TieRelative·|best| (or TieAbsolute) of the best is a
 //     tie; ties go, in the order of Then, to fewer gradient evaluations
 //     (ChooseGradEvals) or the better mean of a metric, each compared
-//     exactly; what remains goes to the first in legend order.
+//     exactly; what remains goes to the first in legend order (Ties =
+//     "file-order": the first listed in the file);
+//   - Across = "datasets" (with Combine = "mean-rank") makes the choice
+//     one configuration per kind that serves every dataset: each dataset
+//     ranks the configurations by their mean (1 the best, equal means the
+//     average of their places), and the smallest mean rank over the
+//     datasets wins, ties going to the first in legend or file order;
+//   - Per = "start" (with Across) first chooses so among the
+//     configurations of each start (the recorded setting start, else
+//     init), then between those per-start choices by the same rule.
 type Choose struct {
 	// Name names the rule in the report (e.g. the figure it serves).
 	Name string `toml:"name"`
@@ -55,7 +64,27 @@ type Choose struct {
 	// Then are the tie-breaks in order: ChooseGradEvals or metrics of the
 	// base file's eval.metrics.
 	Then []string `toml:"then"`
+	// Across is "datasets" for one choice per kind that serves every
+	// dataset, or "" for one choice per dataset and kind.
+	Across string `toml:"across"`
+	// Combine is how Across combines the datasets: "mean-rank" (the only
+	// one, and required with Across).
+	Combine string `toml:"combine"`
+	// Per is "start" to choose, under Across, per start setting first and
+	// then between the per-start choices; "" chooses among all at once.
+	Per string `toml:"per"`
+	// Ties is "file-order" for ties to go to the configuration listed
+	// first in the file; "" leaves them to legend order.
+	Ties string `toml:"ties"`
 }
+
+// Choose's values of Across, Combine, Per and Ties.
+const (
+	ChooseAcrossDatasets = "datasets"
+	ChooseMeanRank       = "mean-rank"
+	ChoosePerStart       = "start"
+	ChooseFileOrder      = "file-order"
+)
 
 // checkChoose checks the file's [[choose]] rules: in a tuning experiment
 // (role, as resolved), each rule named once, its metric and tie-breaks
@@ -86,6 +115,24 @@ func (d *decoder) checkChoose(rules []Choose, role string, metrics []string, met
 			return nil, d.errAt(at("cells"), "rule %q: cells = %q is not \"geomean\"", r.Name, r.Cells)
 		case r.TieRelative != 0 && r.TieAbsolute != 0:
 			return nil, d.errAt(at("tie_absolute"), "rule %q: set tie_relative or tie_absolute, not both", r.Name)
+		case r.Across != "" && r.Across != ChooseAcrossDatasets:
+			return nil, d.errAt(at("across"), "rule %q: across = %q is not %q", r.Name, r.Across, ChooseAcrossDatasets)
+		case r.Combine != "" && r.Combine != ChooseMeanRank:
+			return nil, d.errAt(at("combine"), "rule %q: combine = %q is not %q", r.Name, r.Combine, ChooseMeanRank)
+		case r.Across != "" && r.Combine == "":
+			return nil, d.errAt(at("across"), "rule %q: across = %q needs combine = %q", r.Name, r.Across, ChooseMeanRank)
+		case r.Combine != "" && r.Across == "":
+			return nil, d.errAt(at("combine"), "rule %q: combine = %q needs across = %q", r.Name, r.Combine, ChooseAcrossDatasets)
+		case r.Per != "" && r.Per != ChoosePerStart:
+			return nil, d.errAt(at("per"), "rule %q: per = %q is not %q", r.Name, r.Per, ChoosePerStart)
+		case r.Per != "" && r.Across == "":
+			return nil, d.errAt(at("per"), "rule %q: per = %q needs across = %q", r.Name, r.Per, ChooseAcrossDatasets)
+		case r.Ties != "" && r.Ties != ChooseFileOrder:
+			return nil, d.errAt(at("ties"), "rule %q: ties = %q is not %q", r.Name, r.Ties, ChooseFileOrder)
+		case r.Across != "" && (r.TieRelative != 0 || r.TieAbsolute != 0):
+			return nil, d.errAt(at("across"), "rule %q: a mean rank ties only exactly: drop tie_relative and tie_absolute", r.Name)
+		case r.Across != "" && len(r.Then) > 0:
+			return nil, d.errAt(at("then"), "rule %q: across = %q breaks ties of mean rank by order only (ties), not by then", r.Name, r.Across)
 		}
 		if len(r.Kinds) > 0 && len(r.Methods) > 0 {
 			return nil, d.errAt(at("methods"), "rule %q: set kinds or methods, not both", r.Name)

@@ -24,6 +24,14 @@ methods = ["walk-a"]
 metric = "mean0"
 n = 3
 tie_absolute = 0.5
+
+[[choose]]
+name = "ranked"
+metric = "sq"
+across = "datasets"
+combine = "mean-rank"
+per = "start"
+ties = "file-order"
 `
 
 // The [[choose]] tables decode into Experiment.Choose, are checked with
@@ -41,10 +49,13 @@ func TestChooseKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Choose) != 2 {
+	if len(e.Choose) != 3 {
 		t.Fatalf("rules %+v", e.Choose)
 	}
-	r, q := e.Choose[0], e.Choose[1]
+	r, q, k := e.Choose[0], e.Choose[1], e.Choose[2]
+	if k.Across != ChooseAcrossDatasets || k.Combine != ChooseMeanRank || k.Per != ChoosePerStart || k.Ties != ChooseFileOrder {
+		t.Errorf("rule %+v", k)
+	}
 	if r.Name != "by-sq" || r.Metric != "sq" || r.Cells != "geomean" || r.TieRelative != 0.01 || strings.Join(r.Then, " ") != "grad_evals mean0" ||
 		q.Name != "at-3" || q.N != 3 || q.TieAbsolute != 0.5 || strings.Join(q.Methods, " ") != "walk-a" {
 		t.Errorf("rules %+v", e.Choose)
@@ -62,6 +73,15 @@ func TestChooseKey(t *testing.T) {
 		{"name = \"a\"\nmetric = \"sq\"\nmethods = [\"walk-c\"]", "choose.0.methods", `no method "walk-c"`},
 		{"name = \"a\"\nmetric = \"sq\"\nkinds = [\"walk\"]\nmethods = [\"walk-a\"]", "choose.0.methods", "not both"},
 		{"name = \"a\"\nmetric = \"sq\"\nbest = 1", "choose", "best"},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"splits\"\ncombine = \"mean-rank\"", "choose.0.across", `across = "splits" is not "datasets"`},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"datasets\"", "choose.0.across", `needs combine = "mean-rank"`},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"datasets\"\ncombine = \"mean\"", "choose.0.combine", `combine = "mean" is not "mean-rank"`},
+		{"name = \"a\"\nmetric = \"sq\"\ncombine = \"mean-rank\"", "choose.0.combine", `needs across = "datasets"`},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"datasets\"\ncombine = \"mean-rank\"\nper = \"kind\"", "choose.0.per", `per = "kind" is not "start"`},
+		{"name = \"a\"\nmetric = \"sq\"\nper = \"start\"", "choose.0.per", `needs across = "datasets"`},
+		{"name = \"a\"\nmetric = \"sq\"\nties = \"legend\"", "choose.0.ties", `ties = "legend" is not "file-order"`},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"datasets\"\ncombine = \"mean-rank\"\ntie_relative = 0.01", "choose.0.across", "ties only exactly"},
+		{"name = \"a\"\nmetric = \"sq\"\nacross = \"datasets\"\ncombine = \"mean-rank\"\nthen = [\"sq\"]", "choose.0.then", "by order only"},
 	} {
 		_, err := Load(ty.reg, "toy.toml", []byte(withRules("[[choose]]\n"+bad.rule+"\n")), "")
 		var ce *ConfigError

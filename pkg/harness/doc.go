@@ -220,6 +220,10 @@
 //	                                  # make one configuration (geometric mean)
 //	tie_absolute = 0.001              # or tie_relative = 0.01 (of the best)
 //	then = ["grad_evals", "accuracy", "test_ll"] # tie-breaks in order
+//	# or, for one configuration per kind that serves every dataset:
+//	# across = "datasets"             # with combine = "mean-rank"
+//	# per = "start"                   # choose per start, then between them
+//	# ties = "file-order"             # ties to the first listed in the file
 //
 // Per dataset and method kind, a configuration's value on a split is the
 // metric at the snapshot the rule reads: with n, the final snapshot of the
@@ -235,7 +239,23 @@
 // mean; each compared exactly), then by legend order. A rule naming a
 // metric, tie-break, kind or method the file lacks, two tolerances, or a
 // rule in a file without role = "tuning", is a *ConfigError naming the
-// file and the key (choose.I.KEY). A tuning file without rules is chosen
+// file and the key (choose.I.KEY).
+//
+// With across = "datasets" and combine = "mean-rank" the rule chooses, per
+// method kind, one configuration that serves every dataset: a
+// configuration's value on a dataset is its mean over the splits as above;
+// each dataset ranks the configurations by it (1 the best in the metric's
+// direction, equal values sharing the mean of their places; a dataset where
+// one of them has no value ranks none of them), and the smallest mean rank
+// over the datasets wins, compared exactly. With per = "start" the
+// configurations are first grouped by their start (the recorded setting
+// start, else init, else "default"): each group chooses so, then each
+// dataset ranks the groups' choices and the smallest mean rank among them
+// wins. Ties go to the first in legend order, or, with ties =
+// "file-order", to the configuration listed first in the file (which ties
+// = "file-order" also gives to per-dataset rules once then is exhausted).
+// across needs combine and excludes tie_relative, tie_absolute and then;
+// per needs across. A tuning file without rules is chosen
 // by the report's generic rule: the best mean of its first metric at each
 // cell's final snapshot.
 //

@@ -30,6 +30,7 @@ func ruleGrids(res *Results, id string, rules []harness.Choose) []TuningGrid {
 		if !slices.Contains(keys, harness.ChooseGradEvals) {
 			keys = append(keys, harness.ChooseGradEvals)
 		}
+		var grids []TuningGrid
 		for _, ds := range Datasets(cells) {
 			groups := ByMethod(cells, ds)
 			for _, k := range kindOrder {
@@ -75,10 +76,19 @@ func ruleGrids(res *Results, id string, rules []harness.Choose) []TuningGrid {
 					}
 				}
 				differing(g.Configs, settings)
-				g.applyRule(res)
-				out = append(out, g)
+				g.settings = settings
+				g.fileOrder = res.Declared[id].Methods
+				if r.Across == "" {
+					g.applyRule(res)
+				}
+				grids = append(grids, g)
 			}
 		}
+		if r.Across == "" {
+			out = append(out, grids...)
+			continue
+		}
+		out = append(out, acrossGrids(res, id, r, grids, kindOrder)...)
 	}
 	return out
 }
@@ -204,7 +214,7 @@ func ruleValues(r *harness.Choose, cells []*Cell, key string) map[int]float64 {
 
 // applyRule sets g.Chosen and g.Reason by g.Rule: the best mean of the
 // rule's metric, ties within the tolerance broken by the rule's Then in
-// order, then by legend order. A metric without a registered meaning
+// order, then by legend order (file order under ties = "file-order"). A metric without a registered meaning
 // leaves g unranked.
 func (g *TuningGrid) applyRule(res *Results) {
 	r := g.Rule
@@ -286,7 +296,16 @@ func (g *TuningGrid) applyRule(res *Results) {
 			}
 			tied = kept
 		}
-		if len(tied) > 1 {
+		if len(tied) > 1 && r.Ties == harness.ChooseFileOrder {
+			pos := func(i int) int {
+				if k := slices.Index(g.fileOrder, g.Configs[i].Method); k >= 0 {
+					return k
+				}
+				return len(g.fileOrder)
+			}
+			sort.SliceStable(tied, func(a, b int) bool { return pos(tied[a]) < pos(tied[b]) })
+			steps = append(steps, "the first listed in the file")
+		} else if len(tied) > 1 {
 			steps = append(steps, "the first in legend order")
 		}
 		g.Reason = strings.Join(steps, "; ")
@@ -338,7 +357,11 @@ func ruleText(r *harness.Choose, metric string, splits []int) string {
 			then = append(then, "the better mean "+t)
 		}
 	}
-	then = append(then, "the first in legend order")
+	if r.Ties == harness.ChooseFileOrder {
+		then = append(then, "the first listed in the file")
+	} else {
+		then = append(then, "the first in legend order")
+	}
 	over := "splits"
 	if len(sp) == 1 {
 		over = "split"

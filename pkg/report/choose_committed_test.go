@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -77,4 +78,104 @@ func TestTuneCovertypeChoicesAreTheTunedArms(t *testing.T) {
 	if n := len(arms["fig1b"]) + len(arms["fig1b-bq"]) + len(arms["fig1a"]); seen != n {
 		t.Errorf("%d rule grids matched to arms, want %d", seen, n)
 	}
+}
+
+// The rules tune-bnn.toml and tune-paper.toml declare, applied to their
+// committed results, choose exactly the settings that Table 1's and
+// Fig. 2(a)'s arms run with: per kind, the per-start choices are the
+// same-start arms (model: *-tuned / mmdfw-stein; trained: *-trained), the
+// final choice the fair arm, and tune-paper's choice the paper arm. Keys
+// that shape only the run's length or its recording (iterations: the
+// budget stops the tuning runs, fig2a's 2,000 iterations are that budget;
+// record_every) are left out of the comparison.
+func TestTuneBNNChoicesAreTheArms(t *testing.T) {
+	const results = "../../results"
+	for _, id := range []string{"tune-bnn", "tune-paper", "table1", "fig2a"} {
+		if _, err := os.Stat(results + "/full/" + id); err != nil {
+			t.Skipf("no committed results/full/%s to check (%v)", id, err)
+		}
+	}
+	files := []string{"../../experiments/tune-bnn.toml", "../../experiments/tune-paper.toml", "../../experiments/table1.toml", "../../experiments/fig2a.toml"}
+	res, err := repro.LoadResults(repro.NewRegistry(), files, "full", results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settingsOf := func(exp, method string) map[string]any {
+		for _, c := range report.Done(res.Experiment(exp)) {
+			if c.Prov.Method == method {
+				b, err := json.Marshal(c.Prov.Settings)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(b, &m); err != nil {
+					t.Fatal(err)
+				}
+				delete(m, "iterations")
+				delete(m, "record_every")
+				return m
+			}
+		}
+		return nil
+	}
+	// check compares the tuning configuration method of experiment tune
+	// with the arms (experiment/method) it is chosen for.
+	check := func(what, tune, method string, arms ...string) {
+		got := settingsOf(tune, method)
+		for _, arm := range arms {
+			exp, m, _ := strings.Cut(arm, "/")
+			want := settingsOf(exp, m)
+			if want == nil {
+				t.Errorf("%s has no finished cell", arm)
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: chose %s %v; %s runs with %v", what, method, got, arm, want)
+			}
+		}
+	}
+	// Per kind: the arms of the model start, the trained start, and the
+	// fair arm (the final choice).
+	arms := map[string][3][]string{
+		"svgd":  {{"table1/svgd-tuned", "fig2a/svgd-tuned"}, {"table1/svgd-trained", "fig2a/svgd-trained"}, {"table1/svgd-trained", "fig2a/svgd-trained"}},
+		"mmdfw": {{"table1/mmdfw-model-tuned", "fig2a/mmdfw-stein"}, {"table1/mmdfw-trained", "fig2a/mmdfw-trained"}, {"table1/mmdfw-trained", "fig2a/mmdfw-trained"}},
+	}
+	seen := 0
+	for _, g := range report.TuningGrids(res, "tune-bnn") {
+		if g.Across == nil {
+			t.Fatalf("tune-bnn grid of kind %s is not chosen across the datasets", g.Kind)
+		}
+		want, ok := arms[g.Kind]
+		if !ok {
+			t.Errorf("tune-bnn chooses for kind %s, which no arm runs", g.Kind)
+			continue
+		}
+		seen++
+		if strings.Join(g.Across.Groups, " ") != "model trained" || len(g.Across.Datasets) != 9 {
+			t.Errorf("kind %s: starts %q over %d datasets, want model and trained over 9", g.Kind, g.Across.Groups, len(g.Across.Datasets))
+			continue
+		}
+		for j, grp := range g.Across.Groups {
+			i := g.Across.PerGroup[j]
+			if i < 0 {
+				t.Errorf("kind %s, start %s: none chosen", g.Kind, grp)
+				continue
+			}
+			check(fmt.Sprintf("kind %s, start %s (mean rank %.3f; %s)", g.Kind, grp, g.Across.MeanRank[i], g.Across.PerReason[j]), "tune-bnn", g.Configs[i].Method, want[j]...)
+		}
+		if g.Chosen < 0 {
+			t.Errorf("kind %s: no final choice", g.Kind)
+			continue
+		}
+		check(fmt.Sprintf("kind %s, fair arm (final mean ranks %v)", g.Kind, g.Across.FinalMean), "tune-bnn", g.Configs[g.Chosen].Method, want[2]...)
+	}
+	if seen != len(arms) {
+		t.Errorf("%d tune-bnn kinds matched to arms, want %d", seen, len(arms))
+	}
+	grids := report.TuningGrids(res, "tune-paper")
+	if len(grids) != 1 || grids[0].Across == nil || grids[0].Chosen < 0 {
+		t.Fatalf("tune-paper: grids %+v, want one choice across the datasets", grids)
+	}
+	g := grids[0]
+	check(fmt.Sprintf("tune-paper (mean ranks %v)", g.Across.MeanRank), "tune-paper", g.Configs[g.Chosen].Method, "table1/mmdfw", "fig2a/mmdfw")
 }

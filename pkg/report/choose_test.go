@@ -147,3 +147,115 @@ func TestChooseSnapshotTieBreaks(t *testing.T) {
 		}
 	}
 }
+
+// Under across = "datasets", per = "start" and ties = "file-order", each
+// dataset ranks the configurations of one start (equal values share the
+// mean of their places; a dataset where one lacks the value ranks none of
+// them), the smallest mean rank wins per start with ties to the first
+// listed in the file, and the per-start choices are ranked against each
+// other the same way.
+func TestChooseAcrossMeanRankTie(t *testing.T) {
+	// RMSE per dataset, split 0 (and 1: the same values, so the split mean
+	// is the value). File order: z-model-1, a-model-2, m-trained-1,
+	// b-trained-2; legend order sorts by name.
+	rmse := map[string]map[string]float64{
+		// Model: a, b split the first places, c is equal (1.5 each):
+		// mean ranks 1.5 and 1.5, a tie that file order gives to
+		// z-model-1 (legend order to a-model-2). d only z-model-1 has.
+		"z-model-1": {"a": 1.0, "b": 2.0, "c": 3.0, "d": 7},
+		"a-model-2": {"a": 2.0, "b": 1.0, "c": 3.0},
+		// Trained: m-trained-1 ranks 1, 2, 1 (4/3), b-trained-2 2, 1, 2.
+		"m-trained-1": {"a": 0.5, "b": 0.9, "c": 2.0},
+		"b-trained-2": {"a": 0.6, "b": 0.8, "c": 2.5},
+	}
+	file := []string{"z-model-1", "a-model-2", "m-trained-1", "b-trained-2"}
+	var cells []*Cell
+	for _, m := range file {
+		init := "model"
+		if strings.Contains(m, "trained") {
+			init = "trained"
+		}
+		for ds, v := range rmse[m] {
+			for sp := 0; sp < 2; sp++ {
+				c := memCell("tune", m, "svgd", ds, sp, 20, Row{Step: 1, GradEvals: 10, Metric: "rmse", Value: 9}, Row{Step: 2, GradEvals: 20, Metric: "rmse", Value: v})
+				c.Prov.Settings = map[string]any{"init": init, "step": m}
+				cells = append(cells, c)
+			}
+		}
+	}
+	results := func(r harness.Choose) *Results {
+		return &Results{Metrics: reporttest.Meanings, Cells: cells, Declared: map[string]Declaration{"tune": {Role: harness.RoleTuning,
+			Metrics: []string{"rmse"}, Choose: []harness.Choose{r}, Methods: file}}}
+	}
+	rule := harness.Choose{Name: "rank", Metric: "rmse", Across: harness.ChooseAcrossDatasets, Combine: harness.ChooseMeanRank,
+		Per: harness.ChoosePerStart, Ties: harness.ChooseFileOrder}
+	res := results(rule)
+	grids := TuningGrids(res, "tune")
+	if len(grids) != 1 || grids[0].Across == nil {
+		t.Fatalf("grids %+v, want one across the datasets", grids)
+	}
+	g := grids[0]
+	a := g.Across
+	var names []string
+	for _, c := range g.Configs {
+		names = append(names, c.Method)
+	}
+	if got := strings.Join(names, " "); got != strings.Join(file, " ") {
+		t.Fatalf("configurations %s, want file order", got)
+	}
+	if got := strings.Join(a.Groups, " "); got != "model trained" {
+		t.Errorf("starts %s", got)
+	}
+	wantMean := []float64{1.5, 1.5, 4.0 / 3, 5.0 / 3}
+	for i, w := range wantMean {
+		if math.Abs(a.MeanRank[i]-w) > 1e-12 {
+			t.Errorf("%s: mean rank %g, want %g (ranks %v)", names[i], a.MeanRank[i], w, a.Rank[i])
+		}
+	}
+	if a.Rank[0]["c"] != 1.5 || a.Rank[1]["c"] != 1.5 {
+		t.Errorf("equal values on c: ranks %g and %g, want 1.5 each", a.Rank[0]["c"], a.Rank[1]["c"])
+	}
+	if _, ok := a.Rank[0]["d"]; ok || a.Value[0]["d"] != 7 {
+		t.Errorf("d, which a-model-2 lacks: rank %v, value %v; want no rank, value 7", a.Rank[0], a.Value[0])
+	}
+	if a.PerGroup[0] != 0 || a.PerGroup[1] != 2 {
+		t.Errorf("per-start choices %v, want [0 2]", a.PerGroup)
+	}
+	if !strings.Contains(a.PerReason[0], "tied between z-model-1, a-model-2; the first listed in the file") || a.PerReason[1] != "" {
+		t.Errorf("per-start reasons %q", a.PerReason)
+	}
+	if g.Chosen != 2 || a.FinalMean[0] != 2 || a.FinalMean[1] != 1 {
+		t.Errorf("chosen %d, final mean ranks %v; want m-trained-1 (2) at 1 against 2", g.Chosen, a.FinalMean)
+	}
+	var b strings.Builder
+	writeTuning(&b, res, Options{}, Head{})
+	for _, want := range []string{
+		"| z-model-1 | init=model, step=z-model-1 | model | 1 (1) | 2 (2) | 1.5 (3) | – (7) | 1.500 | yes |  |",
+		"| trained | m-trained-1 | 1 (0.5) | 1 (0.9) | 1 (2) | – | 1.000 | **yes** |",
+		"Chosen by rule rank for every dataset: `m-trained-1` (init=trained, step=m-trained-1). Per start: model: `z-model-1` (mean rank 1.5 tied between z-model-1, a-model-2; the first listed in the file); trained: `m-trained-1`.",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the Tuning section lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Legend order gives the model tie to a-model-2; without per, the
+	// four rank together and m-trained-1 wins outright.
+	rule.Ties = ""
+	g = TuningGrids(results(rule), "tune")[0]
+	if c := g.Configs[g.Across.PerGroup[0]].Method; c != "a-model-2" {
+		t.Errorf("legend order: model choice %s, want a-model-2", c)
+	}
+	// A per-dataset rule under which all four tie goes, with ties =
+	// "file-order", to z-model-1 on every dataset.
+	perDS := harness.Choose{Name: "per-ds", Metric: "rmse", TieAbsolute: 100, Ties: harness.ChooseFileOrder}
+	for _, g := range TuningGrids(results(perDS), "tune") {
+		if g.Chosen < 0 || g.Configs[g.Chosen].Method != "z-model-1" || len(g.Configs) > 1 && !strings.HasSuffix(g.Reason, "the first listed in the file") {
+			t.Errorf("per-dataset rule on %s: chosen %d (%s)", g.Dataset, g.Chosen, g.Reason)
+		}
+	}
+	rule.Per, rule.Ties = "", harness.ChooseFileOrder
+	g = TuningGrids(results(rule), "tune")[0]
+	if len(g.Across.Groups) != 1 || g.Configs[g.Chosen].Method != "m-trained-1" || g.Across.FinalMean != nil {
+		t.Errorf("without per: groups %q, chosen %d", g.Across.Groups, g.Chosen)
+	}
+}

@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
@@ -110,4 +111,53 @@ func ExampleTuningGrids_rule() {
 	// Output:
 	// rule fig, kind svgd: b, mean -0.32530
 	// tied within 0.001 of the best mean test_ll: a, b; fewer grad_evals keeps b
+}
+
+// A rule that chooses one configuration per kind for every dataset: each
+// dataset ranks the configurations of each start by validation RMSE, the
+// smallest mean rank wins per start (ties to the first listed in the
+// file), then the per-start choices are ranked the same way.
+func ExampleTuningGrids_meanRank() {
+	rmse := map[string][]float64{ // on datasets a, b, c
+		"svgd-model-fast":   {1.0, 2.0, 3.0},
+		"svgd-model-slow":   {2.0, 1.0, 3.0},
+		"svgd-trained-fast": {0.9, 0.8, 2.5},
+	}
+	file := []string{"svgd-model-slow", "svgd-model-fast", "svgd-trained-fast"}
+	var cells []*report.Cell
+	for _, m := range file {
+		init := strings.Split(m, "-")[1]
+		for i, ds := range []string{"a", "b", "c"} {
+			cells = append(cells, &report.Cell{
+				Prov: &harness.Provenance{Experiment: "tune", Method: m, Kind: "svgd", Dataset: ds, N: 20,
+					Status: harness.Done, Settings: map[string]any{"init": init, "step": m}},
+				Rows: []report.Row{{Step: 1, GradEvals: 100, Metric: "rmse", Value: rmse[m][i]}},
+			})
+		}
+	}
+	res := &report.Results{
+		Metrics: harness.MetricTable{"rmse": {Label: "RMSE", Better: harness.LowerBetter}},
+		Cells:   cells,
+		Declared: map[string]report.Declaration{"tune": {Role: harness.RoleTuning, Metrics: []string{"rmse"}, Methods: file,
+			Choose: []harness.Choose{{Name: "all", Metric: "rmse", Across: harness.ChooseAcrossDatasets, Combine: harness.ChooseMeanRank,
+				Per: harness.ChoosePerStart, Ties: harness.ChooseFileOrder}}}},
+	}
+	for _, g := range report.TuningGrids(res, "tune") {
+		a := g.Across
+		for i, c := range g.Configs {
+			fmt.Printf("%s (%s): mean rank %.2f\n", c.Method, a.Group[i], a.MeanRank[i])
+		}
+		for j, grp := range a.Groups {
+			fmt.Printf("per start %s: %s\n", grp, g.Configs[a.PerGroup[j]].Method)
+		}
+		fmt.Printf("chosen: %s\n%s\n", g.Configs[g.Chosen].Method, a.PerReason[0])
+	}
+	// Output:
+	// svgd-model-slow (model): mean rank 1.50
+	// svgd-model-fast (model): mean rank 1.50
+	// svgd-trained-fast (trained): mean rank 1.00
+	// per start model: svgd-model-slow
+	// per start trained: svgd-trained-fast
+	// chosen: svgd-trained-fast
+	// mean rank 1.5 tied between svgd-model-slow, svgd-model-fast; the first listed in the file
 }

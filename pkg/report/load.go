@@ -93,6 +93,8 @@ type Declaration struct {
 	Report []string
 	// Choose are a tuning experiment's declared choice rules (TuningGrids).
 	Choose []harness.Choose
+	// Methods are the experiment's method names in file order.
+	Methods []string
 }
 
 // Declare records what experiment e declares: its figures, when its file
@@ -104,6 +106,7 @@ func (r *Results) Declare(e *harness.Experiment) {
 	}
 	d := Declaration{Description: e.Description, Role: e.Role, Metrics: append([]string(nil), e.Eval.Metrics...), Report: e.Report, Choose: e.Choose}
 	for _, m := range e.Methods {
+		d.Methods = append(d.Methods, m.Name)
 		for _, p := range m.Protocols {
 			if d.Arms == nil {
 				d.Arms = map[string][]string{}

@@ -71,6 +71,14 @@ type TuningGrid struct {
 	Rule   *harness.Choose
 	Splits []int
 	Reason string
+	// Across is the choice of a rule with across = "datasets" (Dataset
+	// and Label empty; nil otherwise): the datasets, the configurations'
+	// ranks and the per-start choices.
+	Across *AcrossChoice
+	// settings are the configurations' recorded settings, flattened;
+	// fileOrder the experiment's methods in file order.
+	settings  []map[string]string
+	fileOrder []string
 }
 
 // TuningGrids returns the grids of tuning experiment id of res: per
@@ -274,6 +282,10 @@ func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 			metrics = recordedMetrics(Done(res.Experiment(id)))
 		}
 		for _, g := range grids {
+			if g.Across != nil {
+				writeAcrossGrid(b, g)
+				continue
+			}
 			if g.Rule != nil {
 				writeRuleGrid(b, g)
 				continue
