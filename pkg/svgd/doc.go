@@ -45,6 +45,12 @@
 // reaching flags the result in particle.Set.Diag. The reference algorithm
 // is WhitenNone with StopFixed.
 //
+// Besides the particle.Set diagnostics of pkg/metric, a run with full-data
+// scores records score_share, the largest particle's share of the summed
+// squared score (ScoreShare), and flags the set "stray" above StrayShare:
+// a particle left behind where the target is far steeper than where the
+// others are.
+//
 // Run returns the particles with equal weights 1/n. Costs are counted in
 // per-datapoint gradient evaluations: n|B| per iteration with minibatches,
 // n N with full-data scores.
