@@ -1,6 +1,7 @@
 package sgld
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -44,7 +45,9 @@ const FlagKeptZ = 4.0
 // over the chains (at least two chains of at least 4 draws each), the
 // monitored draws' number ("monitored_draws") and the set's standardised
 // distance to their mean ("kept_mean_z", see FlagKeptZ), with the flag
-// "kept" above FlagKeptZ. x is the set and mon the monitored draws of
+// "kept" above FlagKeptZ. On few draws per chain the ESS says little:
+// metric.BulkESS caps it at n·log₁₀ n, which 8 draws per chain reach
+// whatever their autocorrelation (the flag's reason then leaves it out). x is the set and mon the monitored draws of
 // every chain, both in the target's coordinates, the set chain by chain,
 // rows draws each.
 func diagnoseKept(set *particle.Set, x, mon *mat.Dense, chains, rows int) {
@@ -82,8 +85,12 @@ func diagnoseKept(set *particle.Set, x, mon *mat.Dense, chains, rows int) {
 	}
 	set.Diag.Set("kept_mean_z", z)
 	if !(z <= FlagKeptZ) {
-		set.Diag.Raise("kept", "the last %d draws of each chain lie %.3g standard errors of %d independent draws (> %g) from the mean of the chains' %d monitored draws (coordinate %d): bulk ESS %.3g, R̂ %.3g over the chains; fewer draws' worth than the set's %d",
-			rows, z, n, FlagKeptZ, m, zj, ess, rh, n)
+		why := ""
+		if ess < float64(n) {
+			why = fmt.Sprintf(" (bulk ESS %.3g, R̂ %.3g over the chains)", ess, rh)
+		}
+		set.Diag.Raise("kept", "the last %d draws of each chain lie %.3g standard errors of %d independent draws (> %g) from the mean of the chains' %d monitored draws (coordinate %d): fewer draws' worth than the set's %d%s",
+			rows, z, n, FlagKeptZ, m, zj, n, why)
 	}
 }
 
