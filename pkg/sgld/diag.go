@@ -29,9 +29,10 @@ const FlagRhat = 1.01
 // about |N(0, 1)| per coordinate when the set is as good as n independent
 // draws (less by the factor √(1 − n/M), the set being part of the M). The
 // chains' second halves pass the monitor's R̂ and ESS, so μ stands for the
-// target's mean far better than the last Keep draws of each chain do: the
-// mean error of those, read against posteriordb's reference draws, is
-// within 0.1 of z·σ/√n on seeds that no report reads. A z above 4 means
+// target's mean far better than the last Keep draws of each chain do: on
+// posteriordb's posteriors (seeds that no report reads) the set's mean
+// error against the reference draws exceeds z/√n standard deviations by
+// at most 0.1 (docs/DECISIONS.md, SGLD). A z above 4 means
 // the set's mean lies further from the chains' own than n independent
 // draws' would, in a way that is rarer than 1 in 1,000 per coordinate:
 // the last draws are autocorrelated (their bulk ESS, "kept_ess_bulk_min",
