@@ -1,6 +1,7 @@
 package sgld
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,6 +17,140 @@ import (
 // flagged "rhat": the threshold of Vehtari et al. (2021) that HMC uses too.
 const FlagRhat = 1.01
 
+// FlagKeptZ is the largest standardised distance between the mean of the
+// set and that of the chains' monitored draws beyond which a set that
+// Settings.Keep cut from them (StopConverged with MonitorAll) is flagged
+// "kept": with n draws in the set, M monitored draws and, per coordinate
+// j, their means m_j (set) and μ_j (monitored) and the monitored draws'
+// standard deviation σ_j,
+//
+//	z = max_j |m_j − μ_j| / (σ_j/√n),
+//
+// about |N(0, 1)| per coordinate when the set is as good as n independent
+// draws (less by the factor √(1 − n/M), the set being part of the M). The
+// chains' second halves pass the monitor's R̂ and ESS, so μ stands for the
+// target's mean far better than the last Keep draws of each chain do: on
+// posteriordb's posteriors (seeds that no report reads) the set's mean
+// error against the reference draws exceeds z/√n standard deviations by
+// at most 0.1 (docs/DECISIONS.md, SGLD). A z above 4 means
+// the set's mean lies further from the chains' own than n independent
+// draws' would, in a way that is rarer than 1 in 1,000 per coordinate:
+// the last draws are autocorrelated (their bulk ESS, "kept_ess_bulk_min",
+// a fraction of n) and the set holds fewer draws' worth than it has rows.
+const FlagKeptZ = 4.0
+
+// diagnoseKept records, for a set that holds the last keep draws of each
+// chain of a StopConverged run whose monitor read more of them
+// (MonitorAll), the kept draws' smallest bulk ESS ("kept_ess_bulk_min")
+// and largest split-R̂ ("kept_rhat_max") over the coordinates, computed
+// over the chains (at least two chains of at least 4 draws each), the
+// monitored draws' number ("monitored_draws") and the set's standardised
+// distance to their mean ("kept_mean_z", see FlagKeptZ), with the flag
+// "kept" above FlagKeptZ. On few draws per chain the ESS says little:
+// metric.BulkESS caps it at n·log₁₀ n, which 8 draws per chain reach
+// whatever their autocorrelation (the flag's reason then leaves it out). x is the set and mon the monitored draws of
+// every chain, both in the target's coordinates, the set chain by chain,
+// rows draws each.
+func diagnoseKept(set *particle.Set, x, mon *mat.Dense, chains, rows int) {
+	n, d := x.Dims()
+	m, _ := mon.Dims()
+	if n < 2 || m <= n {
+		return
+	}
+	set.Diag.Set("monitored_draws", float64(m))
+	ess, rh := math.NaN(), math.NaN()
+	if chains >= 2 && rows >= 4 && chains*rows == n {
+		ms := make([]*mat.Dense, chains)
+		for i := range ms {
+			ms[i] = mat.DenseCopyOf(x.Slice(i*rows, (i+1)*rows, 0, d))
+		}
+		e, r := metric.BulkESS(ms, nil), metric.SplitRhat(ms, nil)
+		ess, rh = math.Inf(1), math.Inf(-1)
+		for j := range e {
+			ess, rh = nanMin(ess, e[j]), nanMax(rh, r[j])
+		}
+		set.Diag.Set("kept_ess_bulk_min", ess)
+		set.Diag.Set("kept_rhat_max", rh)
+	}
+	z, zj := 0.0, -1
+	for j := range d {
+		mx := colMean(x, j)
+		mm, sm := colMeanSD(mon, j)
+		zz := math.Abs(mx-mm) / sm * math.Sqrt(float64(n))
+		if !(zz <= z) { // NaN (a constant coordinate) included
+			z, zj = zz, j
+		}
+		if math.IsNaN(zz) {
+			break
+		}
+	}
+	set.Diag.Set("kept_mean_z", z)
+	if !(z <= FlagKeptZ) {
+		why := ""
+		if ess < float64(n) {
+			why = fmt.Sprintf(" (bulk ESS %.3g, R̂ %.3g over the chains)", ess, rh)
+		}
+		set.Diag.Raise("kept", "the last %d draws of each chain lie %.3g standard errors of %d independent draws (> %g) from the mean of the chains' %d monitored draws (coordinate %d): fewer draws' worth than the set's %d%s",
+			rows, z, n, FlagKeptZ, m, zj, n, why)
+	}
+}
+
+// monitoredX returns the draws of every chain that StopConverged's
+// monitor reads, chain by chain, in the target's coordinates (fr).
+func monitoredX(fr *laplace.Frame, chains []*chain) *mat.Dense {
+	d := len(chains[0].x)
+	m := 0
+	for _, c := range chains {
+		m += c.monitored()
+	}
+	buf := make([]float64, m*d)
+	off := 0
+	for _, c := range chains {
+		off += c.copyLast(buf[off:], c.monitored())
+	}
+	_, x := fr.In(nil, mat.NewDense(m, d, buf))
+	return x
+}
+
+// colMean returns the mean of column j of x.
+func colMean(x *mat.Dense, j int) float64 {
+	n, _ := x.Dims()
+	s := 0.0
+	for i := range n {
+		s += x.At(i, j)
+	}
+	return s / float64(n)
+}
+
+// colMeanSD returns the mean and the standard deviation (divisor n − 1)
+// of column j of x.
+func colMeanSD(x *mat.Dense, j int) (float64, float64) {
+	n, _ := x.Dims()
+	m := colMean(x, j)
+	v := 0.0
+	for i := range n {
+		u := x.At(i, j) - m
+		v += u * u
+	}
+	return m, math.Sqrt(v / float64(n-1))
+}
+
+// nanMin and nanMax are math.Min and math.Max that return NaN when either
+// argument is NaN.
+func nanMin(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Min(a, b)
+}
+
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Max(a, b)
+}
+
 // diagnose fills set.Diag after the run's last snapshot, so that no
 // recorded time includes it:
 //
@@ -24,6 +159,9 @@ const FlagRhat = 1.01
 //     stand for the chains' agreement), rhat_max, the largest split-R̂ of
 //     the chains' kept draws (at least two chains of at least 4 draws
 //     each), flag "rhat" above FlagRhat;
+//   - when Settings.Keep cut the set from more monitored draws
+//     (StopConverged with MonitorAll), the kept draws' ESS and R̂ and
+//     their distance to the monitored draws, flag "kept" (diagnoseKept);
 //   - kish_ess (the number of draws, the weights being equal), and, from
 //     full-data scores evaluated at an evenly spread subsample of the draws
 //     (metric.SplitBudget of metric.DiagBudget: at most metric.DiagFraction
@@ -67,6 +205,10 @@ func diagnose(set *particle.Set, t target.Target, fr *laplace.Frame, chains []*c
 					worst, FlagRhat, wj, len(ms), rows)
 			}
 		}
+	}
+	if c := chains[0]; c.keep > 0 {
+		// The set is the last Keep of the monitored draws (MonitorAll).
+		diagnoseKept(set, x, monitoredX(fr, chains), len(chains), c.retained())
 	}
 	nd := target.NData(t)
 	scored, probes := metric.SplitBudget(n, metric.DiagBudget(evals, nd))

@@ -101,9 +101,11 @@ type Settings struct {
 	// Monitor selects the draws StopConverged's R̂ and ESS read when Keep
 	// caps the set: MonitorAll (the default, also "") the second half of
 	// every draw kept since the burn-in, the set being the last Keep of
-	// them; MonitorKept only the second half of the last Keep draws, which
-	// is also the set (Chains·⌈Keep/2⌉ particles). Without Keep the two
-	// are the same. See the constants.
+	// them (autocorrelated draws, worth fewer than Chains·Keep
+	// independent ones: the set's distance to the monitored draws' mean is
+	// checked, flag "kept", see FlagKeptZ); MonitorKept only the second
+	// half of the last Keep draws, which is also the set (Chains·⌈Keep/2⌉
+	// particles). Without Keep the two are the same. See the constants.
 	Monitor string `toml:"monitor" json:"monitor,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
@@ -462,7 +464,9 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with WhitenLaplace), which also check the draws
 // they evaluate; with Settings.Strict a flagged set (a "ceiling" of
-// StopConverged included) comes with a *particle.FlaggedError.
+// StopConverged included, or a "kept" set of Keep draws per chain that
+// lies further from the monitored draws' mean than as many independent
+// draws would) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	var sw particle.Stopwatch
 	sw.Start()
