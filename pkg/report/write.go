@@ -266,8 +266,8 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (%s; "+
 		"`repro run --strict` fails them)", len(rows), above)
 	if len(checks) > 0 {
-		b.WriteString(". A cell computed before a run-time check of its method carries no verdict of that check, " +
-			"which is not a pass; each check and the cells it was evaluated on:\n\n")
+		b.WriteString(". The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
+			"(a cell computed before a check was not checked by it, which is not a pass):\n\n")
 		writeChecks(b, checks)
 		b.WriteString("\n")
 	} else {
