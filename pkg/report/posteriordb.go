@@ -523,6 +523,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		b.WriteString("- " + v.Sentence() + "\n")
 	}
 	b.WriteString("\n")
+	writePDBUnchecked(b, cells)
 	writePDBByN(b, stats)
 	fmt.Fprintf(b, "### At N = %d\n\n", top)
 	b.WriteString("| posterior | method | seeds | mean err | sd ratios | MMD²/floor | grad evals | seconds | close | flags |\n")
@@ -669,4 +670,20 @@ func joinInts(ns []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// writePDBUnchecked says, for every run-time check (runChecks) not
+// evaluated on some of the benchmark's cells, on how many it was: a seed
+// of such a cell counts as unflagged by the check without having been
+// checked, so its method's "flagged" may rise and "silently off" fall on
+// a rerun ("close" stands: the check changes no number).
+func writePDBUnchecked(b *strings.Builder, cells []*Cell) {
+	counts := notEvaluated(countChecks(cells, runChecks))
+	if len(counts) == 0 {
+		return
+	}
+	b.WriteString("Not every run-time check was evaluated on every cell; a seed of a cell computed before a check counts as unflagged by it " +
+		"without having been checked, so on a rerun its method's \"flagged\" may rise and \"silently off\" fall (\"close\" stands: the checks change no number):\n\n")
+	writeChecks(b, counts)
+	b.WriteString("\n")
 }

@@ -242,9 +242,12 @@ func Write(w io.Writer, res *Results, opts Options) error {
 
 // writeFlagged lists the cells whose method flagged its result
 // (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
-// the heading, when no cell recorded a flag, so that a report on results
-// without flags is as it was before results recorded them. claims says
-// whether verdicts above may include them.
+// the heading, when no cell recorded a flag and every run-time check was
+// evaluated on every cell of its kinds. claims says
+// whether verdicts above may include them. After the count, one line per
+// run-time check (runChecks) says on how many cells of its kinds it was
+// evaluated; the section is written, too, when no cell is flagged but a
+// check was not evaluated on some cell.
 func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 	var rows []string
 	for _, c := range res.Cells {
@@ -252,7 +255,8 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, CellText(c.Prov.Method), CellText(d.Reason())))
 		}
 	}
-	if len(rows) == 0 {
+	checks := countChecks(res.Cells, runChecks)
+	if len(rows) == 0 && len(notEvaluated(checks)) == 0 {
 		return
 	}
 	above := "the figures above include them"
@@ -260,7 +264,19 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 		above = "the figures and verdicts above include them"
 	}
 	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (%s; "+
-		"`repro run --strict` fails them):\n\n| cell | method | reason |\n|---|---|---|\n", len(rows), above)
+		"`repro run --strict` fails them)", len(rows), above)
+	if len(checks) > 0 {
+		b.WriteString(". The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
+			"(a cell computed before a check was not checked by it, which is not a pass):\n\n")
+		writeChecks(b, checks)
+		b.WriteString("\n")
+	} else {
+		b.WriteString(":\n\n")
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("| cell | method | reason |\n|---|---|---|\n")
 	for _, r := range rows {
 		b.WriteString(r)
 	}
