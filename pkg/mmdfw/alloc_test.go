@@ -53,7 +53,7 @@ func TestStepAllocates(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%s: Step allocates %v times per particle", c.name, n)
 		}
-		if st.Particles < 70 {
+		if !race.Enabled && st.Particles < 70 { // under -race AllocsPerRun calls Step once
 			t.Errorf("%s: %d particles after the steps", c.name, st.Particles)
 		}
 	}
