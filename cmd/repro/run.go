@@ -39,7 +39,7 @@ func runCmd(reg *repro.Registry, args []string) error {
 		profile: "profile to apply: quick or full (default: the file's base settings)",
 		jobs:    "cells run at once (at least 1); each gets max(1, NumCPU/j) threads",
 	})
-	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): A-B, A-, -B or A")
+	cells := cmd.fs.String("cells", "", "run only the cells with these indices (as listed by repro list): a comma-separated list of A-B, A-, -B or A, e.g. 0,5,10-12")
 	force := cmd.fs.Bool("force", false, "recompute cached cells (each old result stays until its new one is complete)")
 	strict := cmd.fs.Bool("strict", false, "fail a cell whose method flagged its result (the error gives the reasons); cached flagged results count as failed")
 	cpuProfile := cmd.fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")

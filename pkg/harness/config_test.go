@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,16 +194,47 @@ func TestSelect(t *testing.T) {
 		}
 	}
 	for spec, msg := range map[string]string{
-		"4-2":  "reversed (4 > 2); write 2-4",
-		"0-5":  "index 5 is past the last cell, 4",
-		"x":    `"x" is not a cell index`,
-		"-1-2": `"1-2" is not a cell index`,
-		"abc":  `"abc" is not a cell index (want A-B, A-, -B or A, indices 0-4)`,
-		"-":    "no index",
+		"4-2":   "reversed (4 > 2); write 2-4",
+		"0-5":   "index 5 is past the last cell, 4",
+		"x":     `"x" is not a cell index`,
+		"-1-2":  `"1-2" is not a cell index`,
+		"abc":   `"abc" is not a cell index (want a comma-separated list of A-B, A-, -B or A, indices 0-4)`,
+		"-":     "no index",
+		"1,,3":  `no index in ""`,
+		"1,5":   "index 5 is past the last cell, 4",
+		"0,3-1": "reversed (3 > 1)",
 	} {
 		_, err := Select(cells, spec)
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("Select(%q): %v, want %q", spec, err, msg)
+		}
+	}
+}
+
+// TestSelectList: comma-separated parts select their union in index order,
+// each cell once.
+func TestSelectList(t *testing.T) {
+	cells := make([]*Cell, 8)
+	for i := range cells {
+		cells[i] = &Cell{Index: i}
+	}
+	for spec, want := range map[string][]int{
+		"0,5":      {0, 5},
+		"6,1-2":    {1, 2, 6},
+		"3-,0":     {0, 3, 4, 5, 6, 7},
+		"2, 2,1-3": {1, 2, 3},
+		"-1,7":     {0, 1, 7},
+	} {
+		got, err := Select(cells, spec)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", spec, err)
+		}
+		var idx []int
+		for _, c := range got {
+			idx = append(idx, c.Index)
+		}
+		if !slices.Equal(idx, want) {
+			t.Errorf("Select(%q) = %v, want %v", spec, idx, want)
 		}
 	}
 }

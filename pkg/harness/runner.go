@@ -170,9 +170,11 @@ func LoadFiles(reg *Registry, files []string, profile string, sets []string) ([]
 	return Plan(exps), nil
 }
 
-// Select returns the cells whose index lies in spec: "A-B" (inclusive),
-// "A-", "-B" or "A", indices as listed by Plan. A malformed spec, a
-// reversed range or an index past the last cell is an error saying which.
+// Select returns the cells whose index lies in spec: a comma-separated
+// list of "A-B" (inclusive), "A-", "-B" or "A", indices as listed by Plan,
+// for instance "0,5,10-12". The cells come in index order, each once. A
+// malformed part, a reversed range or an index past the last cell is an
+// error saying which.
 func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	if spec == "" {
 		return cells, nil
@@ -181,38 +183,67 @@ func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	if last < 0 {
 		return nil, fmt.Errorf("cells %q: there are no cells", spec)
 	}
-	lo, hi := 0, last
-	a, b, isRange := strings.Cut(spec, "-")
+	parts := strings.Split(spec, ",")
+	if len(parts) == 1 {
+		lo, hi, err := selectRange(spec, spec, last)
+		if err != nil {
+			return nil, err
+		}
+		return cells[lo : hi+1], nil
+	}
+	chosen := make([]bool, len(cells))
+	for _, part := range parts {
+		lo, hi, err := selectRange(spec, strings.TrimSpace(part), last)
+		if err != nil {
+			return nil, err
+		}
+		for i := lo; i <= hi; i++ {
+			chosen[i] = true
+		}
+	}
+	var out []*Cell
+	for i, c := range cells {
+		if chosen[i] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// selectRange parses one part of Select's spec into an inclusive range of
+// indices up to last; errors quote the whole spec.
+func selectRange(spec, part string, last int) (lo, hi int, err error) {
+	lo, hi = 0, last
+	a, b, isRange := strings.Cut(part, "-")
 	index := func(s string) (int, error) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
-			return 0, fmt.Errorf("cells %q: %q is not a cell index (want A-B, A-, -B or A, indices 0-%d)", spec, s, last)
+			return 0, fmt.Errorf("cells %q: %q is not a cell index (want a comma-separated list of A-B, A-, -B or A, indices 0-%d)", spec, s, last)
 		}
 		if n > last {
 			return 0, fmt.Errorf("cells %q: index %d is past the last cell, %d", spec, n, last)
 		}
 		return n, nil
 	}
-	var err error
 	if a == "" && (!isRange || b == "") {
-		return nil, fmt.Errorf("cells %q: no index (want A-B, A-, -B or A, indices 0-%d)", spec, last)
+		return 0, 0, fmt.Errorf("cells %q: no index in %q (want a comma-separated list of A-B, A-, -B or A, indices 0-%d)", spec, part, last)
 	}
 	if a != "" {
 		if lo, err = index(a); err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 	}
 	if !isRange {
 		hi = lo
 	} else if b != "" {
 		if hi, err = index(b); err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 	}
 	if lo > hi {
-		return nil, fmt.Errorf("cells %q: the range is reversed (%d > %d); write %d-%d", spec, lo, hi, hi, lo)
+		return 0, 0, fmt.Errorf("cells %q: the range is reversed (%d > %d); write %d-%d", spec, lo, hi, hi, lo)
 	}
-	return cells[lo : hi+1], nil
+	return lo, hi, nil
 }
 
 // BaseProfile names the folder of the cells of an experiment run without a
