@@ -17,9 +17,8 @@ import (
 // the particles, scores, Gram and Stein kernel rows, weights, the MMD²
 // trace and the views of the snapshots are kept in the state, sized for N
 // particles. Checked with the zero Settings (whitened, Stein weights),
-// with BQ on an exact embedding and with equal weights in the bandwidth's
-// scales. (Random features are not covered: their Stein
-// field, pkg/rff, grows its buffer with every particle.)
+// with BQ on an exact embedding, with equal weights in the bandwidth's
+// scales and with random features (whose Stein field is sized for N).
 func TestStepAllocates(t *testing.T) {
 	g, err := target.NewGaussian([]float64{0.5, -1}, mat.NewSymDense(2, []float64{2, 0.3, 0.3, 0.5}))
 	if err != nil {
@@ -35,6 +34,7 @@ func TestStepAllocates(t *testing.T) {
 		{"zero", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Stop: mmdfw.StopFixed}},
 		{"bq-exact", g, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ}},
 		{"equal-bandwidth", g, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
+		{"rff", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Kernel: mmdfw.RFFKernel, Stop: mmdfw.StopFixed}},
 	} {
 		ctx := context.Background()
 		st, err := mmdfw.NewState(ctx, c.tg, particle.Start{X0: []float64{0, 0}}, c.in, c.s, rand.NewPCG(1, 2))

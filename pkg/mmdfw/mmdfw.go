@@ -604,6 +604,7 @@ func (r *run) allocate() {
 		D := rk.Len()
 		r.rff = rk
 		r.field = rff.NewSteinField(rk)
+		r.field.Reserve(N)
 		r.phi = mat.NewDense(N, D, nil)
 		r.agg = make([]float64, D)
 		r.feat = make([]float64, D)

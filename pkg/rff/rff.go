@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -100,7 +98,7 @@ func (f *Features) MapRows(dst, X *mat.Dense) {
 	if r, c := dst.Dims(); r != n || c != D {
 		panic("rff: dimension mismatch")
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, X.RawMatrix(), f.omega.RawMatrix(), 0, dst.RawMatrix())
+	gemmNT(X.RawMatrix(), f.omega.RawMatrix(), dst.RawMatrix())
 	for i := 0; i < n; i++ {
 		row := dst.RawRowView(i)
 		for j, v := range row {

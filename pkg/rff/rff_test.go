@@ -197,3 +197,33 @@ func ExampleSteinField_SelfKernel() {
 	fmt.Printf("k_D(x, x) = %.2f (Eval %.2f; the exact RBF kernel gives 1)\n", field.SelfKernel(), f.Eval(x, x))
 	// Output: k_D(x, x) = 0.99 (Eval 0.99; the exact RBF kernel gives 1)
 }
+
+// TestSteinFieldAllocates: once Reserve has sized it, Reset and Direction
+// allocate nothing, whatever the particle count up to the reserve (gonum's
+// Gemm, which they replace, allocates for its goroutines).
+func TestSteinFieldAllocates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	d, D, n := 7, 200, 300
+	f := rff.New(rng, d, D, 1.5)
+	X, S := testutil.RandDense(rng, n, d), testutil.RandDense(rng, n, d)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	field := rff.NewSteinField(f)
+	field.Reserve(n)
+	x, dst := testutil.RandVec(rng, d, 1), make([]float64, d)
+	for _, m := range []int{1, 70, 300} {
+		Xm, Sm := X.Slice(0, m, 0, d).(*mat.Dense), S.Slice(0, m, 0, d).(*mat.Dense)
+		if a := race.AllocsPerRun(t, 10, func() {
+			field.Reset(Xm, Sm, w[:m])
+			field.Direction(dst, x)
+		}); a != 0 {
+			t.Errorf("%d particles: %v allocations per Reset and Direction", m, a)
+		}
+	}
+	phi := mat.NewDense(n, D, nil)
+	if a := race.AllocsPerRun(t, 10, func() { f.MapRows(phi, X) }); a != 0 {
+		t.Errorf("MapRows: %v allocations", a)
+	}
+}

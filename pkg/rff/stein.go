@@ -40,9 +40,19 @@ func NewSteinField(f *Features) *SteinField {
 	}
 }
 
+// Reserve sizes the field's scratch for up to n particles, so that Reset
+// with at most n rows allocates nothing; Reset grows it otherwise.
+func (s *SteinField) Reserve(n int) {
+	D, _ := s.f.omega.Dims()
+	if cap(s.z) < n*D {
+		s.z = make([]float64, n*D)
+	}
+}
+
 // Reset summarises the particles in the rows of X (n×d), their scores in
 // the rows of S (n×d) and their weights w (length n). It costs two matrix
-// products, O(n·D·d).
+// products, O(n·D·d), and allocates nothing once Reserve has sized it for
+// n particles.
 func (s *SteinField) Reset(X, S *mat.Dense, w []float64) {
 	n, d := X.Dims()
 	D, dd := s.f.omega.Dims()
@@ -52,11 +62,9 @@ func (s *SteinField) Reset(X, S *mat.Dense, w []float64) {
 	if r, c := S.Dims(); r != n || c != d {
 		panic("rff: dimension mismatch")
 	}
-	if cap(s.z) < n*D {
-		s.z = make([]float64, n*D)
-	}
+	s.Reserve(n)
 	z := blas64.General{Rows: n, Cols: D, Stride: D, Data: s.z[:n*D]}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, X.RawMatrix(), s.f.omega.RawMatrix(), 0, z)
+	gemmNT(X.RawMatrix(), s.f.omega.RawMatrix(), z)
 	for j := range s.sig {
 		s.sig[j] = 0
 		s.mean[j] = 0
@@ -74,8 +82,7 @@ func (s *SteinField) Reset(X, S *mat.Dense, w []float64) {
 		}
 	}
 	// M = Sᵀ diag(w) Φ.
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, S.RawMatrix(), z,
-		0, blas64.General{Rows: d, Cols: D, Stride: D, Data: s.m})
+	gemmTN(S.RawMatrix(), z, blas64.General{Rows: d, Cols: D, Stride: D, Data: s.m})
 }
 
 // Direction writes the weighted Stein direction at x into dst (length d)
