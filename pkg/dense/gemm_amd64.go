@@ -109,3 +109,10 @@ func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int)
 //
 //go:noescape
 func subScaled512(dst, s, x *float64, n int, c float64)
+
+// diffArgminAVX is AddScaledDiffArgmin's vector part for n a multiple of 4,
+// n ≥ 4: lanes gets the four lanes' first minima, their indices (int64
+// bits), first maxima and their indices.
+//
+//go:noescape
+func diffArgminAVX(gp, ap, bp *float64, n int, gamma float64, lanes *[16]float64)

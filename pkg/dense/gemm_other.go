@@ -75,3 +75,7 @@ func outerAddAVX(dst *float64, ds int, x *float64, p int, d *float64, n int) {
 func subScaled512(dst, s, x *float64, n int, c float64) {
 	panic("dense: no AVX-512 kernel")
 }
+
+func diffArgminAVX(gp, ap, bp *float64, n int, gamma float64, lanes *[16]float64) {
+	panic("dense: no AVX kernels")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/dense"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
@@ -290,19 +291,10 @@ func (s *weights) pairwiseSolve() {
 		// below u(gabs + 2γ·maxAbs); the two weights' roundings move Qw by
 		// at most u·maxAbs·(wₐ + wₛ).
 		p.drift += eps * (6*gamma*p.maxAbs + 2*gabs + p.maxAbs*(wa+w[si]))
-		// The update of g, with the next iteration's vertex and range.
+		// The update of g, with the next iteration's vertex and range
+		// (the first smallest gⱼ; vectorised, with the serial loop's bits).
 		qa := p.q[ai*c : ai*c+n]
-		si, gmin, gtop = 0, math.Inf(1), math.Inf(-1)
-		for j, v := range qs {
-			gj := g[j] + gamma*(v-qa[j])
-			g[j] = gj
-			if gj < gmin {
-				gmin, si = gj, j
-			}
-			if gj > gtop {
-				gtop = gj
-			}
-		}
+		si, gmin, _, gtop = dense.AddScaledDiffArgmin(g, qs, qa, gamma)
 	}
 	st := &p.stats
 	st.Solves++
