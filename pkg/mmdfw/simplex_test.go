@@ -481,3 +481,52 @@ func TestWeightSolverSettings(t *testing.T) {
 		t.Errorf(`"mmd" reads as %v (%v)`, r, err)
 	}
 }
+
+// TestPairwiseSkipBits: skipping the divisions that cannot beat the best
+// decrease leaves every solve bit for bit as it was: weights, gradient,
+// drift and statistics after each added particle, on random PSD problems
+// of full and deficient rank (Stein and MMD shapes), with duplicated rows
+// (ties between candidates) and scales from 10⁻¹⁵⁰ to 10¹⁵⁰.
+func TestPairwiseSkipBits(t *testing.T) {
+	defer func(v bool) { pairwiseSkip = v }(pairwiseSkip)
+	rng := rand.New(rand.NewPCG(31, 32))
+	for trial := 0; trial < 40; trial++ {
+		n := 5 + rng.IntN(120)
+		m := []int{2, n / 3, n, 2 * n}[trial%4]
+		Q := randomPSD(rng, n, m)
+		if trial%5 == 4 { // duplicate particles: equal rows and columns
+			for i := 1; i < n; i += 3 {
+				for j := 0; j < n; j++ {
+					Q[i*n+j] = Q[(i-1)*n+j]
+				}
+				for j := 0; j < n; j++ {
+					Q[j*n+i] = Q[j*n+i-1]
+				}
+				Q[i*n+i] = Q[(i-1)*n+i-1]
+			}
+		}
+		scale := []float64{1, 1e-150, 1e150, 1e-3}[trial%4]
+		for i := range Q {
+			Q[i] *= scale
+		}
+		var b []float64
+		if trial%2 == 1 {
+			b = make([]float64, n)
+			for i := range b {
+				b[i] = Q[i*n+i] * rng.Float64()
+			}
+		}
+		pairwiseSkip = true
+		on := solveQP(t, Q, b, 0, n, true, 1e-6, 500, 0)
+		pairwiseSkip = false
+		off := solveQP(t, Q, b, 0, n, true, 1e-6, 500, 0)
+		for i := 0; i < n; i++ {
+			if math.Float64bits(on.w[i]) != math.Float64bits(off.w[i]) || math.Float64bits(on.qp.g[i]) != math.Float64bits(off.qp.g[i]) {
+				t.Fatalf("trial %d (n %d, rank %d): w[%d] %v / %v, g %v / %v", trial, n, m, i, on.w[i], off.w[i], on.qp.g[i], off.qp.g[i])
+			}
+		}
+		if on.qp.stats != off.qp.stats || math.Float64bits(on.qp.drift) != math.Float64bits(off.qp.drift) {
+			t.Fatalf("trial %d: stats %+v / %+v", trial, on.qp.stats, off.qp.stats)
+		}
+	}
+}
