@@ -188,10 +188,6 @@ func (s *weights) towardsNewest() {
 	p.drift += eps * (4*gabs + 7*p.maxAbs)
 }
 
-// pairwiseSkip lets pairwiseSolve skip the divisions that cannot change
-// its choice of the away vertex; tests switch it off to compare the bits.
-var pairwiseSkip = true
-
 // eps is the unit round-off of float64, 2⁻⁵³.
 const eps = 0x1p-53
 
@@ -243,15 +239,7 @@ func (s *weights) pairwiseSolve() {
 			dec := 2 * wi * dg
 			if k > 0 {
 				if dg < wi*k {
-					// dg²/k > best needs dg² ≥ best·k; below a bound
-					// under best·k by more than its rounding the
-					// division cannot beat best and is skipped (the
-					// chosen vertex and its decrease keep their bits).
-					a := dg * dg
-					if pairwiseSkip && a < best*k*(1-0x1p-50) {
-						continue
-					}
-					dec = a / k
+					dec = dg * dg / k
 				} else {
 					dec -= wi * wi * k
 				}
