@@ -67,9 +67,7 @@ func TestAddScaledDiffArgmin(t *testing.T) {
 						g[j], a[j], b[j] = draw(mode), draw(mode), draw(mode)
 					}
 					if mode == 1 {
-						for j := range a {
-							b[j] = a[j] // g unchanged: ties stay ties
-						}
+						copy(b, a) // g unchanged: ties stay ties
 					}
 					gamma := []float64{0.37, 0, 1, -2.5}[rep%4]
 					want := append([]float64(nil), g...)

@@ -32,12 +32,7 @@ func gemmNT(a, b, c blas64.General) {
 	if b.Cols != k || c.Rows != m || c.Cols != n {
 		panic("rff: dimension mismatch")
 	}
-	for i := 0; i < m; i++ {
-		ci := c.Data[i*c.Stride : i*c.Stride+n]
-		for j := range ci {
-			ci[j] = 0
-		}
-	}
+	zeroRows(c)
 	step := k
 	if gemmBlocks(m)*gemmBlocks(n) >= gemmParBlock {
 		step = gemmBlock
@@ -60,18 +55,23 @@ func gemmTN(a, b, c blas64.General) {
 	if b.Rows != k || c.Rows != m || c.Cols != n {
 		panic("rff: dimension mismatch")
 	}
-	for i := 0; i < m; i++ {
-		ci := c.Data[i*c.Stride : i*c.Stride+n]
-		for j := range ci {
-			ci[j] = 0
-		}
-	}
+	zeroRows(c)
 	for l := 0; l < k; l++ {
 		bl := b.Data[l*b.Stride : l*b.Stride+n]
 		for i, v := range a.Data[l*a.Stride : l*a.Stride+m] {
 			if v != 0 {
 				floats.AddScaled(c.Data[i*c.Stride:i*c.Stride+n], v, bl)
 			}
+		}
+	}
+}
+
+// zeroRows sets the c.Rows×c.Cols elements of c to 0 (β = 0).
+func zeroRows(c blas64.General) {
+	for i := 0; i < c.Rows; i++ {
+		ci := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+		for j := range ci {
+			ci[j] = 0
 		}
 	}
 }
