@@ -183,16 +183,8 @@ func Select(cells []*Cell, spec string) ([]*Cell, error) {
 	if last < 0 {
 		return nil, fmt.Errorf("cells %q: there are no cells", spec)
 	}
-	parts := strings.Split(spec, ",")
-	if len(parts) == 1 {
-		lo, hi, err := selectRange(spec, spec, last)
-		if err != nil {
-			return nil, err
-		}
-		return cells[lo : hi+1], nil
-	}
 	chosen := make([]bool, len(cells))
-	for _, part := range parts {
+	for _, part := range strings.Split(spec, ",") {
 		lo, hi, err := selectRange(spec, strings.TrimSpace(part), last)
 		if err != nil {
 			return nil, err
