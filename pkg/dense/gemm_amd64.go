@@ -116,3 +116,12 @@ func subScaled512(dst, s, x *float64, n int, c float64)
 //
 //go:noescape
 func diffArgminAVX(gp, ap, bp *float64, n int, gamma float64, lanes *[16]float64)
+
+// awayScanAVX is AwayScan's vector part for the first n entries of sup, n
+// a multiple of 4, n ≥ 4: out gets wg and wb, the four lanes' first
+// largest decreases (0 where none is above 0) and their places in sup
+// (int64 bits, −1 where none). It returns false, with out unset, when an
+// index of those n is not below m.
+//
+//go:noescape
+func awayScanAVX(sup *int, n, m int, wp, gp, bp, dp, qp *float64, gmin, qss float64, out *[10]float64) (ok bool)

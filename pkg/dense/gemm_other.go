@@ -79,3 +79,7 @@ func subScaled512(dst, s, x *float64, n int, c float64) {
 func diffArgminAVX(gp, ap, bp *float64, n int, gamma float64, lanes *[16]float64) {
 	panic("dense: no AVX kernels")
 }
+
+func awayScanAVX(sup *int, n, m int, wp, gp, bp, dp, qp *float64, gmin, qss float64, out *[10]float64) (ok bool) {
+	panic("dense: no AVX2 kernel")
+}

@@ -222,32 +222,11 @@ func (s *weights) pairwiseSolve() {
 	for {
 		// One pass over the support: wᵀg, bᵀw and the support vertex
 		// whose move to s lowers F the most, by the decrease
-		// γ(2(gᵢ − gₛ) − γk) at γ = min(wᵢ, (gᵢ − gₛ)/k).
+		// γ(2(gᵢ − gₛ) − γk) at γ = min(wᵢ, (gᵢ − gₛ)/k) (vectorised,
+		// with the serial loop's bits).
 		qs := p.q[si*c : si*c+n]
 		qss := qs[si]
-		ai, best := -1, 0.0
-		var wg, wb float64
-		for _, i := range p.sup {
-			wi, gi := w[i], g[i]
-			wg += wi * gi
-			wb -= wi * nb[i]
-			if !(gi > gmin) {
-				continue
-			}
-			dg := gi - gmin
-			k := diag[i] + qss - 2*qs[i]
-			dec := 2 * wi * dg
-			if k > 0 {
-				if dg < wi*k {
-					dec = dg * dg / k
-				} else {
-					dec -= wi * wi * k
-				}
-			}
-			if dec > best {
-				ai, best = i, dec
-			}
-		}
+		wg, wb, ai, _ := dense.AwayScan(p.sup, w, g, nb, diag, qs, gmin, qss)
 		gabs := max(-gmin, gtop)
 		F = wg - wb + p.c
 		gap = 2 * (wg - gmin)
