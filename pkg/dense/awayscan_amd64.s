@@ -11,12 +11,32 @@ GLOBL awayIota<>(SB), RODATA|NOPTR, $32
 DATA awayFour<>+0(SB)/8, $4
 GLOBL awayFour<>(SB), RODATA|NOPTR, $8
 
+// LOAD4 loads base[AX], base[BX], base[DX] and base[DI] into the four
+// lanes of Y (lane 0 first), through X (Y's low half) and X0.
+#define LOAD4(base, X, Y) \
+	VMOVSD      (base)(AX*8), X; \
+	VMOVHPD     (base)(BX*8), X, X; \
+	VMOVSD      (base)(DX*8), X0; \
+	VMOVHPD     (base)(DI*8), X0, X0; \
+	VINSERTF128 $1, X0, Y, Y
+
+// LANES4 applies op (VADDSD or VSUBSD) to acc and each lane of Y9 in turn,
+// lane 0 first, through X0; it leaves Y9's upper half in X9.
+#define LANES4(op, acc) \
+	op           X9, acc, acc; \
+	VPERMILPD    $1, X9, X0; \
+	op           X0, acc, acc; \
+	VEXTRACTF128 $1, Y9, X9; \
+	op           X9, acc, acc; \
+	VPERMILPD    $1, X9, X0; \
+	op           X0, acc, acc
+
 // func awayScanAVX(sup *int, n, m int, wp, gp, bp, dp, qp *float64, gmin, qss float64, out *[10]float64) (ok bool)
 //
 // Four entries of sup at a time: w, g, b, diag and qs loaded at them
-// (two halves of a vector each); the terms w·g and w·b added to wg (X8) and taken from wb
-// (X7) one lane after the other, lane 0 first, as the serial loop does;
-// the decrease as AwayScan's formula, with the serial loop's roundings (no
+// (two halves of a vector each); the terms w·g and w·b added to wg (X8)
+// and taken from wb (X7) one lane after the other, lane 0 first, as the
+// serial loop does; the decrease as AwayScan's formula, with the serial loop's roundings (no
 // FMA; 2x as x + x, which is exact); per lane the first largest decrease
 // above the lane's best so far (Y11, from 0) among g > gmin, by VCMPPD
 // GT_OQ (NaN false), with its place in sup (Y10, from −1). n a multiple
@@ -54,51 +74,17 @@ awayloop:
 	JAE  awaybad
 	CMPQ DI, m+16(FP)
 	JAE  awaybad
-	VMOVSD (R9)(AX*8), X2
-	VMOVHPD (R9)(BX*8), X2, X2
-	VMOVSD (R9)(DX*8), X0
-	VMOVHPD (R9)(DI*8), X0, X0
-	VINSERTF128 $1, X0, Y2, Y2
-	VMOVSD (R10)(AX*8), X3
-	VMOVHPD (R10)(BX*8), X3, X3
-	VMOVSD (R10)(DX*8), X0
-	VMOVHPD (R10)(DI*8), X0, X0
-	VINSERTF128 $1, X0, Y3, Y3
-	VMOVSD (R11)(AX*8), X4
-	VMOVHPD (R11)(BX*8), X4, X4
-	VMOVSD (R11)(DX*8), X0
-	VMOVHPD (R11)(DI*8), X0, X0
-	VINSERTF128 $1, X0, Y4, Y4
-	VMOVSD (R12)(AX*8), X5
-	VMOVHPD (R12)(BX*8), X5, X5
-	VMOVSD (R12)(DX*8), X0
-	VMOVHPD (R12)(DI*8), X0, X0
-	VINSERTF128 $1, X0, Y5, Y5
-	VMOVSD (R13)(AX*8), X6
-	VMOVHPD (R13)(BX*8), X6, X6
-	VMOVSD (R13)(DX*8), X0
-	VMOVHPD (R13)(DI*8), X0, X0
-	VINSERTF128 $1, X0, Y6, Y6
+	LOAD4(R9, X2, Y2)
+	LOAD4(R10, X3, Y3)
+	LOAD4(R11, X4, Y4)
+	LOAD4(R12, X5, Y5)
+	LOAD4(R13, X6, Y6)
 
-	// wg += w·g, lane by lane.
+	// wg += w·g and wb −= w·b, lane by lane.
 	VMULPD Y3, Y2, Y9
-	VADDSD X9, X8, X8
-	VPERMILPD $1, X9, X0
-	VADDSD X0, X8, X8
-	VEXTRACTF128 $1, Y9, X9
-	VADDSD X9, X8, X8
-	VPERMILPD $1, X9, X0
-	VADDSD X0, X8, X8
-
-	// wb −= w·b, lane by lane.
+	LANES4(VADDSD, X8)
 	VMULPD Y4, Y2, Y9
-	VSUBSD X9, X7, X7
-	VPERMILPD $1, X9, X0
-	VSUBSD X0, X7, X7
-	VEXTRACTF128 $1, Y9, X9
-	VSUBSD X9, X7, X7
-	VPERMILPD $1, X9, X0
-	VSUBSD X0, X7, X7
+	LANES4(VSUBSD, X7)
 
 	VCMPPD $0x1e, Y15, Y3, Y4 // g > gmin
 	VSUBPD Y15, Y3, Y3        // dg = g − gmin
