@@ -38,13 +38,16 @@ const errAwayRange = "dense: AwayScan index out of range"
 //		if dec > best { ai, best = i, dec }
 //	}
 //
-// whose AVX2 path gathers four entries at a time, adds the sums' terms in
+// whose AVX2 path loads four entries at a time, adds the sums' terms in
 // the order of sup, and keeps four lanes of first maxima with their places
 // in sup, reduced at the end (the earlier place first on equal values).
 // Every index in sup must be below the length of w, g, b, diag and qs; it
 // panics ("dense: ...") otherwise.
 func AwayScan(sup []int, w, g, b, diag, qs []float64, gmin, qss float64) (wg, wb float64, ai int, best float64) {
 	m := min(len(w), len(g), len(b), len(diag), len(qs))
+	if m == 0 && len(sup) > 0 {
+		panic(errAwayRange)
+	}
 	ai = -1
 	n4 := 0
 	if useFMA && len(sup) >= 4 {

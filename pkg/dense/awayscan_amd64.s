@@ -36,12 +36,12 @@ GLOBL awayFour<>(SB), RODATA|NOPTR, $8
 // Four entries of sup at a time: w, g, b, diag and qs loaded at them
 // (two halves of a vector each); the terms w·g and w·b added to wg (X8)
 // and taken from wb (X7) one lane after the other, lane 0 first, as the
-// serial loop does; the decrease as AwayScan's formula, with the serial loop's roundings (no
-// FMA; 2x as x + x, which is exact); per lane the first largest decrease
-// above the lane's best so far (Y11, from 0) among g > gmin, by VCMPPD
-// GT_OQ (NaN false), with its place in sup (Y10, from −1). n a multiple
-// of 4, n ≥ 4. It returns false, at once, at the first group with an
-// index not below m (unsigned).
+// serial loop does; the decrease by AwayScan's formula with the serial
+// loop's roundings (no FMA; 2x as x + x, which is exact); per lane the
+// first largest decrease above the lane's best so far (Y11, from 0) among
+// g > gmin, by VCMPPD GT_OQ (NaN false), with its place in sup (Y10, from
+// −1). n a multiple of 4, n ≥ 4. It returns false, at once, at the first
+// group with an index not below m (unsigned).
 TEXT ·awayScanAVX(SB), NOSPLIT, $0-89
 	MOVQ sup+0(FP), SI
 	MOVQ n+8(FP), CX

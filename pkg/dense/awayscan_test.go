@@ -134,14 +134,19 @@ func TestAwayScanRange(t *testing.T) {
 			continue
 		}
 		useFMA = fma
-		for _, sup := range [][]int{{0, 1, 2, 3}, {0, 1, 2, 0, 3}, {-1, 0}, {0, 1, 2, 0, 1, 2, 0, -5}} {
+		for _, c := range []struct {
+			sup []int
+			qs  []float64
+		}{{[]int{0, 1, 2, 3}, v[:3]}, {[]int{0, 1, 2, 0, 3}, v[:3]}, {[]int{-1, 0}, v[:3]}, {[]int{0, 1, 2, 0, 1, 2, 0, -5}, v[:3]},
+			{[]int{0, 0, 0, 0}, nil}, {[]int{0}, nil}} {
+			sup := c.sup
 			func() {
 				defer func() {
 					if r := recover(); r != errAwayRange {
 						t.Errorf("fma %v, sup %v: recovered %v", fma, sup, r)
 					}
 				}()
-				AwayScan(sup, v, v, v, v, v[:3], 0, 0)
+				AwayScan(sup, v, v, v, v, c.qs, 0, 0)
 			}()
 		}
 	}
