@@ -5,15 +5,16 @@ import "math"
 const errAwayRange = "dense: AwayScan index out of range"
 
 // AwayScan is the pass over the support of a pairwise Frank-Wolfe step on
-// the simplex-constrained quadratic ½wᵀQw − bᵀw with gradient g = Qw − b,
-// Frank-Wolfe vertex s (g_s = gmin) and Q's row Q_s· in qs (qss = Q_ss).
-// Over the entries i = sup[0], sup[1], … in that order it returns the sums
+// the simplex for the quadratic F(w) = wᵀQw + 2bᵀw + c, whose gradient is
+// 2g with g = Qw + b, so that F = wᵀg + bᵀw + c; s is the Frank-Wolfe
+// vertex (g_s = gmin), qs Q's row Q_s· and qss = Q_ss. Over the entries
+// i = sup[0], sup[1], … in that order it returns the sums
 //
-//	wg = Σ w_i g_i,   wb = −Σ w_i b_i
+//	wg = Σ w_i g_i,   wb = −Σ w_i b_i   (F = wg − wb + c)
 //
 // (each product and each sum rounded, in the order of sup) and the first
-// i of largest decrease of F along the move of w_i towards s by the exact
-// line search, among those with g_i > gmin,
+// i of largest decrease of F, γ(2dg − γk), when weight γ = min(w_i, dg/k)
+// moves from i to s (the exact line search), among those with g_i > gmin,
 //
 //	dg = g_i − gmin,  k = Q_ii + Q_ss − 2Q_si,
 //	dec = dg²/k                        if k > 0 and dg < w_i·k,

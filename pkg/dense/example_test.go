@@ -67,3 +67,30 @@ func ExampleAddMulTrans() {
 	// [-2.5 -2.5 -2.5]
 	// [1 0 2 -1 0 -2]
 }
+
+// One pairwise Frank-Wolfe step on F(w) = wᵀQw over the simplex, Q =
+// diag(2, 1, 3), from w = (½, 0, ½): AwayScan gives F, the Frank-Wolfe gap
+// and the support vertex to move weight from, and AddScaledDiffArgmin
+// updates g = Qw (half F's gradient) and finds the next step's vertex.
+func ExampleAwayScan() {
+	q := [][]float64{{2, 0, 0}, {0, 1, 0}, {0, 0, 3}}
+	diag := []float64{2, 1, 3}
+	b := []float64{0, 0, 0}
+	w := []float64{0.5, 0, 0.5}
+	g := []float64{1, 0, 1.5} // Qw + b
+	sup := []int{0, 2}        // the particles of nonzero weight
+	s, gmin := 1, 0.0         // the Frank-Wolfe vertex, argmin g
+
+	wg, wb, a, dec := dense.AwayScan(sup, w, g, b, diag, q[s], gmin, q[s][s])
+	fmt.Printf("F = %.4g, gap = %.4g; move from %d (decrease %.4g)\n", wg-wb, 2*(wg-gmin), a, dec)
+
+	k := diag[a] + q[s][s] - 2*q[s][a]
+	gamma := min(w[a], (g[a]-gmin)/k)
+	w[a] -= gamma
+	w[s] += gamma
+	next, gnext, _, _ := dense.AddScaledDiffArgmin(g, q[s], q[a], gamma)
+	fmt.Printf("w = %.4g, g = %.4g, next vertex %d (g = %.4g)\n", w, g, next, gnext)
+	// Output:
+	// F = 1.25, gap = 2.5; move from 2 (decrease 0.5625)
+	// w = [0.5 0.375 0.125], g = [1 0.375 0.375], next vertex 1 (g = 0.375)
+}
