@@ -21,15 +21,15 @@ func init() { register("arK", arK) }
 //	∂/∂α = −α/100 + Σrₜ/σ²,  ∂/∂βₖ = −βₖ/100 + Σrₜyₜ₋ₖ/σ²,
 //	∂/∂σ = −2σ/(6.25 + σ²) − n/σ + S/σ³.
 func arK(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	K := f.count("K")
-	T := f.count("T")
-	y := f.vector("y", T, "T")
-	if f.err == nil && K < 1 {
-		f.fail("data key %q = 0: the model needs at least one lag", "K")
+	f := Fields{Data: data}
+	K := f.Count("K")
+	T := f.Count("T")
+	y := f.Vector("y", T, "T")
+	if f.Err() == nil && K < 1 {
+		f.Fail("data key %q = 0: the model needs at least one lag", "K")
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	var s constrain.Space
 	alpha := s.Real("alpha")
@@ -63,5 +63,5 @@ func arK(data map[string]json.RawMessage) (*Model, error) {
 		grad[is] = -2*sd/(6.25+sd*sd) - n/sd + ss*iv/sd
 		return lp
 	})
-	return fromPosterior("arK", post), nil
+	return FromPosterior("arK", post), nil
 }

@@ -22,14 +22,14 @@ func init() { register("arma11", arma11) }
 //	log p = −μ²/200 − (φ² + θ²)/8 − log(1 + σ²/6.25) − T log σ − S/(2σ²),
 //	∂/∂(μ, φ, θ) = −Σ errₜ eₜ/σ² + prior terms,  ∂/∂σ = −2σ/(6.25 + σ²) − T/σ + S/σ³.
 func arma11(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	T := f.count("T")
-	y := f.vector("y", T, "T")
-	if f.err == nil && T < 1 {
-		f.fail("data key %q = 0: the model needs at least one observation", "T")
+	f := Fields{Data: data}
+	T := f.Count("T")
+	y := f.Vector("y", T, "T")
+	if f.Err() == nil && T < 1 {
+		f.Fail("data key %q = 0: the model needs at least one observation", "T")
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	var s constrain.Space
 	s.Real("mu")
@@ -58,5 +58,5 @@ func arma11(data map[string]json.RawMessage) (*Model, error) {
 		grad[3] = -2*sd/(6.25+sd*sd) - n/sd + ss*iv/sd
 		return -mu*mu/200 - (phi*phi+theta*theta)/8 - math.Log1p(sd*sd/6.25) - n*math.Log(sd) - 0.5*ss*iv
 	})
-	return fromPosterior("arma11", post), nil
+	return FromPosterior("arma11", post), nil
 }

@@ -9,16 +9,16 @@ func init() { register("blr", blr) }
 //
 //	y ~ N(Xβ, σ),   βⱼ ~ N(0, 10),   σ ~ N(0, 10) on (0, ∞).
 func blr(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	d := f.count("D")
-	X := f.matrix("X", n, d, "N", "D")
-	y := f.vector("y", n, "N")
-	if f.err == nil && d < 1 {
-		f.fail("data key %q = 0: the model needs at least one coefficient", "D")
+	f := Fields{Data: data}
+	n := f.Count("N")
+	d := f.Count("D")
+	X := f.Matrix("X", n, d, "N", "D")
+	y := f.Vector("y", n, "N")
+	if f.Err() == nil && d < 1 {
+		f.Fail("data key %q = 0: the model needs at least one coefficient", "D")
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
-	return linearRegression("blr", y, X, []coef{{"beta", d, normal(0, 10)}}, "sigma", normal(0, 10), true), nil
+	return LinearRegression("blr", y, X, []Coef{{"beta", d, Normal(0, 10)}}, "sigma", Normal(0, 10), true), nil
 }

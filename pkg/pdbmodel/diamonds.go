@@ -16,20 +16,20 @@ func init() { register("diamonds", diamonds) }
 // b, Intercept and σ (not the generated b_Intercept = Intercept − x̄ᵀb);
 // the normalising constants Stan's target += keeps are constants here.
 func diamonds(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	k := f.count("K")
-	y := f.vector("Y", n, "N")
-	X := f.matrix("X", n, k, "N", "K")
-	priorOnly := f.real("prior_only")
-	if f.err == nil && n < 1 {
-		f.fail("data key %q = 0: brms's program needs at least one observation", "N")
+	f := Fields{Data: data}
+	n := f.Count("N")
+	k := f.Count("K")
+	y := f.Vector("Y", n, "N")
+	X := f.Matrix("X", n, k, "N", "K")
+	priorOnly := f.Real("prior_only")
+	if f.Err() == nil && n < 1 {
+		f.Fail("data key %q = 0: brms's program needs at least one observation", "N")
 	}
-	if f.err == nil && k < 2 {
-		f.fail("data key %q = %d: the model needs the intercept column and at least one predictor", "K", k)
+	if f.Err() == nil && k < 2 {
+		f.Fail("data key %q = %d: the model needs the intercept column and at least one predictor", "K", k)
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	kc := k - 1
 	Xc := make([]float64, n*k) // X꜀ and a last column of ones
@@ -46,6 +46,6 @@ func diamonds(data map[string]json.RawMessage) (*Model, error) {
 	for i := 0; i < n; i++ {
 		Xc[i*k+kc] = 1
 	}
-	coefs := []coef{{"b", kc, normal(0, 1)}, {"Intercept", 0, studentT(3, 8, 10)}}
-	return linearRegression("diamonds", y, Xc, coefs, "sigma", studentT(3, 0, 10), priorOnly == 0), nil
+	coefs := []Coef{{"b", kc, Normal(0, 1)}, {"Intercept", 0, StudentT(3, 8, 10)}}
+	return LinearRegression("diamonds", y, Xc, coefs, "sigma", StudentT(3, 0, 10), priorOnly == 0), nil
 }

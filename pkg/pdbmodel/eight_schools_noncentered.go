@@ -22,16 +22,16 @@ func init() { register("eight_schools_noncentered", eightSchoolsNoncentered) }
 //	∂/∂θ̃ⱼ = −θ̃ⱼ + τrⱼ/σⱼ,  ∂/∂μ = −μ/25 + Σrⱼ/σⱼ,
 //	∂/∂τ = −2τ/(25 + τ²) + Σθ̃ⱼrⱼ/σⱼ.
 func eightSchoolsNoncentered(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	J := f.count("J")
-	y := f.vector("y", J, "J")
-	sigma := f.vector("sigma", J, "J")
-	f.positive("sigma", sigma)
-	if f.err == nil && J < 1 {
-		f.fail("data key %q = 0: the model needs at least one school", "J")
+	f := Fields{Data: data}
+	J := f.Count("J")
+	y := f.Vector("y", J, "J")
+	sigma := f.Vector("sigma", J, "J")
+	f.Positive("sigma", sigma)
+	if f.Err() == nil && J < 1 {
+		f.Fail("data key %q = 0: the model needs at least one school", "J")
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	var s constrain.Space
 	raw := s.Real("theta_trans", J)
@@ -64,5 +64,5 @@ func eightSchoolsNoncentered(data map[string]json.RawMessage) (*Model, error) {
 		}
 		return lp
 	})
-	return fromPosterior("eight_schools_noncentered", post), nil
+	return FromPosterior("eight_schools_noncentered", post), nil
 }

@@ -23,15 +23,15 @@ func init() { register("garch11", garch11) }
 //
 // and ∂log p = Σₜ (rₜ²/vₜ − 1)/(2vₜ) ∂vₜ + (Σₜ rₜ/vₜ) ∂μ.
 func garch11(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	T := f.count("T")
-	y := f.vector("y", T, "T")
-	sigma1 := f.real("sigma1")
-	if f.err == nil && !(sigma1 >= 0) {
-		f.fail("data key %q = %v: want a non-negative number", "sigma1", sigma1)
+	f := Fields{Data: data}
+	T := f.Count("T")
+	y := f.Vector("y", T, "T")
+	sigma1 := f.Real("sigma1")
+	if f.Err() == nil && !(sigma1 >= 0) {
+		f.Fail("data key %q = %v: want a non-negative number", "sigma1", sigma1)
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	var s constrain.Space
 	s.Real("mu")
@@ -61,5 +61,5 @@ func garch11(data map[string]json.RawMessage) (*Model, error) {
 		grad[0], grad[1], grad[2], grad[3] = gmu, g0, g1, gb
 		return lp
 	})
-	return fromPosterior("garch11", post), nil
+	return FromPosterior("garch11", post), nil
 }

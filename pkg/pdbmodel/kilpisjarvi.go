@@ -13,18 +13,18 @@ func init() { register("kilpisjarvi", kilpisjarvi) }
 // xpred, the year of the Stan program's prediction, plays no part in the
 // posterior.
 func kilpisjarvi(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	x := f.vector("x", n, "N")
-	y := f.vector("y", n, "N")
-	ma, sa := f.real("pmualpha"), f.real("psalpha")
-	mb, sb := f.real("pmubeta"), f.real("psbeta")
-	if f.err == nil && !(sa > 0 && sb > 0) {
-		f.fail("data keys psalpha = %v, psbeta = %v: prior scales must be positive", sa, sb)
+	f := Fields{Data: data}
+	n := f.Count("N")
+	x := f.Vector("x", n, "N")
+	y := f.Vector("y", n, "N")
+	ma, sa := f.Real("pmualpha"), f.Real("psalpha")
+	mb, sb := f.Real("pmubeta"), f.Real("psbeta")
+	if f.Err() == nil && !(sa > 0 && sb > 0) {
+		f.Fail("data keys psalpha = %v, psbeta = %v: prior scales must be positive", sa, sb)
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
-	X := columns(n, ones(n), x)
-	return linearRegression("kilpisjarvi", y, X, []coef{{"alpha", 0, normal(ma, sa)}, {"beta", 0, normal(mb, sb)}}, "sigma", flat(), true), nil
+	X := Columns(n, Ones(n), x)
+	return LinearRegression("kilpisjarvi", y, X, []Coef{{"alpha", 0, Normal(ma, sa)}, {"beta", 0, Normal(mb, sb)}}, "sigma", Flat(), true), nil
 }

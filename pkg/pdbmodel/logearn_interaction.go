@@ -10,19 +10,19 @@ func init() { register("logearn_interaction", logearnInteraction) }
 //
 //	log earn ~ N(β₁ + β₂ height + β₃ male + β₄ height·male, σ).
 func logearnInteraction(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	earn := f.vector("earn", n, "N")
-	height := f.vector("height", n, "N")
-	male := f.vector("male", n, "N")
-	y := f.logOf("earn", earn)
-	if f.err != nil {
-		return nil, f.err
+	f := Fields{Data: data}
+	n := f.Count("N")
+	earn := f.Vector("earn", n, "N")
+	height := f.Vector("height", n, "N")
+	male := f.Vector("male", n, "N")
+	y := f.LogOf("earn", earn)
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	inter := make([]float64, n)
 	for i := range inter {
 		inter[i] = height[i] * male[i]
 	}
-	X := columns(n, ones(n), height, male, inter)
-	return linearRegression("logearn_interaction", y, X, []coef{{"beta", 4, flat()}}, "sigma", flat(), true), nil
+	X := Columns(n, Ones(n), height, male, inter)
+	return LinearRegression("logearn_interaction", y, X, []Coef{{"beta", 4, Flat()}}, "sigma", Flat(), true), nil
 }

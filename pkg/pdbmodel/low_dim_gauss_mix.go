@@ -21,11 +21,11 @@ func init() { register("low_dim_gauss_mix", lowDimGaussMix) }
 //	∂/∂μₖ = Σₙ wₙₖ zₙₖ/σₖ − μₖ/4,  ∂/∂σₖ = Σₙ wₙₖ (zₙₖ² − 1)/σₖ − σₖ/4,
 //	∂/∂θ = Σₙ (wₙ₁/θ − wₙ₂/(1 − θ)) + 4/θ − 4/(1 − θ).
 func lowDimGaussMix(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	y := f.vector("y", n, "N")
-	if f.err != nil {
-		return nil, f.err
+	f := Fields{Data: data}
+	n := f.Count("N")
+	y := f.Vector("y", n, "N")
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	var s constrain.Space
 	s.Ordered("mu", 2)
@@ -57,5 +57,5 @@ func lowDimGaussMix(data map[string]json.RawMessage) (*Model, error) {
 		grad[4] = gth + 4/th - 4/(1-th)
 		return lp
 	})
-	return fromPosterior("low_dim_gauss_mix", post), nil
+	return FromPosterior("low_dim_gauss_mix", post), nil
 }

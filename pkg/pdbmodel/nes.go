@@ -15,30 +15,30 @@ func init() { register("nes", nes) }
 //	partyid7 ~ N(β₁ + β₂ real_ideo + β₃ race_adj + β₄ 1[age = 2] + β₅ 1[age = 3]
 //	             + β₆ 1[age = 4] + β₇ educ1 + β₈ gender + β₉ income, σ).
 func nes(data map[string]json.RawMessage) (*Model, error) {
-	f := fields{data: data}
-	n := f.count("N")
-	y := f.vector("partyid7", n, "N")
-	ideo := f.vector("real_ideo", n, "N")
-	race := f.vector("race_adj", n, "N")
-	educ := f.vector("educ1", n, "N")
-	gender := f.vector("gender", n, "N")
-	income := f.vector("income", n, "N")
-	age := f.vector("age_discrete", n, "N")
-	if f.err != nil {
-		return nil, f.err
+	f := Fields{Data: data}
+	n := f.Count("N")
+	y := f.Vector("partyid7", n, "N")
+	ideo := f.Vector("real_ideo", n, "N")
+	race := f.Vector("race_adj", n, "N")
+	educ := f.Vector("educ1", n, "N")
+	gender := f.Vector("gender", n, "N")
+	income := f.Vector("income", n, "N")
+	age := f.Vector("age_discrete", n, "N")
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
 	a2, a3, a4 := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, a := range age {
 		if a != math.Trunc(a) {
-			f.fail("data key %q: element %d = %v is not an integer", "age_discrete", i+1, a)
+			f.Fail("data key %q: element %d = %v is not an integer", "age_discrete", i+1, a)
 		}
 		a2[i], a3[i], a4[i] = indicator(a == 2), indicator(a == 3), indicator(a == 4)
 	}
-	if f.err != nil {
-		return nil, f.err
+	if f.Err() != nil {
+		return nil, f.Err()
 	}
-	X := columns(n, ones(n), ideo, race, a2, a3, a4, educ, gender, income)
-	return linearRegression("nes", y, X, []coef{{"beta", 9, flat()}}, "sigma", flat(), true), nil
+	X := Columns(n, Ones(n), ideo, race, a2, a3, a4, educ, gender, income)
+	return LinearRegression("nes", y, X, []Coef{{"beta", 9, Flat()}}, "sigma", Flat(), true), nil
 }
 
 func indicator(b bool) float64 {

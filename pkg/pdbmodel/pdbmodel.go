@@ -35,15 +35,19 @@
 //
 //	func init() { register("<posteriordb model name>", build) }
 //
-// and a Builder that reads its data with a fields reader (sizes first, so
-// that errors name the key at fault), declares the parameters in a
+// and a Builder that reads its data with Fields (sizes first, so that
+// errors name the key at fault), declares the parameters in a
 // constrain.Space in the order of the Stan program's parameters block (the
 // unconstrained coordinates follow it), writes the log density and its
-// gradient in the constrained space, and returns fromPosterior(name, post).
-// Where the reference reports a transformed parameter, declare it with
+// gradient in the constrained space (pkg/logpdf has the common densities
+// with their gradients), and returns FromPosterior(name, post). Where the
+// reference reports a transformed parameter, declare it with
 // Space.Derived (with its inverse) and list the reference's names with
 // Space.Report. A normal linear regression needs only its design and priors
-// (see linearRegression).
+// (LinearRegression, with Columns, Ones and the priors Flat, Normal,
+// StudentT and Cauchy). Fields, FromPosterior and LinearRegression are
+// exported so that a model kept outside this package is written the same
+// way.
 //
 // Its test is an entry of the cases table of models_test.go (TestRegistry
 // fails for a registered model without one): the staged folder's name,
@@ -96,8 +100,10 @@ type Model struct {
 	Init func(rng *rand.Rand, dst []float64)
 }
 
-// fromPosterior is the Model of a constrained posterior.
-func fromPosterior(name string, p *constrain.Posterior) *Model {
+// FromPosterior returns the Model, called name, of a constrained
+// posterior: its target, names, maps and starting points are the
+// Posterior's.
+func FromPosterior(name string, p *constrain.Posterior) *Model {
 	return &Model{
 		Name:               name,
 		Target:             p,

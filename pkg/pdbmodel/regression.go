@@ -1,6 +1,7 @@
 package pdbmodel
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -10,8 +11,11 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/constrain"
 )
 
-// prior is a univariate prior, its log density kept up to a constant.
-type prior struct {
+// Prior is a univariate prior of a regression coefficient or scale, its
+// log density kept up to an additive constant (the normalising constants
+// pkg/logpdf keeps are dropped, as Stan's ~ statements drop them). The zero
+// Prior is Flat.
+type Prior struct {
 	kind           priorKind
 	nu, loc, scale float64
 }
@@ -24,24 +28,24 @@ const (
 	studentPrior
 )
 
-// flat is the improper uniform prior of a parameter the Stan program gives
-// no distribution.
-func flat() prior { return prior{} }
+// Flat is the improper uniform prior of a parameter the Stan program gives
+// no distribution: log p = 0.
+func Flat() Prior { return Prior{} }
 
-// normal is N(loc, scale²): log p = −½((x − loc)/scale)².
-func normal(loc, scale float64) prior { return prior{kind: normalPrior, loc: loc, scale: scale} }
+// Normal is N(loc, scale²): log p = −½((x − loc)/scale)².
+func Normal(loc, scale float64) Prior { return Prior{kind: normalPrior, loc: loc, scale: scale} }
 
-// studentT is Student's t with ν degrees of freedom:
+// StudentT is Student's t with ν degrees of freedom:
 // log p = −((ν + 1)/2) log(1 + ((x − loc)/scale)²/ν).
-func studentT(nu, loc, scale float64) prior {
-	return prior{kind: studentPrior, nu: nu, loc: loc, scale: scale}
+func StudentT(nu, loc, scale float64) Prior {
+	return Prior{kind: studentPrior, nu: nu, loc: loc, scale: scale}
 }
 
-// cauchy is Cauchy(loc, scale), Student's t with one degree of freedom.
-func cauchy(loc, scale float64) prior { return studentT(1, loc, scale) }
+// Cauchy is Cauchy(loc, scale), Student's t with one degree of freedom.
+func Cauchy(loc, scale float64) Prior { return StudentT(1, loc, scale) }
 
-// logp returns log p(x) up to a constant and its derivative.
-func (p prior) logp(x float64) (lp, d float64) {
+// LogP returns log p(x) up to a constant and its derivative in x.
+func (p Prior) LogP(x float64) (lp, d float64) {
 	switch p.kind {
 	case normalPrior:
 		z := (x - p.loc) / p.scale
@@ -54,16 +58,17 @@ func (p prior) logp(x float64) (lp, d float64) {
 	return 0, 0
 }
 
-// coef is a block of regression coefficients: a parameter named name,
-// scalar when size is 0, each element with the prior p and a design column
-// of its own.
-type coef struct {
-	name string
-	size int
-	p    prior
+// Coef is a block of regression coefficients: a parameter named Name,
+// scalar when Size is 0, else a vector of Size elements, each with the
+// prior Prior and a design column of its own.
+type Coef struct {
+	Name  string
+	Size  int
+	Prior Prior
 }
 
-// linearRegression is the normal linear regression
+// LinearRegression returns the Model, called name, of the normal linear
+// regression
 //
 //	yᵢ ~ N(xᵢᵀβ, σ²),  i = 1, …, n,   βⱼ ~ pⱼ,  σ ~ p_σ on (0, ∞),
 //
@@ -84,25 +89,31 @@ type coef struct {
 // free of the cancellation of the normal equations, and that cost O(p²)
 // per evaluation instead of O(np). Without likelihood (brms's prior_only)
 // S and n are left out.
-func linearRegression(name string, y, X []float64, coefs []coef, sigmaName string, sigmaPrior prior, likelihood bool) *Model {
+//
+// The parameters are declared in the order of coefs, then sigmaName on
+// (0, ∞) (a constrain.Space with its log-Jacobian), so that the model's
+// names are those of a Stan program declaring them in that order.
+// LinearRegression panics if len(X) is not len(y) times the number of
+// coefficients.
+func LinearRegression(name string, y, X []float64, coefs []Coef, sigmaName string, sigmaPrior Prior, likelihood bool) *Model {
 	var s constrain.Space
-	var priors []prior
+	var priors []Prior
 	for _, c := range coefs {
-		if c.size == 0 {
-			s.Real(c.name)
-			priors = append(priors, c.p)
+		if c.Size == 0 {
+			s.Real(c.Name)
+			priors = append(priors, c.Prior)
 			continue
 		}
-		s.Real(c.name, c.size)
-		for j := 0; j < c.size; j++ {
-			priors = append(priors, c.p)
+		s.Real(c.Name, c.Size)
+		for j := 0; j < c.Size; j++ {
+			priors = append(priors, c.Prior)
 		}
 	}
 	s.Lower(sigmaName, 0)
 	p := len(priors)
 	n := len(y)
 	if len(X) != n*p {
-		panic("pdbmodel: design and response sizes do not match")
+		panic(fmt.Sprintf("pdbmodel: LinearRegression %s: the design has %d entries, want %d responses × %d coefficients", name, len(X), n, p))
 	}
 	if !likelihood {
 		n = 0
@@ -134,15 +145,15 @@ func linearRegression(name string, y, X []float64, coefs []coef, sigmaName strin
 			grad[p] = -float64(n)/sd + ss*iv/sd
 		}
 		for j, pr := range priors {
-			l, d := pr.logp(beta[j])
+			l, d := pr.LogP(beta[j])
 			lp += l
 			gb[j] += d
 		}
-		l, d := sigmaPrior.logp(sd)
+		l, d := sigmaPrior.LogP(sd)
 		grad[p] += d
 		return lp + l
 	})
-	return fromPosterior(name, post)
+	return FromPosterior(name, post)
 }
 
 // reduceQR returns, for X = QR (n×p, row-major), the first k = min(n, p)
@@ -176,9 +187,9 @@ func reduceQR(y, X []float64, n, p int) (R, z []float64, s0 float64) {
 	return R, c.Data[:k:k], s0
 }
 
-// columns returns the n×p row-major design whose columns are cols (each of
-// length n).
-func columns(n int, cols ...[]float64) []float64 {
+// Columns returns the n×p row-major design whose columns are cols (each of
+// length n), as LinearRegression takes it.
+func Columns(n int, cols ...[]float64) []float64 {
 	X := make([]float64, n*len(cols))
 	for j, c := range cols {
 		for i, v := range c {
@@ -188,8 +199,8 @@ func columns(n int, cols ...[]float64) []float64 {
 	return X
 }
 
-// ones returns n ones, an intercept's column.
-func ones(n int) []float64 {
+// Ones returns n ones, an intercept's column.
+func Ones(n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = 1
