@@ -67,3 +67,28 @@ func TestREADMEQuickCommandsNameTheirResults(t *testing.T) {
 		t.Error("README.md shows no repro command under --profile quick: the check reads nothing")
 	}
 }
+
+// README.md's section "A log density from building blocks" shows the body
+// of pkg/logpdf's Example_posterior verbatim (up to the example's own
+// evaluation), so that the snippet compiles and its output is checked.
+func TestREADMEShowsTheLogpdfExample(t *testing.T) {
+	src, err := os.ReadFile("pkg/logpdf/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok := strings.Cut(string(src), "func Example_posterior() {\n")
+	body, _, ok2 := strings.Cut(body, "\n\n\tu := ")
+	if !ok || !ok2 {
+		t.Fatal("pkg/logpdf/example_test.go has no Example_posterior evaluating at u")
+	}
+	body = strings.ReplaceAll("\n"+body, "\n\t", "\n")[1:] + "\n"
+	_, sec, ok := strings.Cut(readme(t), "### A log density from building blocks")
+	if !ok {
+		t.Fatal(`README.md has no section "A log density from building blocks"`)
+	}
+	_, block, _ := strings.Cut(sec, "```go\n")
+	block, _, _ = strings.Cut(block, "```\n")
+	if block != body {
+		t.Errorf("README.md's snippet differs from Example_posterior's:\n%s\nwant:\n%s", block, body)
+	}
+}
