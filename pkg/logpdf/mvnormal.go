@@ -20,7 +20,8 @@ import (
 //
 // the last with respect to the entries on and below the diagonal (those
 // above it are not parameters and are left alone). It agrees with gonum's
-// distmv.Normal of covariance LLᵀ.
+// distmv.Normal of covariance LLᵀ. The factor of a covariance Σ is
+// mat.Cholesky's: chol.Factorize(Σ), then chol.LTo(L).
 //
 // Each of dx, dmu (length n) and dL (n×n lower, or empty and then sized)
 // may be nil, and the gradient is then not formed. work is scratch of

@@ -114,6 +114,26 @@ func TestPriorsAreLogpdfUpToConstants(t *testing.T) {
 	}
 }
 
+// A prior's scale or degrees of freedom that is not positive and finite
+// panics, naming the prior and the value.
+func TestPriorBadScalePanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Normal scale 0":   func() { pdbmodel.Normal(0, 0) },
+		"StudentT nu NaN":  func() { pdbmodel.StudentT(math.NaN(), 0, 1) },
+		"Cauchy scale -1":  func() { pdbmodel.Cauchy(0, -1) },
+		"Normal scale Inf": func() { pdbmodel.Normal(0, math.Inf(1)) },
+	} {
+		msg := func() (msg string) {
+			defer func() { msg, _ = recover().(string) }()
+			f()
+			return ""
+		}()
+		if !strings.HasPrefix(msg, "pdbmodel: ") || !strings.Contains(msg, " prior: ") {
+			t.Errorf("%s: panic %q", name, msg)
+		}
+	}
+}
+
 // A model of one's own from the exported helpers: a normal regression of y
 // on x read from a posteriordb data object.
 func ExampleLinearRegression() {

@@ -32,17 +32,31 @@ const (
 // no distribution: log p = 0.
 func Flat() Prior { return Prior{} }
 
-// Normal is N(loc, scale²): log p = −½((x − loc)/scale)².
-func Normal(loc, scale float64) Prior { return Prior{kind: normalPrior, loc: loc, scale: scale} }
+// Normal is N(loc, scale²): log p = −½((x − loc)/scale)². It panics if
+// scale is not positive and finite.
+func Normal(loc, scale float64) Prior {
+	checkPrior("Normal", "scale", scale)
+	return Prior{kind: normalPrior, loc: loc, scale: scale}
+}
 
 // StudentT is Student's t with ν degrees of freedom:
-// log p = −((ν + 1)/2) log(1 + ((x − loc)/scale)²/ν).
+// log p = −((ν + 1)/2) log(1 + ((x − loc)/scale)²/ν). It panics if ν or
+// scale is not positive and finite.
 func StudentT(nu, loc, scale float64) Prior {
+	checkPrior("StudentT", "nu", nu)
+	checkPrior("StudentT", "scale", scale)
 	return Prior{kind: studentPrior, nu: nu, loc: loc, scale: scale}
 }
 
-// Cauchy is Cauchy(loc, scale), Student's t with one degree of freedom.
+// Cauchy is Cauchy(loc, scale), Student's t with one degree of freedom. It
+// panics if scale is not positive and finite.
 func Cauchy(loc, scale float64) Prior { return StudentT(1, loc, scale) }
+
+func checkPrior(prior, name string, v float64) {
+	if !(v > 0) || math.IsInf(v, 1) {
+		panic(fmt.Sprintf("pdbmodel: %s prior: %s = %v, want a positive finite number", prior, name, v))
+	}
+}
 
 // LogP returns log p(x) up to a constant and its derivative in x.
 func (p Prior) LogP(x float64) (lp, d float64) {
