@@ -54,6 +54,8 @@ type style struct {
 	series map[string]int
 	// taken marks the indices of drawn series.
 	taken map[int]bool
+	// shown marks the methods with a series drawn.
+	shown map[string]bool
 	// noBand leaves out the bands of the series.
 	noBand bool
 }
@@ -63,7 +65,7 @@ var kindColour = []int{0, 1, 2, 3}
 
 func newStyle(cells []*Cell) *style {
 	names, kinds := MethodOrder(cells)
-	s := &style{index: map[string]int{}, series: map[string]int{}, taken: map[int]bool{}}
+	s := &style{index: map[string]int{}, series: map[string]int{}, taken: map[int]bool{}, shown: map[string]bool{}}
 	used := map[int]bool{}
 	next := len(kindColour)
 	for _, n := range names {
@@ -192,6 +194,20 @@ func (f *fig) levels() []entry {
 		out = append(out, entry{lv.text + ", at cost 0: drawn across the axis", []plot.Thumbnailer{line, sc}})
 	}
 	f.level = nil
+	return out
+}
+
+// notDrawn returns a legend entry, without a thumbnail, for each method
+// with finished cells on dataset ds that no series of the figure shows, so
+// that a reader learns it was left out and why.
+func (st *style) notDrawn(cells []*Cell, ds, label string) []entry {
+	names, _ := MethodOrder(Done(CellsOf(cells, ds)))
+	var out []entry
+	for _, n := range names {
+		if !st.shown[n] {
+			out = append(out, entry{text: fmt.Sprintf("%s: not drawn (no %s at a point these axes show, such as N ≥ 1)", n, label)})
+		}
+	}
 	return out
 }
 
@@ -569,8 +585,10 @@ func (st *style) linearSeries(p *fig, series []Series, markers bool) []entry {
 		text := fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits))
 		if th := st.curve(p, st.of(s.Name, s.Method), s.X, mean, markers && len(s.X) <= 12); th != nil {
 			entries = append(entries, entry{text, th})
+			st.shown[s.Method] = true
 		} else if v, ok := p.atZero(s.X, mean); ok {
 			p.level = append(p.level, level{st.of(s.Name, s.Method), v, text})
+			st.shown[s.Method] = true
 		}
 	}
 	return entries
@@ -601,8 +619,10 @@ func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string)
 		}
 		if th != nil {
 			entries = append(entries, entry{text, th})
+			st.shown[s.Method] = true
 		} else if v, ok := p.atZero(s.X, c); ok {
 			p.level = append(p.level, level{st.of(s.Name, s.Method), v, text})
+			st.shown[s.Method] = true
 		}
 	}
 	return entries
@@ -621,6 +641,7 @@ func (st *style) disjoint(p *fig, s *Series, note func(*Series) string) []entry 
 	if th == nil {
 		return nil
 	}
+	st.shown[s.Method] = true
 	text := fmt.Sprintf("%s (%s, each drawn: they share no common range)", s.Name, splitsText(s.Splits))
 	if note != nil {
 		text += note(s)

@@ -326,6 +326,7 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 	}
 	l.entries = append(l.entries, addFloor(p, cells, ds, m, yl, series)...)
 	l.entries = append(l.entries, p.levels()...)
+	l.entries = append(l.entries, st.notDrawn(cells, ds, yl)...)
 	return l.save(dir, name)
 }
 
