@@ -205,7 +205,7 @@ func (st *style) notDrawn(cells []*Cell, ds, label string) []entry {
 	var out []entry
 	for _, n := range names {
 		if !st.shown[n] {
-			out = append(out, entry{text: fmt.Sprintf("%s: not drawn (no %s at a point these axes show, such as N ≥ 1)", n, label)})
+			out = append(out, entry{text: fmt.Sprintf("%s: not drawn (its %s lies where these axes cannot show it: at N = 0, at a cost ≤ 0 on a log axis, or not finite)", n, label)})
 		}
 	}
 	return out
