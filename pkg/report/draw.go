@@ -8,10 +8,12 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -33,12 +35,27 @@ const (
 	panelSide = 3.6 * vg.Inch
 )
 
-// style gives every method of one experiment a colour, glyph and dash
+// style gives every series of one figure a colour, glyph and dash
 // pattern: the first MMD-FW, SVGD, SP and SGLD methods always get the
 // same colours, so the figures of different experiments read alike;
-// further methods take the remaining colours, then dashed lines.
+// further methods take the remaining colours. A series takes its method's
+// index the first time that index is drawn; a second series of the same
+// method (one per particle count, say) takes a fresh index, so that no two
+// series of a figure look alike. Index i is drawn in palette colour
+// i mod C with glyph (i + ⌊i/C⌋) mod G and dash pattern ⌊i/C⌋, for C
+// colours and G glyph shapes: two indices below C·G never share both
+// colour and glyph (indices i and i+kC share the colour and differ in
+// glyph by k(C+1) mod G, which is not 0 for 0 < k < G since C+1 and G are
+// coprime).
 type style struct {
+	// index is each method's index.
 	index map[string]int
+	// series is each drawn series' index, by series name.
+	series map[string]int
+	// taken marks the indices of drawn series.
+	taken map[int]bool
+	// shown marks the methods with a series drawn.
+	shown map[string]bool
 	// noBand leaves out the bands of the series.
 	noBand bool
 }
@@ -48,7 +65,7 @@ var kindColour = []int{0, 1, 2, 3}
 
 func newStyle(cells []*Cell) *style {
 	names, kinds := MethodOrder(cells)
-	s := &style{index: map[string]int{}}
+	s := &style{index: map[string]int{}, series: map[string]int{}, taken: map[int]bool{}, shown: map[string]bool{}}
 	used := map[int]bool{}
 	next := len(kindColour)
 	for _, n := range names {
@@ -64,7 +81,31 @@ func newStyle(cells []*Cell) *style {
 	return s
 }
 
-// palette is colour-blind friendly (Okabe & Ito).
+// of returns the index of series name of method: the method's the first
+// time it is drawn, else the lowest index that no method holds and no
+// drawn series has taken.
+func (s *style) of(name, method string) int {
+	if i, ok := s.series[name]; ok {
+		return i
+	}
+	i, ok := s.index[method]
+	if !ok || s.taken[i] {
+		reserved := map[int]bool{}
+		for _, j := range s.index {
+			reserved[j] = true
+		}
+		for i = 0; reserved[i] || s.taken[i]; i++ {
+		}
+	}
+	s.series[name] = i
+	s.taken[i] = true
+	return i
+}
+
+// palette is colour-blind friendly (Okabe & Ito), then four darker
+// colours for figures with many series. Its length and the number of
+// glyph shapes (plotutil.DefaultGlyphShapes, 8) are coprime plus one:
+// see style.
 var palette = []color.NRGBA{
 	{0, 114, 178, 255},   // blue: MMD-FW
 	{213, 94, 0, 255},    // vermillion: SVGD
@@ -74,17 +115,29 @@ var palette = []color.NRGBA{
 	{86, 180, 233, 255},  // sky blue
 	{0, 0, 0, 255},       // black
 	{153, 153, 153, 255}, // grey
+	{136, 34, 85, 255},   // wine
+	{17, 119, 51, 255},   // dark green
+	{51, 34, 136, 255},   // indigo
+	{153, 153, 51, 255},  // olive
 }
 
-func (s *style) color(method string) color.NRGBA { return palette[s.index[method]%len(palette)] }
+// colorAt, glyphAt and dashesAt are the colour, glyph and dash pattern of
+// index i.
+func colorAt(i int) color.NRGBA { return palette[i%len(palette)] }
 
-func (s *style) glyph(method string) draw.GlyphStyle {
-	return draw.GlyphStyle{Color: s.color(method), Radius: vg.Points(2.5), Shape: plotutil.Shape(s.index[method])}
+func glyphAt(i int) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: colorAt(i), Radius: vg.Points(2.5), Shape: plotutil.Shape(i + i/len(palette))}
 }
 
-func (s *style) dashes(method string) []vg.Length {
-	return plotutil.Dashes(s.index[method] / len(palette))
-}
+func dashesAt(i int) []vg.Length { return plotutil.Dashes(i / len(palette)) }
+
+// color, glyph and dashes are the colour, glyph and dash pattern of
+// method's own index (the first series of the method).
+func (s *style) color(method string) color.NRGBA { return colorAt(s.index[method]) }
+
+func (s *style) glyph(method string) draw.GlyphStyle { return glyphAt(s.index[method]) }
+
+func (s *style) dashes(method string) []vg.Length { return dashesAt(s.index[method]) }
 
 func fade(c color.NRGBA) color.NRGBA { c.A = 56; return c }
 
@@ -95,6 +148,88 @@ func fade(c color.NRGBA) color.NRGBA { c.A = 56; return c }
 type fig struct {
 	*plot.Plot
 	logX, logY bool
+	// level holds the series that a log x axis cannot show (their every
+	// point at cost 0: a start-only baseline), to be drawn across the
+	// axis as horizontal lines by levels.
+	level []level
+}
+
+// level is a series drawn as a horizontal line.
+type level struct {
+	idx  int
+	y    float64
+	text string
+}
+
+// levels draws the series of f.level as horizontal lines across the x
+// range of what f holds, and returns their legend entries, each saying
+// why it is a line.
+func (f *fig) levels() []entry {
+	var out []entry
+	for _, lv := range f.level {
+		y := lv.y
+		if f.logY {
+			if y <= 0 {
+				continue
+			}
+			y = math.Log10(y)
+		}
+		if !(f.X.Min < f.X.Max) {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: f.X.Min, Y: y}, {X: f.X.Max, Y: y}})
+		if err != nil {
+			panic("report: " + err.Error())
+		}
+		line.Color = colorAt(lv.idx)
+		line.Width = vg.Points(1.2)
+		line.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		f.Add(line)
+		sc, err := plotter.NewScatter(plotter.XYs{{X: f.X.Min, Y: y}})
+		if err != nil {
+			panic("report: " + err.Error())
+		}
+		sc.GlyphStyle = glyphAt(lv.idx)
+		f.Add(sc)
+		out = append(out, entry{lv.text + ", at cost 0: drawn across the axis", []plot.Thumbnailer{line, sc}})
+	}
+	f.level = nil
+	return out
+}
+
+// notDrawn returns a legend entry, without a thumbnail, for each method
+// with finished cells on dataset ds that no series of the figure shows, so
+// that a reader learns it was left out and why.
+func (st *style) notDrawn(cells []*Cell, ds, label string) []entry {
+	names, _ := MethodOrder(Done(CellsOf(cells, ds)))
+	var out []entry
+	for _, n := range names {
+		if !st.shown[n] {
+			out = append(out, entry{text: fmt.Sprintf("%s: not drawn (its %s lies where these axes cannot show it: at N = 0, at a cost ≤ 0 on a log axis, or not finite)", n, label)})
+		}
+	}
+	return out
+}
+
+// atZero returns the value of y at the first x ≤ 0, when the x axis is
+// logarithmic and every finite point of the series lies there.
+func (f *fig) atZero(x, y []float64) (float64, bool) {
+	if !f.logX {
+		return 0, false
+	}
+	v, found := 0.0, false
+	for i := range x {
+		if !Finite(y[i]) {
+			continue
+		}
+		if x[i] > 0 {
+			return 0, false
+		}
+		if !found {
+			v, found = y[i], true
+		}
+	}
+	return v, found
 }
 
 // newFig returns a plot with the project's fonts and grid.
@@ -229,9 +364,9 @@ const markerCount = 8
 // thumbnails of its legend entry. Every curve carries markers, so that a
 // curve drawn under another stays visible: at every point when markers is
 // set or the curve has few points, else at about markerCount points spread
-// along it, staggered by method so that the glyphs of coinciding curves do
+// along it, staggered by index so that the glyphs of coinciding curves do
 // not fall on one another.
-func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plot.Thumbnailer {
+func (s *style) curve(p *fig, idx int, x, y []float64, markers bool) []plot.Thumbnailer {
 	var pts plotter.XYs
 	for i := range x {
 		if q, ok := p.xy(x[i], y[i]); ok {
@@ -248,9 +383,9 @@ func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plo
 		if err != nil {
 			panic("report: " + err.Error())
 		}
-		l.Color = s.color(method)
+		l.Color = colorAt(idx)
 		l.Width = vg.Points(1.5)
-		l.Dashes = s.dashes(method)
+		l.Dashes = dashesAt(idx)
 		p.Add(l)
 		th = append(th, l)
 	}
@@ -258,7 +393,7 @@ func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plo
 	if !markers && len(pts) > 12 {
 		step := len(pts) / markerCount
 		mk = nil
-		for i := (s.index[method] * step / 3) % step; i < len(pts); i += step {
+		for i := (idx * step / 3) % step; i < len(pts); i += step {
 			mk = append(mk, pts[i])
 		}
 	}
@@ -266,7 +401,7 @@ func (s *style) curve(p *fig, method string, x, y []float64, markers bool) []plo
 	if err != nil {
 		panic("report: " + err.Error())
 	}
-	sc.GlyphStyle = s.glyph(method)
+	sc.GlyphStyle = glyphAt(idx)
 	p.Add(sc)
 	th = append(th, sc)
 	return th
@@ -278,54 +413,112 @@ type entry struct {
 	thumbs []plot.Thumbnailer
 }
 
-// layout draws plots side by side with one legend column on the right, so
-// the legend never covers data.
+// layout draws plots side by side with the legend on the right, so the
+// legend never covers data. The legend takes as many columns as keep it
+// within legendRows rows, and the canvas grows to the legend's height when
+// that is taller than the panels: every entry is inside the canvas.
 type layout struct {
 	plots   []*plot.Plot
 	entries []entry
 	w, h    vg.Length // size of each panel
 }
 
-func (l *layout) legend() plot.Legend {
-	lg := plot.NewLegend()
-	lg.Top, lg.Left = true, true
-	lg.TextStyle.Font.Size = vg.Points(9)
-	for _, e := range l.entries {
-		lg.Add(e.text, e.thumbs...)
+// legendRows is the most entries of one legend column.
+const legendRows = 30
+
+// legendTop is the space above the legend, below the title.
+const legendTop = 0.45 * vg.Inch
+
+// columns returns the legend's columns.
+func (l *layout) columns() []plot.Legend {
+	n := len(l.entries)
+	if n == 0 {
+		return nil
 	}
-	return lg
+	cols := (n + legendRows - 1) / legendRows
+	rows := (n + cols - 1) / cols
+	var out []plot.Legend
+	for i := 0; i < n; i += rows {
+		lg := plot.NewLegend()
+		lg.Top, lg.Left = true, true
+		lg.TextStyle.Font.Size = vg.Points(9)
+		for _, e := range l.entries[i:min(i+rows, n)] {
+			lg.Add(e.text, e.thumbs...)
+		}
+		out = append(out, lg)
+	}
+	return out
+}
+
+// legendSize returns the width of each legend column and the height of
+// the tallest.
+func (l *layout) legendSize() (ws []vg.Length, h vg.Length) {
+	for _, lg := range l.columns() {
+		r := lg.Rectangle(draw.Canvas{})
+		ws = append(ws, r.Max.X-r.Min.X+0.25*vg.Inch)
+		h = max(h, r.Max.Y-r.Min.Y)
+	}
+	return ws, h
 }
 
 func (l *layout) size() (w, h vg.Length) {
-	lg := l.legend()
-	lw := vg.Length(0)
-	for _, e := range l.entries {
-		lw = max(lw, lg.ThumbnailWidth+lg.TextStyle.Width(" "+e.text))
+	ws, lh := l.legendSize()
+	w = l.w * vg.Length(len(l.plots))
+	for _, x := range ws {
+		w += x
 	}
-	if lw > 0 {
-		lw += 0.25 * vg.Inch
-	}
-	return l.w*vg.Length(len(l.plots)) + lw, l.h
+	return w, max(l.h, lh+legendTop+0.1*vg.Inch)
 }
 
 func (l *layout) draw(dc draw.Canvas) {
-	w, _ := l.size()
 	plotsW := l.w * vg.Length(len(l.plots))
 	left := dc
 	left.Max.X = dc.Min.X + plotsW
+	// The panels keep their height when a long legend makes the canvas
+	// taller: they stay at its top.
+	left.Min.Y = max(left.Min.Y, left.Max.Y-l.h)
+	for _, p := range l.plots {
+		p.Title.Text = wrap(p.Title.TextStyle, p.Title.Text, l.w-vg.Points(8))
+		p.Y.Label.Text = wrap(p.Y.Label.TextStyle, p.Y.Label.Text, l.h-vg.Points(40))
+	}
 	tiles := draw.Tiles{Rows: 1, Cols: len(l.plots), PadX: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2)}
 	cv := plot.Align([][]*plot.Plot{l.plots}, tiles, left)
 	for i, p := range l.plots {
 		p.Draw(cv[0][i])
 	}
-	if len(l.entries) > 0 {
+	ws, _ := l.legendSize()
+	x := dc.Min.X + plotsW + 0.15*vg.Inch
+	for i, lg := range l.columns() {
 		right := dc
-		right.Min.X = dc.Min.X + plotsW + 0.15*vg.Inch
-		right.Max.X = dc.Min.X + w
-		lg := l.legend()
-		lg.YOffs = -0.45 * vg.Inch // below the title
+		right.Min.X = x
+		right.Max.X = x + ws[i]
+		lg.YOffs = -legendTop // below the title
 		lg.Draw(right)
+		x += ws[i]
 	}
+}
+
+// wrap breaks each line of text that is wider than width in sty at
+// spaces, so that a centred title or axis label never runs off its panel.
+func wrap(sty text.Style, txt string, width vg.Length) string {
+	var out []string
+	for _, line := range strings.Split(txt, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(line) {
+			next := w
+			if cur != "" {
+				next = cur + " " + w
+			}
+			if cur != "" && sty.Width(next) > width {
+				out = append(out, cur)
+				cur = w
+				continue
+			}
+			cur = next
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // save writes the layout as dir/name.<format> for every format.
@@ -387,10 +580,15 @@ func (st *style) linearSeries(p *fig, series []Series, markers bool) []entry {
 			lo[i], hi[i] = mean[i]-sd[i], mean[i]+sd[i]
 		}
 		if !st.noBand {
-			p.band(s.X, lo, hi, st.color(s.Method))
+			p.band(s.X, lo, hi, colorAt(st.of(s.Name, s.Method)))
 		}
-		if th := st.curve(p, s.Method, s.X, mean, markers && len(s.X) <= 12); th != nil {
-			entries = append(entries, entry{fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits)), th})
+		text := fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits))
+		if th := st.curve(p, st.of(s.Name, s.Method), s.X, mean, markers && len(s.X) <= 12); th != nil {
+			entries = append(entries, entry{text, th})
+			st.shown[s.Method] = true
+		} else if v, ok := p.atZero(s.X, mean); ok {
+			p.level = append(p.level, level{st.of(s.Name, s.Method), v, text})
+			st.shown[s.Method] = true
 		}
 	}
 	return entries
@@ -412,17 +610,20 @@ func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string)
 			c[i], lo[i], hi[i] = math.Exp(m[i]), math.Exp(m[i]-sd[i]), math.Exp(m[i]+sd[i])
 		}
 		if !st.noBand {
-			p.band(s.X, lo, hi, st.color(s.Method))
+			p.band(s.X, lo, hi, colorAt(st.of(s.Name, s.Method)))
 		}
-		th := st.curve(p, s.Method, s.X, c, len(s.X) <= 12)
-		if th == nil {
-			continue
-		}
+		th := st.curve(p, st.of(s.Name, s.Method), s.X, c, len(s.X) <= 12)
 		text := fmt.Sprintf("%s (%s)", s.Name, splitsText(s.Splits))
 		if note != nil {
 			text += note(&s)
 		}
-		entries = append(entries, entry{text, th})
+		if th != nil {
+			entries = append(entries, entry{text, th})
+			st.shown[s.Method] = true
+		} else if v, ok := p.atZero(s.X, c); ok {
+			p.level = append(p.level, level{st.of(s.Name, s.Method), v, text})
+			st.shown[s.Method] = true
+		}
 	}
 	return entries
 }
@@ -433,13 +634,14 @@ func (st *style) logSeries(p *fig, series []Series, note func(s *Series) string)
 func (st *style) disjoint(p *fig, s *Series, note func(*Series) string) []entry {
 	var th []plot.Thumbnailer
 	for i := range s.SplitX {
-		if t := st.curve(p, s.Method, s.SplitX[i], s.SplitY[i], true); th == nil {
+		if t := st.curve(p, st.of(s.Name, s.Method), s.SplitX[i], s.SplitY[i], true); th == nil {
 			th = t
 		}
 	}
 	if th == nil {
 		return nil
 	}
+	st.shown[s.Method] = true
 	text := fmt.Sprintf("%s (%s, each drawn: they share no common range)", s.Name, splitsText(s.Splits))
 	if note != nil {
 		text += note(s)

@@ -324,7 +324,9 @@ func (st *style) singleFigure(dir, name string, f *Figure, cells []*Cell, ds, m 
 	} else {
 		l.entries = st.linearSeries(p, series, f.X == harness.XParticles)
 	}
-	l.entries = append(l.entries, addFloor(p, cells, ds, m, series)...)
+	l.entries = append(l.entries, addFloor(p, cells, ds, m, yl, series)...)
+	l.entries = append(l.entries, p.levels()...)
+	l.entries = append(l.entries, st.notDrawn(cells, ds, yl)...)
 	return l.save(dir, name)
 }
 
@@ -357,7 +359,8 @@ func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m s
 		} else {
 			entries = st.linearSeries(p, series, f.X == harness.XParticles)
 		}
-		entries = append(entries, addFloor(p, cells, ds, m, series)...)
+		entries = append(entries, addFloor(p, cells, ds, m, f.yLabel(mt, cells, ds, m), series)...)
+		entries = append(entries, p.levels()...)
 		for _, e := range entries {
 			if !inLegend[e.text] {
 				inLegend[e.text] = true
@@ -460,7 +463,7 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		if err != nil {
 			return nil, err
 		}
-		line.Color = st.color(s.Method)
+		line.Color = colorAt(st.of(s.Name, s.Method))
 		line.Width = vg.Points(0.8)
 		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(line)
@@ -471,10 +474,10 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 			"number of particles N", yl+" (log scale)", false, true)
 		common := ParticleSeries(cells, ds, base)
 		st.logSeries(q, common, nil)
-		l.entries = append(l.entries, addFloor(q, cells, ds, base, common)...)
+		l.entries = append(l.entries, addFloor(q, cells, ds, base, yl, common)...)
 		l.plots = append(l.plots, q.Plot)
 	} else {
-		l.entries = append(l.entries, addFloor(p, cells, ds, base, series)...)
+		l.entries = append(l.entries, addFloor(p, cells, ds, base, yl, series)...)
 	}
 	return l.save(dir, name)
 }

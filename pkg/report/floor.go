@@ -71,8 +71,9 @@ var floorColor = color.NRGBA{R: 90, G: 90, B: 90, A: 255}
 
 // addFloor draws the reference floor of metric m on dataset ds as a
 // horizontal dashed line across the x range of the series, and returns its
-// legend entry; nil when the cells record no floor for m.
-func addFloor(p *fig, cells []*Cell, ds, m string, series []Series) []entry {
+// legend entry, which names the metric by label (its label in words); nil
+// when the cells record no floor for m.
+func addFloor(p *fig, cells []*Cell, ds, m, label string, series []Series) []entry {
 	v, n := ReferenceFloor(cells, ds, m)
 	if n == 0 {
 		return nil
@@ -101,7 +102,7 @@ func addFloor(p *fig, cells []*Cell, ds, m string, series []Series) []entry {
 	line.Width = vg.Points(1)
 	line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 	p.Add(line)
-	text := fmt.Sprintf("%s: within-reference MMD² %.2g (%s)", FloorLabel, v, splitsText(n))
+	text := fmt.Sprintf("%s, %s between the reference's two halves: %.2g (%s)", FloorLabel, label, v, splitsText(n))
 	return []entry{{text, []plot.Thumbnailer{line}}}
 }
 

@@ -47,11 +47,11 @@ func TestReferenceFloorMean(t *testing.T) {
 	series := ParticleSeries([]*Cell{refCell("fig2b", "a", "naval", 0, true, nil, nil,
 		Row{Step: 1, Metric: "mmd2", Value: 0.5}, Row{Step: 10, Metric: "mmd2", Value: 0.05})}, "naval", "mmd2")
 	p := newFig("t", "x", "y", true, true)
-	e := addFloor(p, cells, "naval", "mmd2", series)
-	if len(e) != 1 || !strings.HasPrefix(e[0].text, FloorLabel+": within-reference MMD² 0.002 (2 splits)") {
+	e := addFloor(p, cells, "naval", "mmd2", "MMD² to the reference", series)
+	if len(e) != 1 || !strings.HasPrefix(e[0].text, FloorLabel+", MMD² to the reference between the reference's two halves: 0.002 (2 splits)") {
 		t.Errorf("floor entries %+v", e)
 	}
-	if e := addFloor(p, cells, "naval", "mmd2_exact", series); e != nil {
+	if e := addFloor(p, cells, "naval", "mmd2_exact", "exact MMD²", series); e != nil {
 		t.Errorf("a floor drawn for a metric without one: %+v", e)
 	}
 }

@@ -45,13 +45,14 @@ func FirstLine(s string) string {
 }
 
 // FormatPM formats mean ± sd with the sd to two significant digits and the
-// mean to the same decimal place.
+// mean to the same decimal place; the mean alone when sd is 0 or not
+// finite (one split has no spread to show, and "± 0" would claim one).
 func FormatPM(mean, sd float64) string {
 	if !Finite(mean) {
 		return "–"
 	}
 	if !Finite(sd) || sd == 0 {
-		return strconv.FormatFloat(mean, 'g', 4, 64) + " ± 0"
+		return strconv.FormatFloat(mean, 'g', 4, 64)
 	}
 	// The exponent of sd rounded to two significant digits (0.0999… → 1.0e-01).
 	e := strconv.FormatFloat(sd, 'e', 1, 64)

@@ -78,7 +78,7 @@ func TestFormatPM(t *testing.T) {
 		{-2.533333, 0.0763763, "-2.533 ± 0.076"},
 		{0.00412, 0.000103, "0.00412 ± 0.00010"},
 		{12.5, 3.4, "12.5 ± 3.4"},
-		{7, 0, "7 ± 0"},
+		{7, 0, "7"},
 	} {
 		if got := FormatPM(c.mean, c.sd); got != c.want {
 			t.Errorf("FormatPM(%v, %v) = %q, want %q", c.mean, c.sd, got, c.want)

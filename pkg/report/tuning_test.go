@@ -79,7 +79,7 @@ func TestTuningSection(t *testing.T) {
 	for _, want := range []string{
 		"## Tuning", "### tune-toy", "toy grid.",
 		"**Boston housing, kind svgd** (3 configurations; chosen by rmse)",
-		"| svgd-b | features=10, kernel=b | 2 | 1.10 ± 0.14 | -2 ± 0 | **yes** |",
+		"| svgd-b | features=10, kernel=b | 2 | 1.10 ± 0.14 | -2 | **yes** |",
 		"Chosen: `svgd-b` (features=10, kernel=b), validation rmse 1.10 ± 0.14.",
 		"| sgld (N=10) | N=10 | 2 |",
 	} {

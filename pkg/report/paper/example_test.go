@@ -57,8 +57,8 @@ func ExampleMakeTable() {
 	// | dataset | method | RMSE | test LL | splits |
 	// |---|---|---|---|---|
 	// | boston | mmdfw | 3.20 ± 0.28 | -2.50 ± 0.14 | 2 |
-	// | boston | svgd | 3.00 ± 0.14 | -2.5 ± 0 | 2 |
-	// | boston | ols | 3.10 ± 0.14 | -2.6 ± 0 | 2 |
+	// | boston | svgd | 3.00 ± 0.14 | -2.5 | 2 |
+	// | boston | ols | 3.10 ± 0.14 | -2.6 | 2 |
 	//
 	// **Not below OLS.** The BNN methods whose mean test RMSE over splits is not below the OLS row's (mean ≥ OLS's mean), per budget and dataset:
 	//

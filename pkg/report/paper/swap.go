@@ -170,6 +170,9 @@ func protocolName(p string) string {
 // verdictText is a verdict with its reason when it is not plain: "cannot
 // decide: the arms differ in start in 20 of 21 contrasts".
 func verdictText(v Verdict, why string) string {
+	if v == CannotDecide && strings.Contains(why, "one split") {
+		return "**" + noVerdict + "**"
+	}
 	if v == CannotDecide || v == NotMeasured {
 		return fmt.Sprintf("**%s**: %s", v, why)
 	}

@@ -24,6 +24,10 @@ func oneSplit(claims []Claim) bool {
 	return n == 1
 }
 
+// noVerdict is what a report of one split per contrast prints in place of
+// a verdict: one split has no interval, so it decides nothing.
+const noVerdict = "one split: no verdict"
+
 // quickProfile reports whether any cell of res ran under the quick
 // profile.
 func quickProfile(res *report.Results) bool {
@@ -88,10 +92,14 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
 				rests = strings.Join(c.Figures, ", ")
 			}
 			why := strings.TrimSuffix(v.Why, ".")
-			if one && !strings.Contains(why, "one split") {
-				why += "; one split: the numbers decide nothing"
+			verdict := string(v.Verdict)
+			if one {
+				// The full profile's verdict rule is not applied to one split:
+				// what the rule would say is kept in the why column.
+				verdict = noVerdict
+				why = "the rule would say " + string(v.Verdict) + ": " + why
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), v.Verdict, report.CellText(why), iv, rests)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** | %s | %s | %s |\n", claim, proto, axis, strings.Join(counts, " | "), verdict, report.CellText(why), iv, rests)
 		}
 	}
 	b.WriteString("\n")
@@ -106,7 +114,11 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 		if v.Axis != "" {
 			name += ", " + v.Axis
 		}
-		fmt.Fprintf(b, "**%s: %s.** %s.", name, v.Verdict, strings.TrimSuffix(upperFirst(v.Why), "."))
+		if quickProfile(res) || v.Tally.MaxSplits == 1 {
+			fmt.Fprintf(b, "**%s: %s.** The rule would say %s: %s.", name, noVerdict, v.Verdict, strings.TrimSuffix(v.Why, "."))
+		} else {
+			fmt.Fprintf(b, "**%s: %s.** %s.", name, v.Verdict, strings.TrimSuffix(upperFirst(v.Why), "."))
+		}
 		if c.Number != 2 {
 			fmt.Fprintf(b, " Contrasts: %s.", v.Tally.CountsText())
 		}

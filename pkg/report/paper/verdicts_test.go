@@ -213,6 +213,18 @@ func TestOneSplitDecidesNothing(t *testing.T) {
 	if !strings.Contains(b.String(), "**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**") {
 		t.Error("the report does not say that one split decides nothing")
 	}
+	// Every verdict of the table and of the claims' sections reads "one
+	// split: no verdict", whatever the rule would say, and no value is
+	// given as ± 0.
+	out := b.String()
+	for _, bad := range []string{"**" + string(NotSupported) + "**", "**" + string(Supported) + "**", "**" + string(CannotDecide) + "**", " ± 0 ", " ± 0|"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("a one-split report prints %q", bad)
+		}
+	}
+	if n := strings.Count(out, noVerdict); n < 4 {
+		t.Errorf("%q printed %d times, want every verdict", noVerdict, n)
+	}
 	for _, c := range []Claim{claim1(res), claim5(res)} {
 		for _, v := range c.Verdicts {
 			if v.Verdict != CannotDecide || !strings.Contains(v.Why, "one split") {
