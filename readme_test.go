@@ -5,9 +5,12 @@ package mmdfw_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func readme(t *testing.T) string {
@@ -90,5 +93,96 @@ func TestREADMEShowsTheLogpdfExample(t *testing.T) {
 	block, _, _ = strings.Cut(block, "```\n")
 	if block != body {
 		t.Errorf("README.md's snippet differs from Example_posterior's:\n%s\nwant:\n%s", block, body)
+	}
+}
+
+// docAnchor is the anchor GitHub gives a Markdown heading: lower case,
+// letters, digits, spaces, hyphens and underscores kept, spaces as hyphens.
+func docAnchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// docs/DECISIONS.md opens with a contents list of its sections, in order,
+// each linked to its heading's anchor, so that a reader (and the report)
+// can point at one decision.
+func TestDecisionsContents(t *testing.T) {
+	b, err := os.ReadFile("docs/DECISIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	_, rest, ok := strings.Cut(text, "\n## Contents\n\n")
+	if !ok {
+		t.Fatal("docs/DECISIONS.md has no ## Contents section")
+	}
+	list, body, _ := strings.Cut(rest, "\n\n")
+	var want []string
+	seen := map[string]int{}
+	fence := false
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		m := headingRE.FindStringSubmatch(line)
+		if fence || m == nil {
+			continue
+		}
+		a := docAnchor(m[2])
+		if n, dup := seen[a]; dup {
+			seen[a] = n + 1
+			a += "-" + strconv.Itoa(n+1)
+		} else {
+			seen[a] = 0
+		}
+		want = append(want, strings.Repeat("  ", len(m[1])-2)+"- ["+m[2]+"](#"+a+")")
+	}
+	got := strings.Split(list, "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		for i := range max(len(got), len(want)) {
+			var g, w string
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(want) {
+				w = want[i]
+			}
+			if g != w {
+				t.Fatalf("contents line %d: %q, want %q (%d lines, want %d)", i+1, g, w, len(got), len(want))
+			}
+		}
+	}
+}
+
+var headingRE = regexp.MustCompile(`^(#{2,4}) (.+)$`)
+
+// absPathRE matches a folder of one machine in a command.
+var absPathRE = regexp.MustCompile(`(^|[\s=(` + "`" + `'"])(/work/|/tmp/|/home/|/root/|/Users/)`)
+
+// Every command in README.md and docs/ runs as written from the checkout:
+// no folder of one machine, only paths relative to it.
+func TestDocsHaveNoMachineFolders(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(files, "README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if absPathRE.MatchString(line) {
+				t.Errorf("%s:%d: a folder of one machine: %s", f, i+1, line)
+			}
+		}
 	}
 }
