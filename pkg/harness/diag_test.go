@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -273,5 +274,27 @@ func TestDiagValueJSON(t *testing.T) {
 	var v DiagValue
 	if err := json.Unmarshal([]byte(`"many"`), &v); err == nil {
 		t.Error(`"many" read as a value`)
+	}
+}
+
+// Many flagged cells are counted by flag at the end of a run, not listed
+// one per line; a few are listed.
+func TestSummaryCountsManyFlags(t *testing.T) {
+	var s Summary
+	for i := range 12 {
+		d := &Diagnostics{Flags: []DiagFlag{{Code: "ceiling", Reason: "r"}}}
+		if i%3 == 0 {
+			d.Flags = append(d.Flags, DiagFlag{Code: "collapse", Reason: "r"}, DiagFlag{Code: "collapse", Reason: "again"})
+		}
+		s.Flagged = append(s.Flagged, fmt.Sprintf("e/m/d/s%d: %s", i, d.Reason()))
+		s.countFlags(d)
+	}
+	out := s.String()
+	if strings.Count(out, "flagged:") != 1 || !strings.Contains(out, "flagged: 12 cells, by flag: ceiling 12, collapse 4;") {
+		t.Errorf("summary of 12 flagged cells:\n%s", out)
+	}
+	s.Flagged, s.FlagCodes = s.Flagged[:2], nil
+	if out := s.String(); strings.Count(out, "\n  flagged: e/m/d/s") != 2 {
+		t.Errorf("summary of 2 flagged cells:\n%s", out)
 	}
 }

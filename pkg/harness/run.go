@@ -34,6 +34,9 @@ type Summary struct {
 	// cached, whose result its method flagged (Provenance.Diagnostics);
 	// under Options.Strict they are also failures.
 	Flagged []string
+	// FlagCodes counts the cells of Flagged by flag code: a cell with two
+	// flags counts under each.
+	FlagCodes map[string]int
 	// Elsewhere counts the cells another runner sharing the results
 	// directory was running when this one reached them; this run waited
 	// for them (without a job slot) and counts their outcome.
@@ -107,7 +110,27 @@ func (t TimeReport) String() string {
 
 func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
-// String is the summary printed at the end of a run.
+// flaggedLines is the most flagged cells the summary names one by one;
+// beyond it, it counts them by flag.
+const flaggedLines = 10
+
+// countFlags counts the flags of d in s.FlagCodes.
+func (s *Summary) countFlags(d *Diagnostics) {
+	if s.FlagCodes == nil {
+		s.FlagCodes = map[string]int{}
+	}
+	seen := map[string]bool{}
+	for _, f := range d.Flags {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			s.FlagCodes[f.Code]++
+		}
+	}
+}
+
+// String is the summary printed at the end of a run: the failures one per
+// line, the flagged cells one per line when they are few and counted by
+// flag otherwise, the skipped cells counted by reason.
 func (s *Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d cells: %d done (%d cached), %d failed, %d skipped, %d interrupted",
@@ -118,8 +141,27 @@ func (s *Summary) String() string {
 	for _, f := range s.Failures {
 		b.WriteString("\n  failed: " + f)
 	}
-	for _, f := range s.Flagged {
-		b.WriteString("\n  flagged: " + f)
+	if len(s.Flagged) <= flaggedLines {
+		for _, f := range s.Flagged {
+			b.WriteString("\n  flagged: " + f)
+		}
+	} else {
+		codes := make([]string, 0, len(s.FlagCodes))
+		for c := range s.FlagCodes {
+			codes = append(codes, c)
+		}
+		sort.Slice(codes, func(i, j int) bool {
+			if s.FlagCodes[codes[i]] != s.FlagCodes[codes[j]] {
+				return s.FlagCodes[codes[i]] > s.FlagCodes[codes[j]]
+			}
+			return codes[i] < codes[j]
+		})
+		parts := make([]string, len(codes))
+		for i, c := range codes {
+			parts[i] = fmt.Sprintf("%s %d", c, s.FlagCodes[c])
+		}
+		fmt.Fprintf(&b, "\n  flagged: %d cells, by flag: %s; each cell with its reasons in the report's section \"Flagged results\" and in its \"cell finished\" line",
+			len(s.Flagged), strings.Join(parts, ", "))
 	}
 	reasons := map[string]int{}
 	for _, sk := range s.Skips {
@@ -302,6 +344,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		if st.Err == nil && !r.opts.Force && (st.Status == Done || st.Status == Skipped) {
 			if st.Status == Done && st.Prov.Diagnostics.Flagged() {
 				sum.Flagged = append(sum.Flagged, c.ID+": "+st.Prov.Diagnostics.Reason())
+				sum.countFlags(st.Prov.Diagnostics)
 			}
 			if f, ok := r.strictCached(c, st.Prov); ok {
 				sum.Failed++
@@ -359,6 +402,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			}
 			if p.Diagnostics.Flagged() {
 				sum.Flagged = append(sum.Flagged, p.Cell+": "+p.Diagnostics.Reason())
+				sum.countFlags(p.Diagnostics)
 			}
 			if f, ok := r.strictCached(st.Cell, p); ok && out == cached {
 				sum.Failed++
