@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // refID names a reference sample as the cells' summaries describe it: the
@@ -36,7 +34,7 @@ type cellRefSummary struct {
 
 // cellReference returns the reference p's summary records with its
 // seconds, and false when it records none with seconds.
-func cellReference(p *repro.Provenance) (refID, float64, bool) {
+func cellReference(p *Provenance) (refID, float64, bool) {
 	if len(p.Summary) == 0 {
 		return refID{}, 0, false
 	}
@@ -72,9 +70,9 @@ type timeRow struct {
 }
 
 // add adds the cell of provenance p (nil: never run) to the row.
-func (r *timeRow) add(p *repro.Provenance) {
+func (r *timeRow) add(p *Provenance) {
 	r.Cells++
-	if p == nil || p.Status != repro.Done {
+	if p == nil || p.Status != Done {
 		return
 	}
 	r.Done++
@@ -145,7 +143,7 @@ func (r *timeRow) merge(o *timeRow) {
 // timeRows sums the recorded times of each experiment (one row per group
 // of cells, provs[i] being the provenance of groups' i-th cell in order,
 // nil where there is none) and of all of them.
-func timeRows(groups [][]*repro.Cell, provs []*repro.Provenance) (rows []*timeRow, total *timeRow) {
+func timeRows(groups [][]*Cell, provs []*Provenance) (rows []*timeRow, total *timeRow) {
 	total = newTimeRow("total")
 	i := 0
 	for _, g := range groups {

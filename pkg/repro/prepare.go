@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,7 +16,7 @@ func init() {
 	})
 }
 
-func prepareCmd(reg *repro.Registry, args []string) error {
+func prepareCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "prepare",
 		usage: []string{
@@ -38,7 +36,7 @@ func prepareCmd(reg *repro.Registry, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(repro.Options{})
+	r := cmd.runner(Options{})
 	n, err := r.Prepare(ctx, cells)
 	fmt.Fprintf(os.Stderr, "prepared %d dataset splits\n", n)
 	return err

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"bytes"
@@ -20,7 +20,6 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/metric"
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -31,7 +30,7 @@ func init() {
 	})
 }
 
-func referenceCmd(reg *repro.Registry, args []string) error {
+func referenceCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "reference",
 		usage: []string{
@@ -52,7 +51,7 @@ func referenceCmd(reg *repro.Registry, args []string) error {
 	if err != nil {
 		return err
 	}
-	sums, err := referenceSummaries(cmd.runner(repro.Options{}), cells)
+	sums, err := referenceSummaries(cmd.runner(Options{}), cells)
 	if err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ type refSummary struct {
 	missing  string // why there is no summary: not cached, data missing…
 	kind     string
 	draws    int // kept draws in all
-	chains   []repro.HMCChain
+	chains   []HMCChain
 	flagged  bool
 	reasons  []string
 	params   []paramSummary
@@ -117,7 +116,7 @@ type paramSummary struct {
 
 // referenceSummaries summarises the references the cells use, each once, in
 // the order of the cells.
-func referenceSummaries(r *repro.Runner, cells []*repro.Cell) ([]*refSummary, error) {
+func referenceSummaries(r *Runner, cells []*Cell) ([]*refSummary, error) {
 	var out []*refSummary
 	seen := map[string]bool{}
 	for _, c := range cells {
@@ -126,7 +125,7 @@ func referenceSummaries(r *repro.Runner, cells []*repro.Cell) ([]*refSummary, er
 		}
 		id, path, err := r.ReferenceArtefact(c)
 		if err != nil {
-			if errors.Is(err, repro.ErrDataMissing) {
+			if errors.Is(err, ErrDataMissing) {
 				key := "missing " + c.Experiment.ID + " " + c.Dataset + " " + strconv.Itoa(c.Split)
 				if !seen[key] {
 					seen[key] = true
@@ -152,7 +151,7 @@ func referenceSummaries(r *repro.Runner, cells []*repro.Cell) ([]*refSummary, er
 // summariseReference reads one cached reference.
 func summariseReference(id, path, kind string) (*refSummary, error) {
 	s := &refSummary{id: id, path: path, kind: kind}
-	set, raw, err := repro.ReadReference(path)
+	set, raw, err := ReadReference(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.missing = "not cached: no run has needed it yet"
 		return s, nil
@@ -161,10 +160,10 @@ func summariseReference(id, path, kind string) (*refSummary, error) {
 		return nil, err
 	}
 	var sum struct {
-		Chains   int              `json:"chains"`
-		PerChain []repro.HMCChain `json:"per_chain"`
-		Flagged  bool             `json:"flagged"`
-		Reasons  []string         `json:"reasons"`
+		Chains   int        `json:"chains"`
+		PerChain []HMCChain `json:"per_chain"`
+		Flagged  bool       `json:"flagged"`
+		Reasons  []string   `json:"reasons"`
 	}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &sum); err != nil {

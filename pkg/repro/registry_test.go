@@ -1,12 +1,12 @@
-package main
+package repro
 
 import "github.com/mmdfw/mmdfw/pkg/harness"
 
-// testRegistry returns the command's registry with the test kind
+// testRegistry returns the registry of pkg/repro with the test kind
 // "test-judge", its metric "test-first" and the test dataset
 // "test-normal2" added: the registry the tests run the command with.
 func testRegistry() *harness.Registry {
-	r := newRegistry()
+	r := NewRegistry()
 	registerJudge(r)
 	registerNormal2(r)
 	return r

@@ -1,10 +1,8 @@
-package main
+package repro
 
 import (
 	"encoding/json"
 	"io"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // cellJSON is one cell in the JSON of repro list and repro status.
@@ -39,7 +37,7 @@ type cellJSON struct {
 }
 
 // newCellJSON describes the state st of a cell as the runner r sees it.
-func newCellJSON(r *repro.Runner, st repro.CellStatus) cellJSON {
+func newCellJSON(r *Runner, st CellStatus) cellJSON {
 	c := st.Cell
 	j := cellJSON{
 		Index: c.Index, ID: c.ID, File: c.Experiment.File, Experiment: c.Experiment.ID, Profile: c.Experiment.Profile,

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -20,7 +18,7 @@ func init() {
 	})
 }
 
-func runCmd(reg *repro.Registry, args []string) error {
+func runCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "run",
 		usage: []string{
@@ -47,7 +45,7 @@ func runCmd(reg *repro.Registry, args []string) error {
 	if err != nil {
 		return err
 	}
-	sel, err := repro.Select(all, *cells)
+	sel, err := Select(all, *cells)
 	if err != nil {
 		return usagef("--%v", err)
 	}
@@ -70,7 +68,7 @@ func runCmd(reg *repro.Registry, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(repro.Options{Force: *force, Strict: *strict, Progress: repro.TerminalStderr()})
+	r := cmd.runner(Options{Force: *force, Strict: *strict, Progress: TerminalStderr()})
 	sum, err := r.Run(ctx, sel)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 				break
 			}
 		}
-		os.Exit(realMain(testRegistry(), args, os.Stderr))
+		os.Exit(Main(testRegistry(), args, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

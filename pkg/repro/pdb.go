@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"flag"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/pdbmodel"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -29,15 +28,15 @@ type posteriordbFlag struct{}
 func (posteriordbFlag) String() string { return "" }
 
 func (posteriordbFlag) Set(v string) error {
-	repro.SetPosteriorDB(v)
+	SetPosteriorDB(v)
 	return nil
 }
 
 // addPosteriorDBFlag adds --posteriordb to fs.
 func addPosteriorDBFlag(fs *flag.FlagSet) {
 	fs.Var(posteriordbFlag{}, "posteriordb",
-		"posteriordb folder of the "+repro.PosteriorDBPrefix+"<name> datasets: the staged folder or a clone of posteriordb's repository (default $"+
-			repro.PosteriorDBEnv+", else "+repro.SharedPosteriorDB+" when present)")
+		"posteriordb folder of the "+PosteriorDBPrefix+"<name> datasets: the staged folder or a clone of posteriordb's repository (default $"+
+			PosteriorDBEnv+", else "+SharedPosteriorDB+" when present)")
 }
 
 const pdbUsage = `usage:
@@ -51,7 +50,7 @@ posterior: the staged layout's files are checked against their sha256, a
 clone of posteriordb's repository is read without checksums.
 `
 
-func runPDB(reg *repro.Registry, args []string) error {
+func runPDB(reg *Registry, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(os.Stderr, pdbUsage)
 		if len(args) == 0 {
@@ -77,9 +76,9 @@ func runPDB(reg *repro.Registry, args []string) error {
 // listPDB prints the posteriors of the posteriordb folder; load loads each
 // (verifying the staged files) and fails at the first that does not load.
 func listPDB(w io.Writer, load bool) error {
-	root := repro.PosteriorDB()
+	root := PosteriorDB()
 	if root == "" {
-		return fmt.Errorf("no posteriordb folder: give --posteriordb DIR or $%s", repro.PosteriorDBEnv)
+		return fmt.Errorf("no posteriordb folder: give --posteriordb DIR or $%s", PosteriorDBEnv)
 	}
 	db, err := posteriordb.Open(root)
 	if err != nil {
@@ -121,7 +120,7 @@ func listPDB(w io.Writer, load bool) error {
 		if slices.Contains(models, info.ModelName) {
 			avail = "yes"
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\n", repro.PosteriorDBPrefix, n, info.ModelName, info.Dim(), avail, ref)
+		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\n", PosteriorDBPrefix, n, info.ModelName, info.Dim(), avail, ref)
 	}
 	return tw.Flush()
 }

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mmdfw/mmdfw/pkg/data"
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -37,7 +36,7 @@ fetch copies from --mirror (a folder holding one folder per dataset) when given,
 else downloads from the upstream URLs; every file is checked against its
 sha256 before it is put in place. Datasets: ` + "%s\n"
 
-func runData(reg *repro.Registry, args []string) error {
+func runData(reg *Registry, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(os.Stderr, dataUsage, strings.Join(data.Names(), ", "))
 		if len(args) == 0 {

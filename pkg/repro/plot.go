@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"flag"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -25,9 +23,9 @@ const defaultExperiments = "experiments/*.toml"
 // resultsCmd holds what plot and report share: the results and figures
 // directories, and the experiment files and profile that say which cached
 // results are current. The data checksums of a key are those each result
-// records (repro.Options.RecordedData), so no data folder is needed.
+// records (Options.RecordedData), so no data folder is needed.
 type resultsCmd struct {
-	reg         *repro.Registry
+	reg         *Registry
 	fs          *flag.FlagSet
 	results     *string
 	figures     *string
@@ -35,7 +33,7 @@ type resultsCmd struct {
 	profile     *string
 }
 
-func newResultsCmd(reg *repro.Registry, name string, usage ...string) *resultsCmd {
+func newResultsCmd(reg *Registry, name string, usage ...string) *resultsCmd {
 	c := &resultsCmd{reg: reg, fs: newFlagSet(name, usage...)}
 	c.results = c.fs.String("results", "results", "results directory")
 	c.figures = c.fs.String("figures", "figures", "directory of the figures")
@@ -62,7 +60,7 @@ func experimentFiles(named []string, glob string) ([]string, error) {
 // load parses args and reads the current results: those whose cells the
 // experiment files plan now, under their current cache keys. It says on
 // stderr how many result files it left out.
-func (c *resultsCmd) load(args []string) (*repro.Results, error) {
+func (c *resultsCmd) load(args []string) (*Results, error) {
 	named, err := parseInterleaved(c.fs, args)
 	if err != nil {
 		return nil, err
@@ -74,7 +72,7 @@ func (c *resultsCmd) load(args []string) (*repro.Results, error) {
 	if fi, err := os.Stat(*c.results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("results directory %s does not exist or is not a directory (--results)", *c.results)
 	}
-	res, err := repro.LoadResults(c.reg, files, *c.profile, *c.results)
+	res, err := LoadResults(c.reg, files, *c.profile, *c.results)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +85,7 @@ func (c *resultsCmd) load(args []string) (*repro.Results, error) {
 	return res, nil
 }
 
-func plotCmd(reg *repro.Registry, args []string) error {
+func plotCmd(reg *Registry, args []string) error {
 	c := newResultsCmd(reg, "plot",
 		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR]",
 		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
@@ -103,15 +101,15 @@ func plotCmd(reg *repro.Registry, args []string) error {
 	if len(res.Cells) == 0 {
 		return fmt.Errorf("no current results under %s: run 'repro run' first", *c.results)
 	}
-	files, err := repro.PlotResults(res, *c.figures)
+	files, err := PlotResults(res, *c.figures)
 	for _, f := range files {
 		fmt.Fprintln(os.Stdout, f)
 	}
 	// An experiment without [[figures]] is drawn with the defaults, and
 	// said so: never silently skipped.
-	for _, id := range repro.UndeclaredFigures(res) {
+	for _, id := range UndeclaredFigures(res) {
 		fmt.Fprintf(os.Stderr, "experiment %s declares no [[figures]]: drew the default figures (each recorded metric against compute time): %s\n",
-			id, strings.Join(repro.FigureNames(res, id), ", "))
+			id, strings.Join(FigureNames(res, id), ", "))
 	}
 	return err
 }

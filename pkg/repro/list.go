@@ -1,11 +1,9 @@
-package main
+package repro
 
 import (
 	"fmt"
 	"os"
 	"text/tabwriter"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -16,7 +14,7 @@ func init() {
 	})
 }
 
-func listCmd(reg *repro.Registry, args []string) error {
+func listCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "list",
 		usage: []string{
@@ -49,7 +47,7 @@ func listCmd(reg *repro.Registry, args []string) error {
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
-	counts := map[repro.Status]int{}
+	counts := map[Status]int{}
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
@@ -63,9 +61,9 @@ func listCmd(reg *repro.Registry, args []string) error {
 		switch {
 		case st.Err != nil:
 			note = firstLine(st.Err.Error())
-		case st.Prov != nil && st.Status != repro.Done && st.Prov.Error != "":
+		case st.Prov != nil && st.Status != Done && st.Prov.Error != "":
 			note = firstLine(st.Prov.Error)
-		case st.Status == repro.Pending && st.DataMissing():
+		case st.Status == Pending && st.DataMissing():
 			note = "skipped when run: " + firstLine(st.MissingReason())
 		}
 		if why := st.StaleReason(); why != "" {
@@ -77,7 +75,7 @@ func listCmd(reg *repro.Registry, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
-		counts[repro.Done], counts[repro.Failed], counts[repro.Skipped], counts[repro.Stale], counts[repro.Pending])
+		counts[Done], counts[Failed], counts[Skipped], counts[Stale], counts[Pending])
 	return nil
 }
 

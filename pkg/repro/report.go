@@ -1,11 +1,9 @@
-package main
+package repro
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -16,7 +14,7 @@ func init() {
 	})
 }
 
-func reportCmd(reg *repro.Registry, args []string) error {
+func reportCmd(reg *Registry, args []string) error {
 	c := newResultsCmd(reg, "report",
 		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
@@ -36,7 +34,7 @@ func reportCmd(reg *repro.Registry, args []string) error {
 	} else if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
 		return usagef("--out %s: the folder %s does not exist", *out, filepath.Dir(*out))
 	}
-	if err := repro.WriteResultsReport(res, *c.figures, *out); err != nil {
+	if err := WriteResultsReport(res, *c.figures, *out); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stdout, *out)

@@ -1,18 +1,16 @@
-package main
+package repro
 
 import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
 	register(&command{
 		name:    "version",
 		summary: "print the module version, Go version and platform",
-		run: func(_ *repro.Registry, args []string) error {
+		run: func(_ *Registry, args []string) error {
 			fs := newFlagSet("version", "usage: repro version", "\nPrints the module version, the Go version and the platform.")
 			if err := parseNoArgs(fs, args); err != nil {
 				return err

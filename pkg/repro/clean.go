@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -18,7 +16,7 @@ func init() {
 	})
 }
 
-func cleanCmd(reg *repro.Registry, args []string) error {
+func cleanCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "clean",
 		usage: []string{
@@ -42,7 +40,7 @@ func cleanCmd(reg *repro.Registry, args []string) error {
 		// that narrows splits or methods would make real results orphans.
 		return fmt.Errorf("repro clean: --set is not accepted; clean judges files against the experiment files as written")
 	}
-	r := cmd.runner(repro.Options{})
+	r := cmd.runner(Options{})
 	var remove []string
 	why := map[string]string{}
 	kept, otherProfile := 0, 0
@@ -51,7 +49,7 @@ func cleanCmd(reg *repro.Registry, args []string) error {
 		if err != nil {
 			return err
 		}
-		if st.Status != repro.Stale || r.Running(c) {
+		if st.Status != Stale || r.Running(c) {
 			continue
 		}
 		if st.Prov.Profile != c.Experiment.Profile {
@@ -85,7 +83,7 @@ func cleanCmd(reg *repro.Registry, args []string) error {
 	keep := map[string]bool{}
 	for _, p := range orphans {
 		if strings.HasSuffix(p, ".json") {
-			if prov, err := repro.ReadProvenance(p); err == nil && prov.Profile != profile {
+			if prov, err := ReadProvenance(p); err == nil && prov.Profile != profile {
 				base := strings.TrimSuffix(p, ".json")
 				keep[p], keep[base+".csv"] = true, true
 			}

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"context"
@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/internal/slurm"
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
-	"github.com/mmdfw/mmdfw/pkg/repro"
+	"github.com/mmdfw/mmdfw/pkg/slurm"
 )
 
 func init() {
@@ -26,7 +25,7 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-func slurmCmd(reg *repro.Registry, args []string) error {
+func slurmCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "slurm",
 		usage: []string{
@@ -77,7 +76,7 @@ func slurmCmd(reg *repro.Registry, args []string) error {
 	if len(cells) == 0 {
 		return fmt.Errorf("%s: no cells", strings.Join(files, " "))
 	}
-	r := cmd.runner(repro.Options{})
+	r := cmd.runner(Options{})
 	unfinished := make([]bool, len(cells))
 	var nUnfinished, nRunning int
 	for i, c := range cells {
@@ -86,7 +85,7 @@ func slurmCmd(reg *repro.Registry, args []string) error {
 			return err
 		}
 		switch {
-		case st.Status == repro.Done || st.Status == repro.Skipped:
+		case st.Status == Done || st.Status == Skipped:
 		case r.Running(c):
 			nRunning++
 		default:

@@ -1,10 +1,8 @@
-package main
+package repro
 
 import (
 	"fmt"
 	"os"
-
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func init() {
@@ -15,7 +13,7 @@ func init() {
 	})
 }
 
-// countsJSON is repro.Counts in the JSON of repro status.
+// countsJSON is Counts in the JSON of repro status.
 type countsJSON struct {
 	Total       int `json:"total"`
 	Done        int `json:"done"`
@@ -27,7 +25,7 @@ type countsJSON struct {
 	Skipped     int `json:"skipped"`
 }
 
-func countsToJSON(n *repro.Counts) countsJSON {
+func countsToJSON(n *Counts) countsJSON {
 	return countsJSON{n.Total, n.Done, n.Running, n.Failed, n.Pending, n.Stale, n.Interrupted, n.Skipped}
 }
 
@@ -41,9 +39,9 @@ type fileStatusJSON struct {
 }
 
 // byFile groups the cells by experiment file, in the order of the files.
-func byFile(cells []*repro.Cell) [][]*repro.Cell {
-	var out [][]*repro.Cell
-	at := map[*repro.Experiment]int{}
+func byFile(cells []*Cell) [][]*Cell {
+	var out [][]*Cell
+	at := map[*Experiment]int{}
 	for _, c := range cells {
 		i, ok := at[c.Experiment]
 		if !ok {
@@ -56,7 +54,7 @@ func byFile(cells []*repro.Cell) [][]*repro.Cell {
 	return out
 }
 
-func statusCmd(reg *repro.Registry, args []string) error {
+func statusCmd(reg *Registry, args []string) error {
 	cmd := newCellCmd(reg, cellSpec{
 		name: "status",
 		usage: []string{
@@ -93,14 +91,14 @@ func statusCmd(reg *repro.Registry, args []string) error {
 		if *timesJ < 1 {
 			return usagef("--times-j %d: the number of job slots must be at least 1", *timesJ)
 		}
-		var provs []*repro.Provenance
+		var provs []*Provenance
 		for _, g := range groups {
 			for _, c := range g {
 				st, err := r.Status(c)
 				if err != nil {
 					return err
 				}
-				if st.Status != repro.Done {
+				if st.Status != Done {
 					st.Prov = nil
 				}
 				provs = append(provs, st.Prov)

@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/data"
-	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
@@ -67,11 +66,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // loadCells reads the experiment files under profile with the kinds,
-// datasets and metrics of reg and lists their cells (repro.Load, the one
+// datasets and metrics of reg and lists their cells (Load, the one
 // loader). Two files with the same experiment id (whose cells would share
 // their files) are an error naming both.
-func loadCells(reg *repro.Registry, files []string, profile string) ([]*repro.Cell, error) {
-	return repro.Load(reg, files, profile)
+func loadCells(reg *Registry, files []string, profile string) ([]*Cell, error) {
+	return Load(reg, files, profile)
 }
 
 // dataEnv is the environment variable whose value is the default of
@@ -85,13 +84,13 @@ func defaultDataDir() string {
 	if d := os.Getenv(dataEnv); d != "" {
 		return d
 	}
-	return repro.DefaultDataDir
+	return DefaultDataDir
 }
 
 // checkProfile refuses a --profile no experiment file may define.
 func checkProfile(p string) error {
-	if p != "" && !slices.Contains(repro.Profiles, p) {
-		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(repro.Profiles, ", "))
+	if p != "" && !slices.Contains(Profiles, p) {
+		return usagef("--profile %q: want one of %s (or none, for the files' base settings)", p, strings.Join(Profiles, ", "))
 	}
 	return nil
 }
@@ -114,7 +113,7 @@ type cellSpec struct {
 // --results, --data-dir, optionally -j and --key-revision, and the loading of the files
 // named as arguments.
 type cellCmd struct {
-	reg     *repro.Registry
+	reg     *Registry
 	fs      *flag.FlagSet
 	profile *string
 	results *string
@@ -125,7 +124,7 @@ type cellCmd struct {
 	sets    repeated
 }
 
-func newCellCmd(reg *repro.Registry, s cellSpec) *cellCmd {
+func newCellCmd(reg *Registry, s cellSpec) *cellCmd {
 	if s.profile == "" {
 		s.profile = "profile to apply: quick or full"
 	}
@@ -170,12 +169,12 @@ func (c *cellCmd) parse(args []string) ([]string, error) {
 }
 
 // load parses args and lists the cells of the files they name.
-func (c *cellCmd) load(args []string) ([]*repro.Cell, error) {
+func (c *cellCmd) load(args []string) ([]*Cell, error) {
 	files, err := c.parse(args)
 	if err != nil {
 		return nil, err
 	}
-	return repro.Load(c.reg, files, *c.profile, c.sets...)
+	return Load(c.reg, files, *c.profile, c.sets...)
 }
 
 // checkData looks at the data folder before any cell starts. A folder that
@@ -185,7 +184,7 @@ func (c *cellCmd) load(args []string) ([]*repro.Cell, error) {
 // exist or holds none of them is reported as absent, and the cells are
 // then judged by the data checksums their results recorded. Cells that
 // read no dataset of pkg/data need no folder.
-func (c *cellCmd) checkData(cells []*repro.Cell, strict bool) (absent bool, err error) {
+func (c *cellCmd) checkData(cells []*Cell, strict bool) (absent bool, err error) {
 	var need []string
 	seen := map[string]bool{}
 	for _, cl := range cells {
@@ -227,7 +226,7 @@ func (c *cellCmd) checkData(cells []*repro.Cell, strict bool) (absent bool, err 
 // list: by the local data's checksums, or, when the data folder is absent,
 // by the checksums each result recorded (as plot and report do), which it
 // says on stderr.
-func (c *cellCmd) statusRunner(cells []*repro.Cell) (*repro.Runner, error) {
+func (c *cellCmd) statusRunner(cells []*Cell) (*Runner, error) {
 	absent, err := c.checkData(cells, false)
 	if err != nil {
 		return nil, err
@@ -235,12 +234,12 @@ func (c *cellCmd) statusRunner(cells []*repro.Cell) (*repro.Runner, error) {
 	if absent {
 		fmt.Fprintf(os.Stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
 	}
-	return c.runner(repro.Options{RecordedData: absent}), nil
+	return c.runner(Options{RecordedData: absent}), nil
 }
 
 // runner returns the runner over the results directory with the command's
 // -j and --key-revision and the further options of opt.
-func (c *cellCmd) runner(opt repro.Options) *repro.Runner {
+func (c *cellCmd) runner(opt Options) *Runner {
 	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
-	return repro.NewRunner(c.reg, opt)
+	return NewRunner(c.reg, opt)
 }
