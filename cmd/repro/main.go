@@ -13,13 +13,14 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/mmdfw/mmdfw/pkg/repro"
 )
 
 func main() {
-	os.Exit(repro.Main(newRegistry(), os.Args[1:], os.Stderr))
+	os.Exit(repro.Main(context.Background(), newRegistry(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // newRegistry returns the registry of the command: pkg/repro's, with the

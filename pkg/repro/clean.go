@@ -16,8 +16,8 @@ func init() {
 	})
 }
 
-func cleanCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func cleanCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "clean",
 		usage: []string{
 			"usage: repro clean FILE... [--profile quick|full] [--results DIR] [--yes]",
@@ -98,10 +98,10 @@ func cleanCmd(reg *Registry, args []string) error {
 		why[p] = "orphan: no cell of its experiment"
 	}
 	if otherProfile > 0 {
-		fmt.Fprintf(os.Stderr, "%d cells or files kept: their results are of another profile than %q (give its --profile)\n", otherProfile, profile)
+		fmt.Fprintf(e.stderr, "%d cells or files kept: their results are of another profile than %q (give its --profile)\n", otherProfile, profile)
 	}
 	if kept > 0 {
-		fmt.Fprintf(os.Stderr, "%d stale cells kept: their data is missing under --data-dir, so their results cannot be judged\n", kept)
+		fmt.Fprintf(e.stderr, "%d stale cells kept: their data is missing under --data-dir, so their results cannot be judged\n", kept)
 	}
 	verb := "would remove"
 	if *yes {
@@ -115,15 +115,15 @@ func cleanCmd(reg *Registry, args []string) error {
 			}
 		}
 		n++
-		fmt.Printf("%s %s (%s)\n", verb, p, why[p])
+		fmt.Fprintf(e.stdout, "%s %s (%s)\n", verb, p, why[p])
 	}
 	switch {
 	case n == 0:
-		fmt.Fprintln(os.Stderr, "nothing to remove")
+		fmt.Fprintln(e.stderr, "nothing to remove")
 	case !*yes:
-		fmt.Fprintf(os.Stderr, "%d files; run again with --yes to remove them\n", n)
+		fmt.Fprintf(e.stderr, "%d files; run again with --yes to remove them\n", n)
 	default:
-		fmt.Fprintf(os.Stderr, "%d files removed\n", n)
+		fmt.Fprintf(e.stderr, "%d files removed\n", n)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package repro
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 				break
 			}
 		}
-		os.Exit(Main(testRegistry(), args, os.Stderr))
+		os.Exit(Main(context.Background(), testRegistry(), args, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -15,8 +16,9 @@ import (
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
 // usage and then the flags with their defaults.
-func newFlagSet(name string, usage ...string) *flag.FlagSet {
+func newFlagSet(w io.Writer, name string, usage ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
 	fs.Usage = func() {
 		for _, l := range usage {
 			fmt.Fprintln(fs.Output(), l)
@@ -113,6 +115,7 @@ type cellSpec struct {
 // --results, --data-dir, optionally -j and --key-revision, and the loading of the files
 // named as arguments.
 type cellCmd struct {
+	e       *cli
 	reg     *Registry
 	fs      *flag.FlagSet
 	profile *string
@@ -124,14 +127,14 @@ type cellCmd struct {
 	sets    repeated
 }
 
-func newCellCmd(reg *Registry, s cellSpec) *cellCmd {
+func newCellCmd(e *cli, s cellSpec) *cellCmd {
 	if s.profile == "" {
 		s.profile = "profile to apply: quick or full"
 	}
 	if s.results == "" {
 		s.results = "results directory"
 	}
-	c := &cellCmd{reg: reg, fs: newFlagSet(s.name, s.usage...)}
+	c := &cellCmd{e: e, reg: e.reg, fs: newFlagSet(e.stderr, s.name, s.usage...)}
 	c.profile = c.fs.String("profile", "", s.profile)
 	if s.jobs != "" {
 		c.fs.IntVar(&c.jobs, "j", runtime.NumCPU(), s.jobs)
@@ -232,7 +235,7 @@ func (c *cellCmd) statusRunner(cells []*Cell) (*Runner, error) {
 		return nil, err
 	}
 	if absent {
-		fmt.Fprintf(os.Stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
+		fmt.Fprintf(c.e.stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
 	}
 	return c.runner(Options{RecordedData: absent}), nil
 }
@@ -241,5 +244,8 @@ func (c *cellCmd) statusRunner(cells []*Cell) (*Runner, error) {
 // -j and --key-revision and the further options of opt.
 func (c *cellCmd) runner(opt Options) *Runner {
 	opt.Results, opt.DataDir, opt.Jobs, opt.KeyRevision = *c.results, *c.dataDir, c.jobs, c.keyRev
+	if opt.Log == nil {
+		opt.Log = c.e.log()
+	}
 	return NewRunner(c.reg, opt)
 }

@@ -16,11 +16,11 @@ func TestDataDirFlagReachesTheRunner(t *testing.T) {
 	}
 	env := t.TempDir()
 	t.Setenv(dataEnv, env)
-	if c := newCellCmd(testRegistry(), cellSpec{name: "list"}); *c.dataDir != env {
+	if c := newCellCmd(testCLI(), cellSpec{name: "list"}); *c.dataDir != env {
 		t.Fatalf("--data-dir default %q, want $%s = %q", *c.dataDir, dataEnv, env)
 	}
 	dir := t.TempDir()
-	c := newCellCmd(testRegistry(), cellSpec{name: "list"})
+	c := newCellCmd(testCLI(), cellSpec{name: "list"})
 	files, err := c.parse([]string{filepath.Join("..", "..", "experiments", "rff.toml"), "--data-dir", dir})
 	if err != nil {
 		t.Fatal(err)

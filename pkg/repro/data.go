@@ -36,9 +36,9 @@ fetch copies from --mirror (a folder holding one folder per dataset) when given,
 else downloads from the upstream URLs; every file is checked against its
 sha256 before it is put in place. Datasets: ` + "%s\n"
 
-func runData(reg *Registry, args []string) error {
+func runData(e *cli, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(os.Stderr, dataUsage, strings.Join(data.Names(), ", "))
+		fmt.Fprintf(e.stderr, dataUsage, strings.Join(data.Names(), ", "))
 		if len(args) == 0 {
 			return errUsage
 		}
@@ -46,6 +46,7 @@ func runData(reg *Registry, args []string) error {
 	}
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("data "+sub, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), dataUsage, strings.Join(data.Names(), ", ")) }
 	dir := fs.String("data-dir", "data", "folder holding one folder per dataset")
 	var (
@@ -70,29 +71,29 @@ func runData(reg *Registry, args []string) error {
 		if len(names) > 0 {
 			return usagef("list takes no arguments, got %q", names)
 		}
-		return printStatus(os.Stdout, *dir)
+		return printStatus(e.stdout, e.stderr, *dir)
 	case "verify":
 		if len(names) > 0 {
 			return usagef("verify takes no arguments, got %q", names)
 		}
-		return verifyData(os.Stdout, *dir)
+		return verifyData(e.stdout, *dir)
 	case "fetch":
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt)
 		defer stop()
-		opt := data.FetchOptions{Mirror: *mirror, TrustOnFirstUse: *tofu, Timeout: *timeout, Log: os.Stderr}
-		return fetchData(ctx, os.Stdout, *dir, names, opt)
+		opt := data.FetchOptions{Mirror: *mirror, TrustOnFirstUse: *tofu, Timeout: *timeout, Log: e.stderr}
+		return fetchData(ctx, e.stdout, e.stderr, *dir, names, opt)
 	}
-	fmt.Fprintf(os.Stderr, "repro data: unknown subcommand %q\n", sub)
+	fmt.Fprintf(e.stderr, "repro data: unknown subcommand %q\n", sub)
 	fs.Usage()
 	return errUsage
 }
 
 // printStatus lists the datasets under dir with their state, checking every
 // present file's sha256 (cached by size and modification time).
-func printStatus(w io.Writer, dir string) error {
+func printStatus(w, stderr io.Writer, dir string) error {
 	sts, cacheErr := data.Check(dir)
 	if cacheErr != nil {
-		fmt.Fprintf(os.Stderr, "repro data: checksum cache not written: %v\n", cacheErr)
+		fmt.Fprintf(stderr, "repro data: checksum cache not written: %v\n", cacheErr)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATASET\tSTATUS (ROWS PRESENT/EXPECTED)\tDATA FILE\tPATH")
@@ -132,7 +133,7 @@ func verifyData(w io.Writer, dir string) error {
 	return errors.Join(bad...)
 }
 
-func fetchData(ctx context.Context, w io.Writer, dir string, names []string, opt data.FetchOptions) error {
+func fetchData(ctx context.Context, w, stderr io.Writer, dir string, names []string, opt data.FetchOptions) error {
 	explicit := len(names) > 0
 	if !explicit {
 		names = data.Names()
@@ -165,14 +166,14 @@ func fetchData(ctx context.Context, w io.Writer, dir string, names []string, opt
 		case errors.As(err, &ne):
 			return err
 		case !explicit && errors.Is(err, data.ErrNotInMirror):
-			fmt.Fprintf(os.Stderr, "%s: not in the mirror %s; left missing\n", d.Name, opt.Mirror)
+			fmt.Fprintf(stderr, "%s: not in the mirror %s; left missing\n", d.Name, opt.Mirror)
 		case !explicit && errors.Is(err, data.ErrNoChecksum):
-			fmt.Fprintf(os.Stderr, "%s: skipped: %v\n", d.Name, err)
+			fmt.Fprintf(stderr, "%s: skipped: %v\n", d.Name, err)
 		default:
 			errs = append(errs, err)
 		}
 	}
-	if err := printStatus(w, dir); err != nil {
+	if err := printStatus(w, stderr, dir); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -22,7 +22,7 @@ func TestDataVerifyCorrupt(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := fetchData(context.Background(), &out, dir, []string{"yacht"}, data.FetchOptions{Mirror: mirror, Log: io.Discard}); err != nil {
+	if err := fetchData(context.Background(), &out, io.Discard, dir, []string{"yacht"}, data.FetchOptions{Mirror: mirror, Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "yacht") || !strings.Contains(out.String(), "complete 308/308") {
@@ -50,7 +50,7 @@ func TestDataVerifyCorrupt(t *testing.T) {
 }
 
 func TestDataUnknownName(t *testing.T) {
-	err := fetchData(context.Background(), io.Discard, t.TempDir(), []string{"nope"}, data.FetchOptions{Mirror: t.TempDir()})
+	err := fetchData(context.Background(), io.Discard, io.Discard, t.TempDir(), []string{"nope"}, data.FetchOptions{Mirror: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), `unknown dataset "nope"`) {
 		t.Fatalf("error %v", err)
 	}

@@ -2,7 +2,6 @@ package repro
 
 import (
 	"fmt"
-	"os"
 	"text/tabwriter"
 )
 
@@ -14,8 +13,8 @@ func init() {
 	})
 }
 
-func listCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func listCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "list",
 		usage: []string{
 			"usage: repro list FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [--json]",
@@ -43,9 +42,9 @@ func listCmd(reg *Registry, args []string) error {
 			}
 			out = append(out, newCellJSON(r, st))
 		}
-		return writeJSON(os.Stdout, out)
+		return writeJSON(e.stdout, out)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+	w := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
 	counts := map[Status]int{}
 	for _, c := range cells {
@@ -74,7 +73,7 @@ func listCmd(reg *Registry, args []string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
+	fmt.Fprintf(e.stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
 		counts[Done], counts[Failed], counts[Skipped], counts[Stale], counts[Pending])
 	return nil
 }

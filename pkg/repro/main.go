@@ -1,10 +1,13 @@
 package repro
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"sort"
 )
 
@@ -13,9 +16,35 @@ import (
 type command struct {
 	name    string
 	summary string
-	// run executes the command with the arguments after its name; reg
-	// holds what the experiment files may name.
-	run func(reg *Registry, args []string) error
+	// run executes the command with the arguments after its name.
+	run func(e *cli, args []string) error
+}
+
+// cli is what one call of Main gives its command: the context, the
+// registry of what the experiment files may name, and where the command
+// writes its output (stdout) and its messages (stderr).
+type cli struct {
+	ctx            context.Context
+	reg            *Registry
+	stdout, stderr io.Writer
+}
+
+// progress returns the writer of progress bars: stderr when it is the
+// process's standard error and a terminal, else nil (no bars).
+func (e *cli) progress() io.Writer {
+	if e.stderr == os.Stderr {
+		return TerminalStderr()
+	}
+	return nil
+}
+
+// log returns the runner's logger of finished cells: slog's default for
+// the process's standard error, else one writing to stderr.
+func (e *cli) log() *slog.Logger {
+	if e.stderr == os.Stderr {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, nil))
 }
 
 var commands = map[string]*command{}
@@ -68,9 +97,27 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'repro <command> -h' for the flags of a command.")
 }
 
-// Main runs the repro command args names (args without the program's
-// name) with the registry reg and returns its exit status.
-func Main(reg *Registry, args []string, stderr io.Writer) int {
+// Main runs the repro command that args name (the arguments after the
+// program's name: "run", "experiments/fig1a.toml", "--profile", "quick")
+// with the method kinds, datasets, models and metrics of reg, writes its
+// output to stdout and its messages to stderr, and returns its exit
+// status: 0, 1 for an error, 2 for a usage error, 130 after an interrupt
+// (SIGINT or SIGTERM, or ctx cancelled) once the finished cells are saved.
+// It is the whole repro command:
+//
+//	func main() {
+//		reg := repro.NewRegistry()
+//		// register one's own methods, models, datasets and metrics on reg
+//		os.Exit(repro.Main(context.Background(), reg, os.Args[1:], os.Stdout, os.Stderr))
+//	}
+//
+// Progress bars are drawn only when stderr is os.Stderr and a terminal.
+// The posteriordb folder a --posteriordb flag names holds for the rest of
+// the process (SetPosteriorDB).
+func Main(ctx context.Context, reg *Registry, args []string, stdout, stderr io.Writer) int {
+	if reg == nil {
+		panic("repro: Main needs a registry (NewRegistry)")
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -84,7 +131,8 @@ func Main(reg *Registry, args []string, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if err := c.run(reg, args[1:]); err != nil {
+	e := &cli{ctx: ctx, reg: reg, stdout: stdout, stderr: stderr}
+	if err := c.run(e, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -50,25 +49,25 @@ posterior: the staged layout's files are checked against their sha256, a
 clone of posteriordb's repository is read without checksums.
 `
 
-func runPDB(reg *Registry, args []string) error {
+func runPDB(e *cli, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(os.Stderr, pdbUsage)
+		fmt.Fprint(e.stderr, pdbUsage)
 		if len(args) == 0 {
 			return errUsage
 		}
 		return flag.ErrHelp
 	}
 	sub, args := args[0], args[1:]
-	fs := newFlagSet("pdb "+sub, strings.Split(strings.TrimSpace(pdbUsage), "\n")...)
+	fs := newFlagSet(e.stderr, "pdb "+sub, strings.Split(strings.TrimSpace(pdbUsage), "\n")...)
 	addPosteriorDBFlag(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	switch sub {
 	case "list":
-		return listPDB(os.Stdout, false)
+		return listPDB(e.stdout, false)
 	case "verify":
-		return listPDB(os.Stdout, true)
+		return listPDB(e.stdout, true)
 	}
 	return usagef("pdb %s: want list or verify", sub)
 }

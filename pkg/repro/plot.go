@@ -25,6 +25,7 @@ const defaultExperiments = "experiments/*.toml"
 // results are current. The data checksums of a key are those each result
 // records (Options.RecordedData), so no data folder is needed.
 type resultsCmd struct {
+	e           *cli
 	reg         *Registry
 	fs          *flag.FlagSet
 	results     *string
@@ -33,8 +34,8 @@ type resultsCmd struct {
 	profile     *string
 }
 
-func newResultsCmd(reg *Registry, name string, usage ...string) *resultsCmd {
-	c := &resultsCmd{reg: reg, fs: newFlagSet(name, usage...)}
+func newResultsCmd(e *cli, name string, usage ...string) *resultsCmd {
+	c := &resultsCmd{e: e, reg: e.reg, fs: newFlagSet(e.stderr, name, usage...)}
 	c.results = c.fs.String("results", "results", "results directory")
 	c.figures = c.fs.String("figures", "figures", "directory of the figures")
 	c.experiments = c.fs.String("experiments", defaultExperiments, "glob of the experiment files, when no FILE is named")
@@ -77,16 +78,16 @@ func (c *resultsCmd) load(args []string) (*Results, error) {
 		return nil, err
 	}
 	if n := len(res.Ignored); n > 0 {
-		fmt.Fprintf(os.Stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
+		fmt.Fprintf(c.e.stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
 		if len(res.Cells) == 0 {
-			fmt.Fprintln(os.Stderr, "no result is current: check --profile and the experiment files")
+			fmt.Fprintln(c.e.stderr, "no result is current: check --profile and the experiment files")
 		}
 	}
 	return res, nil
 }
 
-func plotCmd(reg *Registry, args []string) error {
-	c := newResultsCmd(reg, "plot",
+func plotCmd(e *cli, args []string) error {
+	c := newResultsCmd(e, "plot",
 		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR]",
 		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
 		"PNG, SVG and PDF, and Table 1 as Markdown and CSV, from the cached results only:",
@@ -103,12 +104,12 @@ func plotCmd(reg *Registry, args []string) error {
 	}
 	files, err := PlotResults(res, *c.figures)
 	for _, f := range files {
-		fmt.Fprintln(os.Stdout, f)
+		fmt.Fprintln(e.stdout, f)
 	}
 	// An experiment without [[figures]] is drawn with the defaults, and
 	// said so: never silently skipped.
 	for _, id := range UndeclaredFigures(res) {
-		fmt.Fprintf(os.Stderr, "experiment %s declares no [[figures]]: drew the default figures (each recorded metric against compute time): %s\n",
+		fmt.Fprintf(e.stderr, "experiment %s declares no [[figures]]: drew the default figures (each recorded metric against compute time): %s\n",
 			id, strings.Join(FigureNames(res, id), ", "))
 	}
 	return err

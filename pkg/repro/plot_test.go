@@ -50,7 +50,7 @@ func TestPlotAndReportUseCurrentResults(t *testing.T) {
 	if err := os.WriteFile(file, []byte(tinyRFF), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runCmd(testRegistry(), []string{file, "--results", results, "-j", "1"}); err != nil {
+	if err := runCmd(testCLI(), []string{file, "--results", results, "-j", "1"}); err != nil {
 		t.Fatal(err)
 	}
 	now := strings.Replace(tinyRFF, "features = 50 }", "features = 50, noise = 0.4 }", 1)
@@ -59,14 +59,14 @@ func TestPlotAndReportUseCurrentResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	figures := filepath.Join(tmp, "figures")
-	if err := plotCmd(testRegistry(), []string{"--results", results, "--figures", figures, "--experiments", filepath.Join(tmp, "*.toml")}); err != nil {
+	if err := plotCmd(testCLI(), []string{"--results", results, "--figures", figures, "--experiments", filepath.Join(tmp, "*.toml")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(figures, "rff.png")); err != nil {
 		t.Error(err)
 	}
 	out := filepath.Join(tmp, "REPORT.md")
-	if err := reportCmd(testRegistry(), []string{file, "--results", results, "--figures", figures, "--out", out}); err != nil {
+	if err := reportCmd(testCLI(), []string{file, "--results", results, "--figures", figures, "--out", out}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -91,7 +91,7 @@ func TestPlotAndReportUseCurrentResults(t *testing.T) {
 	if err := os.WriteFile(file, []byte(now[:strings.Index(now, "[methods.mmdfw-rbf]")]+"[methods.other]\nkind = \"mmdfw\"\nparticles = [8]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := plotCmd(testRegistry(), []string{file, "--results", results, "--figures", figures}); err == nil || !strings.Contains(err.Error(), "no current results") {
+	if err := plotCmd(testCLI(), []string{file, "--results", results, "--figures", figures}); err == nil || !strings.Contains(err.Error(), "no current results") {
 		t.Errorf("plot with no current result: %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestPlotListsUndeclared(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runCmd(testRegistry(), []string{file, "--results", results, "-j", "1"}); err != nil {
+	if err := runCmd(testCLI(), []string{file, "--results", results, "-j", "1"}); err != nil {
 		t.Fatal(err)
 	}
 	r, w, err := os.Pipe()
@@ -146,7 +146,7 @@ func TestPlotListsUndeclared(t *testing.T) {
 		done <- string(b)
 	}()
 	figures := filepath.Join(tmp, "figures")
-	perr := plotCmd(testRegistry(), []string{file, "--results", results, "--figures", figures})
+	perr := plotCmd(testCLI(), []string{file, "--results", results, "--figures", figures})
 	w.Close()
 	os.Stderr = old
 	msg := <-done

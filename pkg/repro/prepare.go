@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,8 +15,8 @@ func init() {
 	})
 }
 
-func prepareCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func prepareCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "prepare",
 		usage: []string{
 			"usage: repro prepare FILE... [--profile quick|full] [-j N] [--results DIR]",
@@ -34,10 +33,10 @@ func prepareCmd(reg *Registry, args []string) error {
 	if _, err := cmd.checkData(cells, true); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := cmd.runner(Options{})
 	n, err := r.Prepare(ctx, cells)
-	fmt.Fprintf(os.Stderr, "prepared %d dataset splits\n", n)
+	fmt.Fprintf(e.stderr, "prepared %d dataset splits\n", n)
 	return err
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +29,8 @@ func init() {
 	})
 }
 
-func referenceCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func referenceCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "reference",
 		usage: []string{
 			"usage: repro reference FILE... [--profile quick|full] [--results DIR] [--csv OUT]",
@@ -55,13 +54,13 @@ func referenceCmd(reg *Registry, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := printReferences(os.Stdout, sums); err != nil {
+	if err := printReferences(e.stdout, sums); err != nil {
 		return err
 	}
 	resultsSet := false
 	cmd.fs.Visit(func(f *flag.Flag) { resultsSet = resultsSet || f.Name == "results" })
 	if h := quickResultsHint(*cmd.profile, *cmd.results, resultsSet, sums); h != "" {
-		fmt.Fprintln(os.Stderr, h)
+		fmt.Fprintln(e.stderr, h)
 	}
 	if *csvOut != "" {
 		var buf bytes.Buffer

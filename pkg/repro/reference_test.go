@@ -121,7 +121,7 @@ func TestReferenceCommand(t *testing.T) {
 
 	// The command itself, with --csv.
 	csvPath := filepath.Join(tmp, "ref.csv")
-	if err := referenceCmd(testRegistry(), []string{file, "--results", results, "--csv", csvPath}); err != nil {
+	if err := referenceCmd(testCLI(), []string{file, "--results", results, "--csv", csvPath}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(csvPath)

@@ -14,8 +14,8 @@ func init() {
 	})
 }
 
-func reportCmd(reg *Registry, args []string) error {
-	c := newResultsCmd(reg, "report",
+func reportCmd(e *cli, args []string) error {
+	c := newResultsCmd(e, "report",
 		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
@@ -37,6 +37,6 @@ func reportCmd(reg *Registry, args []string) error {
 	if err := WriteResultsReport(res, *c.figures, *out); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stdout, *out)
+	fmt.Fprintln(e.stdout, *out)
 	return nil
 }

@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +17,8 @@ func init() {
 	})
 }
 
-func runCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func runCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "run",
 		usage: []string{
 			"usage: repro run FILE... [--profile quick|full] [-j N] [--cells A-B] [--force] [--strict] [--results DIR]",
@@ -66,15 +65,15 @@ func runCmd(reg *Registry, args []string) error {
 			f.Close()
 		}()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(Options{Force: *force, Strict: *strict, Progress: TerminalStderr()})
+	r := cmd.runner(Options{Force: *force, Strict: *strict, Progress: e.progress()})
 	sum, err := r.Run(ctx, sel)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, sum)
-	fmt.Fprintln(os.Stderr, sum.Time)
+	fmt.Fprintln(e.stderr, sum)
+	fmt.Fprintln(e.stderr, sum.Time)
 	if ctx.Err() != nil {
 		err := sum.Err()
 		if err == nil {

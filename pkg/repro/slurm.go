@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,8 +24,8 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-func slurmCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func slurmCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "slurm",
 		usage: []string{
 			"usage: repro slurm FILE... [--profile P] [--cells-per-task K] [--partition P] [--time T]",
@@ -66,7 +65,7 @@ func slurmCmd(reg *Registry, args []string) error {
 		// The job scripts run the files as they are on disk.
 		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
 	}
-	cells, err := loadCells(reg, files, *profile)
+	cells, err := loadCells(e.reg, files, *profile)
 	if err != nil {
 		return err
 	}
@@ -95,7 +94,7 @@ func slurmCmd(reg *Registry, args []string) error {
 	}
 	tasks := slurm.Tasks(unfinished, *perTask)
 	if len(tasks) == 0 {
-		fmt.Fprintf(os.Stderr, "%d cells: none left to run (%d running); nothing submitted\n", len(cells), nRunning)
+		fmt.Fprintf(e.stderr, "%d cells: none left to run (%d running); nothing submitted\n", len(cells), nRunning)
 		return nil
 	}
 
@@ -152,14 +151,14 @@ func slurmCmd(reg *Registry, args []string) error {
 	if err := atomicfile.Write(array, j.ArrayScript(), 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%d cells, %d unfinished, %d running: %d array tasks of up to %d cells (--array=%s)\n",
+	fmt.Fprintf(e.stderr, "%d cells, %d unfinished, %d running: %d array tasks of up to %d cells (--array=%s)\n",
 		len(cells), nUnfinished, nRunning, len(tasks), *perTask, slurm.ArraySpec(tasks))
 	if !*submit {
-		fmt.Printf("wrote %s\n  and %s\nsubmit with\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterok:$id %s\n",
+		fmt.Fprintf(e.stdout, "wrote %s\n  and %s\nsubmit with\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterok:$id %s\n",
 			prep, array, slurm.Quote(prep), slurm.Quote(array))
 		return nil
 	}
-	ctx := context.Background()
+	ctx := e.ctx
 	pid, err := slurm.Submit(ctx, prep, "")
 	if err != nil {
 		return err
@@ -168,7 +167,7 @@ func slurmCmd(reg *Registry, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w (the prepare job %s is submitted)", err, pid)
 	}
-	fmt.Fprintf(os.Stderr, "submitted prepare job %s and job array %s (after %s succeeds); logs in %s\n", pid, aid, pid, j.Logs)
-	fmt.Println(aid)
+	fmt.Fprintf(e.stderr, "submitted prepare job %s and job array %s (after %s succeeds); logs in %s\n", pid, aid, pid, j.Logs)
+	fmt.Fprintln(e.stdout, aid)
 	return nil
 }

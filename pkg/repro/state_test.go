@@ -44,12 +44,12 @@ func TestOverrideJSONAndClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := "methods.mmdfw-rbf.settings.noise=0.25"
-	if err := runCmd(testRegistry(), []string{file, "--results", results, "-j", "1", "--set", set}); err != nil {
+	if err := runCmd(testCLI(), []string{file, "--results", results, "-j", "1", "--set", set}); err != nil {
 		t.Fatal(err)
 	}
 	var cells []cellJSON
 	out := stdout(t, func() error {
-		return listCmd(testRegistry(), []string{file, "--results", results, "--json", "--set", set})
+		return listCmd(testCLI(), []string{file, "--results", results, "--json", "--set", set})
 	})
 	if err := json.Unmarshal([]byte(out), &cells); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -67,7 +67,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 		}
 	}
 	// Without the override, the cell it changed is stale, with the reason.
-	out = stdout(t, func() error { return listCmd(testRegistry(), []string{file, "--results", results, "--json"}) })
+	out = stdout(t, func() error { return listCmd(testCLI(), []string{file, "--results", results, "--json"}) })
 	cells = nil
 	if err := json.Unmarshal([]byte(out), &cells); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 		Files []fileStatusJSON `json:"files"`
 		Total countsJSON       `json:"total"`
 	}
-	out = stdout(t, func() error { return statusCmd(testRegistry(), []string{file, "--results", results, "--json"}) })
+	out = stdout(t, func() error { return statusCmd(testCLI(), []string{file, "--results", results, "--json"}) })
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	if err := os.WriteFile(file, []byte(now), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out = stdout(t, func() error { return cleanCmd(testRegistry(), []string{file, "--results", results}) })
+	out = stdout(t, func() error { return cleanCmd(testCLI(), []string{file, "--results", results}) })
 	for _, want := range []string{"mmdfw-rbf/gauss2d/s1/n8.csv (stale: ", "mmdfw-rbf/gauss2d/s1/n8.json (stale", "mmdfw-rff-d20/gauss2d/s1/n8.csv (orphan", "mmdfw-rff-d20/gauss2d/s1/n8.json (orphan"} {
 		if !strings.Contains(out, "would remove ") || !strings.Contains(out, want) {
 			t.Errorf("clean dry run lacks %q:\n%s", want, out)
@@ -111,8 +111,8 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(results, "base", "rff", "mmdfw-rff-d20", "gauss2d", "s1", "n8.csv")); err != nil {
 		t.Fatal("the dry run removed a file")
 	}
-	stdout(t, func() error { return cleanCmd(testRegistry(), []string{file, "--results", results, "--yes"}) })
-	out = stdout(t, func() error { return cleanCmd(testRegistry(), []string{file, "--results", results}) })
+	stdout(t, func() error { return cleanCmd(testCLI(), []string{file, "--results", results, "--yes"}) })
+	out = stdout(t, func() error { return cleanCmd(testCLI(), []string{file, "--results", results}) })
 	if out != "" {
 		t.Errorf("after clean --yes:\n%s", out)
 	}

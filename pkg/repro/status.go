@@ -2,7 +2,6 @@ package repro
 
 import (
 	"fmt"
-	"os"
 )
 
 func init() {
@@ -54,8 +53,8 @@ func byFile(cells []*Cell) [][]*Cell {
 	return out
 }
 
-func statusCmd(reg *Registry, args []string) error {
-	cmd := newCellCmd(reg, cellSpec{
+func statusCmd(e *cli, args []string) error {
+	cmd := newCellCmd(e, cellSpec{
 		name: "status",
 		usage: []string{
 			"usage: repro status FILE... [--profile quick|full] [--set KEY=VALUE]... [--results DIR] [-v] [--json] [--times [--times-j N]]",
@@ -105,7 +104,7 @@ func statusCmd(reg *Registry, args []string) error {
 			}
 		}
 		rows, total := timeRows(groups, provs)
-		writeTimes(os.Stdout, rows, total, *timesJ)
+		writeTimes(e.stdout, rows, total, *timesJ)
 		return nil
 	}
 	if *asJSON {
@@ -129,7 +128,7 @@ func statusCmd(reg *Registry, args []string) error {
 			}
 			out.Files = append(out.Files, f)
 		}
-		return writeJSON(os.Stdout, out)
+		return writeJSON(e.stdout, out)
 	}
 	if len(groups) > 1 {
 		for _, g := range groups {
@@ -137,17 +136,17 @@ func statusCmd(reg *Registry, args []string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s: %v\n", g[0].Experiment.File, gn)
+			fmt.Fprintf(e.stdout, "%s: %v\n", g[0].Experiment.File, gn)
 		}
-		fmt.Print("total: ")
+		fmt.Fprint(e.stdout, "total: ")
 	}
-	fmt.Println(n)
+	fmt.Fprintln(e.stdout, n)
 	if *verbose {
 		for _, id := range n.RunningCells {
-			fmt.Println("  running: " + id)
+			fmt.Fprintln(e.stdout, "  running: "+id)
 		}
 		for _, f := range n.FailedCells {
-			fmt.Println("  failed:  " + f)
+			fmt.Fprintln(e.stdout, "  failed:  "+f)
 		}
 	}
 	return nil

@@ -68,11 +68,11 @@ func TestStatusTimes(t *testing.T) {
 	if err := os.WriteFile(b, []byte(tinyB), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runCmd(testRegistry(), []string{a, b, "--results", results, "-j", "1"}); err != nil {
+	if err := runCmd(testCLI(), []string{a, b, "--results", results, "-j", "1"}); err != nil {
 		t.Fatal(err)
 	}
 	var cells []cellJSON
-	out := stdout(t, func() error { return listCmd(testRegistry(), []string{a, b, "--results", results, "--json"}) })
+	out := stdout(t, func() error { return listCmd(testCLI(), []string{a, b, "--results", results, "--json"}) })
 	if err := json.Unmarshal([]byte(out), &cells); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -96,7 +96,7 @@ func TestStatusTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = stdout(t, func() error {
-		return statusCmd(testRegistry(), []string{a, b, "--results", results, "--times"})
+		return statusCmd(testCLI(), []string{a, b, "--results", results, "--times"})
 	})
 	// a: method 7+3+12, own walls 10+5+16, reference 100 s; wall at -j 2
 	// max((31+100)/2, 16, 100) = 100 s. b: method 25, own 30, reference
@@ -115,12 +115,12 @@ CPU models of the done cells: CPU A (2 cells), CPU B (2 cells).
 	}
 	// At one slot, the total is every second: 61 + 100.
 	out = stdout(t, func() error {
-		return statusCmd(testRegistry(), []string{a, b, "--results", results, "--times", "--times-j", "1"})
+		return statusCmd(testCLI(), []string{a, b, "--results", results, "--times", "--times-j", "1"})
 	})
 	if !strings.Contains(out, "| **total** | 5 | 4 | 47 | 61 | 1 | 100 | 2 min 41 s | 3.0 |") {
 		t.Errorf("status --times --times-j 1:\n%s", out)
 	}
-	if err := statusCmd(testRegistry(), []string{a, "--results", results, "--times", "--times-j", "0"}); err == nil || !strings.Contains(err.Error(), "--times-j 0") {
+	if err := statusCmd(testCLI(), []string{a, "--results", results, "--times", "--times-j", "0"}); err == nil || !strings.Contains(err.Error(), "--times-j 0") {
 		t.Errorf("--times-j 0: %v", err)
 	}
 }

@@ -10,8 +10,8 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "print the module version, Go version and platform",
-		run: func(_ *Registry, args []string) error {
-			fs := newFlagSet("version", "usage: repro version", "\nPrints the module version, the Go version and the platform.")
+		run: func(e *cli, args []string) error {
+			fs := newFlagSet(e.stderr, "version", "usage: repro version", "\nPrints the module version, the Go version and the platform.")
 			if err := parseNoArgs(fs, args); err != nil {
 				return err
 			}
@@ -19,7 +19,7 @@ func init() {
 			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 				v = bi.Main.Version
 			}
-			fmt.Printf("repro %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(e.stdout, "repro %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	})
