@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/data"
+	"github.com/mmdfw/mmdfw/pkg/posteriordb"
 )
 
 // newFlagSet returns the flag set of a command whose -h prints the lines of
@@ -177,7 +178,29 @@ func (c *cellCmd) load(args []string) ([]*Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Load(c.reg, files, *c.profile, c.sets...)
+	cells, err := Load(c.reg, files, *c.profile, c.sets...)
+	if err != nil {
+		return nil, err
+	}
+	var ds []string
+	for _, cl := range cells {
+		ds = append(ds, cl.Dataset)
+	}
+	sayUnchecked(c.e.stderr, ds)
+	return cells, nil
+}
+
+// sayUnchecked says, in one line on w, which posteriors of the datasets
+// the posteriordb folder reads without checksums (UncheckedPosteriors):
+// those of a folder in the staged layout that are not among the staged
+// posteriors. It says nothing when there are none.
+func sayUnchecked(w io.Writer, datasets []string) {
+	root, names := UncheckedPosteriors(datasets)
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "posteriordb folder %s: %d posteriors not among the %d staged ones, read without checksums (the sha256 of their files as read enter the cache keys): %s\n",
+		root, len(names), len(posteriordb.StagedNames()), strings.Join(names, ", "))
 }
 
 // checkData looks at the data folder before any cell starts. A folder that

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mmdfw/mmdfw/pkg/pdbmodel"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
 )
 
@@ -43,10 +42,11 @@ const pdbUsage = `usage:
   repro pdb verify [--posteriordb DIR]
 
 list names every posterior of the posteriordb folder with its model, its
-dimension, whether pkg/pdbmodel holds its model (cells of a posterior whose
-model it lacks are skipped) and its reference draws. verify loads every
-posterior: the staged layout's files are checked against their sha256, a
-clone of posteriordb's repository is read without checksums.
+dimension, whether pkg/pdbmodel or the program (RegisterPosteriorModel)
+holds its model (cells of a posterior whose model neither holds are skipped) and its reference draws. verify loads every
+posterior: the files of the staged posteriors are checked against their
+sha256; other posteriors of a folder in the staged layout, and a clone of
+posteriordb's repository, are read without checksums.
 `
 
 func runPDB(e *cli, args []string) error {
@@ -65,16 +65,16 @@ func runPDB(e *cli, args []string) error {
 	}
 	switch sub {
 	case "list":
-		return listPDB(e.stdout, false)
+		return listPDB(e.stdout, e.reg, false)
 	case "verify":
-		return listPDB(e.stdout, true)
+		return listPDB(e.stdout, e.reg, true)
 	}
 	return usagef("pdb %s: want list or verify", sub)
 }
 
 // listPDB prints the posteriors of the posteriordb folder; load loads each
 // (verifying the staged files) and fails at the first that does not load.
-func listPDB(w io.Writer, load bool) error {
+func listPDB(w io.Writer, reg *Registry, load bool) error {
 	root := PosteriorDB()
 	if root == "" {
 		return fmt.Errorf("no posteriordb folder: give --posteriordb DIR or $%s", PosteriorDBEnv)
@@ -89,10 +89,24 @@ func listPDB(w io.Writer, load bool) error {
 	}
 	verified := "not verified (no checksums)"
 	if db.Sums != nil {
-		verified = "verified against the staged table (posteriordb commit " + posteriordb.StagedCommit()[:12] + ")"
+		var unchecked []string
+		for _, n := range names {
+			if !db.Checked(n) {
+				unchecked = append(unchecked, n)
+			}
+		}
+		switch {
+		case len(unchecked) == 0:
+			verified = "verified against the staged table (posteriordb commit " + posteriordb.StagedCommit()[:12] + ")"
+		case len(unchecked) == len(names):
+			verified = "none among the staged table's posteriors: read without checksums"
+		default:
+			verified = fmt.Sprintf("%d verified against the staged table (posteriordb commit %s), %d not among its posteriors read without checksums (%s)",
+				len(names)-len(unchecked), posteriordb.StagedCommit()[:12], len(unchecked), strings.Join(unchecked, ", "))
+		}
 	}
 	fmt.Fprintf(w, "%s: %s layout, %d posteriors, %s\n", root, db.Layout, len(names), verified)
-	models := pdbmodel.Names()
+	models := PosteriorModels(reg)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "dataset\tmodel\tdim\tmodel available\treference")
 	for _, n := range names {

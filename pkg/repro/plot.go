@@ -32,6 +32,7 @@ type resultsCmd struct {
 	figures     *string
 	experiments *string
 	profile     *string
+	sets        repeated
 }
 
 func newResultsCmd(e *cli, name string, usage ...string) *resultsCmd {
@@ -40,6 +41,8 @@ func newResultsCmd(e *cli, name string, usage ...string) *resultsCmd {
 	c.figures = c.fs.String("figures", "figures", "directory of the figures")
 	c.experiments = c.fs.String("experiments", defaultExperiments, "glob of the experiment files, when no FILE is named")
 	c.profile = c.fs.String("profile", "", "profile to plan every experiment under: quick or full (default: the profile each result records)")
+	addPosteriorDBFlag(c.fs)
+	c.fs.Var(&c.sets, "set", "override KEY=VALUE of the experiment files after the profile, as given to repro run (repeatable)")
 	return c
 }
 
@@ -73,10 +76,18 @@ func (c *resultsCmd) load(args []string) (*Results, error) {
 	if fi, err := os.Stat(*c.results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("results directory %s does not exist or is not a directory (--results)", *c.results)
 	}
-	res, err := LoadResults(c.reg, files, *c.profile, *c.results)
+	if err := checkProfile(*c.profile); err != nil {
+		return nil, err
+	}
+	res, err := LoadResults(c.reg, files, *c.profile, *c.results, c.sets...)
 	if err != nil {
 		return nil, err
 	}
+	var ds []string
+	for _, cl := range res.Cells {
+		ds = append(ds, cl.Prov.Dataset)
+	}
+	sayUnchecked(c.e.stderr, ds)
 	if n := len(res.Ignored); n > 0 {
 		fmt.Fprintf(c.e.stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
 		if len(res.Cells) == 0 {
@@ -88,7 +99,7 @@ func (c *resultsCmd) load(args []string) (*Results, error) {
 
 func plotCmd(e *cli, args []string) error {
 	c := newResultsCmd(e, "plot",
-		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR]",
+		"usage: repro plot [FILE...] [--experiments GLOB] [--profile quick|full] [--set KEY=VALUE]... [--posteriordb DIR] [--results DIR] [--figures DIR]",
 		"\nDraws the figures of every experiment of the files (default "+defaultExperiments+") as",
 		"PNG, SVG and PDF, and Table 1 as Markdown and CSV, from the cached results only:",
 		"cells that have not run are absent from the figures, and results whose cell the",

@@ -16,14 +16,16 @@ func init() {
 
 func reportCmd(e *cli, args []string) error {
 	c := newResultsCmd(e, "report",
-		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--results DIR] [--figures DIR] [--out REPORT.md]",
+		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--set KEY=VALUE]... [--posteriordb DIR]",
+		"                    [--results DIR] [--figures DIR] [--out REPORT.md]",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
 		"paper's claims with its measured evidence and a computed verdict, Table 1 and the",
 		"HMC reference diagnostics, and the cells whose method flagged its result (when",
 		"any did). It draws the figures it links to (as repro plot does)",
 		"and never computes results. Results that are not current (see repro plot -h) are",
-		"ignored and listed among the deviations.")
+		"ignored and listed among the deviations. Give the --set and --posteriordb the",
+		"results were run with, or their cells are judged orphaned or stale.")
 	out := c.fs.String("out", "REPORT.md", "report file (an existing directory: REPORT.md in it)")
 	res, err := c.load(args)
 	if err != nil {

@@ -249,13 +249,14 @@ type Results = report.Results
 // those of the cells the experiment files plan now under profile (""
 // takes the profile each result records) with their current cache keys,
 // the data checksums of a key being those each result records (so no data
-// folder is needed). The others are listed in Results.Ignored. It never
-// computes a result.
-func LoadResults(r *Registry, files []string, profile, results string) (*Results, error) {
+// folder is needed), and the overrides sets (KEY=VALUE) applied after the
+// profile as the run that made them applied them (Load). The others are
+// listed in Results.Ignored. It never computes a result.
+func LoadResults(r *Registry, files []string, profile, results string, sets ...string) (*Results, error) {
 	if fi, err := os.Stat(results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("repro: results directory %s does not exist or is not a directory", results)
 	}
-	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
+	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile, Sets: sets})
 }
 
 // reportPlugins are the report's plug-ins (section providers) the door
