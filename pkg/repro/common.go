@@ -260,6 +260,15 @@ func (c *cellCmd) statusRunner(cells []*Cell) (*Runner, error) {
 	if absent {
 		fmt.Fprintf(c.e.stderr, "data folder %s is absent or holds none of the datasets: cells judged by the data checksums their results recorded\n", *c.dataDir)
 	}
+	if PosteriorDB() == "" {
+		for _, cl := range cells {
+			if strings.HasPrefix(cl.Dataset, PosteriorDBPrefix) {
+				fmt.Fprintf(c.e.stderr, "no posteriordb folder (--posteriordb, $%s or %s): the cells of the %s datasets cannot be judged current; give the folder they were run with\n",
+					PosteriorDBEnv, SharedPosteriorDB, PosteriorDBPrefix+"<posterior>")
+				break
+			}
+		}
+	}
 	return c.runner(Options{RecordedData: absent}), nil
 }
 

@@ -99,7 +99,7 @@ func listPDB(w io.Writer, reg *Registry, load bool) error {
 		case len(unchecked) == 0:
 			verified = "verified against the staged table (posteriordb commit " + posteriordb.StagedCommit()[:12] + ")"
 		case len(unchecked) == len(names):
-			verified = "none among the staged table's posteriors: read without checksums"
+			verified = fmt.Sprintf("none of them among the %d staged posteriors: read without checksums", len(posteriordb.StagedNames()))
 		default:
 			verified = fmt.Sprintf("%d verified against the staged table (posteriordb commit %s), %d not among its posteriors read without checksums (%s)",
 				len(names)-len(unchecked), posteriordb.StagedCommit()[:12], len(unchecked), strings.Join(unchecked, ", "))
