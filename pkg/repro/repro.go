@@ -25,10 +25,34 @@
 // exactly as those of the repro command; bump the version string whenever
 // the method's numbers change, and only its cells are recomputed.
 //
-// This package is the harness's one door: the repro command is a client of
-// it and goes through the same calls a program of one's own makes
-// (NewRegistry, Load, Select, NewRunner and Runner.Run or Runner.Status,
-// LoadResults, PlotResults, WriteResultsReport). There is no global
+// A posteriordb model of one's own (the model_name of a posterior's JSON,
+// written with pkg/constrain) registers the same way, on the same
+// registry:
+//
+//	repro.RegisterPosteriorModel(reg, "normal_invgamma", "1", NormalInvGamma)
+//
+// after which the posteriordb.<posterior> datasets of its posteriors run
+// instead of being skipped as "model not available".
+//
+// # The command line
+//
+// Main is the whole repro command (run, list, status, clean, plot,
+// report, reference, prepare, slurm, data, pdb, version) as a call on a
+// registry, so that a program of one's own is the command with its own
+// models, methods and metrics:
+//
+//	func main() {
+//		reg := repro.NewRegistry()
+//		repro.RegisterPosteriorModel(reg, "normal_invgamma", "1", NormalInvGamma)
+//		os.Exit(repro.Main(context.Background(), reg, os.Args[1:], os.Stdout, os.Stderr))
+//	}
+//
+// (examples/own-posterior). cmd/repro is that call on NewRegistry().
+//
+// This package is the harness's one door: the commands go through the
+// same calls a program of one's own makes (NewRegistry, Load, Select,
+// NewRunner and Runner.Run or Runner.Status, LoadResults, PlotResults,
+// WriteResultsReport). There is no global
 // registry: every NewRegistry is a registry of its own, filled explicitly,
 // and importing a package registers nothing. A Runner keeps no state of a
 // run, so one Runner may serve several calls of Run at once.
