@@ -127,7 +127,7 @@ var pdbFilesCache sync.Map // root + "\x00" + name → *filesEntry
 
 // pdbFiles returns the posterior's files with their sha256.
 func pdbFiles(db *posteriordb.DB, name string) ([]posteriordb.File, error) {
-	if db.Sums != nil {
+	if db.Checked(name) {
 		return db.Files(name) // pinned: nothing is read but posterior.json
 	}
 	key := db.Root + "\x00" + name
@@ -161,15 +161,14 @@ func pdbFiles(db *posteriordb.DB, name string) ([]posteriordb.File, error) {
 	return files, nil
 }
 
-// hasModel reports whether pdbmodel holds the model name.
-func hasModel(name string) bool { return slices.Contains(pdbmodel.Names(), name) }
-
 // pdbChecksums returns the sha256 of the posterior's files keyed
 // "posteriordb/<posterior>/<file>" (the same keys in either layout, so the
 // same bytes give the same cache keys), or ErrDataMissing with the reason:
 // no folder, no such posterior, a missing file, or a model that pkg/pdbmodel
-// does not hold ("model not available").
-func pdbChecksums(name string) (map[string]string, error) {
+// does not hold and that is not registered on the registry (models:
+// "model not available"). A registered model's version enters the sums
+// under "posteriordb/<posterior>/model".
+func pdbChecksums(models *pdbModels, name string) (map[string]string, error) {
 	db, err := openPDB()
 	if err != nil {
 		return nil, err
@@ -188,12 +187,15 @@ func pdbChecksums(name string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasModel(info.ModelName) {
+	if !models.has(info.ModelName) {
 		return nil, pdbMissing("model not available: pkg/pdbmodel has no model %s (posterior %s)", info.ModelName, name)
 	}
 	sums := map[string]string{}
 	for _, f := range files {
 		sums["posteriordb/"+name+"/"+f.Role] = f.SHA256
+	}
+	if _, v, ok := models.own(info.ModelName); ok {
+		sums["posteriordb/"+name+"/model"] = info.ModelName + " " + v
 	}
 	return sums, nil
 }
@@ -239,24 +241,24 @@ func loadPDB(name string) (*posteriordb.Posterior, string, error) {
 }
 
 // pdbDataset is the dataset posteriordb.<name>: the posterior's target in
-// the unconstrained space from pkg/pdbmodel, and its reference draws for
-// the pdb_ metrics. Its splits are seeds: every split is the same
-// posterior.
-func pdbDataset(name string) (harness.Dataset, bool) {
+// the unconstrained space from pkg/pdbmodel or the registered models, and
+// its reference draws for the pdb_ metrics. Its splits are seeds: every
+// split is the same posterior.
+func pdbDataset(models *pdbModels, name string) (harness.Dataset, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
 		return harness.Dataset{}, false
 	}
 	return harness.Dataset{
-		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return pdbChecksums(name) },
+		Checksums: func(split int, env *harness.Env) (map[string]string, error) { return pdbChecksums(models, name) },
 		Load: func(ctx context.Context, split int, env *harness.Env) (*harness.Problem, error) {
 			p, key, err := loadPDB(name)
 			if err != nil {
 				return nil, err
 			}
-			if !hasModel(p.ModelName) {
+			if !models.has(p.ModelName) {
 				return nil, pdbMissing("model not available: pkg/pdbmodel has no model %s (posterior %s)", p.ModelName, name)
 			}
-			m, err := pdbmodel.New(p.ModelName, p.Data)
+			m, err := models.newModel(p.ModelName, p.Data)
 			if err != nil {
 				return nil, fmt.Errorf("posterior %s: %w", name, err)
 			}
@@ -486,7 +488,8 @@ func pdbMetric(name string, mmd bool, pick func(posteriordb.Summary) float64) ha
 // draws; the MMD² and the mean errors are better lower, the sd ratios
 // nearer 1.
 func registerPosteriorDB(r *harness.Registry) {
-	r.RegisterDatasetFamily(PosteriorDBPrefix, pdbDataset)
+	models := posteriorModels(r)
+	r.RegisterDatasetFamily(PosteriorDBPrefix, func(name string) (harness.Dataset, bool) { return pdbDataset(models, name) })
 	ref := harness.ReadsReference
 	lower := func(label string, log bool) harness.MetricMeaning {
 		return harness.MetricMeaning{Label: label, Better: harness.LowerBetter, Log: log, Reads: ref}

@@ -302,7 +302,7 @@ func TestPosteriorDBEndToEnd(t *testing.T) {
 func TestPosteriorDBMissing(t *testing.T) {
 	registerGaussModel(t)
 	dir := writePDB(t)
-	ds, ok := pdbDataset("gdata-gauss_test")
+	ds, ok := pdbDataset(posteriorModels(harness.NewRegistry()), "gdata-gauss_test")
 	if !ok {
 		t.Fatal("dataset refused")
 	}
@@ -321,7 +321,7 @@ func TestPosteriorDBMissing(t *testing.T) {
 		{dir, "gdata-nomodel", "data missing: model not available: pkg/pdbmodel has no model nomodel (posterior gdata-nomodel)"},
 	} {
 		SetPosteriorDB(tc.root)
-		d, _ := pdbDataset(tc.name)
+		d, _ := pdbDataset(posteriorModels(harness.NewRegistry()), tc.name)
 		_, err := d.Checksums(1, nil)
 		if err == nil || err.Error() != tc.want || strings.Contains(err.Error(), dir) {
 			t.Errorf("%s in %s: %v, want %q (without the path)", tc.name, tc.root, err, tc.want)
@@ -335,7 +335,7 @@ func TestPosteriorDBMissing(t *testing.T) {
 		t.Errorf("missing model file: %v", err)
 	}
 	for _, bad := range []string{"", "a/b", ".."} {
-		if _, ok := pdbDataset(bad); ok {
+		if _, ok := pdbDataset(posteriorModels(harness.NewRegistry()), bad); ok {
 			t.Errorf("dataset %q accepted", bad)
 		}
 	}

@@ -214,6 +214,7 @@ type Registry struct {
 	meanings MetricTable   // see DescribeMetric
 	fileData *fileDataKind // see RegisterFileDataset
 	families families      // see RegisterDatasetFamily
+	ext      map[any]any   // see Extension
 }
 
 // NewRegistry returns an empty registry.

@@ -32,11 +32,15 @@
 //
 // # Checksums
 //
-// The staged layout's files are verified: every byte read is hashed and
+// The staged posteriors' files are verified: every byte read is hashed and
 // compared with the sha256 that the staged folder's README lists (copied
 // into sums_gen.go by internal/gen, together with the posteriordb commit
-// the files come from, StagedCommit); a file the table does not list is
-// an error. posteriordb's own repository records no checksums of its files
+// the files come from, StagedCommit); a file of a staged posterior that
+// the table does not list is an error. The table applies to the thirteen
+// posteriors it lists only (DB.Checked): another posterior in a folder of
+// the staged layout is read unverified, as a clone is, and Files hashes
+// its files. A symbolic link to a posterior's folder (or, in posteriordb's
+// layout, to its posterior JSON) counts as the posterior. posteriordb's own repository records no checksums of its files
 // (its info files name the files, not their hashes), so a clone is read
 // unverified: DB.Sums is nil, and Files hashes the files so that a caller
 // can key results on the bytes read.

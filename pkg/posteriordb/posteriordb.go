@@ -91,10 +91,14 @@ type DB struct {
 	// Layout is the layout Open found.
 	Layout Layout
 	// Sums are the sha256 every file read must have, keyed
-	// "<posterior>/<file>" with the staged file names; a file they do not
-	// list is an error. Open sets the staged table (StagedSums) for the
-	// staged layout and nil, no verification, for posteriordb's own; a
-	// caller may replace them (a staged folder of its own, say).
+	// "<posterior>/<file>" with the staged file names. They apply to the
+	// posteriors they list (Checked): a file of such a posterior that
+	// they do not list is an error, and a posterior they do not list at
+	// all (its posterior.json has no entry) is read unverified, as a
+	// clone is. Open sets the staged table (StagedSums) for the staged
+	// layout, so that a folder in the staged layout may hold posteriors
+	// of its own beside or instead of the thirteen staged ones, and nil,
+	// no verification, for posteriordb's own; a caller may replace them.
 	Sums map[string]string
 
 	base string // the folder the layout's paths start from
@@ -122,7 +126,7 @@ func Open(root string) (*DB, error) {
 		return nil, fmt.Errorf("posteriordb: %w", err)
 	}
 	for _, e := range ents {
-		if e.IsDir() && isFile(filepath.Join(root, e.Name(), FilePosterior)) {
+		if isDir(filepath.Join(root, e.Name())) && isFile(filepath.Join(root, e.Name(), FilePosterior)) {
 			return &DB{Root: root, Layout: Staged, Sums: StagedSums(), base: root}, nil
 		}
 	}
@@ -139,7 +143,19 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// Names returns the names of the posteriors in the folder, sorted.
+// Checked reports whether the files of the posterior name are verified
+// against DB.Sums: whether Sums list its posterior.json.
+func (db *DB) Checked(name string) bool {
+	if db.Sums == nil {
+		return false
+	}
+	_, ok := db.Sums[name+"/"+FilePosterior]
+	return ok
+}
+
+// Names returns the names of the posteriors in the folder, sorted. A
+// symbolic link to a posterior's folder (staged layout) or to its
+// posterior JSON (posteriordb's layout) counts as the posterior.
 func (db *DB) Names() ([]string, error) {
 	var out []string
 	switch db.Layout {
@@ -149,7 +165,7 @@ func (db *DB) Names() ([]string, error) {
 			return nil, fmt.Errorf("posteriordb: %w", err)
 		}
 		for _, e := range ents {
-			if e.IsDir() && isFile(filepath.Join(db.base, e.Name(), FilePosterior)) {
+			if isDir(filepath.Join(db.base, e.Name())) && isFile(filepath.Join(db.base, e.Name(), FilePosterior)) {
 				out = append(out, e.Name())
 			}
 		}
@@ -159,7 +175,7 @@ func (db *DB) Names() ([]string, error) {
 			return nil, fmt.Errorf("posteriordb: %w", err)
 		}
 		for _, e := range ents {
-			if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && name != "" {
+			if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && isFile(filepath.Join(db.base, "posteriors", e.Name())) && name != "" {
 				out = append(out, name)
 			}
 		}
@@ -248,7 +264,8 @@ func (db *DB) paths(name string, info *Info) (map[string]string, error) {
 var roles = []string{FilePosterior, FileModel, FileData, FileDraws, FileInfo}
 
 // read returns the bytes of the posterior's file of the given role at
-// path, checked against DB.Sums when they are set, and their sha256.
+// path, checked against DB.Sums when they list the posterior (Checked),
+// and their sha256.
 func (db *DB) read(name, role, path string) ([]byte, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -256,7 +273,7 @@ func (db *DB) read(name, role, path string) ([]byte, string, error) {
 	}
 	h := sha256.Sum256(b)
 	sum := hex.EncodeToString(h[:])
-	if db.Sums != nil {
+	if db.Checked(name) {
 		want, ok := db.Sums[name+"/"+role]
 		if !ok {
 			return nil, "", fmt.Errorf("posteriordb: %s: no sha256 pinned for %s/%s in the %s layout's table", path, name, role, db.Layout)
@@ -320,7 +337,7 @@ func (db *DB) info(name string) (*Info, File, error) {
 	if info.Name != name {
 		return nil, File{}, fmt.Errorf("posteriordb: %s: name %q, want %q (the posterior's file name)", path, info.Name, name)
 	}
-	return info, File{Role: FilePosterior, Path: path, SHA256: sum, Pinned: db.Sums != nil}, nil
+	return info, File{Role: FilePosterior, Path: path, SHA256: sum, Pinned: db.Checked(name)}, nil
 }
 
 // parseInfo decodes and checks posterior.json.
@@ -422,7 +439,7 @@ func (db *DB) Files(name string) ([]File, error) {
 			continue
 		}
 		f := File{Role: r, Path: p}
-		if db.Sums != nil {
+		if db.Checked(name) {
 			if !isFile(p) {
 				if _, err := os.Stat(p); err != nil {
 					return nil, fmt.Errorf("posteriordb: posterior %s: %w", name, err)
@@ -474,7 +491,7 @@ func (db *DB) Load(name string) (*Posterior, error) {
 		return nil, err
 	}
 	p := &Posterior{Info: *info, Files: []File{pf}}
-	pinned := db.Sums != nil
+	pinned := db.Checked(name)
 	get := func(role string) ([]byte, error) {
 		b, sum, err := db.read(name, role, paths[role])
 		if err != nil {

@@ -191,6 +191,9 @@ type Planned struct {
 	// Profile resolves every file. Empty plans each experiment under
 	// the profile its results record, for each profile they record.
 	Profile string
+	// Sets are the overrides KEY=VALUE applied after the profile, as the
+	// run that made the results applied them (harness.LoadFileSet).
+	Sets []string
 }
 
 // LoadCurrent reads the cells of the results tree under dir that the
@@ -228,7 +231,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	var declared []*harness.Experiment
 	for _, f := range p.Files {
 		for _, pr := range plan {
-			e, err := harness.LoadFile(p.Registry, f, pr)
+			e, err := harness.LoadFileSet(p.Registry, f, pr, p.Sets)
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/experiment"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/pdbmodel"
 )
 
 // Status is a cell's cache state: how its result ended (Done, Failed,
@@ -80,3 +81,41 @@ func SetPosteriorDB(dir string) { experiment.SetPosteriorDB(dir) }
 // datasets read: SetPosteriorDB's, else $MMDFW_POSTERIORDB, else
 // ../shared/posteriordb when it is a folder, else "" (none).
 func PosteriorDB() string { return experiment.PosteriorDB() }
+
+// PosteriorModel is a posteriordb model bound to a posterior's data: its
+// log density on the unconstrained space (a target.Target, the
+// log-Jacobians of the constraint transforms included), the names of the
+// reference draws' parameters and the maps between the two spaces.
+// pkg/constrain builds one from a constrain.Posterior (see
+// examples/own-posterior).
+type PosteriorModel = pdbmodel.Model
+
+// PosteriorModelBuilder binds a posteriordb model to the fields of a
+// posterior's data JSON.
+type PosteriorModelBuilder = pdbmodel.Builder
+
+// RegisterPosteriorModel adds to r the posteriordb model name (the
+// model_name of a posterior's JSON) that b binds to a posterior's data:
+// the cells of the posteriordb datasets (PosteriorDBPrefix+"<posterior>")
+// of every posterior of that model then run with it instead of being
+// skipped as "model not available", and `repro pdb list` says the model
+// is available. version enters the cache keys of those cells: bump it
+// when the model's density changes. A model of pkg/pdbmodel's, or a name
+// registered twice, panics; the model reaches no other registry.
+func RegisterPosteriorModel(r *Registry, name, version string, b PosteriorModelBuilder) {
+	experiment.RegisterPosteriorModel(r, name, version, b)
+}
+
+// PosteriorModels returns the names of the posteriordb models r's
+// posteriordb datasets can build, sorted: pkg/pdbmodel's and those
+// registered on r with RegisterPosteriorModel.
+func PosteriorModels(r *Registry) []string { return experiment.PosteriorModels(r) }
+
+// UncheckedPosteriors returns the posteriordb folder (PosteriorDB) and the
+// posteriors of the named datasets that it reads without checksums: in the
+// staged layout, those the staged table of thirteen posteriors does not
+// list (a folder of one's own in that layout). Their files' sha256, as
+// read, still enter the cache keys.
+func UncheckedPosteriors(datasets []string) (root string, names []string) {
+	return experiment.UncheckedPosteriors(datasets)
+}

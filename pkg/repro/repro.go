@@ -25,10 +25,34 @@
 // exactly as those of the repro command; bump the version string whenever
 // the method's numbers change, and only its cells are recomputed.
 //
-// This package is the harness's one door: the repro command is a client of
-// it and goes through the same calls a program of one's own makes
-// (NewRegistry, Load, Select, NewRunner and Runner.Run or Runner.Status,
-// LoadResults, PlotResults, WriteResultsReport). There is no global
+// A posteriordb model of one's own (the model_name of a posterior's JSON,
+// written with pkg/constrain) registers the same way, on the same
+// registry:
+//
+//	repro.RegisterPosteriorModel(reg, "normal_invgamma", "1", NormalInvGamma)
+//
+// after which the posteriordb.<posterior> datasets of its posteriors run
+// instead of being skipped as "model not available".
+//
+// # The command line
+//
+// Main is the whole repro command (run, list, status, clean, plot,
+// report, reference, prepare, slurm, data, pdb, version) as a call on a
+// registry, so that a program of one's own is the command with its own
+// models, methods and metrics:
+//
+//	func main() {
+//		reg := repro.NewRegistry()
+//		repro.RegisterPosteriorModel(reg, "normal_invgamma", "1", NormalInvGamma)
+//		os.Exit(repro.Main(context.Background(), reg, os.Args[1:], os.Stdout, os.Stderr))
+//	}
+//
+// (examples/own-posterior). cmd/repro is that call on NewRegistry().
+//
+// This package is the harness's one door: the commands go through the
+// same calls a program of one's own makes (NewRegistry, Load, Select,
+// NewRunner and Runner.Run or Runner.Status, LoadResults, PlotResults,
+// WriteResultsReport). There is no global
 // registry: every NewRegistry is a registry of its own, filled explicitly,
 // and importing a package registers nothing. A Runner keeps no state of a
 // run, so one Runner may serve several calls of Run at once.
@@ -249,13 +273,14 @@ type Results = report.Results
 // those of the cells the experiment files plan now under profile (""
 // takes the profile each result records) with their current cache keys,
 // the data checksums of a key being those each result records (so no data
-// folder is needed). The others are listed in Results.Ignored. It never
-// computes a result.
-func LoadResults(r *Registry, files []string, profile, results string) (*Results, error) {
+// folder is needed), and the overrides sets (KEY=VALUE) applied after the
+// profile as the run that made them applied them (Load). The others are
+// listed in Results.Ignored. It never computes a result.
+func LoadResults(r *Registry, files []string, profile, results string, sets ...string) (*Results, error) {
 	if fi, err := os.Stat(results); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("repro: results directory %s does not exist or is not a directory", results)
 	}
-	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile})
+	return report.LoadCurrent(results, report.Planned{Registry: r, Files: files, Profile: profile, Sets: sets})
 }
 
 // reportPlugins are the report's plug-ins (section providers) the door
