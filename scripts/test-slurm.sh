@@ -246,3 +246,33 @@ compare
 "$REPRO" slurm toy.toml --profile quick --cells-per-task 2 --results results-slurm --submit >array3.id 2>submit3.err
 [ ! -s array3.id ] && grep -q 'nothing submitted' submit3.err || fail "a finished run was submitted again"
 log "re-submission ran only the unfinished task; a finished run submits nothing"
+
+# Values that a shell or sbatch would read as syntax reach the jobs as
+# given: a working directory and a results directory holding blanks,
+# quotes, $(), backticks, ';', '#' and '%', a job name and an extra sbatch
+# option likewise. No injected command runs (none creates a file PWNED).
+odd="$T/work/odd dir 'q' \$(touch PWNED) \`touch PWNED\`; #1 %j"
+res="res \"q\" \$(touch PWNED) %x"
+name="toy job; touch PWNED #2"
+mkdir "$odd"
+cp toy.toml "$odd/"
+cd "$odd"
+REPRO_TOY_LOG=$T/artefacts-odd.log "$REPRO" slurm toy.toml --profile quick --cells-per-task 4 --results "$res" \
+	--name "$name" --sbatch "--comment=a b 'c' #d" --submit >array.id 2>submit.err || { cat submit.err; fail "repro slurm with odd values"; }
+aid=$(cat array.id)
+pid=$(sed -n 's/.*submitted prepare job \([0-9]*\).*/\1/p' submit.err)
+wait_jobs "$pid" "$aid"
+st=$("$REPRO" status toy.toml --profile quick --results "$res")
+[ "$st" = "8 cells: 8 done, 0 running, 0 failed, 0 pending, 0 skipped" ] || fail "odd values: status $st"
+for j in "$pid" "$aid"; do
+	info=$(scontrol -o show job "$j")
+	for want in "WorkDir=$odd" "Comment=a b 'c' #d" "JobName=$name"; do
+		grep -qF -- "$want" <<<"$info" || fail "job $j lacks $want: $info"
+	done
+done
+for f in "$name-prepare-$pid.out" "$name-${aid}_0.out" "$name-${aid}_1.out"; do
+	[ -f "$odd/$res/.slurm/logs/$f" ] || fail "no log $f in $odd/$res/.slurm/logs: $(ls "$odd/$res/.slurm/logs")"
+done
+pwned=$(find "$T" -name PWNED)
+[ -z "$pwned" ] || fail "an injected command ran: $pwned"
+log "odd working and results directories, job name and sbatch option reached the jobs as given"

@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,31 @@ type repeated []string
 
 func (r *repeated) String() string     { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// slurmFlags names the flag or argument each slurm.Job field comes from.
+var slurmFlags = map[string]string{
+	"Name": "--name", "Repro": "--repro", "Files": "experiment file", "Profile": "--profile",
+	"Results": "--results", "Logs": "--results", "Dir": "working directory", "DataDir": "--data-dir",
+	"Partition": "--partition", "Time": "--time", "Mem": "--mem", "Account": "--account", "Extra": "--sbatch",
+}
+
+// slurmValueError turns a *slurm.ValueError of j into a usage error naming
+// the flag and the value given; other errors are returned as they are.
+func slurmValueError(j *slurm.Job, err error) error {
+	var ve *slurm.ValueError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	what, v := slurmFlags[ve.Field], ve.Value
+	if what == "" {
+		what = ve.Field
+	}
+	if ve.Field == "Logs" {
+		// The log directory is DIR/.slurm/logs.
+		v = j.Results
+	}
+	return usagef("%s %q: %v", what, v, ve.Err)
+}
 
 func slurmCmd(e *cli, args []string) error {
 	cmd := newCellCmd(e, cellSpec{
@@ -47,7 +73,7 @@ func slurmCmd(e *cli, args []string) error {
 	mem := fs.String("mem", "", "sbatch --mem of each task, e.g. 4G")
 	account := fs.String("account", "", "sbatch --account")
 	var extra repeated
-	fs.Var(&extra, "sbatch", "a further sbatch option for both jobs, e.g. --sbatch=--qos=short (repeatable)")
+	fs.Var(&extra, "sbatch", "a further sbatch option for both jobs, one argument, e.g. --sbatch=--qos=short (repeatable)")
 	name := fs.String("name", "", "job name (default repro-<experiment ids>)")
 	reproExe := fs.String("repro", "", "repro executable the jobs run, on a shared filesystem (default: this one)")
 	submit := fs.Bool("submit", false, "submit the jobs with sbatch and print the array's job id")
@@ -65,6 +91,42 @@ func slurmCmd(e *cli, args []string) error {
 		// The job scripts run the files as they are on disk.
 		return fmt.Errorf("repro slurm: --set is not passed to the jobs; write the change into the experiment file")
 	}
+	// Every value that reaches the scripts is checked before anything is
+	// loaded or written.
+	j := &slurm.Job{
+		Name: *name, Profile: *profile, CellsPerTask: *perTask, CPUsPerTask: *cpus,
+		Partition: *partition, Time: *timeLimit, Mem: *mem, Account: *account, Extra: extra,
+	}
+	if j.Repro = *reproExe; j.Repro == "" {
+		if j.Repro, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if j.Repro, err = filepath.Abs(j.Repro); err != nil {
+		return err
+	}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		j.Files = append(j.Files, abs)
+	}
+	if j.Results, err = filepath.Abs(*results); err != nil {
+		return err
+	}
+	if j.DataDir, err = filepath.Abs(*cmd.dataDir); err != nil {
+		return err
+	}
+	if j.Dir, err = os.Getwd(); err != nil {
+		return err
+	}
+	scripts := filepath.Join(j.Results, ".slurm")
+	j.Logs = filepath.Join(scripts, "logs")
+	if err := j.Validate(); err != nil {
+		return slurmValueError(j, err)
+	}
+
 	cells, err := loadCells(e.reg, files, *profile)
 	if err != nil {
 		return err
@@ -98,34 +160,7 @@ func slurmCmd(e *cli, args []string) error {
 		return nil
 	}
 
-	j := &slurm.Job{
-		Profile: *profile, Cells: len(cells), CellsPerTask: *perTask, Tasks: tasks, CPUsPerTask: *cpus,
-		Partition: *partition, Time: *timeLimit, Mem: *mem, Account: *account, Extra: extra,
-	}
-	if j.Repro = *reproExe; j.Repro == "" {
-		if j.Repro, err = os.Executable(); err != nil {
-			return err
-		}
-	}
-	if j.Repro, err = filepath.Abs(j.Repro); err != nil {
-		return err
-	}
-	for _, f := range files {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return err
-		}
-		j.Files = append(j.Files, abs)
-	}
-	if j.Results, err = filepath.Abs(*results); err != nil {
-		return err
-	}
-	if j.DataDir, err = filepath.Abs(*cmd.dataDir); err != nil {
-		return err
-	}
-	if j.Dir, err = os.Getwd(); err != nil {
-		return err
-	}
+	j.Cells, j.Tasks = len(cells), tasks
 	var ids []string
 	for _, c := range cells {
 		if len(ids) == 0 || ids[len(ids)-1] != c.Experiment.ID {
@@ -136,19 +171,25 @@ func slurmCmd(e *cli, args []string) error {
 	if *profile != "" {
 		base += "-" + *profile
 	}
-	if j.Name = *name; j.Name == "" {
+	if j.Name == "" {
 		j.Name = "repro-" + base
 	}
-	dir := filepath.Join(j.Results, ".slurm")
-	j.Logs = filepath.Join(dir, "logs")
+	prepScript, err := j.PrepareScript()
+	if err != nil {
+		return slurmValueError(j, err)
+	}
+	arrayScript, err := j.ArrayScript()
+	if err != nil {
+		return slurmValueError(j, err)
+	}
 	if err := os.MkdirAll(j.Logs, 0o755); err != nil {
 		return err
 	}
-	prep, array := filepath.Join(dir, base+"-prepare.sh"), filepath.Join(dir, base+".sh")
-	if err := atomicfile.Write(prep, j.PrepareScript(), 0o755); err != nil {
+	prep, array := filepath.Join(scripts, base+"-prepare.sh"), filepath.Join(scripts, base+".sh")
+	if err := atomicfile.Write(prep, prepScript, 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(array, j.ArrayScript(), 0o755); err != nil {
+	if err := atomicfile.Write(array, arrayScript, 0o755); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "%d cells, %d unfinished, %d running: %d array tasks of up to %d cells (--array=%s)\n",

@@ -19,4 +19,12 @@
 // the tasks that still have an unfinished cell (Tasks, ArraySpec), and
 // within a task repro run skips the finished cells, so nothing is computed
 // twice.
+//
+// Every value is written so that bash and sbatch read it as given: shell
+// words single-quoted (Quote), #SBATCH values double-quoted as sbatch's
+// reader of those lines expects, '%' doubled in the --output pattern.
+// What no quoting can carry is refused (Job.Validate, a *ValueError): a
+// control character anywhere (a newline would end a comment or an #SBATCH
+// line and start a command), a relative path, "hetjob" or "packjob" in an
+// #SBATCH value, a backslash in the log directory.
 package slurm

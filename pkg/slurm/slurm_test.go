@@ -91,6 +91,17 @@ func runScript(t *testing.T, script []byte, env ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
+// mustScript returns the script made by f (j.PrepareScript or
+// j.ArrayScript), failing the test on an error.
+func mustScript(t *testing.T, f func() ([]byte, error)) []byte {
+	t.Helper()
+	b, err := f()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func testJob(t *testing.T, cells, k int) *Job {
 	return &Job{
 		Name: "repro-t", Repro: fakeRepro(t), Files: []string{"/x/a b.toml", "/x/c.toml"}, Profile: "quick",
@@ -105,7 +116,7 @@ func testJob(t *testing.T, cells, k int) *Job {
 func TestArrayScriptCoversEveryCell(t *testing.T) {
 	for _, tc := range []struct{ n, k int }{{10, 3}, {9, 3}, {1, 4}, {7, 1}} {
 		j := testJob(t, tc.n, tc.k)
-		script := j.ArrayScript()
+		script := mustScript(t, j.ArrayScript)
 		if out, err := exec.Command("bash", "-n", "-c", string(script)).CombinedOutput(); err != nil {
 			t.Fatalf("syntax: %v %s", err, out)
 		}
@@ -140,7 +151,7 @@ func TestArrayScriptCoversEveryCell(t *testing.T) {
 func TestScripts(t *testing.T) {
 	j := testJob(t, 10, 3)
 	j.Tasks = []int{0, 2, 3}
-	array := string(j.ArrayScript())
+	array := string(mustScript(t, j.ArrayScript))
 	for _, line := range []string{
 		"#SBATCH --job-name=repro-t\n", "#SBATCH --array=0,2-3\n", "#SBATCH --cpus-per-task=3\n",
 		"#SBATCH --partition=short\n", "#SBATCH --time=1:00:00\n", "#SBATCH --qos=low\n",
@@ -154,7 +165,7 @@ func TestScripts(t *testing.T) {
 	if i, k := strings.LastIndex(array, "#SBATCH"), strings.Index(array, "set -euo"); i > k {
 		t.Errorf("an #SBATCH line follows a command:\n%s", array)
 	}
-	prep := j.PrepareScript()
+	prep := mustScript(t, j.PrepareScript)
 	if !bytes.Contains(prep, []byte("#SBATCH --job-name=repro-t-prepare\n")) || bytes.Contains(prep, []byte("--array")) {
 		t.Errorf("prepare script:\n%s", prep)
 	}
@@ -165,7 +176,7 @@ func TestScripts(t *testing.T) {
 	}
 	// The data folder, when given, reaches both jobs' command lines.
 	j.DataDir = "/shared/data dir"
-	args = runScript(t, j.PrepareScript(), "SLURM_CPUS_PER_TASK=2")
+	args = runScript(t, mustScript(t, j.PrepareScript), "SLURM_CPUS_PER_TASK=2")
 	want = []string{"prepare", "/x/a b.toml", "/x/c.toml", "--profile", "quick", "--results", "/shared/res", "--data-dir", "/shared/data dir", "-j", "2"}
 	if !reflect.DeepEqual(args, want) {
 		t.Errorf("with DataDir, prepare runs repro %q, want %q", args, want)

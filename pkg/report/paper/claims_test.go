@@ -53,6 +53,31 @@ func TestBandOutcome(t *testing.T) {
 	}
 }
 
+// Tally.Decide's boundary: "more than half" of the same-start contrasts
+// better. Exactly half (2 of 4, 3 of 6, 2 of 4 beside one across starts
+// that does not count) is no majority and cannot decide; one more better
+// contrast than half (3 of 5, 2 of 3) is supported.
+func TestDecideExactlyHalf(t *testing.T) {
+	for _, c := range []struct {
+		t    Tally
+		want Verdict
+		why  string
+	}{
+		{Tally{Better: 2, Inconclusive: 2, MaxSplits: 5}, CannotDecide, "2 of 4 counted contrasts are inconclusive"},
+		{Tally{Better: 3, Inconclusive: 3, MaxSplits: 5}, CannotDecide, "3 of 6 counted contrasts are inconclusive"},
+		{Tally{Better: 2, Confounded: 2, Factors: []string{"budget"}, MaxSplits: 5}, CannotDecide, "differ in budget in 2 of 4"},
+		{Tally{Better: 2, Inconclusive: 1, Confounded: 2, AcrossStarts: 1, Factors: []string{"start"}, MaxSplits: 5}, CannotDecide, "1 of 3 counted contrasts is inconclusive"},
+		{Tally{Better: 3, Inconclusive: 2, MaxSplits: 5}, Supported, "3 of 5 contrasts go the claim's way"},
+		{Tally{Better: 2, Inconclusive: 1, MaxSplits: 2}, Supported, "2 of 3 contrasts go the claim's way"},
+		{Tally{Better: 2, Inconclusive: 1, Confounded: 2, AcrossStarts: 2, Factors: []string{"start"}, MaxSplits: 5}, Supported, "2 of 3 contrasts go the claim's way, none against it; 2 across starts shown"},
+	} {
+		v, why := c.t.Decide()
+		if v != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("%+v: %s (%s), want %s (%s)", c.t, v, why, c.want, c.why)
+		}
+	}
+}
+
 // Tally.Decide: supported needs a majority of better with none worse;
 // confounded contrasts count in the denominator and keep a claim from
 // being decided; one split decides nothing.
