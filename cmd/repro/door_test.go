@@ -43,3 +43,22 @@ func TestPublicPackagesNeedNoInternal(t *testing.T) {
 		}
 	}
 }
+
+// A program of one's own that is the whole command (examples/own-posterior:
+// its own registry, then repro.Main) builds from public packages alone.
+func TestOwnCommandNeedsNoInternal(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../examples/own-posterior").Output()
+	if err != nil {
+		t.Skipf("go list failed, the dependencies cannot be read: %v", err)
+	}
+	var door bool
+	for _, p := range strings.Fields(string(out)) {
+		door = door || strings.HasSuffix(p, "/pkg/repro")
+		if strings.HasPrefix(p, "github.com/mmdfw/mmdfw/internal/") {
+			t.Errorf("examples/own-posterior depends on %s", p)
+		}
+	}
+	if !door {
+		t.Error("examples/own-posterior does not reach pkg/repro")
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/data"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/model"
@@ -49,8 +51,10 @@ type CSVData struct {
 	// (empty: every other column).
 	Target   string   `toml:"target" json:"target"`
 	Features []string `toml:"features" json:"features,omitempty"`
-	// Model is CSVLogistic or CSVBNN; Positive the class +1 of a logistic
-	// model, Hidden the hidden units of a BNN (50 when zero).
+	// Model is CSVLogistic, CSVBNN or a model the program registered
+	// (RegisterCSVModel); Positive the class +1 of a logistic model (or
+	// of a registered one that takes classes), Hidden the hidden units of
+	// a BNN (50 when zero).
 	Model    string `toml:"model" json:"model"`
 	Positive string `toml:"positive" json:"positive,omitempty"`
 	Hidden   int    `toml:"hidden" json:"hidden,omitempty"`
@@ -93,7 +97,8 @@ func (c CSVData) Validate() error {
 	case "":
 		return fe("model", "required key is missing (%q or %q)", CSVLogistic, CSVBNN)
 	default:
-		return fe("model", "unknown model %q (%q or %q)", c.Model, CSVLogistic, CSVBNN)
+		// A model of one's own (RegisterCSVModel): checked against the
+		// registry when the dataset is built.
 	}
 	switch {
 	case c.SplitCount != 0 && c.SplitDir != "":
@@ -114,6 +119,7 @@ func (c CSVData) Validate() error {
 type csvDataset struct {
 	name, dir string // dir: the experiment file's folder
 	decl      CSVData
+	own       *CSVModel // a registered model; nil for the built-in ones
 	table     *data.CSV
 	declSum   string
 }
@@ -168,12 +174,58 @@ func (d *csvDataset) check() error {
 		all[i] = i
 	}
 	var err error
-	if d.decl.Model == CSVLogistic {
+	if d.classes() {
 		_, err = d.table.Classification(d.cols(), d.decl.Positive, all, []int{n - 1})
 	} else {
 		_, err = d.table.Regression(d.cols(), all, []int{n - 1})
 	}
 	return err
+}
+
+// classes says the model takes two classes.
+func (d *csvDataset) classes() bool {
+	if d.own != nil {
+		return d.own.Classes
+	}
+	return d.decl.Model == CSVLogistic
+}
+
+// loadOwn builds the problem of split s with the registered model.
+func (d *csvDataset) loadOwn(ctx context.Context, s int, env *harness.Env, label string, train, test []int, files []data.FileSum) (*harness.Problem, error) {
+	var xtr, xte *mat.Dense
+	var ytr, yte []float64
+	if d.own.Classes {
+		c, err := d.table.Classification(d.cols(), d.decl.Positive, train, test)
+		if err != nil {
+			return nil, err
+		}
+		xtr, xte, ytr, yte = c.XTrain, c.XTest, c.YTrain, c.YTest
+	} else {
+		r, err := d.table.Regression(d.cols(), train, test)
+		if err != nil {
+			return nil, err
+		}
+		xtr, xte, ytr, yte = r.XTrain, r.XTest, r.YTrain, r.YTest
+	}
+	cv, err := carve(env, d.name, s, files, xtr, xte, ytr, yte)
+	if err != nil {
+		return nil, err
+	}
+	p, err := d.own.Build(ctx, CSVInput{
+		Dataset: d.name, Label: label, Split: s,
+		XTrain: cv.XTrain, YTrain: cv.YTrain, XTest: cv.XEval, YTest: cv.YEval,
+		Threads: env.Threads, Key: cv.Key,
+	})
+	if err == nil && (p == nil || p.Target == nil) {
+		err = fmt.Errorf("model %s built no target", d.decl.Model)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data.%s: split %d: %w", d.name, s, err)
+	}
+	if p.Model == nil {
+		p.Model = &Info{Name: d.name, Label: label, Key: cv.Key}
+	}
+	return p, nil
 }
 
 func (d *csvDataset) checksums(s int, _ *harness.Env) (map[string]string, error) {
@@ -200,6 +252,9 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 	label := d.decl.Label
 	if label == "" {
 		label = d.name
+	}
+	if d.own != nil {
+		return d.loadOwn(ctx, s, env, label, train, test, files)
 	}
 	if d.decl.Model == CSVLogistic {
 		c, err := d.table.Classification(d.cols(), d.decl.Positive, train, test)
@@ -239,11 +294,18 @@ func (d *csvDataset) load(ctx context.Context, s int, env *harness.Env) (*harnes
 
 // buildCSVDataset reads and checks the declared CSV file of the experiment
 // file expFile.
-func buildCSVDataset(expFile, name string, decl CSVData) (harness.Dataset, error) {
+func buildCSVDataset(models *csvModels, expFile, name string, decl CSVData) (harness.Dataset, error) {
 	if decl.Model == CSVBNN && decl.Hidden == 0 {
 		decl.Hidden = 50 // the same key whether the default is written or not
 	}
 	d := &csvDataset{name: name, dir: filepath.Dir(expFile), decl: decl}
+	if decl.Model != CSVLogistic && decl.Model != CSVBNN {
+		m, err := models.checkOwn(decl)
+		if err != nil {
+			return harness.Dataset{}, err
+		}
+		d.own = &m
+	}
 	t, err := data.ReadCSVFile(d.rel(decl.File))
 	if err != nil {
 		var pe *data.ParseError
@@ -257,6 +319,9 @@ func buildCSVDataset(expFile, name string, decl CSVData) (harness.Dataset, error
 	if err != nil {
 		return harness.Dataset{}, err
 	}
+	if d.own != nil {
+		b = append(b, " model version "+d.own.Version...)
+	}
 	sum := sha256.Sum256(append([]byte("csv-dataset v1 "), b...))
 	d.declSum = hex.EncodeToString(sum[:])
 	if err := d.check(); err != nil {
@@ -265,4 +330,9 @@ func buildCSVDataset(expFile, name string, decl CSVData) (harness.Dataset, error
 	return harness.Dataset{Load: d.load, Checksums: d.checksums}, nil
 }
 
-func registerCSVData(r *harness.Registry) { harness.RegisterFileDataset(r, buildCSVDataset) }
+func registerCSVData(r *harness.Registry) {
+	models := csvModelsOf(r)
+	harness.RegisterFileDataset(r, func(expFile, name string, decl CSVData) (harness.Dataset, error) {
+		return buildCSVDataset(models, expFile, name, decl)
+	})
+}

@@ -33,7 +33,11 @@
 // in [data.NAME] tables (CSVData): logistic regression on a class column
 // (model = "logistic", positive = the class +1) or a BNN on a numeric one
 // (model = "bnn", hidden units, 50 by default), with seeded train-fraction
-// splits or PBP-layout split files; see examples/own-data.
+// splits or PBP-layout split files; see examples/own-data. A program
+// may register a model of its own for them (RegisterCSVModel: model = its
+// name), and posteriordb models for the posteriordb datasets
+// (RegisterPosteriorModel); both are kept on the registry (its
+// Extension), so that they reach no other.
 //
 // The data folder is the runner's (harness.Options.DataDir, default
 // "data"; the commands' --data-dir flag, whose default is $MMDFW_DATA),

@@ -70,6 +70,15 @@ func SetPosteriorDB(dir string) {
 	pdbRoot.dir = dir
 }
 
+// PosteriorDBSet returns the folder SetPosteriorDB set, "" when it set
+// none (PosteriorDB then falls back to $MMDFW_POSTERIORDB and the shared
+// copy).
+func PosteriorDBSet() string {
+	pdbRoot.Lock()
+	defer pdbRoot.Unlock()
+	return pdbRoot.dir
+}
+
 // PosteriorDB returns the posteriordb folder the posteriordb datasets
 // read: SetPosteriorDB's, else $MMDFW_POSTERIORDB, else
 // ../shared/posteriordb when it is a folder, else "" (none).

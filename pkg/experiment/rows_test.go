@@ -153,7 +153,7 @@ split_count = 3
 train_fraction = 0.75`, &decl); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := buildCSVDataset(path, "mine", decl)
+	ds, err := buildCSVDataset(csvModelsOf(harness.NewRegistry()), path, "mine", decl)
 	if err != nil {
 		t.Fatal(err)
 	}

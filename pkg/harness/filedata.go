@@ -20,7 +20,8 @@ type fileDataKind struct {
 // each table [data.NAME] of a file is decoded strictly into a zero S (which
 // may implement Validator; a *FieldError is reported at its key's line) and
 // handed to build with the path of the experiment file, for file names
-// relative to it. The dataset is then named NAME in that file only; a NAME
+// relative to it (an error of build that is a *FieldError is reported at
+// its key's line too). The dataset is then named NAME in that file only; a NAME
 // that a registered dataset has is an error. The Dataset's Checksums must
 // cover everything its problems depend on (the files' sha256 and the
 // declaration itself): they enter the cache keys. Registering twice
@@ -71,22 +72,27 @@ func (d *decoder) fileDatasets(doc *expDoc) (map[string]*Dataset, error) {
 		if err := d.md.PrimitiveDecode(doc.Data[name], v.Interface()); err != nil {
 			return nil, d.libError(err)
 		}
-		if verr := validate(v); verr != nil {
+		// at places an error of Validate or of the builder: a *FieldError
+		// at its key's line, any other at the table's.
+		at := func(err error) error {
 			var fe *FieldError
-			if errors.As(verr, &fe) {
+			if errors.As(err, &fe) {
 				full := append(append([]string{}, key...), strings.Split(fe.Key, ".")...)
 				if d.md.IsDefined(full...) {
-					return nil, d.errAt(full, "%v", fe.Err)
+					return d.errAt(full, "%v", fe.Err)
 				}
 				e := d.errAt(key, "%v", fe.Err)
 				e.Key = toml.Key(full).String()
-				return nil, e
+				return e
 			}
-			return nil, d.errAt(key, "%v", verr)
+			return d.errAt(key, "%v", err)
+		}
+		if verr := validate(v); verr != nil {
+			return nil, at(verr)
 		}
 		ds, err := kind.build(d.file, name, v.Elem().Interface())
 		if err != nil {
-			return nil, d.errAt(key, "%v", err)
+			return nil, at(err)
 		}
 		if ds.Load == nil {
 			return nil, d.errAt(key, "dataset has no loader")

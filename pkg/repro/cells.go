@@ -119,3 +119,21 @@ func PosteriorModels(r *Registry) []string { return experiment.PosteriorModels(r
 func UncheckedPosteriors(datasets []string) (root string, names []string) {
 	return experiment.UncheckedPosteriors(datasets)
 }
+
+// CSVModel is a model of one's own for the CSV datasets experiment files
+// declare ([data.NAME] tables with model = its name): its version, whether
+// its target column holds two classes, and the Build of one split's
+// problem from the file's rows.
+type CSVModel = experiment.CSVModel
+
+// CSVInput is one split of a declared CSV dataset as a CSVModel's Build
+// receives it: the training and evaluation rows, scaled as the built-in
+// models' are.
+type CSVInput = experiment.CSVInput
+
+// RegisterCSVModel adds to r the model name that [data.NAME] tables of
+// experiment files may give (model = name) beside "logistic" and "bnn";
+// m.Version enters the cache keys of their cells. The model reaches no
+// other registry; a built-in name, one registered twice or a model
+// without Build panics.
+func RegisterCSVModel(r *Registry, name string, m CSVModel) { experiment.RegisterCSVModel(r, name, m) }

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+
+	"github.com/mmdfw/mmdfw/pkg/experiment"
 )
 
 // command is one subcommand of repro. Each lives in its own file and adds
@@ -112,8 +114,9 @@ func usage(w io.Writer) {
 //	}
 //
 // Progress bars are drawn only when stderr is os.Stderr and a terminal.
-// The posteriordb folder a --posteriordb flag names holds for the rest of
-// the process (SetPosteriorDB).
+// The posteriordb folder a --posteriordb flag names holds for the call:
+// Main restores SetPosteriorDB's folder when it returns (so calls of Main
+// with different folders must not overlap).
 func Main(ctx context.Context, reg *Registry, args []string, stdout, stderr io.Writer) int {
 	if reg == nil {
 		panic("repro: Main needs a registry (NewRegistry)")
@@ -131,6 +134,7 @@ func Main(ctx context.Context, reg *Registry, args []string, stdout, stderr io.W
 		usage(stderr)
 		return 2
 	}
+	defer SetPosteriorDB(experiment.PosteriorDBSet())
 	e := &cli{ctx: ctx, reg: reg, stdout: stdout, stderr: stderr}
 	if err := c.run(e, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -30,3 +30,17 @@ func TestMainWriters(t *testing.T) {
 		}
 	}
 }
+
+// A --posteriordb given to one call of Main holds for that call only.
+func TestMainPosteriorDBPerCall(t *testing.T) {
+	t.Setenv(PosteriorDBEnv, "")
+	before := PosteriorDB()
+	dir := t.TempDir()
+	var out, msg bytes.Buffer
+	if code := Main(context.Background(), NewRegistry(), []string{"pdb", "list", "--posteriordb", dir}, &out, &msg); code != 1 || !strings.Contains(msg.String(), dir) {
+		t.Errorf("pdb list on an empty folder: exit %d\n%s", code, msg.String())
+	}
+	if got := PosteriorDB(); got != before {
+		t.Errorf("after the call the posteriordb folder is %q, was %q", got, before)
+	}
+}
