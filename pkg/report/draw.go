@@ -131,11 +131,9 @@ func glyphAt(i int) draw.GlyphStyle {
 
 func dashesAt(i int) []vg.Length { return plotutil.Dashes(i / len(palette)) }
 
-// color, glyph and dashes are the colour, glyph and dash pattern of
-// method's own index (the first series of the method).
+// color and dashes are the colour and dash pattern of method's own index
+// (the first series of the method).
 func (s *style) color(method string) color.NRGBA { return colorAt(s.index[method]) }
-
-func (s *style) glyph(method string) draw.GlyphStyle { return glyphAt(s.index[method]) }
 
 func (s *style) dashes(method string) []vg.Length { return dashesAt(s.index[method]) }
 
