@@ -167,14 +167,19 @@ var headingRE = regexp.MustCompile(`^(#{2,4}) (.+)$`)
 // absPathRE matches a folder of one machine in a command.
 var absPathRE = regexp.MustCompile(`(^|[\s=(` + "`" + `'"])(/work/|/tmp/|/home/|/root/|/Users/)`)
 
-// Every command in README.md and docs/ runs as written from the checkout:
+// Every command in README.md, docs/ and the examples' READMEs runs as
+// written from the checkout:
 // no folder of one machine, only paths relative to it.
 func TestDocsHaveNoMachineFolders(t *testing.T) {
 	files, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range append(files, "README.md") {
+	examples, err := filepath.Glob("examples/*/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(append(files, examples...), "README.md") {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
