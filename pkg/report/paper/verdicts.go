@@ -93,7 +93,7 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
 			}
 			why := strings.TrimSuffix(v.Why, ".")
 			verdict := string(v.Verdict)
-			if one {
+			if one && v.Verdict != NotMeasured {
 				// The full profile's verdict rule is not applied to one split:
 				// what the rule would say is kept in the why column.
 				verdict = noVerdict
@@ -114,7 +114,7 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 		if v.Axis != "" {
 			name += ", " + v.Axis
 		}
-		if quickProfile(res) || v.Tally.MaxSplits == 1 {
+		if (quickProfile(res) || v.Tally.MaxSplits == 1) && v.Verdict != NotMeasured {
 			fmt.Fprintf(b, "**%s: %s.** The rule would say %s: %s.", name, noVerdict, v.Verdict, strings.TrimSuffix(v.Why, "."))
 		} else {
 			fmt.Fprintf(b, "**%s: %s.** %s.", name, v.Verdict, strings.TrimSuffix(upperFirst(v.Why), "."))
