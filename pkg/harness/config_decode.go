@@ -30,7 +30,18 @@ type ConfigError struct {
 	// Key is the dotted TOML key at fault.
 	Key string
 	Msg string
+	// err, when set, is what errors.Is sees through the ConfigError
+	// (ErrNoProfile).
+	err error
 }
+
+// ErrNoProfile is what errors.Is finds in the *ConfigError of a file
+// loaded under a profile it does not define.
+var ErrNoProfile = errors.New("profile not defined by the file")
+
+// Unwrap returns the sentinel the error stands for (ErrNoProfile), nil for
+// most.
+func (e *ConfigError) Unwrap() error { return e.err }
 
 // Error names the file, the line and the key, then what is wrong.
 func (e *ConfigError) Error() string {
@@ -143,14 +154,20 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 	if u := d.md.Undecoded(); len(u) > 0 {
 		return nil, d.errAt(u[0], "unknown key")
 	}
-	if want == nil || ov != nil {
-		// The profile is known but the file does not override anything,
-		// or overrides apply to the wanted profile.
-		p := profile
-		if want == nil {
-			p = ""
+	if want == nil {
+		// A profile the file does not define would run the base settings
+		// under the profile's name, and store them in its folder.
+		has := "it defines none"
+		if len(pnames) > 0 {
+			has = "its profiles: " + strings.Join(pnames, ", ")
 		}
-		if want, err = d.resolve(&doc, p, ov); err != nil {
+		return nil, &ConfigError{File: name, Key: "profiles." + profile,
+			Msg: fmt.Sprintf("the file has no [profiles.%s] (%s): leave --profile out to run its base settings, or add a [profiles.%s] table (an empty one runs the base settings under %s)", profile, has, profile, profile),
+			err: ErrNoProfile}
+	}
+	if ov != nil {
+		// Overrides apply to the wanted profile.
+		if want, err = d.resolve(&doc, profile, ov); err != nil {
 			return nil, err
 		}
 		want.Profile = profile

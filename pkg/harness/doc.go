@@ -106,7 +106,12 @@
 // (lists are replaced whole), and a method's settings are decoded in two
 // layers, the base table then the profile's. Every profile of a file is
 // resolved when the file is loaded, so a mistake in the full profile is
-// found by a quick run. Only the profiles in Profiles may appear.
+// found by a quick run. Only the profiles in Profiles may appear. A file
+// is loaded under a profile only when it has that profile's table: asking
+// for another is a *ConfigError (errors.Is: ErrNoProfile) naming the file
+// and the profiles it has, never the base settings run under the
+// profile's name; an empty table ([profiles.full]) runs the base settings
+// under the profile, as experiments/posteriordb.toml does for full.
 //
 // # Datasets of one's own
 //

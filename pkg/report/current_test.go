@@ -52,6 +52,7 @@ particles = [40]
 kind = "svgd"
 particles = [20]
 settings = { direction = "frozen" }
+[profiles.full]
 [profiles.quick]
 splits = [0]
 deviation = "a shorter reference than the paper's"

@@ -229,6 +229,11 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	for _, f := range p.Files {
 		for _, pr := range plan {
 			e, err := harness.LoadFile(p.Registry, f, pr)
+			if p.Profile == "" && errors.Is(err, harness.ErrNoProfile) {
+				// Another file's results recorded the profile: this
+				// file plans no cell under it.
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
