@@ -288,8 +288,10 @@ const (
 // keeps its old result until the new one is complete. The cells that will
 // ask for an experiment's reference sample start first, one per dataset
 // and split, so that the long reference computations overlap the other
-// cells. The error is non-nil only when the run could not start; cell
-// outcomes are in the summary.
+// cells. The error is non-nil only when the run could not start (a cell's
+// provenance that cannot be read, a results directory that cannot be
+// written: checked before any cell runs); cell outcomes are in the
+// summary.
 func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	begin := time.Now()
 	sum := &Summary{Total: len(cells), Time: TimeReport{Cells: map[string]time.Duration{}}}
@@ -318,6 +320,9 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			continue
 		}
 		todo = append(todo, st)
+	}
+	if err := r.checkWritable(todo); err != nil {
+		return nil, err
 	}
 	todo = referencesFirst(todo)
 	log := r.opts.Log
@@ -411,6 +416,40 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	sum.Time.Wall = time.Since(begin)
 	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
+}
+
+// checkWritable makes sure, before any cell runs, that the profile
+// folders of the cells to run can be written: an
+// unwritable results directory is one error naming the folder, rather
+// than one failure per cell. It writes and removes a temporary file in
+// each folder, creating the folder when missing.
+func (r *Runner) checkWritable(todo []CellStatus) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, st := range todo {
+		d := filepath.Join(r.opts.Results, ProfileDir(st.Cell.Experiment.Profile))
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		err := os.MkdirAll(d, 0o755)
+		if err == nil {
+			var f *os.File
+			if f, err = os.CreateTemp(d, ".write-check-*"); err == nil {
+				f.Close()
+				err = os.Remove(f.Name())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("results directory %s cannot be written (--results): %w", r.opts.Results, err)
+		}
+	}
+	return nil
 }
 
 // strictCached returns the failure of a cached result under
