@@ -49,13 +49,11 @@ func listCmd(reg *repro.Registry, args []string) error {
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
-	counts := map[repro.Status]int{}
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
 			return err
 		}
-		counts[st.Status]++
 		note, key := "", "-"
 		if st.Key != "" {
 			key = st.Key[:10]
@@ -76,8 +74,12 @@ func listCmd(reg *repro.Registry, args []string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
-		counts[repro.Done], counts[repro.Failed], counts[repro.Skipped], counts[repro.Stale], counts[repro.Pending])
+	// The counts of repro status, so that the two agree.
+	n, err := r.Count(cells)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, n)
 	return nil
 }
 

@@ -141,7 +141,7 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 		pnames = append(pnames, p)
 	}
 	sort.Strings(pnames)
-	var want *Experiment
+	var want, plain *Experiment
 	for _, p := range append([]string{""}, pnames...) {
 		e, err := d.resolve(&doc, p, nil)
 		if err != nil {
@@ -167,6 +167,7 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 	}
 	if ov != nil {
 		// Overrides apply to the wanted profile.
+		plain = want
 		if want, err = d.resolve(&doc, profile, ov); err != nil {
 			return nil, err
 		}
@@ -179,6 +180,10 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 		}
 		d.cur = nil
 		want.Overrides = ov.strings()
+		if want.Namespace, err = ov.namespace(); err != nil {
+			return nil, &ConfigError{File: name, Msg: "--set: " + err.Error()}
+		}
+		want.ownCells = sameCells(reg, plain, want)
 	}
 	return want, nil
 }

@@ -277,7 +277,17 @@
 // override. Overrides change cells exactly as the same edit of the file,
 // so they enter the cache key through the values they change (an override
 // to the file's own value keeps its cached results); Experiment.Overrides
-// goes into every provenance file.
+// goes into every provenance file. A cell that overrides change (its key
+// document, data aside, is not that of the file's cell of the same id)
+// or add (an id the file does not have) is kept apart, as Hydra keeps
+// each override's outputs: its files live under
+// <results>/<profile>/<experiment>@<namespace>/, where the namespace
+// (Experiment.Namespace) is a short hash of the overrides in a canonical
+// form, so that the file's own cell keeps its result, current. A cell the
+// overrides leave as the file has it (--set splits=[0] or datasets=[…]
+// only selects cells) is the file's own, and shares its files. Status,
+// list, plot and report given the same overrides read the same
+// namespace.
 //
 // Neither description nor deviation enters a cache key: deviation is text
 // for the report, which lists it (as a profile resolves it) among the

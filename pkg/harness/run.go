@@ -334,6 +334,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		}
 	}
 	run := &runState{log: log, prog: prog, refTimes: map[string]time.Duration{}}
+	r.logNamespaces(log, cells)
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)
@@ -416,6 +417,26 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	sum.Time.Wall = time.Since(begin)
 	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
+}
+
+// logNamespaces says, per experiment, how many of cells overrides keep
+// apart from the file's own, and in which folder.
+func (r *Runner) logNamespaces(log *slog.Logger, cells []*Cell) {
+	n := map[*Experiment]int{}
+	var exps []*Experiment
+	for _, c := range cells {
+		if c.Namespace == "" {
+			continue
+		}
+		if n[c.Experiment] == 0 {
+			exps = append(exps, c.Experiment)
+		}
+		n[c.Experiment]++
+	}
+	for _, e := range exps {
+		log.Info("overrides keep cells apart from the file's own", "experiment", e.ID, "cells", n[e],
+			"folder", filepath.Join(r.opts.Results, ProfileDir(e.Profile), e.ID+"@"+e.Namespace), "overrides", strings.Join(e.Overrides, " "))
+	}
 }
 
 // checkWritable makes sure, before any cell runs, that the profile

@@ -254,13 +254,22 @@ func ProfileDir(profile string) string {
 // cellBase is the path of c's files without their extension,
 // <results>/<profile>/<id>: the profile is part of the place, not of the id
 // (which enters the cache key and the random stream), so that the results
-// of two profiles of one experiment never share a file.
+// of two profiles of one experiment never share a file. A cell that
+// overrides made different (Cell.Namespace) lives under
+// <results>/<profile>/<experiment>@<namespace>/, the rest of its id below.
 func (r *Runner) cellBase(c *Cell) string {
-	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(c.ID))
+	id := c.ID
+	if c.Namespace != "" {
+		if rest, ok := strings.CutPrefix(id, c.Experiment.ID+"/"); ok {
+			id = c.Experiment.ID + "@" + c.Namespace + "/" + rest
+		}
+	}
+	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(id))
 }
 
 // Paths returns the CSV and provenance files of c,
-// <results>/<profile>/<id>.csv and .json.
+// <results>/<profile>/<id>.csv and .json (for a cell of an override's
+// namespace, <results>/<profile>/<experiment>@<namespace>/<rest of id>).
 func (r *Runner) Paths(c *Cell) (csv, prov string) {
 	base := r.cellBase(c)
 	return base + ".csv", base + ".json"
