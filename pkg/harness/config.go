@@ -140,7 +140,8 @@ type Method struct {
 	// cache key: they say how results are read, not how they are made.
 	Protocols []string
 
-	kind *methodKind
+	kind   *methodKind
+	memory map[int]cellMemory // the estimate of each particle count
 }
 
 // The protocols a method may claim (key protocols): the paper's as it
@@ -159,7 +160,8 @@ type Reference struct {
 	Particles int
 	Settings  any
 
-	kind *methodKind
+	kind   *methodKind
+	memory *cellMemory // the estimate of its draws, nil for none
 }
 
 type budgetDoc = Budget

@@ -278,6 +278,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 	if err != nil {
 		return nil, err
 	}
+	for _, m := range e.Methods {
+		d.estimateMemory(e, m, prefix)
+	}
 	if e.Figures, err = d.checkFigures(doc.Figures, e); err != nil {
 		return nil, err
 	}

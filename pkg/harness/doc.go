@@ -351,6 +351,16 @@
 // that fails or panics is recorded as failed with its error and retried by
 // the next run; the others go on.
 //
+// Before any cell runs, Run checks what would otherwise fail every cell
+// late: the memory each cell to run needs, estimated by its method kind
+// (SetMemoryEstimate; floors, the dataset not being read: MMD-FW's and
+// SVGD's N×N matrices, 8·N² bytes, HMC's N kept draws, the recorded rows
+// of every evaluated snapshot) against Options.Memory, $MMDFW_MEMORY or
+// the machine's available memory (a *ConfigError at the file, line and
+// key that drive the estimate, with the value, the estimate and the
+// memory); and that the results directory can be written (one error
+// naming it).
+//
 // Quantities a method knows exactly about its own snapshot
 // (particle.Snapshot.Stats, e.g. MMD-FW's MMD² in its own random-feature
 // kernel) are written at the evaluated snapshots as further metric rows

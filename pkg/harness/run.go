@@ -321,6 +321,9 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		}
 		todo = append(todo, st)
 	}
+	if err := r.checkMemory(todo); err != nil {
+		return nil, err
+	}
 	if err := r.checkWritable(todo); err != nil {
 		return nil, err
 	}

@@ -50,6 +50,12 @@ type Options struct {
 	// current on a machine without the data: plots and reports read
 	// results, they never need the data. Running cells ignores it.
 	RecordedData bool
+	// Memory is the memory in bytes that Run checks the cells' memory
+	// estimates against before any cell runs (SetMemoryEstimate); 0
+	// takes $MMDFW_MEMORY (MemoryEnv), else the machine's available
+	// memory (/proc/meminfo), else no check; NoMemoryCheck turns the
+	// check off.
+	Memory uint64
 	// Progress receives progress bars; nil disables them.
 	Progress io.Writer
 	// Log receives one line per finished cell (slog.Default() when nil).
