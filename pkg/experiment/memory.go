@@ -64,3 +64,16 @@ func registerMemory(r *harness.Registry) {
 		return memEstimate(float64(f.N), 0, 8*float64(f.Dim), 0, "", 0, "start: N×d points")
 	})
 }
+
+// registerSteps gives the progress lines the step counts known before a
+// run: one step per particle for MMD-FW and Stein Points, the iterations
+// for SVGD and SGLD when the file sets them (their defaults may be
+// ceilings of a stopping rule).
+func registerSteps(r *harness.Registry) {
+	perParticle := func(n int) int { return n }
+	harness.SetStepCount(r, KindMMDFW, func(f harness.Footprint[MMDFWConfig]) int { return perParticle(f.N) })
+	harness.SetStepCount(r, KindSP, func(f harness.Footprint[SPConfig]) int { return perParticle(f.N) })
+	harness.SetStepCount(r, KindSVGD, func(f harness.Footprint[SVGDConfig]) int { return f.Settings.Iterations })
+	harness.SetStepCount(r, KindSVGDAnchor, func(f harness.Footprint[SVGDAnchorConfig]) int { return f.Settings.Iterations })
+	harness.SetStepCount(r, KindSGLD, func(f harness.Footprint[SGLDConfig]) int { return f.Settings.Iterations })
+}

@@ -313,4 +313,5 @@ func Register(r *harness.Registry) {
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)
 	registerMemory(r)
+	registerSteps(r)
 }

@@ -202,6 +202,8 @@ type methodKind struct {
 	// memory is the kind's memory estimate (SetMemoryEstimate), nil for
 	// none.
 	memory func(settings any, n int, e *Experiment) Memory
+	// steps is the kind's step count (SetStepCount), nil for none.
+	steps func(settings any, n int, e *Experiment) int
 }
 
 // Registry holds what experiment files may name: method kinds, datasets and

@@ -638,10 +638,15 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	rec := newRecorder(ctx, c, nil)
 	bar := run.prog.cell(c)
 	s.bar = bar
-	rec.onStep = bar.step
+	cp := startProgress(run.log, c, s, threads)
+	rec.onStep = func(step int, seconds float64) {
+		bar.step(step, seconds)
+		cp.update(step, seconds, rec.last.GradEvals)
+	}
 	waited0 := s.waited
 	cctx := context.WithValue(ctx, slotKey{}, s)
 	status, err := r.execute(cctx, run, c, st, threads, rec, prov)
+	cp.end()
 	if ctx.Err() != nil {
 		bar.abort()
 		return nil, interrupted
