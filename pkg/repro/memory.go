@@ -30,3 +30,11 @@ const MemoryEnv = harness.MemoryEnv
 // ParseBytes reads a size in bytes with an optional unit (k, M, G, T or
 // KiB, MiB, GiB, TiB); "off" is 0.
 func ParseBytes(s string) (uint64, error) { return harness.ParseBytes(s) }
+
+// SetStepCount gives the method kind name of r the number of snapshot
+// steps one cell takes (its iterations, one per particle), for the
+// progress lines a run logs every 10 seconds; 0 when not known before the
+// run.
+func SetStepCount[S any](r *Registry, name string, f func(Footprint[S]) int) {
+	harness.SetStepCount(r, name, f)
+}
