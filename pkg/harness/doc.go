@@ -321,7 +321,8 @@
 // results/<profile>/<id>.csv and results/<profile>/<id>.json (<profile> is
 // quick, full, or base for a file's base settings), so that the cells of
 // two profiles of one experiment, which share their ids, never share a
-// file; the JSON (the Provenance) is
+// file (nor does a cell that overrides changed share the file's own: see
+// Overrides); the JSON (the Provenance) is
 // written last, both by writing a temporary file and renaming it, so a cell
 // is finished exactly when its JSON exists with its current key. A cell
 // whose data is missing ends as skipped: it is not retried until the data
