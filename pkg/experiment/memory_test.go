@@ -17,6 +17,8 @@ func TestMemoryEstimatesOfCommittedFiles(t *testing.T) {
 	}
 	const limit = 1 << 30
 	kinds := map[string]bool{}
+	var largest float64
+	var at string
 	for _, f := range files {
 		for _, p := range []string{"quick", "full"} {
 			e, err := harness.LoadFile(testRegistry, f, p)
@@ -33,12 +35,16 @@ func TestMemoryEstimatesOfCommittedFiles(t *testing.T) {
 					}
 				}
 				kinds[c.Method.Kind] = true
+				if b := max(m.Bytes, ref.Bytes); b > largest {
+					largest, at = b, p+" "+c.ID
+				}
 				if m.Bytes > limit || ref.Bytes > limit {
 					t.Errorf("%s %s: estimated %s (%s), reference %s", p, c.ID, harness.FormatBytes(m.Bytes), m.What, harness.FormatBytes(ref.Bytes))
 				}
 			}
 		}
 	}
+	t.Logf("largest estimate: %s (%s)", harness.FormatBytes(largest), at)
 	if len(kinds) < 5 {
 		t.Errorf("the files use kinds %v", kinds)
 	}
