@@ -7,7 +7,7 @@
 // From the repository root, after `make data`:
 //
 //	go run ./examples/own-method                 # quick profile, into ./out
-//	go run ./examples/own-method -out /tmp/cmp -profile full -data /path/to/data
+//	go run ./examples/own-method -out /tmp/cmp -profile "" -data /path/to/data   # its base settings
 //
 // It imports only public packages (pkg/...), as a program in another
 // module would.
@@ -58,7 +58,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.config, "config", "", "experiment file to run (default: the built-in compare.toml, written into -out)")
-	flag.StringVar(&o.profile, "profile", "quick", "profile of the experiment file: quick, full, or \"\" for its base settings")
+	flag.StringVar(&o.profile, "profile", "quick", "profile of the experiment file: quick, or \"\" for its base settings (it has no other)")
 	flag.StringVar(&o.dataDir, "data", "data", "data folder (as `make data` creates it)")
 	flag.StringVar(&o.out, "out", "out", "folder of the results and figures")
 	flag.IntVar(&o.jobs, "j", 0, "cells run at once (default: the number of CPUs)")

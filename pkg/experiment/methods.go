@@ -312,4 +312,6 @@ func Register(r *harness.Registry) {
 	// hmc 2: the dense metric carries M⁻¹p along the trajectory (one d×d
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)
+	registerMemory(r)
+	registerSteps(r)
 }

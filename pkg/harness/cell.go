@@ -31,6 +31,13 @@ type Cell struct {
 	Dataset    string
 	Split      int
 	N          int
+	// Namespace is empty for a cell of the file as it stands (under its
+	// profile), and the experiment's Namespace for a cell that overrides
+	// made different from the file's own cell of the same id, or that the
+	// file does not have: its results then live apart, under
+	// <results>/<profile>/<experiment>@<namespace>/ (Runner.Paths), and
+	// the file's own cell keeps its own.
+	Namespace string
 }
 
 // Cells expands e into its cells: methods in file order, then the method's
@@ -56,7 +63,11 @@ func Cells(e *Experiment) []*Cell {
 					if n > 0 {
 						id += "/n" + strconv.Itoa(n)
 					}
-					cells = append(cells, &Cell{ID: id, Experiment: e, Method: m, Dataset: ds, Split: s, N: n})
+					c := &Cell{ID: id, Experiment: e, Method: m, Dataset: ds, Split: s, N: n}
+					if e.Namespace != "" && !e.ownCells[id] {
+						c.Namespace = e.Namespace
+					}
+					cells = append(cells, c)
 				}
 			}
 		}
@@ -144,16 +155,8 @@ func (r *Runner) key(c *Cell) (cellKey, error) {
 // the reason the data is missing.
 func (r *Runner) keyWith(c *Cell, data map[string]string, missing string) (cellKey, error) {
 	ck := cellKey{Data: data, Missing: missing}
-	e := c.Experiment
-	ck.Doc = keyDoc{
-		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,
-		Kind: c.Method.Kind, KindVersion: c.Method.kind.version, Settings: c.Method.Settings,
-		N: c.N, Dataset: c.Dataset, Split: c.Split, Data: ck.Data, Missing: ck.Missing,
-		Budget: e.Budget, Eval: e.Eval, MetricVers: r.reg.metricVersions(e.Eval.Metrics),
-	}
-	if ref := e.Reference; ref != nil {
-		ck.Doc.Reference, ck.Doc.RefVersion, ck.Doc.RefParticles, ck.Doc.RefKind = ref.Settings, ref.kind.version, ref.Particles, ref.Kind
-	}
+	ck.Doc = configDoc(r.reg, c)
+	ck.Doc.Data, ck.Doc.Missing = ck.Data, ck.Missing
 	if r.opts.KeyRevision {
 		v := vcsInfo()
 		ck.Doc.ExtraRevision = v.Revision
@@ -168,6 +171,23 @@ func (r *Runner) keyWith(c *Cell, data map[string]string, missing string) (cellK
 	sum := sha256.Sum256(b)
 	ck.Key = hex.EncodeToString(sum[:])
 	return ck, nil
+}
+
+// configDoc is the part of c's key document that the experiment file
+// (its profile and overrides) decides: all of it but the data checksums
+// and the revision.
+func configDoc(reg *Registry, c *Cell) keyDoc {
+	e := c.Experiment
+	d := keyDoc{
+		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,
+		Kind: c.Method.Kind, KindVersion: c.Method.kind.version, Settings: c.Method.Settings,
+		N: c.N, Dataset: c.Dataset, Split: c.Split,
+		Budget: e.Budget, Eval: e.Eval, MetricVers: reg.metricVersions(e.Eval.Metrics),
+	}
+	if ref := e.Reference; ref != nil {
+		d.Reference, d.RefVersion, d.RefParticles, d.RefKind = ref.Settings, ref.kind.version, ref.Particles, ref.Kind
+	}
+	return d
 }
 
 // moduleVersion is the main module's version: a tag for released builds,

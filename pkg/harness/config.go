@@ -46,6 +46,19 @@ type Experiment struct {
 	// Overrides are the KEY=VALUE overrides applied after the profile
 	// (LoadFileSet), in the order they apply; the provenance records them.
 	Overrides []string
+	// Namespace is empty without overrides, else the first 8 hex digits
+	// of the sha256 of the overrides in a canonical form (their values
+	// decoded as TOML and written as JSON with sorted keys, so that the
+	// order of --set and the spelling of a value do not matter). The
+	// cells the overrides change, or add, store their results apart from
+	// the file's own, under <results>/<profile>/<id>@<namespace>/
+	// (Cell.Namespace); the cells they leave as the file has them (an
+	// override that only selects datasets, splits or particle counts)
+	// are the file's own, and share their results.
+	Namespace string
+	// ownCells are the ids of the cells that are the file's own cells
+	// under the profile, unchanged by the overrides.
+	ownCells map[string]bool
 	// Figures are the figures the file declares in [[figures]] tables,
 	// with their defaults set; they enter no cache key.
 	Figures []Figure
@@ -127,7 +140,8 @@ type Method struct {
 	// cache key: they say how results are read, not how they are made.
 	Protocols []string
 
-	kind *methodKind
+	kind   *methodKind
+	memory map[int]cellMemory // the estimate of each particle count
 }
 
 // The protocols a method may claim (key protocols): the paper's as it
@@ -146,7 +160,8 @@ type Reference struct {
 	Particles int
 	Settings  any
 
-	kind *methodKind
+	kind   *methodKind
+	memory *cellMemory // the estimate of its draws, nil for none
 }
 
 type budgetDoc = Budget

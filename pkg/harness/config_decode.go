@@ -30,7 +30,18 @@ type ConfigError struct {
 	// Key is the dotted TOML key at fault.
 	Key string
 	Msg string
+	// err, when set, is what errors.Is sees through the ConfigError
+	// (ErrNoProfile).
+	err error
 }
+
+// ErrNoProfile is what errors.Is finds in the *ConfigError of a file
+// loaded under a profile it does not define.
+var ErrNoProfile = errors.New("profile not defined by the file")
+
+// Unwrap returns the sentinel the error stands for (ErrNoProfile), nil for
+// most.
+func (e *ConfigError) Unwrap() error { return e.err }
 
 // Error names the file, the line and the key, then what is wrong.
 func (e *ConfigError) Error() string {
@@ -130,7 +141,7 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 		pnames = append(pnames, p)
 	}
 	sort.Strings(pnames)
-	var want *Experiment
+	var want, plain *Experiment
 	for _, p := range append([]string{""}, pnames...) {
 		e, err := d.resolve(&doc, p, nil)
 		if err != nil {
@@ -143,14 +154,21 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 	if u := d.md.Undecoded(); len(u) > 0 {
 		return nil, d.errAt(u[0], "unknown key")
 	}
-	if want == nil || ov != nil {
-		// The profile is known but the file does not override anything,
-		// or overrides apply to the wanted profile.
-		p := profile
-		if want == nil {
-			p = ""
+	if want == nil {
+		// A profile the file does not define would run the base settings
+		// under the profile's name, and store them in its folder.
+		has := "it defines none"
+		if len(pnames) > 0 {
+			has = "its profiles: " + strings.Join(pnames, ", ")
 		}
-		if want, err = d.resolve(&doc, p, ov); err != nil {
+		return nil, &ConfigError{File: name, Key: "profiles." + profile,
+			Msg: fmt.Sprintf("the file has no [profiles.%s] (%s): leave --profile out to run its base settings, or add a [profiles.%s] table (an empty one runs the base settings under %s)", profile, has, profile, profile),
+			err: ErrNoProfile}
+	}
+	if ov != nil {
+		// Overrides apply to the wanted profile.
+		plain = want
+		if want, err = d.resolve(&doc, profile, ov); err != nil {
 			return nil, err
 		}
 		want.Profile = profile
@@ -162,6 +180,10 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 		}
 		d.cur = nil
 		want.Overrides = ov.strings()
+		if want.Namespace, err = ov.namespace(); err != nil {
+			return nil, &ConfigError{File: name, Msg: "--set: " + err.Error()}
+		}
+		want.ownCells = sameCells(reg, plain, want)
 	}
 	return want, nil
 }
@@ -255,6 +277,9 @@ func (d *decoder) resolve(doc *fileDoc, p string, ov *overrides) (*Experiment, e
 	e, err := d.check(&base, p, prefix, settings, refSettings)
 	if err != nil {
 		return nil, err
+	}
+	for _, m := range e.Methods {
+		d.estimateMemory(e, m, prefix)
 	}
 	if e.Figures, err = d.checkFigures(doc.Figures, e); err != nil {
 		return nil, err

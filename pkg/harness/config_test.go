@@ -95,13 +95,28 @@ func TestLoadProfile(t *testing.T) {
 	if got := strings.Join(ids, " "); got != want {
 		t.Errorf("cells: got %s, want %s", got, want)
 	}
-	// The full profile is not defined: it is the base.
-	f, err := Load(ty.reg, "toy.toml", []byte(base), "full")
+	// The full profile is not defined: asking for it is an error naming
+	// the file and the profiles it has, not the base under full's name.
+	_, err = Load(ty.reg, "toy.toml", []byte(base), "full")
+	if !errors.Is(err, ErrNoProfile) || err.Error() != "toy.toml: key profiles.full: the file has no [profiles.full] (its profiles: quick): leave --profile out to run its base settings, or add a [profiles.full] table (an empty one runs the base settings under full)" {
+		t.Errorf("full: %v", err)
+	}
+	// Nor are overrides a way around it.
+	if _, err := LoadSet(ty.reg, "toy.toml", []byte(base), "full", []string{"splits=[0]"}); !errors.Is(err, ErrNoProfile) {
+		t.Errorf("full with --set: %v", err)
+	}
+	// An empty table runs the base settings under the profile's name.
+	f, err := Load(ty.reg, "toy.toml", []byte(base+"\n[profiles.full]\n"), "full")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Splits) != 2 || f.Profile != "full" {
 		t.Errorf("full: %+v", f)
+	}
+	// A file with no profile at all names none.
+	noProf := base[:strings.Index(base, "[profiles.")]
+	if _, err := Load(ty.reg, "toy.toml", []byte(noProf), "quick"); err == nil || !strings.Contains(err.Error(), "no [profiles.quick] (it defines none)") {
+		t.Errorf("no profiles: %v", err)
 	}
 }
 

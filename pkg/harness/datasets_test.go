@@ -51,7 +51,7 @@ func TestMethodDatasets(t *testing.T) {
 			"toy/walk-a/gauss/s0/n3 toy/walk-a/gauss/s1/n3 toy/walk-a/shared/s0/n3 toy/walk-a/shared/s1/n3 toy/walk-b/shared/s0 toy/walk-b/shared/s1"},
 		{"profile overrides", dsBase, "quick", "[gauss]", "[shared]",
 			"toy/walk-a/gauss/s0/n3 toy/walk-b/shared/s0"},
-		{"full profile is the base", dsBase, "full", "[gauss shared]", "[shared]",
+		{"an empty full profile is the base", dsBase + "\n[profiles.full]\n", "full", "[gauss shared]", "[shared]",
 			"toy/walk-a/gauss/s0/n3 toy/walk-a/gauss/s1/n3 toy/walk-a/shared/s0/n3 toy/walk-a/shared/s1/n3 toy/walk-b/shared/s0 toy/walk-b/shared/s1"},
 		// Cells follow the file's dataset order, not the method's.
 		{"file order", strings.Replace(dsBase, `datasets = ["shared"]`, `datasets = ["shared", "gauss"]`, 1), "", "[gauss shared]", "[gauss shared]",

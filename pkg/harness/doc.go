@@ -106,7 +106,12 @@
 // (lists are replaced whole), and a method's settings are decoded in two
 // layers, the base table then the profile's. Every profile of a file is
 // resolved when the file is loaded, so a mistake in the full profile is
-// found by a quick run. Only the profiles in Profiles may appear.
+// found by a quick run. Only the profiles in Profiles may appear. A file
+// is loaded under a profile only when it has that profile's table: asking
+// for another is a *ConfigError (errors.Is: ErrNoProfile) naming the file
+// and the profiles it has, never the base settings run under the
+// profile's name; an empty table ([profiles.full]) runs the base settings
+// under the profile, as experiments/posteriordb.toml does for full.
 //
 // # Datasets of one's own
 //
@@ -272,7 +277,17 @@
 // override. Overrides change cells exactly as the same edit of the file,
 // so they enter the cache key through the values they change (an override
 // to the file's own value keeps its cached results); Experiment.Overrides
-// goes into every provenance file.
+// goes into every provenance file. A cell that overrides change (its key
+// document, data aside, is not that of the file's cell of the same id)
+// or add (an id the file does not have) is kept apart, as Hydra keeps
+// each override's outputs: its files live under
+// <results>/<profile>/<experiment>@<namespace>/, where the namespace
+// (Experiment.Namespace) is a short hash of the overrides in a canonical
+// form, so that the file's own cell keeps its result, current. A cell the
+// overrides leave as the file has it (--set splits=[0] or datasets=[…]
+// only selects cells) is the file's own, and shares its files. Status,
+// list, plot and report given the same overrides read the same
+// namespace.
 //
 // Neither description nor deviation enters a cache key: deviation is text
 // for the report, which lists it (as a profile resolves it) among the
@@ -306,7 +321,8 @@
 // results/<profile>/<id>.csv and results/<profile>/<id>.json (<profile> is
 // quick, full, or base for a file's base settings), so that the cells of
 // two profiles of one experiment, which share their ids, never share a
-// file; the JSON (the Provenance) is
+// file (nor does a cell that overrides changed share the file's own: see
+// Overrides); the JSON (the Provenance) is
 // written last, both by writing a temporary file and renaming it, so a cell
 // is finished exactly when its JSON exists with its current key. A cell
 // whose data is missing ends as skipped: it is not retried until the data
@@ -335,6 +351,16 @@
 // interrupted cell stops at its next snapshot and writes nothing. A cell
 // that fails or panics is recorded as failed with its error and retried by
 // the next run; the others go on.
+//
+// Before any cell runs, Run checks what would otherwise fail every cell
+// late: the memory each cell to run needs, estimated by its method kind
+// (SetMemoryEstimate; floors, the dataset not being read: MMD-FW's and
+// SVGD's N×N matrices, 8·N² bytes, HMC's N kept draws, the recorded rows
+// of every evaluated snapshot) against Options.Memory, $MMDFW_MEMORY or
+// the machine's available memory (a *ConfigError at the file, line and
+// key that drive the estimate, with the value, the estimate and the
+// memory); and that the results directory can be written (one error
+// naming it).
 //
 // Quantities a method knows exactly about its own snapshot
 // (particle.Snapshot.Stats, e.g. MMD-FW's MMD² in its own random-feature

@@ -51,7 +51,7 @@ func TestFileDatasets(t *testing.T) {
 			return map[string]string{name: s.Sum}, nil
 		}}, nil
 	})
-	e, err := Load(ty.reg, "toy.toml", []byte(ownExp), "quick")
+	e, err := Load(ty.reg, "toy.toml", []byte(ownExp), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestFileDatasets(t *testing.T) {
 		t.Fatalf("status %+v %v", st, err)
 	}
 	// The declaration's checksum is in the key.
-	e2, _ := Load(ty.reg, "toy.toml", []byte(strings.Replace(ownExp, `"aa"`, `"bb"`, 1)), "quick")
+	e2, _ := Load(ty.reg, "toy.toml", []byte(strings.Replace(ownExp, `"aa"`, `"bb"`, 1)), "")
 	st2, _ := r.Status(Cells(e2)[0])
 	if st2.Status != Stale || st2.StaleReason() != "data.mine changed" {
 		t.Errorf("after the declaration changed: %s, %q", st2.Status, st2.StaleReason())

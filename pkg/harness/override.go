@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +28,46 @@ type overrides struct {
 	list []override
 	md   toml.MetaData
 	doc  expDoc
+	src  string // the overrides as one TOML document
+}
+
+// namespace returns Experiment.Namespace for the overrides: the first 8
+// hex digits of the sha256 of their TOML document decoded and written as
+// JSON (keys sorted), the same whatever the order of the overrides or the
+// spelling of their values (0.01 and 1e-2, [0,1] and [0, 1]).
+func (o *overrides) namespace() (string, error) {
+	var v map[string]any
+	if _, err := toml.Decode(o.src, &v); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:4]), nil
+}
+
+// sameCells returns the ids of the cells of over (the experiment with
+// overrides) that plain (the same file and profile without them) has
+// with the same key document but for the data, which depends on the
+// dataset and split of the id alone: the cells the overrides leave as
+// the file has them.
+func sameCells(reg *Registry, plain, over *Experiment) map[string]bool {
+	docs := map[string][]byte{}
+	for _, c := range Cells(plain) {
+		if b, err := json.Marshal(configDoc(reg, c)); err == nil {
+			docs[c.ID] = b
+		}
+	}
+	same := map[string]bool{}
+	for _, c := range Cells(over) {
+		b, err := json.Marshal(configDoc(reg, c))
+		if pb, ok := docs[c.ID]; ok && err == nil && string(pb) == string(b) {
+			same[c.ID] = true
+		}
+	}
+	return same
 }
 
 // strings returns the overrides as KEY=VALUE, in the order they apply.
@@ -147,7 +190,7 @@ func parseOverrides(file string, sets []string) (*overrides, error) {
 		}
 		return nil, &ConfigError{File: file, Msg: "--set: " + err.Error()}
 	}
-	o.md = md
+	o.md, o.src = md, src
 	return o, nil
 }
 

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -143,5 +145,89 @@ func TestOverrideEmptyParticles(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Key != "methods.walk-a.particles" || !strings.Contains(ce.Msg, "--set methods.walk-a.particles=[]") ||
 		!strings.Contains(ce.Msg, "at least one particle count") {
 		t.Fatalf("got %v, want a ConfigError at key methods.walk-a.particles naming the override", err)
+	}
+}
+
+// A run with overrides keeps the cells they change apart from the file's
+// own (under <profile>/<id>@<namespace>/): the file's cells stay done, and
+// read with the same overrides, every cell is done; the cells the
+// overrides leave as the file has them are the file's own, shared.
+func TestOverrideNamespace(t *testing.T) {
+	ty := newToy()
+	dir := t.TempDir()
+	load := func(sets ...string) []*Cell {
+		t.Helper()
+		e, err := LoadSet(ty.reg, "toy.toml", []byte(base), "quick", sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Plan([]*Experiment{e})
+	}
+	r := NewRunner(ty.reg, Options{Results: dir, Jobs: 1, Log: quiet})
+	run := func(cells []*Cell) *Summary {
+		t.Helper()
+		sum, err := r.Run(context.Background(), cells)
+		if err != nil || sum.Err() != nil {
+			t.Fatalf("run: %v %v", sum, err)
+		}
+		return sum
+	}
+	plain := load()
+	run(plain)
+	files := readResults(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("the file's run wrote %v", files)
+	}
+
+	// walk-b's settings changed, walk-a's particle count added one.
+	sets := []string{"methods.walk-b.settings.steps=3", "methods.walk-a.particles=[2, 5]"}
+	over := load(sets...)
+	ns := over[0].Experiment.Namespace
+	if len(ns) != 8 {
+		t.Fatalf("namespace %q", ns)
+	}
+	where := map[string]string{}
+	for _, c := range over {
+		csv, _ := r.Paths(c)
+		rel, _ := filepath.Rel(dir, csv)
+		where[c.ID] = filepath.ToSlash(rel)
+	}
+	want := map[string]string{
+		"toy/walk-a/gauss/s0/n2": "quick/toy/walk-a/gauss/s0/n2.csv", // the file's own cell
+		"toy/walk-a/gauss/s0/n5": "quick/toy@" + ns + "/walk-a/gauss/s0/n5.csv",
+		"toy/walk-b/gauss/s0":    "quick/toy@" + ns + "/walk-b/gauss/s0.csv",
+	}
+	if fmt.Sprint(where) != fmt.Sprint(want) {
+		t.Fatalf("paths\n%v\nwant\n%v", where, want)
+	}
+	before := ty.runs.Load()
+	sum := run(over)
+	if sum.Cached != 1 || ty.runs.Load()-before != 2 {
+		t.Errorf("the override's run: %d cached, %d computed; want the file's own cell cached and 2 computed", sum.Cached, ty.runs.Load()-before)
+	}
+	after := readResults(t, dir)
+	for p, b := range files {
+		if after[p] != b {
+			t.Errorf("%s changed", p)
+		}
+	}
+	for _, cells := range [][]*Cell{plain, over} {
+		n, err := r.Count(cells)
+		if err != nil || n.Done != len(cells) {
+			t.Errorf("count %v, %v: want every cell done", n, err)
+		}
+	}
+	// The namespace depends on what the overrides say, not how.
+	if e, err := LoadSet(ty.reg, "toy.toml", []byte(base), "quick", []string{"methods.walk-a.particles = [2,5]", "methods.walk-b.settings = { steps = 3 }"}); err != nil || e.Namespace != ns {
+		t.Errorf("reordered overrides: namespace %q, %v; want %q", e.Namespace, err, ns)
+	}
+	if e, _ := LoadSet(ty.reg, "toy.toml", []byte(base), "quick", []string{"methods.walk-b.settings.steps=4"}); e.Namespace == ns {
+		t.Errorf("another value has the same namespace")
+	}
+	// Overrides that only select cells leave them the file's own.
+	for _, c := range load("splits=[0]", "methods.walk-a.particles=[2]") {
+		if c.Namespace != "" {
+			t.Errorf("%s: namespace %q for a cell the file has", c.ID, c.Namespace)
+		}
 	}
 }

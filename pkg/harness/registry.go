@@ -199,6 +199,11 @@ type methodKind struct {
 	version  string
 	settings reflect.Type
 	run      func(ctx context.Context, in Input[any]) (Output, error)
+	// memory is the kind's memory estimate (SetMemoryEstimate), nil for
+	// none.
+	memory func(settings any, n int, e *Experiment) Memory
+	// steps is the kind's step count (SetStepCount), nil for none.
+	steps func(settings any, n int, e *Experiment) int
 }
 
 // Registry holds what experiment files may name: method kinds, datasets and

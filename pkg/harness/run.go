@@ -330,8 +330,10 @@ const (
 // keeps its old result until the new one is complete. The cells that will
 // ask for an experiment's reference sample start first, one per dataset
 // and split, so that the long reference computations overlap the other
-// cells. The error is non-nil only when the run could not start; cell
-// outcomes are in the summary.
+// cells. The error is non-nil only when the run could not start (a cell's
+// provenance that cannot be read, a results directory that cannot be
+// written: checked before any cell runs); cell outcomes are in the
+// summary.
 func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	begin := time.Now()
 	sum := &Summary{Total: len(cells), Time: TimeReport{Cells: map[string]time.Duration{}}}
@@ -362,6 +364,12 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		}
 		todo = append(todo, st)
 	}
+	if err := r.checkMemory(todo); err != nil {
+		return nil, err
+	}
+	if err := r.checkWritable(todo); err != nil {
+		return nil, err
+	}
 	todo = referencesFirst(todo)
 	log := r.opts.Log
 	prog := newProgress(r.opts.Progress, len(todo), sum.Cached)
@@ -372,6 +380,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 		}
 	}
 	run := &runState{log: log, prog: prog, refTimes: map[string]time.Duration{}}
+	r.logNamespaces(log, cells)
 
 	var mu sync.Mutex // guards sum
 	sem := make(chan struct{}, r.opts.Jobs)
@@ -455,6 +464,60 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	sum.Time.Wall = time.Since(begin)
 	sum.Time.WaitingWall = min(clock.wall(), sum.Time.Wall)
 	return sum, nil
+}
+
+// logNamespaces says, per experiment, how many of cells overrides keep
+// apart from the file's own, and in which folder.
+func (r *Runner) logNamespaces(log *slog.Logger, cells []*Cell) {
+	n := map[*Experiment]int{}
+	var exps []*Experiment
+	for _, c := range cells {
+		if c.Namespace == "" {
+			continue
+		}
+		if n[c.Experiment] == 0 {
+			exps = append(exps, c.Experiment)
+		}
+		n[c.Experiment]++
+	}
+	for _, e := range exps {
+		log.Info("overrides keep cells apart from the file's own", "experiment", e.ID, "cells", n[e],
+			"folder", filepath.Join(r.opts.Results, ProfileDir(e.Profile), e.ID+"@"+e.Namespace), "overrides", strings.Join(e.Overrides, " "))
+	}
+}
+
+// checkWritable makes sure, before any cell runs, that the profile
+// folders of the cells to run can be written: an
+// unwritable results directory is one error naming the folder, rather
+// than one failure per cell. It writes and removes a temporary file in
+// each folder, creating the folder when missing.
+func (r *Runner) checkWritable(todo []CellStatus) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, st := range todo {
+		d := filepath.Join(r.opts.Results, ProfileDir(st.Cell.Experiment.Profile))
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		err := os.MkdirAll(d, 0o755)
+		if err == nil {
+			var f *os.File
+			if f, err = os.CreateTemp(d, ".write-check-*"); err == nil {
+				f.Close()
+				err = os.Remove(f.Name())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("results directory %s cannot be written (--results): %w", r.opts.Results, err)
+		}
+	}
+	return nil
 }
 
 // strictCached returns the failure of a cached result under
@@ -619,10 +682,15 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	rec := newRecorder(ctx, c, nil)
 	bar := run.prog.cell(c)
 	s.bar = bar
-	rec.onStep = bar.step
+	cp := startProgress(run.log, c, s, threads)
+	rec.onStep = func(step int, seconds float64) {
+		bar.step(step, seconds)
+		cp.update(step, seconds, rec.last.GradEvals)
+	}
 	waited0 := s.waited
 	cctx := context.WithValue(ctx, slotKey{}, s)
 	status, err := r.execute(cctx, run, c, st, threads, rec, prov)
+	cp.end()
 	if ctx.Err() != nil {
 		bar.abort()
 		return nil, interrupted

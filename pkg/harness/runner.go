@@ -50,6 +50,12 @@ type Options struct {
 	// current on a machine without the data: plots and reports read
 	// results, they never need the data. Running cells ignores it.
 	RecordedData bool
+	// Memory is the memory in bytes that Run checks the cells' memory
+	// estimates against before any cell runs (SetMemoryEstimate); 0
+	// takes $MMDFW_MEMORY (MemoryEnv), else the machine's available
+	// memory (/proc/meminfo), else no check; NoMemoryCheck turns the
+	// check off.
+	Memory uint64
 	// Progress receives progress bars; nil disables them.
 	Progress io.Writer
 	// Log receives one line per finished cell (slog.Default() when nil).
@@ -254,13 +260,22 @@ func ProfileDir(profile string) string {
 // cellBase is the path of c's files without their extension,
 // <results>/<profile>/<id>: the profile is part of the place, not of the id
 // (which enters the cache key and the random stream), so that the results
-// of two profiles of one experiment never share a file.
+// of two profiles of one experiment never share a file. A cell that
+// overrides made different (Cell.Namespace) lives under
+// <results>/<profile>/<experiment>@<namespace>/, the rest of its id below.
 func (r *Runner) cellBase(c *Cell) string {
-	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(c.ID))
+	id := c.ID
+	if c.Namespace != "" {
+		if rest, ok := strings.CutPrefix(id, c.Experiment.ID+"/"); ok {
+			id = c.Experiment.ID + "@" + c.Namespace + "/" + rest
+		}
+	}
+	return filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), filepath.FromSlash(id))
 }
 
 // Paths returns the CSV and provenance files of c,
-// <results>/<profile>/<id>.csv and .json.
+// <results>/<profile>/<id>.csv and .json (for a cell of an override's
+// namespace, <results>/<profile>/<experiment>@<namespace>/<rest of id>).
 func (r *Runner) Paths(c *Cell) (csv, prov string) {
 	base := r.cellBase(c)
 	return base + ".csv", base + ".json"

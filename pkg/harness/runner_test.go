@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -579,5 +580,35 @@ func TestStatusRecordedData(t *testing.T) {
 	}
 	if stale == 0 {
 		t.Error("changed settings left every cell current under RecordedData")
+	}
+}
+
+// A results directory that cannot be written is one error of Run, before
+// any cell runs, rather than one failure per cell.
+func TestRunUnwritableResults(t *testing.T) {
+	ty := newToy()
+	// A folder without write permission; root writes there all the same,
+	// so it takes a folder of /proc instead, which reads as empty and
+	// refuses every new file.
+	results := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(results, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if runtime.GOOS != "linux" {
+			t.Skip("running as root, and no /proc to refuse writes")
+		}
+		results = "/proc/self/results"
+	}
+	e, err := Load(ty.reg, "exp.toml", []byte(base), "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := NewRunner(ty.reg, Options{Results: results, Log: quiet}).Run(context.Background(), Plan([]*Experiment{e}))
+	if err == nil || sum != nil || !strings.Contains(err.Error(), "results directory "+results+" cannot be written") {
+		t.Fatalf("Run into %s: %v, %v", results, sum, err)
+	}
+	if n := ty.runs.Load(); n != 0 {
+		t.Errorf("%d cells ran", n)
 	}
 }

@@ -52,6 +52,7 @@ particles = [40]
 kind = "svgd"
 particles = [20]
 settings = { direction = "frozen" }
+[profiles.full]
 [profiles.quick]
 splits = [0]
 deviation = "a shorter reference than the paper's"
@@ -226,5 +227,38 @@ func TestLoadCurrentListsCellsNotRun(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "2 planned cells have no result yet (not run: fig2b 2)") {
 		t.Errorf("report does not list the cells not run:\n%s", b.String())
+	}
+}
+
+// Results that overrides kept apart (<profile>/<experiment>@<namespace>/)
+// are neither current nor orphaned for the files without the overrides:
+// the report lists their folder, and reads them given the same overrides.
+func TestLoadCurrentApart(t *testing.T) {
+	reg := reporttest.Registry(reporttest.GoodCurves)
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "fig2b.toml")
+	dir := filepath.Join(tmp, "results")
+	if err := os.WriteFile(file, []byte(currentRunTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := harness.LoadFileSet(reg, file, "quick", []string{"methods.mmdfw.particles=[30]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reporttest.Run(t, reg, harness.Options{Results: dir}, e)
+	res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}, Profile: "quick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "quick/fig2b@" + e.Namespace
+	if len(res.Apart) != 1 || res.Apart[0].Cell != "fig2b/mmdfw/naval/s0/n30" || res.Apart[0].Reason != ns || len(res.Ignored) != 0 || len(res.Cells) != 2 {
+		t.Fatalf("apart %+v, ignored %+v, %d current", res.Apart, res.Ignored, len(res.Cells))
+	}
+	var b bytes.Buffer
+	if err := Write(&b, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- 1 result files made with overrides (`--set`) are kept apart from the experiment files' own and not read here (give the same `--set` to report them): `" + ns + "` (1).\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the report lacks %q:\n%s", want, b.String())
 	}
 }

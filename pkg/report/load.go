@@ -48,6 +48,12 @@ type Results struct {
 	// Ignored are the result files LoadCurrent left out, sorted by cell
 	// id: the report lists them among its deviations.
 	Ignored []Ignored
+	// Apart are the result files of cells that overrides (--set) kept
+	// apart from the experiment files' own (under
+	// <profile>/<experiment>@<namespace>/) and that the files, as they
+	// are planned here, do not read: the report lists their folders,
+	// and the same --set reads them. Sorted by cell id.
+	Apart []Ignored
 	// NotRun are the ids of the cells the experiment files plan that have
 	// no result file yet, sorted: the report lists them among its
 	// deviations, so that a figure with a missing method or split says why.
@@ -143,7 +149,8 @@ type Ignored struct {
 	Cell string
 	// Path is the provenance file.
 	Path string
-	// Reason is Stale or Orphaned.
+	// Reason is Stale or Orphaned (in Results.Apart: the folder of the
+	// namespace, <profile>/<experiment>@<namespace>).
 	Reason string
 }
 
@@ -232,6 +239,11 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	for _, f := range p.Files {
 		for _, pr := range plan {
 			e, err := harness.LoadFileSet(p.Registry, f, pr, p.Sets)
+			if p.Profile == "" && errors.Is(err, harness.ErrNoProfile) {
+				// Another file's results recorded the profile: this
+				// file plans no cell under it.
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -269,11 +281,11 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 			}
 			r = revRunner
 		}
-		if hc == nil {
-			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Orphaned})
-			continue
-		}
-		if _, pp := r.Paths(hc); filepath.Clean(pp) != filepath.Clean(c.Path) {
+		if hc == nil || !samePath(r, hc, c.Path) {
+			if ns := namespaceFolder(dir, c.Path); ns != "" && len(c.Prov.Overrides) > 0 {
+				res.Apart = append(res.Apart, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: ns})
+				continue
+			}
 			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Orphaned})
 			continue
 		}
@@ -302,6 +314,27 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	slices.Sort(res.NotRun)
 	res.NotRun = slices.Compact(res.NotRun)
 	return res, nil
+}
+
+// samePath reports whether path is the provenance file of hc.
+func samePath(r *harness.Runner, hc *harness.Cell, path string) bool {
+	_, pp := r.Paths(hc)
+	return filepath.Clean(pp) == filepath.Clean(path)
+}
+
+// namespaceFolder returns the folder <profile>/<experiment>@<namespace>
+// (relative to dir, slash-separated) that path lies in, "" when it lies in
+// none: the folder of the cells overrides kept apart.
+func namespaceFolder(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 3 || !strings.Contains(parts[1], "@") {
+		return ""
+	}
+	return parts[0] + "/" + parts[1]
 }
 
 // walk reads the provenance file of every cell under dir, sorted by cell

@@ -371,6 +371,7 @@ func writeDeviations(b *strings.Builder, res *Results, against string) {
 		fmt.Fprintf(b, "- "+format+"\n", a...)
 	}
 	writeIgnored(b, res, &n)
+	writeApart(b, res, &n)
 	writeNotRun(b, res, &n)
 	// Profiles other than the full protocol.
 	profiles := map[string]map[string]bool{}
@@ -508,6 +509,25 @@ func writeIgnored(b *strings.Builder, res *Results, n *int) {
 	items := make([]string, len(res.Ignored))
 	for i, ig := range res.Ignored {
 		items[i] = fmt.Sprintf("`%s` (%s)", ig.Cell, ig.Reason)
+	}
+	writeListed(b, items)
+}
+
+// writeApart lists the folders of the results that overrides kept apart,
+// with their cell counts.
+func writeApart(b *strings.Builder, res *Results, n *int) {
+	if len(res.Apart) == 0 {
+		return
+	}
+	*n++
+	per := map[string]int{}
+	for _, a := range res.Apart {
+		per[a.Reason]++
+	}
+	fmt.Fprintf(b, "- %d result files made with overrides (`--set`) are kept apart from the experiment files' own and not read here (give the same `--set` to report them):", len(res.Apart))
+	var items []string
+	for _, f := range SortedKeys(per) {
+		items = append(items, fmt.Sprintf("`%s` (%d)", f, per[f]))
 	}
 	writeListed(b, items)
 }

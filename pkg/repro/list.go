@@ -46,13 +46,11 @@ func listCmd(e *cli, args []string) error {
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "INDEX\tSTATUS\tKEY\tCELL\tNOTE")
-	counts := map[Status]int{}
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
 			return err
 		}
-		counts[st.Status]++
 		note, key := "", "-"
 		if st.Key != "" {
 			key = st.Key[:10]
@@ -73,8 +71,12 @@ func listCmd(e *cli, args []string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "%d cells: %d done, %d failed, %d skipped, %d stale, %d pending\n", len(cells),
-		counts[Done], counts[Failed], counts[Skipped], counts[Stale], counts[Pending])
+	// The counts of repro status, so that the two agree.
+	n, err := r.Count(cells)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stderr, n)
 	return nil
 }
 

@@ -44,7 +44,7 @@ kind = "hmc"
 // a kind registered on one registry is unknown to another.
 func TestRegistry(t *testing.T) {
 	dir := t.TempDir()
-	cells, err := repro.Load(repro.NewRegistry(), []string{writeFile(t, dir, "b.toml", builtinsTOML)}, "quick")
+	cells, err := repro.Load(repro.NewRegistry(), []string{writeFile(t, dir, "b.toml", builtinsTOML)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,9 +40,19 @@ func runCmd(e *cli, args []string) error {
 	force := cmd.fs.Bool("force", false, "recompute cached cells (each old result stays until its new one is complete)")
 	strict := cmd.fs.Bool("strict", false, "fail a cell whose method flagged its result (the error gives the reasons); cached flagged results count as failed")
 	cpuProfile := cmd.fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
+	memory := cmd.fs.String("memory", "", "the memory the cells' estimates are checked against before any runs (64GiB, 500G; off for no check; default $"+MemoryEnv+", else the machine's available memory)")
 	all, err := cmd.load(args)
 	if err != nil {
 		return err
+	}
+	var memLimit uint64
+	if *memory != "" {
+		if memLimit, err = ParseBytes(*memory); err != nil {
+			return usagef("--memory: %v", err)
+		}
+		if memLimit == 0 {
+			memLimit = NoMemoryCheck
+		}
 	}
 	sel, err := Select(all, *cells)
 	if err != nil {
@@ -67,7 +77,7 @@ func runCmd(e *cli, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := cmd.runner(Options{Force: *force, Strict: *strict, Progress: e.progress()})
+	r := cmd.runner(Options{Force: *force, Strict: *strict, Memory: memLimit, Progress: e.progress()})
 	sum, err := r.Run(ctx, sel)
 	if err != nil {
 		return err

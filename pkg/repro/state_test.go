@@ -66,7 +66,19 @@ func TestOverrideJSONAndClean(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// Without the override, the cell it changed is stale, with the reason.
+	// The cell the override changed lives apart from the file's own
+	// (rff@<hash>); the two it left as the file has them are the file's.
+	var apartCSV string
+	for _, c := range cells {
+		rbf := strings.Contains(c.ID, "/mmdfw-rbf/")
+		if apart := strings.Contains(c.Results.CSV, string(filepath.Separator)+"rff@"); apart != rbf {
+			t.Errorf("with the override: %s at %s", c.ID, c.Results.CSV)
+		} else if apart {
+			apartCSV = c.Results.CSV
+		}
+	}
+	// Without the override, the file's own cell is pending: the
+	// override's run did not replace it.
 	out = stdout(t, func() error { return listCmd(testCLI(), []string{file, "--results", results, "--json"}) })
 	cells = nil
 	if err := json.Unmarshal([]byte(out), &cells); err != nil {
@@ -74,7 +86,7 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	}
 	for _, c := range cells {
 		rbf := strings.Contains(c.ID, "/mmdfw-rbf/")
-		if rbf && (c.Status != "stale" || !strings.Contains(c.Reason, "settings.noise") || !strings.Contains(c.Reason, "0.25") || c.Key == c.RecordedKey) {
+		if rbf && (c.Status != "pending" || c.Results.Present || strings.Contains(c.Results.CSV, "rff@")) {
 			t.Errorf("without the override: %+v", c)
 		}
 		if !rbf && c.Status != "done" {
@@ -90,12 +102,18 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Files) != 1 || st.Files[0].Counts != st.Total || st.Total.Done != 2 || st.Total.Stale != 1 || len(st.Files[0].Cells) != 3 {
+	if len(st.Files) != 1 || st.Files[0].Counts != st.Total || st.Total.Done != 2 || st.Total.Pending != 1 || st.Total.Stale != 0 || len(st.Files[0].Cells) != 3 {
 		t.Errorf("status --json: %+v", st)
 	}
-	// Remove a method: its files become orphans. clean lists the stale
-	// cell's files and the orphans, and removes them only with --yes.
+	// Run the file's own cell, then edit its setting (its result is
+	// stale) and remove a method (its files become orphans). clean lists
+	// the stale cell's files and the orphans, and removes them only with
+	// --yes; the override's folder is not the file's to judge.
+	if err := runCmd(testCLI(), []string{file, "--results", results, "-j", "1"}); err != nil {
+		t.Fatal(err)
+	}
 	now := tinyRFF[:strings.Index(tinyRFF, "[methods.mmdfw-rff-d20]")]
+	now = strings.Replace(now, `settings = { start = "map", raw_weights = true }`, `settings = { start = "map", raw_weights = true, noise = 0.5 }`, 1)
 	if err := os.WriteFile(file, []byte(now), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -118,5 +136,8 @@ func TestOverrideJSONAndClean(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(results, "base", "rff", "mmdfw-rff-d50", "gauss2d", "s1", "n8.csv")); err != nil {
 		t.Error("clean removed a current result")
+	}
+	if _, err := os.Stat(apartCSV); err != nil {
+		t.Errorf("clean removed the override's result: %v", err)
 	}
 }
