@@ -88,6 +88,17 @@ func (c *resultsCmd) load(args []string) (*Results, error) {
 		ds = append(ds, cl.Prov.Dataset)
 	}
 	sayUnchecked(c.e.stderr, ds)
+	if n := len(res.Apart); n > 0 {
+		folders := map[string]bool{}
+		var fs []string
+		for _, a := range res.Apart {
+			if !folders[a.Reason] {
+				folders[a.Reason] = true
+				fs = append(fs, a.Reason)
+			}
+		}
+		fmt.Fprintf(c.e.stderr, "%d result files of runs with --set kept apart under %s (%s): give the same --set to read them\n", n, *c.results, strings.Join(fs, ", "))
+	}
 	if n := len(res.Ignored); n > 0 {
 		fmt.Fprintf(c.e.stderr, "%d stale or orphaned result files under %s ignored (listed in the report's deviations)\n", n, *c.results)
 		if len(res.Cells) == 0 {

@@ -50,9 +50,11 @@ func TestReportTakesSet(t *testing.T) {
 				t.Errorf("report --set:\n%s", b)
 			}
 		}
+		// Without the --set, the cells it added (split 2) are kept apart
+		// from the file's own, and the command says where.
 		code, _, msg = main(args...)
-		if !strings.Contains(msg, "3 stale or orphaned result files") {
-			t.Errorf("%s without --set: exit %d, no orphans said\n%s", cmd, code, msg)
+		if !strings.Contains(msg, "3 result files of runs with --set kept apart under") {
+			t.Errorf("%s without --set: exit %d, the cells kept apart not said\n%s", cmd, code, msg)
 		}
 	}
 }
