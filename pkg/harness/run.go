@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Summary counts the outcomes of a run.
@@ -584,6 +585,12 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		return nil, interrupted
 	}
 	defer bar.done()
+	if status == Done {
+		err = rec.checkFinite()
+		if err != nil {
+			status = Failed
+		}
+	}
 	prov.Status = status
 	if err != nil {
 		prov.Error = err.Error()
@@ -643,7 +650,7 @@ func replaceResult(csvPath, provPath string, csv, prov []byte) error {
 // replaces the provenance, any other is removed. The caller holds the
 // cell's marker.
 func recoverResult(csvPath, provPath string) error {
-	b, err := os.ReadFile(provPath + newSuffix)
+	b, err := safefile.ReadFile(provPath + newSuffix)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -653,7 +660,7 @@ func recoverResult(csvPath, provPath string) error {
 	var p struct {
 		CSV string `json:"csv_sha256"`
 	}
-	csv, cerr := os.ReadFile(csvPath)
+	csv, cerr := safefile.ReadFile(csvPath)
 	sum := sha256.Sum256(csv)
 	if json.Unmarshal(b, &p) == nil && cerr == nil && p.CSV == hex.EncodeToString(sum[:]) {
 		return os.Rename(provPath+newSuffix, provPath)

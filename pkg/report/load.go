@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Row is one line of a cell's CSV: one metric at one evaluated snapshot.
@@ -345,7 +345,7 @@ func (c *Cell) readRows() error {
 		return nil
 	}
 	csvPath := strings.TrimSuffix(c.Path, ".json") + ".csv"
-	f, err := os.Open(csvPath)
+	f, err := safefile.Open(csvPath)
 	if err != nil {
 		return err
 	}
