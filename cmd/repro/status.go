@@ -72,7 +72,7 @@ func statusCmd(reg *repro.Registry, args []string) error {
 			"and the wall of a run at --times-j job slots projected from them.",
 		},
 	})
-	verbose := cmd.fs.Bool("v", false, "also list the running and failed cells")
+	verbose := cmd.fs.Bool("v", false, "also list the running, failed and stale cells (with the reason each is stale)")
 	asJSON := cmd.fs.Bool("json", false, "print the counts and cells of every file as JSON")
 	times := cmd.fs.Bool("times", false, "print the recorded time of every file's done cells as a Markdown table")
 	timesJ := cmd.fs.Int("times-j", 2, "job slots of the projected wall of --times")
@@ -150,6 +150,9 @@ func statusCmd(reg *repro.Registry, args []string) error {
 		}
 		for _, f := range n.FailedCells {
 			fmt.Println("  failed:  " + f)
+		}
+		for _, s := range n.StaleCells {
+			fmt.Println("  stale:   " + s)
 		}
 	}
 	return nil

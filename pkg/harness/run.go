@@ -537,6 +537,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		return prov, computed
 	}
 	csvPath, provPath := r.Paths(c)
+	if err := r.checkPath(c); err != nil {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov, computed
+	}
 	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
 		prov.Status, prov.Error = Failed, err.Error()
 		return prov, computed
@@ -624,6 +628,23 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
 	}
 	return prov, computed
+}
+
+// checkPath returns an error unless c's files lie under its method's
+// folder, <results>/<profile>/<experiment>/<method>: names are checked when
+// the file is loaded, and this guards cells built by hand.
+func (r *Runner) checkPath(c *Cell) error {
+	dir := filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), c.Experiment.ID, c.Method.Name)
+	base := r.cellBase(c)
+	for _, name := range []string{c.Experiment.ID, c.Method.Name, c.Dataset} {
+		if !pathSegment(name) {
+			return fmt.Errorf("cell %s: name %q cannot name a folder of the results", c.ID, name)
+		}
+	}
+	if !within(base, dir) || filepath.Clean(base) == filepath.Clean(dir) {
+		return fmt.Errorf("cell %s: its files %s would not lie under its method's folder %s", c.ID, base, dir)
+	}
+	return nil
 }
 
 // newSuffix ends the name of a result written beside the one it replaces.
