@@ -21,6 +21,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Store caches shared artefacts (a reference sample, a MAP point) under a
@@ -87,7 +88,7 @@ func (s *Store) Artefact(ctx context.Context, key string, compute func(context.C
 
 func (s *Store) load(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
 	path := s.Path(key)
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := readArtefact(path, key); err == nil {
 		return b, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -98,12 +99,19 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
 	defer unlock()
-	// Another process may have written it while this one waited.
-	if b, err := os.ReadFile(path); err == nil {
+	// Another process may have written it while this one waited. One
+	// that does not match its recorded checksum is computed again.
+	if b, err := readArtefact(path, key); err == nil {
 		return b, nil
 	}
 	b, err := compute(context.WithValue(ctx, artefactKey{}, artefactInfo{key, path}))
 	if err != nil {
+		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
+	// The checksum goes first: a crash between the two writes leaves a
+	// checksum that no artefact matches, and the next run computes it
+	// again.
+	if err := writeArtefactSum(path, key, b); err != nil {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
 	}
 	if err := atomicfile.Write(path, b, 0o644); err != nil {
@@ -113,6 +121,66 @@ func (s *Store) load(ctx context.Context, key string, compute func(context.Conte
 	// from is of no further use.
 	if err := os.Remove(CheckpointPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("artefact %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// SumSuffix ends the name of the file beside an artefact that records its
+// key and the sha256 of its bytes, written with the artefact. An artefact
+// is used only when it matches its record; one without a record (written
+// before records were kept) is used as it is.
+const SumSuffix = ".sha256"
+
+// artefactSum is the content of an artefact's SumSuffix file.
+type artefactSum struct {
+	Key    string `json:"key"`
+	SHA256 string `json:"sha256"`
+}
+
+// errArtefactChanged is the error of an artefact that does not match its
+// recorded checksum.
+var errArtefactChanged = errors.New("does not match the sha256 recorded beside it")
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// writeArtefactSum records key and the checksum of b beside the artefact
+// file path.
+func writeArtefactSum(path, key string, b []byte) error {
+	j, err := json.Marshal(artefactSum{Key: key, SHA256: sha256Hex(b)})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path+SumSuffix, append(j, '\n'), 0o644)
+}
+
+// readArtefact reads the artefact file path, stored under key (empty: any
+// key), and checks it against its recorded checksum when there is one. A
+// file that is a link or not a regular file is an error (see
+// package safefile), as is a mismatch (errArtefactChanged).
+func readArtefact(path, key string) ([]byte, error) {
+	b, err := safefile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := safefile.ReadFile(path + SumSuffix)
+	if errors.Is(err, fs.ErrNotExist) {
+		return b, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var sum artefactSum
+	if err := json.Unmarshal(rec, &sum); err != nil {
+		return nil, fmt.Errorf("%s: %w (%s%s unreadable: %v)", path, errArtefactChanged, path, SumSuffix, err)
+	}
+	if key != "" && sum.Key != key {
+		return nil, fmt.Errorf("%s: %w: recorded for key %q, read for %q", path, errArtefactChanged, sum.Key, key)
+	}
+	if got := sha256Hex(b); got != sum.SHA256 {
+		return nil, fmt.Errorf("%s: %w: sha256 %s, recorded %s", path, errArtefactChanged, got, sum.SHA256)
 	}
 	return b, nil
 }
@@ -191,9 +259,10 @@ func (r *Runner) referenceKey(c *Cell) (id, key string, ds *Dataset, err error) 
 
 // ReadReference decodes a cached reference sample file: its draws (rows in
 // the order the reference method returned them) and the method's summary as
-// JSON.
+// JSON. A file that does not match the checksum recorded beside it (see
+// SumSuffix) is an error.
 func ReadReference(path string) (set particle.Set, summary []byte, err error) {
-	b, err := os.ReadFile(path)
+	b, err := readArtefact(path, "")
 	if err != nil {
 		return particle.Set{}, nil, err
 	}

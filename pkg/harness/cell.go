@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 // CodeVersion enters every cell's cache key. Bump it when a change of the
@@ -191,10 +193,29 @@ func configDoc(reg *Registry, c *Cell) keyDoc {
 }
 
 // moduleVersion is the main module's version: a tag for released builds,
-// "(devel)" otherwise.
+// "(devel)" otherwise (see moduleVersionOf).
 func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return moduleVersionOf(bi.Main.Version)
 	}
 	return "(devel)"
+}
+
+// pseudoVersionRE matches a module pseudo-version (vX.0.0-yyyymmddhhmmss-
+// abcdef123456, vX.Y.(Z+1)-0.yyyymmddhhmmss-abcdef123456 and
+// vX.Y.Z-pre.0.yyyymmddhhmmss-abcdef123456), as the go command writes it.
+var pseudoVersionRE = regexp.MustCompile(`^v[0-9]+\.(0\.0-|[0-9]+\.[0-9]+-([^+]*\.)?0\.)[0-9]{14}-[A-Za-z0-9]+$`)
+
+// moduleVersionOf is the version that enters cache keys for the main
+// module's version v: v itself for a release tag, "(devel)" for no
+// version, for a pseudo-version and for a version marked +dirty. Since Go
+// 1.24, go build in a checkout stamps the commit as a pseudo-version
+// (v0.0.0-20250101120000-abcdef123456+dirty); entering it in keys would
+// make every committed result stale at each commit, whereas the revision
+// is meant to enter keys only under Options.KeyRevision.
+func moduleVersionOf(v string) string {
+	if v == "" || v == "(devel)" || strings.HasSuffix(v, "+dirty") || pseudoVersionRE.MatchString(v) {
+		return "(devel)"
+	}
+	return v
 }

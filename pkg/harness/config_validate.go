@@ -11,6 +11,23 @@ import (
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 
+// pathSegment reports whether name can be one folder of a cell's path
+// under its method's folder: not empty, not starting with '.' (which
+// refuses "." and ".."), and without a separator or a control character.
+// Experiment ids and method names (nameRE) always are; dataset names,
+// which families build from outside names, are checked with it.
+func pathSegment(name string) bool {
+	if name == "" || name[0] == '.' {
+		return false
+	}
+	for _, c := range name {
+		if c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // check validates the decoded document doc of profile p (its keys under
 // prefix) and builds the Experiment, with the methods' settings decoded
 // from their layers.
@@ -39,6 +56,9 @@ func (d *decoder) check(doc *expDoc, p string, prefix []string, settings map[str
 	e.own = own
 	seen := map[string]bool{}
 	for _, ds := range doc.Datasets {
+		if !pathSegment(ds) {
+			return nil, d.errAt(w("datasets"), "dataset name %q cannot name a folder of the results (empty, '.', '..', starting with '.', or holding '/', '\\' or a control character)", ds)
+		}
 		_, declared := own[ds]
 		if _, ok := d.reg.dataset(ds); !declared && !ok {
 			return nil, d.errAt(w("datasets"), "%v", unknownName("dataset", ds, d.reg))

@@ -16,6 +16,9 @@ type Counts struct {
 	// "id: first line of the error" per failed cell (a cell whose data
 	// cannot be read among them), both in cell order.
 	RunningCells, FailedCells []string
+	// StaleCells give "id: reason" per stale cell not running
+	// (CellStatus.StaleReason), in cell order.
+	StaleCells []string
 }
 
 // String is the one-line summary of repro status.
@@ -67,8 +70,9 @@ func (r *Runner) Count(cells []*Cell) (*Counts, error) {
 			n.Pending++
 			if st.Status == Stale {
 				n.Stale++
+				n.StaleCells = append(n.StaleCells, c.ID+": "+st.StaleReason())
 			}
-			if _, err := os.Stat(r.MarkerPath(c)); err == nil {
+			if fi, err := os.Lstat(r.MarkerPath(c)); err == nil && fi.Mode().IsRegular() {
 				n.Interrupted++
 			}
 		}

@@ -339,7 +339,22 @@
 // status --json print them per cell with the key, the result paths and the
 // overrides; repro clean removes stale and orphaned files (dry run unless
 // --yes; never those of running cells, of cells stale only because their
-// data is absent, or of another profile).
+// data is absent, or of another profile, nor any file that does not decode
+// as one of its results or is reached through a symbolic link).
+//
+// Results are verified whenever they are read: a cell whose key is current
+// is done only while its CSV's sha256 is the csv_sha256 its provenance
+// records. A CSV changed since it was written, or a provenance that cannot
+// be read or decoded (truncated, a named pipe, a link), makes the cell
+// stale with that reason (CellStatus.Unverified, StaleReason), never done
+// and never an error that stops the other cells; a run recomputes it. A
+// cell any of whose metric values is NaN fails. Markers, lock files,
+// provenance, CSVs, artefacts and checkpoints are opened through package
+// safefile: never through a symbolic link in the last element of their
+// path, only when they are regular files, and without blocking on a pipe.
+// Experiment ids, method and dataset names are folders of the results: a
+// name that is empty, starts with '.' (".", "..") or holds a separator is
+// refused when the file is loaded.
 //
 // # Running
 //
@@ -458,7 +473,11 @@
 // resume: ArtefactOf tells it, from its context, the artefact's key and
 // file, it keeps its state in CheckpointPath(file), and the store removes
 // that file once the artefact is written (the HMC reference does so, and
-// logs its chains' progress through Env.ChainMonitor). Runner.ReferenceArtefact
+// logs its chains' progress through Env.ChainMonitor). Beside each artefact
+// written, <file>.sha256 (SumSuffix) records its key and checksum; an
+// artefact that does not match its record is computed again, and one
+// without a record (written before records were kept) is used as it is.
+// Runner.ReferenceArtefact
 // and ReadReference find and decode a cached reference without computing it
 // (repro reference).
 package harness

@@ -63,7 +63,7 @@ func (d *decoder) fileDatasets(doc *expDoc) (map[string]*Dataset, error) {
 			return nil, d.errAt(key, "datasets cannot be declared in experiment files of this program")
 		}
 		if !regexpName(name) {
-			return nil, d.errAt(key, "%q is not a valid dataset name (letters, digits, '.', '_' and '-')", name)
+			return nil, d.errAt(key, "%q is not a valid dataset name (letters, digits, '.', '_' and '-', not starting with '.')", name)
 		}
 		if _, ok := d.reg.dataset(name); ok {
 			return nil, d.errAt(key, "dataset %q is a built-in dataset: give the file's own a different name", name)
@@ -104,9 +104,11 @@ func (d *decoder) fileDatasets(doc *expDoc) (map[string]*Dataset, error) {
 }
 
 // regexpName allows the capitals and underscores of built-in names such as
-// year-prediction-MSD in declared names too.
+// year-prediction-MSD in declared names too. A name is a folder of the
+// results, so it may not start with '.': "." and ".." would put the cells
+// in another folder, and hidden folders hold the shared artefacts.
 func regexpName(name string) bool {
-	if name == "" {
+	if name == "" || name[0] == '.' {
 		return false
 	}
 	for _, c := range name {

@@ -5,17 +5,20 @@ package harness
 import (
 	"context"
 	"errors"
-	"os"
 	"syscall"
 	"time"
+
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // lockFile takes an exclusive flock on path, waiting (and honouring ctx)
 // while another process holds it; when it has to wait, it calls onWait
 // first and the function onWait returns when the wait ends. The kernel
-// releases the lock if the holder dies, so a crash leaves no stale lock.
+// releases the lock if the holder dies, so a crash leaves no stale lock. A
+// lock file that is a symbolic link or not a regular file is an error: it
+// is neither followed nor created through.
 func lockFile(ctx context.Context, path string, onWait func() (resume func())) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := safefile.OpenLock(path, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,8 @@ func claimMarker(path string, b []byte) (end func(), err error) {
 	return func() { os.Remove(path) }, nil
 }
 
-// markerHeld reports whether the marker exists.
+// markerHeld reports whether the marker exists as a regular file.
 func markerHeld(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // claimMarker takes the marker at path for this process: it opens (or
@@ -15,10 +17,12 @@ import (
 // when the lock is granted (a holder that removed its marker between the
 // open and the lock makes this one retry), so that two processes never
 // both hold one cell. b is then written into the locked file. end removes
-// the marker and then releases the lock.
+// the marker and then releases the lock. A marker that is a symbolic link
+// or not a regular file (a named pipe) is an error naming it: it is
+// neither followed nor written.
 func claimMarker(path string, b []byte) (end func(), err error) {
 	for {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		f, err := safefile.OpenLock(path, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -30,7 +34,7 @@ func claimMarker(path string, b []byte) (end func(), err error) {
 			return nil, err
 		}
 		a, err1 := f.Stat()
-		c, err2 := os.Stat(path)
+		c, err2 := os.Lstat(path)
 		if err1 != nil || err2 != nil || !os.SameFile(a, c) {
 			// The holder removed it before this process locked it.
 			f.Close()
@@ -53,9 +57,10 @@ func claimMarker(path string, b []byte) (end func(), err error) {
 
 // markerHeld reports whether path exists and some process holds its lock.
 // A filesystem without flock (ENOLCK, EOPNOTSUPP) counts an existing
-// marker as held.
+// marker as held. A marker that is a symbolic link or not a regular file
+// is not held: it is not opened (a named pipe would block).
 func markerHeld(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Status is how a cell ended.
@@ -128,32 +132,106 @@ var (
 // the code that made them.
 var outputPathspecs = []string{":(top,exclude)results", ":(top,exclude)figures", ":(top,exclude)REPORT.md", ":(top,exclude)quick"}
 
-// vcsInfo returns the code identity, asking git when it is available (it
-// knows about uncommitted changes in the working directory, outputs aside:
-// outputPathspecs) and the build information otherwise.
+// vcsInfo returns the code identity (codeInfo of this binary's build
+// information and of the module's root).
 func vcsInfo() Code {
 	vcsOnce.Do(func() {
-		c := Code{Version: CodeVersion, Module: moduleVersion(), GoVersion: runtime.Version()}
-		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-			c.Revision = strings.TrimSpace(string(out))
-			c.Source = "git"
-			if st, err := exec.Command("git", append([]string{"status", "--porcelain", "--untracked-files=no", "--"}, outputPathspecs...)...).Output(); err == nil {
-				c.Modified = len(strings.TrimSpace(string(st))) > 0
-			}
-		} else if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					c.Revision = s.Value
-					c.Source = "buildinfo"
-				case "vcs.modified":
-					c.Modified = s.Value == "true"
-				}
-			}
-		}
-		vcsVal = c
+		bi, _ := debug.ReadBuildInfo()
+		vcsVal = codeInfo(bi, moduleRoot())
 	})
 	return vcsVal
+}
+
+// codeInfo returns the code identity: the revision recorded in the build
+// information bi (vcs.revision and vcs.modified, which go build stamps in
+// a checkout unless -buildvcs=false), else the revision git gives for the
+// checkout at root, the module's root the code was compiled from (it knows
+// about uncommitted changes, outputs aside: outputPathspecs), else none.
+// The current directory plays no part: the repository a command is run
+// from says nothing of the code that runs.
+func codeInfo(bi *debug.BuildInfo, root string) Code {
+	c := Code{Version: CodeVersion, Module: moduleVersion(), GoVersion: runtime.Version()}
+	if bi != nil {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c.Revision = s.Value
+				c.Source = "buildinfo"
+			case "vcs.modified":
+				c.Modified = s.Value == "true"
+			}
+		}
+	}
+	if c.Revision != "" {
+		return c
+	}
+	c.Modified = false
+	if rev, dirty, ok := gitRevision(root); ok {
+		c.Revision, c.Modified, c.Source = rev, dirty, "git"
+	}
+	return c
+}
+
+// moduleRoot returns the folder of this module's go.mod as it was when the
+// package was compiled, or "" when it is not there now (a binary built
+// elsewhere, or with -trimpath).
+func moduleRoot() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	// file is <root>/pkg/harness/provenance.go.
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	b, err := safefile.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	mod := strings.TrimSuffix(reflect.TypeFor[Code]().PkgPath(), "/pkg/harness")
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == mod {
+			return root
+		}
+	}
+	return ""
+}
+
+// gitRevision asks git for the revision checked out at root, and whether
+// files other than the outputs differ from it. git runs in root with its
+// hooks and file-system monitor off and the environment's GIT_ variables
+// removed, and only when root is the top of its work tree (not a folder
+// of some enclosing repository); ok is false otherwise or when git fails.
+func gitRevision(root string) (rev string, dirty, ok bool) {
+	if root == "" {
+		return "", false, false
+	}
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "core.fsmonitor=", "-c", "core.hooksPath=" + os.DevNull, "--no-optional-locks"}, args...)...)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GIT_") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil || !sameDir(top, root) {
+		return "", false, false
+	}
+	if rev, err = git("rev-parse", "HEAD"); err != nil || rev == "" {
+		return "", false, false
+	}
+	if st, err := git(append([]string{"status", "--porcelain", "--untracked-files=no", "--"}, outputPathspecs...)...); err == nil {
+		dirty = st != ""
+	}
+	return rev, dirty, true
+}
+
+// sameDir reports whether a and b name one folder.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 var (
@@ -181,9 +259,11 @@ func hostInfo() Host {
 	return hostVal
 }
 
-// ReadProvenance reads a cell's provenance file.
+// ReadProvenance reads a cell's provenance file. A path that is a symbolic
+// link or not a regular file is an error (see package safefile): it is
+// never followed, and a named pipe never blocks.
 func ReadProvenance(path string) (*Provenance, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -175,6 +176,23 @@ func (r *recorder) final(set particle.Set) {
 	s := r.last
 	s.X, s.W = set.X, set.W
 	r.eval(s)
+}
+
+// checkFinite returns an error naming the first metric whose value is NaN
+// at an evaluated snapshot, and the step: such a result (from a reference
+// with too few draws, or draws that overflow) measures nothing, and its
+// cell fails rather than being done. The method's own statistics
+// (StatPrefix) are not checked.
+func (r *recorder) checkFinite() error {
+	for i := range r.rows {
+		rw := &r.rows[i]
+		for j, m := range r.metrics {
+			if math.IsNaN(rw.values[j]) {
+				return fmt.Errorf("metric %s is NaN at step %d", m.name, rw.step)
+			}
+		}
+	}
+	return nil
 }
 
 // csv renders the rows. Floats use strconv's shortest form ('g', -1), which

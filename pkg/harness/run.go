@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Summary counts the outcomes of a run.
@@ -643,6 +644,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		return prov, computed
 	}
 	csvPath, provPath := r.Paths(c)
+	if err := r.checkPath(c); err != nil {
+		prov.Status, prov.Error = Failed, err.Error()
+		return prov, computed
+	}
 	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
 		prov.Status, prov.Error = Failed, err.Error()
 		return prov, computed
@@ -696,6 +701,12 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		return nil, interrupted
 	}
 	defer bar.done()
+	if status == Done {
+		err = rec.checkFinite()
+		if err != nil {
+			status = Failed
+		}
+	}
 	prov.Status = status
 	if err != nil {
 		prov.Error = err.Error()
@@ -731,6 +742,23 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	return prov, computed
 }
 
+// checkPath returns an error unless c's files lie under its method's
+// folder, <results>/<profile>/<experiment>/<method>: names are checked when
+// the file is loaded, and this guards cells built by hand.
+func (r *Runner) checkPath(c *Cell) error {
+	dir := filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), c.Experiment.ID, c.Method.Name)
+	base := r.cellBase(c)
+	for _, name := range []string{c.Experiment.ID, c.Method.Name, c.Dataset} {
+		if !pathSegment(name) {
+			return fmt.Errorf("cell %s: name %q cannot name a folder of the results", c.ID, name)
+		}
+	}
+	if !within(base, dir) || filepath.Clean(base) == filepath.Clean(dir) {
+		return fmt.Errorf("cell %s: its files %s would not lie under its method's folder %s", c.ID, base, dir)
+	}
+	return nil
+}
+
 // newSuffix ends the name of a result written beside the one it replaces.
 const newSuffix = ".new"
 
@@ -755,7 +783,7 @@ func replaceResult(csvPath, provPath string, csv, prov []byte) error {
 // replaces the provenance, any other is removed. The caller holds the
 // cell's marker.
 func recoverResult(csvPath, provPath string) error {
-	b, err := os.ReadFile(provPath + newSuffix)
+	b, err := safefile.ReadFile(provPath + newSuffix)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -765,7 +793,7 @@ func recoverResult(csvPath, provPath string) error {
 	var p struct {
 		CSV string `json:"csv_sha256"`
 	}
-	csv, cerr := os.ReadFile(csvPath)
+	csv, cerr := safefile.ReadFile(csvPath)
 	sum := sha256.Sum256(csv)
 	if json.Unmarshal(b, &p) == nil && cerr == nil && p.CSV == hex.EncodeToString(sum[:]) {
 		return os.Rename(provPath+newSuffix, provPath)

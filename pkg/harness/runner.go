@@ -3,7 +3,9 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Options configure a Runner.
@@ -295,16 +298,35 @@ type CellStatus struct {
 	Err error
 
 	ck cellKey
+	// unverified is why the results found cannot be trusted although
+	// their key is current (see Unverified); Status is then Stale.
+	unverified string
 }
 
+// Unverified says why a cell whose recorded key is current is stale all the
+// same: its provenance file cannot be read or decoded (Prov is then nil),
+// or its CSV is missing or changed since it was written (its sha256 is
+// not the csv_sha256 its provenance records). It is empty otherwise. A run
+// recomputes such a cell; StaleReason gives the same reason.
+func (s CellStatus) Unverified() string { return s.unverified }
+
 // Status returns the cache state of c: done, skipped or failed when its
-// provenance matches its current key, stale when it does not, pending when
-// there is none; failed with Err set when the cell's data cannot be read.
+// provenance matches its current key and its CSV matches the checksum
+// the provenance records, stale when either does not, pending when there
+// is none; failed with Err set when the cell's data cannot be read. A
+// provenance file that cannot be read or decoded (truncated, a named pipe,
+// a link) makes the cell stale with that reason (Unverified), not an
+// error.
 func (r *Runner) Status(c *Cell) (CellStatus, error) {
-	_, pp := r.Paths(c)
+	csvPath, pp := r.Paths(c)
 	p, perr := ReadProvenance(pp)
+	var unverified string
 	if perr != nil && !errors.Is(perr, fs.ErrNotExist) {
-		return CellStatus{Cell: c}, fmt.Errorf("%s: %w", pp, perr)
+		unverified = "provenance unreadable: " + perr.Error()
+		if !strings.Contains(unverified, pp) {
+			unverified += " (" + pp + ")"
+		}
+		p = nil
 	}
 	var ck cellKey
 	var err error
@@ -320,16 +342,49 @@ func (r *Runner) Status(c *Cell) (CellStatus, error) {
 		return CellStatus{Cell: c, Status: Failed, Prov: p, Err: ck.Err, ck: ck}, nil
 	}
 	st := CellStatus{Cell: c, Status: Pending, Key: ck.Key, ck: ck}
+	if unverified != "" {
+		st.Status, st.unverified = Stale, unverified
+		return st, nil
+	}
 	if p == nil {
 		return st, nil
 	}
 	st.Prov = p
 	if p.Key != ck.Key {
 		st.Status = Stale
-	} else {
-		st.Status = p.Status
+		return st, nil
 	}
+	if why := checkCSV(csvPath, p.CSVSHA256); why != "" {
+		st.Status, st.unverified = Stale, why
+		return st, nil
+	}
+	st.Status = p.Status
 	return st, nil
+}
+
+// checkCSV returns why the CSV at path is not the one whose sha256 its
+// provenance records as want, or "" when it is (or when no checksum is
+// recorded).
+func checkCSV(path, want string) string {
+	if want == "" {
+		return ""
+	}
+	f, err := safefile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "CSV missing (" + path + ")"
+	}
+	if err != nil {
+		return "CSV unreadable: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "CSV unreadable: " + err.Error()
+	}
+	if hex.EncodeToString(h.Sum(nil)) != want {
+		return "CSV changed since it was written (its sha256 is not the csv_sha256 of " + strings.TrimSuffix(path, ".csv") + ".json)"
+	}
+	return ""
 }
 
 // execute loads the cell's problem and metrics and runs its method,

@@ -337,7 +337,7 @@ settings = { steps = 30 }
 	refs, _ := filepath.Glob(filepath.Join(dir, ".artefacts", "reference", "walk", "gauss", "s*", "*"))
 	var files []string
 	for _, r := range refs {
-		if !strings.HasSuffix(r, ".lock") {
+		if !strings.HasSuffix(r, ".lock") && !strings.HasSuffix(r, SumSuffix) {
 			files = append(files, r)
 		}
 	}

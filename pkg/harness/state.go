@@ -15,9 +15,17 @@ import (
 // its results were computed, as the differences between the key document
 // recorded in its provenance and the current one ("settings.step 0.1 →
 // 0.01; data.covertype/covtype.data changed"). It is empty unless the cell
-// is stale.
+// is stale. A cell whose key is current but whose results cannot be
+// trusted gives the reason of Unverified ("CSV changed since it was
+// written").
 func (s CellStatus) StaleReason() string {
-	if s.Status != Stale || s.Prov == nil {
+	if s.Status != Stale {
+		return ""
+	}
+	if s.unverified != "" {
+		return s.unverified
+	}
+	if s.Prov == nil {
 		return ""
 	}
 	if s.Prov.KeyDoc.Code == "" {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -269,7 +269,7 @@ func (p *checkpointer) resume(chains []*chain, pooled *mat.Dense) error {
 	if p == nil {
 		return nil
 	}
-	b, err := os.ReadFile(p.ck.Path)
+	b, err := safefile.ReadFile(p.ck.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

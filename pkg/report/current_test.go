@@ -262,3 +262,54 @@ func TestLoadCurrentApart(t *testing.T) {
 		t.Errorf("the report lacks %q:\n%s", want, b.String())
 	}
 }
+
+// A current cell whose CSV changed since it was written, and a cell whose
+// provenance is truncated, are ignored as stale saying why; neither stops
+// the report.
+func TestLoadCurrentVerifiesResults(t *testing.T) {
+	reg, dir, file := currentTree(t, false)
+	csv := filepath.Join(dir, "quick", "fig2b", "mmdfw", "naval", "s0", "n40.csv")
+	b, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csv, append(b, b[bytes.LastIndexByte(b[:len(b)-1], '\n')+1:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prov := filepath.Join(dir, "quick", "fig2b", "svgd", "naval", "s0", "n20.json")
+	if b, err = os.ReadFile(prov); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prov, b[:len(b)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadCurrent(dir, Planned{Registry: reg, Files: []string{file}})
+	if err != nil {
+		t.Fatalf("LoadCurrent stops at a truncated provenance: %v", err)
+	}
+	if len(res.Cells) != 0 {
+		t.Errorf("current cells %v, want none", cellIDs(res.Cells))
+	}
+	why := map[string]string{}
+	for _, ig := range res.Ignored {
+		why[ig.Cell] = ig.Reason + ": " + ig.Why
+	}
+	if w := why["fig2b/mmdfw/naval/s0/n40"]; !strings.HasPrefix(w, "stale: CSV changed since it was written") {
+		t.Errorf("edited CSV ignored as %q", w)
+	}
+	if w := why["fig2b/svgd/naval/s0/n20"]; !strings.HasPrefix(w, "stale: provenance unreadable: "+prov) {
+		t.Errorf("truncated provenance ignored as %q", w)
+	}
+	for _, id := range res.NotRun {
+		if id == "fig2b/svgd/naval/s0/n20" {
+			t.Error("the cell of the truncated provenance is listed as not run")
+		}
+	}
+	var out bytes.Buffer
+	if err := Write(&out, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "`fig2b/mmdfw/naval/s0/n40` (stale: CSV changed since it was written") {
+		t.Errorf("the report does not say why the cell is ignored:\n%s", out.String())
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 // Row is one line of a cell's CSV: one metric at one evaluated snapshot.
@@ -152,6 +152,10 @@ type Ignored struct {
 	// Reason is Stale or Orphaned (in Results.Apart: the folder of the
 	// namespace, <profile>/<experiment>@<namespace>).
 	Reason string
+	// Why says, for a stale result whose cache key is current, why it
+	// cannot be used: its CSV changed since it was written, or its
+	// provenance cannot be read (then Cell is taken from the path).
+	Why string
 }
 
 // Reasons for ignoring a result file.
@@ -175,9 +179,12 @@ const (
 // say nothing of what the metrics mean: set their Metrics (a registry's
 // Meanings) before drawing or writing them.
 func Load(dir string) (*Results, error) {
-	cells, err := walk(dir)
+	cells, bad, err := walk(dir)
 	if err != nil {
 		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, bad[0].err
 	}
 	for _, c := range cells {
 		if err := c.readRows(); err != nil {
@@ -208,10 +215,12 @@ type Planned struct {
 // is kept when its cell id is planned and the harness finds its cell done,
 // failed or skipped under the cell's current cache key (Runner.Status, as
 // repro list and repro run decide), under the revision-keyed cache key
-// when the result was made with one. Every other result file is Ignored,
-// stale or orphaned, and its CSV is not read.
+// when the result was made with one, and whose CSV is the one its
+// provenance's checksum records. Every other result file is Ignored, stale
+// or orphaned, and its CSV is not read; a provenance file that cannot be
+// read or decoded is a stale result saying so (Ignored.Why), not an error.
 func LoadCurrent(dir string, p Planned) (*Results, error) {
-	cells, err := walk(dir)
+	cells, bad, err := walk(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +303,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 			return nil, err
 		}
 		if st.Status == harness.Stale || st.Status == harness.Pending {
-			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Stale})
+			res.Ignored = append(res.Ignored, Ignored{Cell: c.Prov.Cell, Path: c.Path, Reason: Stale, Why: st.Unverified()})
 			continue
 		}
 		if err := c.readRows(); err != nil {
@@ -302,9 +311,16 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 		}
 		res.Cells = append(res.Cells, c)
 	}
+	for _, b := range bad {
+		res.Ignored = append(res.Ignored, Ignored{Cell: b.cell, Path: b.path, Reason: Stale, Why: "provenance unreadable: " + b.err.Error()})
+	}
+	sort.SliceStable(res.Ignored, func(i, j int) bool { return res.Ignored[i].Cell < res.Ignored[j].Cell })
 	seen := map[string]bool{}
 	for _, c := range cells {
 		seen[c.Prov.Cell] = true
+	}
+	for _, b := range bad {
+		seen[b.cell] = true
 	}
 	for k := range planned {
 		if !seen[k.id] {
@@ -337,10 +353,19 @@ func namespaceFolder(dir, path string) string {
 	return parts[0] + "/" + parts[1]
 }
 
+// badProvenance is a provenance file walk could not read or decode: the
+// cell id its path gives (<dir>/<profile>/<id>.json) and the error.
+type badProvenance struct {
+	cell, path string
+	err        error
+}
+
 // walk reads the provenance file of every cell under dir, sorted by cell
-// id, without their rows.
-func walk(dir string) ([]*Cell, error) {
+// id, without their rows, and lists apart those it cannot read or decode.
+// It enters no symbolic link, and reads no file that is not regular.
+func walk(dir string) ([]*Cell, []badProvenance, error) {
 	var cells []*Cell
+	var bad []badProvenance
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -356,7 +381,15 @@ func walk(dir string) ([]*Cell, error) {
 		}
 		p, err := harness.ReadProvenance(path)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			id := strings.TrimSuffix(path, ".json")
+			if rel, rerr := filepath.Rel(dir, id); rerr == nil {
+				_, id, _ = strings.Cut(filepath.ToSlash(rel), "/")
+			}
+			if !strings.Contains(err.Error(), path) {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			bad = append(bad, badProvenance{id, path, err})
+			return nil
 		}
 		c := &Cell{Prov: p, Path: path}
 		if len(p.Summary) > 0 {
@@ -369,10 +402,10 @@ func walk(dir string) ([]*Cell, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Prov.Cell < cells[j].Prov.Cell })
-	return cells, nil
+	return cells, bad, nil
 }
 
 // readRows reads the CSV of a finished cell.
@@ -381,7 +414,7 @@ func (c *Cell) readRows() error {
 		return nil
 	}
 	csvPath := strings.TrimSuffix(c.Path, ".json") + ".csv"
-	f, err := os.Open(csvPath)
+	f, err := safefile.Open(csvPath)
 	if err != nil {
 		return err
 	}

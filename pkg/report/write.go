@@ -509,6 +509,9 @@ func writeIgnored(b *strings.Builder, res *Results, n *int) {
 	items := make([]string, len(res.Ignored))
 	for i, ig := range res.Ignored {
 		items[i] = fmt.Sprintf("`%s` (%s)", ig.Cell, ig.Reason)
+		if ig.Why != "" {
+			items[i] = fmt.Sprintf("`%s` (%s: %s)", ig.Cell, ig.Reason, ig.Why)
+		}
 	}
 	writeListed(b, items)
 }

@@ -33,7 +33,11 @@ type CellStatus = harness.CellStatus
 // outcome and the method's summary.
 type Provenance = harness.Provenance
 
-// ReadProvenance reads a cell's provenance file.
+// CSVHeader is the header line of every cell's CSV.
+const CSVHeader = harness.CSVHeader
+
+// ReadProvenance reads a cell's provenance file (never through a symbolic
+// link, and only a regular file).
 func ReadProvenance(path string) (*Provenance, error) { return harness.ReadProvenance(path) }
 
 // Counts are the states of a list of cells (Runner.Counts): done,

@@ -3,9 +3,13 @@ package repro
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/safefile"
 )
 
 func init() {
@@ -25,9 +29,13 @@ func cleanCmd(e *cli, args []string) error {
 			"those of stale cells (their key changed; the next run recomputes them) and",
 			"orphans under an experiment's results folder that belong to none of its",
 			"cells (a method, dataset, split or particle count the file no longer has).",
-			"Nothing is removed without --yes. Left alone: cells being run, cells stale",
-			"only because their data is absent here (see --data-dir), and results of",
-			"another profile than --profile (they share the results folder).",
+			"Nothing is removed without --yes; the dry run lists exactly what --yes",
+			"removes. Left alone: cells being run, cells stale only because their data",
+			"is absent here (see --data-dir), results of another profile than --profile",
+			"(they share the results folder), and any file that is not this program's",
+			"own result: a provenance that does not decode as one, a CSV without the",
+			"results header, a symbolic link, or a file reached through one (a linked",
+			"profile or experiment folder is not entered).",
 		},
 	})
 	yes := cmd.fs.Bool("yes", false, "remove the files listed")
@@ -43,13 +51,34 @@ func cleanCmd(e *cli, args []string) error {
 	r := cmd.runner(Options{})
 	var remove []string
 	why := map[string]string{}
-	kept, otherProfile := 0, 0
+	kept, otherProfile, notOwn := 0, 0, 0
+	// add lists p for removal when it is this program's own result file
+	// reached without a link.
+	add := func(p, reason string) {
+		if err := ownResult(*cmd.results, p); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(e.stderr, "kept %s: %v\n", p, err)
+				notOwn++
+			}
+			return
+		}
+		remove = append(remove, p)
+		why[p] = reason
+	}
 	for _, c := range cells {
 		st, err := r.Status(c)
 		if err != nil {
 			return err
 		}
 		if st.Status != Stale || r.Running(c) {
+			continue
+		}
+		if st.Prov == nil {
+			// A provenance that cannot be read: not known to be this
+			// program's; the next run replaces it.
+			_, prov := r.Paths(c)
+			fmt.Fprintf(e.stderr, "kept %s: %s; repro run replaces it\n", prov, st.StaleReason())
+			notOwn++
 			continue
 		}
 		if st.Prov.Profile != c.Experiment.Profile {
@@ -66,10 +95,7 @@ func cleanCmd(e *cli, args []string) error {
 		}
 		csv, prov := r.Paths(c)
 		for _, p := range []string{prov, csv} {
-			if _, err := os.Stat(p); err == nil {
-				remove = append(remove, p)
-				why[p] = "stale: " + st.StaleReason()
-			}
+			add(p, "stale: "+st.StaleReason())
 		}
 	}
 	orphans, err := r.Orphans(cells)
@@ -94,11 +120,13 @@ func cleanCmd(e *cli, args []string) error {
 			otherProfile++
 			continue
 		}
-		remove = append(remove, p)
-		why[p] = "orphan: no cell of its experiment"
+		add(p, "orphan: no cell of its experiment")
 	}
 	if otherProfile > 0 {
 		fmt.Fprintf(e.stderr, "%d cells or files kept: their results are of another profile than %q (give its --profile)\n", otherProfile, profile)
+	}
+	if notOwn > 0 {
+		fmt.Fprintf(e.stderr, "%d files kept: not known to be results of this program, or reached through a symbolic link\n", notOwn)
 	}
 	if kept > 0 {
 		fmt.Fprintf(e.stderr, "%d stale cells kept: their data is missing under --data-dir, so their results cannot be judged\n", kept)
@@ -107,10 +135,24 @@ func cleanCmd(e *cli, args []string) error {
 	if *yes {
 		verb = "removed"
 	}
+	var root *os.Root
+	if *yes && len(remove) > 0 {
+		// Removals go through the results directory as a root, so that a
+		// folder swapped for a link since the checks above cannot lead
+		// them outside it.
+		if root, err = os.OpenRoot(*cmd.results); err != nil {
+			return err
+		}
+		defer root.Close()
+	}
 	n := 0
 	for _, p := range remove {
 		if *yes {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			rel, err := filepath.Rel(*cmd.results, p)
+			if err != nil {
+				return err
+			}
+			if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}
@@ -126,4 +168,56 @@ func cleanCmd(e *cli, args []string) error {
 		fmt.Fprintf(e.stderr, "%d files removed\n", n)
 	}
 	return nil
+}
+
+// ownResult returns nil when p, a file under the results directory
+// results, is one of this program's result files reached without a link:
+// every folder between results and p is a real folder, p is a regular
+// file, and it is a provenance that decodes as one (cell, key and a known
+// status) or a CSV that starts with the results header. Otherwise it says
+// why not; a missing file is fs.ErrNotExist.
+func ownResult(results, p string) error {
+	rel, err := filepath.Rel(results, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("not under the results directory %s", results)
+	}
+	dir := results
+	parts := strings.Split(rel, string(filepath.Separator))
+	for _, part := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is a symbolic link or not a folder (not entered)", dir)
+		}
+	}
+	switch filepath.Ext(p) {
+	case ".json":
+		prov, err := ReadProvenance(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case prov.Cell == "" || prov.Key == "" || prov.Experiment == "":
+			return errors.New("not a provenance of this program (no cell, key or experiment)")
+		case prov.Status != Done && prov.Status != Failed && prov.Status != Skipped:
+			return fmt.Errorf("not a provenance of this program (status %q)", prov.Status)
+		}
+		return nil
+	case ".csv":
+		f, err := safefile.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		head := make([]byte, len(CSVHeader)+1)
+		n, _ := io.ReadFull(f, head)
+		if h := string(head[:n]); h != CSVHeader+"\n" && h != CSVHeader+"\r" {
+			return errors.New("not a results CSV of this program (another header)")
+		}
+		return nil
+	}
+	return errors.New("not a CSV or provenance file")
 }

@@ -63,7 +63,9 @@ func listCmd(e *cli, args []string) error {
 		case st.Status == Pending && st.DataMissing():
 			note = "skipped when run: " + firstLine(st.MissingReason())
 		}
-		if why := st.StaleReason(); why != "" {
+		if why := st.Unverified(); why != "" {
+			note = why
+		} else if why := st.StaleReason(); why != "" {
 			note = "changed: " + why
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", c.Index, st.Status, key, c.ID, note)

@@ -69,7 +69,7 @@ func statusCmd(e *cli, args []string) error {
 			"and the wall of a run at --times-j job slots projected from them.",
 		},
 	})
-	verbose := cmd.fs.Bool("v", false, "also list the running and failed cells")
+	verbose := cmd.fs.Bool("v", false, "also list the running, failed and stale cells (with the reason each is stale)")
 	asJSON := cmd.fs.Bool("json", false, "print the counts and cells of every file as JSON")
 	times := cmd.fs.Bool("times", false, "print the recorded time of every file's done cells as a Markdown table")
 	timesJ := cmd.fs.Int("times-j", 2, "job slots of the projected wall of --times")
@@ -147,6 +147,9 @@ func statusCmd(e *cli, args []string) error {
 		}
 		for _, f := range n.FailedCells {
 			fmt.Fprintln(e.stdout, "  failed:  "+f)
+		}
+		for _, s := range n.StaleCells {
+			fmt.Println("  stale:   " + s)
 		}
 	}
 	return nil
