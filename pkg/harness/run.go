@@ -743,12 +743,17 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 }
 
 // checkPath returns an error unless c's files lie under its method's
-// folder, <results>/<profile>/<experiment>/<method>: names are checked when
-// the file is loaded, and this guards cells built by hand.
+// folder, <results>/<profile>/<experiment>/<method> (<experiment>@<namespace>
+// for a cell that overrides kept apart): names are checked when the file
+// is loaded, and this guards cells built by hand.
 func (r *Runner) checkPath(c *Cell) error {
-	dir := filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), c.Experiment.ID, c.Method.Name)
+	exp := c.Experiment.ID
+	if c.Namespace != "" {
+		exp += "@" + c.Namespace
+	}
+	dir := filepath.Join(r.opts.Results, ProfileDir(c.Experiment.Profile), exp, c.Method.Name)
 	base := r.cellBase(c)
-	for _, name := range []string{c.Experiment.ID, c.Method.Name, c.Dataset} {
+	for _, name := range []string{exp, c.Method.Name, c.Dataset} {
 		if !pathSegment(name) {
 			return fmt.Errorf("cell %s: name %q cannot name a folder of the results", c.ID, name)
 		}
