@@ -348,8 +348,22 @@ func writeStatus(b *strings.Builder, res *Results) {
 	if len(rl) == 0 {
 		rl = []string{"none"}
 	}
-	fmt.Fprintf(b, "Cells: %d (%d done, %d failed, %d skipped). Code: %s.\n\n", len(res.Cells), counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], strings.Join(rl, ", "))
+	code := strings.Join(rl, ", ")
+	if len(rl) > codeListed {
+		// A long list says little in the header: each cell's revision is
+		// in its provenance.
+		code = fmt.Sprintf("%d revisions, each cell's in its provenance", len(rl))
+	}
+	fmt.Fprintf(b, "Cells: %d (%d done, %d failed, %d skipped). Code: %s.\n\n", len(res.Cells), counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], code)
+	if v, err := verifyText(res.Dir); err != nil {
+		fmt.Fprintf(b, "The record of `repro verify` cannot be read: %v.\n\n", err)
+	} else if v != "" {
+		b.WriteString(v + "\n\n")
+	}
 }
+
+// codeListed is the most code revisions the report's header lists.
+const codeListed = 3
 
 // subsetWords mark a dataset label that names part of a dataset.
 var subsetWords = []string{"prefix", "subset", "subsample", "first", "rows"}

@@ -1,0 +1,93 @@
+package repro
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
+)
+
+// repro verify recomputes a sample of done cells into a scratch folder,
+// finds their CSVs identical, records the outcome, and the report states
+// it; compareCSV finds a changed value and ignores a changed time.
+func TestVerify(t *testing.T) {
+	t.Setenv(dataEnv, "")
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "rff.toml")
+	results := filepath.Join(tmp, "results")
+	if err := os.WriteFile(file, []byte(tinyRFF), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	main := func(args ...string) (int, string, string) {
+		var out, msg bytes.Buffer
+		code := Main(context.Background(), testRegistry(), args, &out, &msg)
+		return code, out.String(), msg.String()
+	}
+	if code, _, msg := main("run", file, "--results", results, "-j", "1"); code != 0 {
+		t.Fatalf("run: %d\n%s", code, msg)
+	}
+	// Its cells read a reference sample: left out unless --references.
+	if code, _, msg := main("verify", file, "--results", results); code != 1 || !strings.Contains(msg, "no done cell fits the sample (0 done cells without references") {
+		t.Errorf("verify without --references: exit %d\n%s", code, msg)
+	}
+	code, out, msg := main("verify", file, "--results", results, "--sample", "2", "--seed", "3", "--references", "--record", "-j", "1")
+	if code != 0 || !strings.Contains(out, "2 of 2 sampled cells recomputed identical at") || strings.Count(out, "identical  rff/") != 2 {
+		t.Fatalf("verify: exit %d\n%s%s", code, out, msg)
+	}
+	b, err := os.ReadFile(report.VerifyFile(results, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec report.VerifyRecord
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Identical != 2 || rec.Sampled != 2 || rec.Pool != 3 || rec.Seed != 3 {
+		t.Errorf("record %+v (%v)", rec, err)
+	}
+	// The same seed draws the same sample.
+	if _, again, _ := main("verify", file, "--results", results, "--sample", "2", "--seed", "3", "--references", "-j", "1"); lines(again) != lines(out) {
+		t.Errorf("seed 3 twice:\n%s\n%s", out, again)
+	}
+	out = filepath.Join(tmp, "REPORT.md")
+	if code, _, msg := main("report", file, "--results", results, "--figures", filepath.Join(tmp, "fig"), "--out", out); code != 0 {
+		t.Fatalf("report: %d\n%s", code, msg)
+	}
+	rep, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rep), "Reproducible from the code: base profile: 2 of 2 cells drawn at random (seed 3) from its 3 done cells") {
+		t.Errorf("the report does not state the verification:\n%s", rep)
+	}
+
+	a := filepath.Join(tmp, "a.csv")
+	c := filepath.Join(tmp, "c.csv")
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a, "step,compute_seconds,metric,value\n1,0.5,mmd2,0.25\n")
+	write(c, "step,compute_seconds,metric,value\n1,0.7,mmd2,0.25\n")
+	if d, err := compareCSV(a, c); d != "" || err != nil {
+		t.Errorf("a changed time: %q %v", d, err)
+	}
+	write(c, "step,compute_seconds,metric,value\n1,0.5,mmd2,0.26\n")
+	if d, err := compareCSV(a, c); d != "row 1, value: 0.25, recomputed 0.26" || err != nil {
+		t.Errorf("a changed value: %q %v", d, err)
+	}
+}
+
+// lines returns the cell lines of verify's output, sorted as printed.
+func lines(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "identical") || strings.HasPrefix(l, "differs") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
