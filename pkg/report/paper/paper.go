@@ -42,11 +42,12 @@ func (Plugin) Head(*report.Results) report.Head {
 	}
 }
 
-// Sections writes the verdict table, each claim with its evidence and
-// verdict, Table 1 and the SVGD anchor.
+// Sections writes the verdict table, the practitioner's table, each claim
+// with its evidence and verdict, Table 1 and the SVGD anchor.
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
 	claims := Claims(res)
 	WriteVerdicts(b, res, claims)
+	WritePractice(b, res)
 	for i := range claims {
 		WriteClaim(b, res, &claims[i], opts)
 	}
