@@ -114,7 +114,7 @@ func ExampleStep() {
 			return
 		}
 	}
-	res, err := st.Result()
+	res, err := st.Detail()
 	if err != nil {
 		fmt.Println(err)
 		return

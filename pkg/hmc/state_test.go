@@ -52,7 +52,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				if st.Iteration != 0 || st.GradEvals != 0 || st.ResumedAt != 0 {
 					t.Fatalf("Init: iteration %d, %d gradient evaluations, resumed at %d; want 0", st.Iteration, st.GradEvals, st.ResumedAt)
 				}
-				if res, err := st.Result(); res != nil || err == nil {
+				if res, err := st.Detail(); res != nil || err == nil {
 					t.Fatalf("Result before the first draw: %v, %v; want an error", res, err)
 				}
 				for st.Iteration < st.Warmup+st.Draws && st.Iteration != end {
@@ -80,7 +80,7 @@ func TestStepLoopIsRun(t *testing.T) {
 						t.Fatalf("step %d made no progress at iteration %d", k, before)
 					}
 				}
-				got, err := st.Result()
+				got, err := st.Detail()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,7 +138,7 @@ func TestStepCheckpoint(t *testing.T) {
 		st.Close()
 		resumed = stop
 		if stop < 0 {
-			got, err := st.Result()
+			got, err := st.Detail()
 			if err != nil {
 				t.Fatal(err)
 			}

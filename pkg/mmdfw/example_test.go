@@ -78,7 +78,9 @@ func ExampleStep() {
 		fmt.Println(err)
 		return
 	}
-	prev := st.Set().Mean(nil)
+	var set particle.Set
+	st.Set(&set)
+	prev := set.Mean(nil)
 	for st.Particles+10 <= 200 {
 		for k := 0; k < 10; k++ {
 			if err := mmdfw.Step(ctx, st); err != nil {
@@ -86,7 +88,8 @@ func ExampleStep() {
 				return
 			}
 		}
-		m := st.Set().Mean(nil)
+		st.Set(&set)
+		m := set.Mean(nil)
 		change := math.Hypot(m[0]-prev[0], m[1]-prev[1])
 		prev = m
 		if change < 0.01 {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -18,8 +16,8 @@ import (
 // particle, and the weights solved again), and RunResult is the loop
 //
 //	st, err := NewState(ctx, t, start, in, s, src)
-//	for st.Particles < N && !st.Settled { err = Step(ctx, st) }
-//	res, err := st.Result()
+//	for !st.Done() { err = st.Step(ctx) }
+//	res, err := st.Result() // res.Detail is the *Result
 //
 // with its snapshots. The particles, their cached scores, the weights'
 // Gram matrices, the kernel and the embedding live inside the State; the
@@ -82,29 +80,6 @@ func Step(ctx context.Context, st *State) error {
 	_, err := st.next()
 	r.sw.Stop()
 	return err
-}
-
-// Set returns a copy of the particles placed so far, in the target's
-// coordinates, with the weights the run reports (normalised unless
-// Settings.RawWeights); no diagnostics (see Result).
-func (st *State) Set() particle.Set {
-	r := st.r
-	if r.n == 0 {
-		return particle.Set{}
-	}
-	x := mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d))
-	if st.w != nil {
-		x = st.w.RowsToX(nil, x)
-	}
-	return particle.Set{X: x, W: append([]float64(nil), r.reported()...)}
-}
-
-// Result returns the particles placed so far with their weights and
-// diagnostics, as RunResult returns them (the flag "ceiling" when StopKSD
-// has not settled within Settings.N particles), and with Settings.Strict
-// the *particle.FlaggedError of a flagged set.
-func (st *State) Result() (Result, error) {
-	return st.result(context.Background(), nil)
 }
 
 // sync copies the run's counters into the exported fields.

@@ -63,14 +63,17 @@ func TestStepLoopIsRunResult(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := st.Result()
+			res, err := st.Result()
+			got := res.Detail.(*mmdfw.Result)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !testutil.SameBits(got.Set.X, want.Set.X) || !testutil.SameFloats(got.Set.W, want.Set.W) {
 				t.Errorf("the hand loop's particles or weights differ from RunResult's")
 			}
-			if set := st.Set(); !testutil.SameBits(set.X, want.Set.X) || !testutil.SameFloats(set.W, want.Set.W) {
+			var set particle.Set
+			st.Set(&set)
+			if !testutil.SameBits(set.X, want.Set.X) || !testutil.SameFloats(set.W, want.Set.W) {
 				t.Errorf("Set differs from RunResult's particles or weights")
 			}
 			if g, w := fmt.Sprint(got.Set.Diag), fmt.Sprint(want.Set.Diag); g != w {

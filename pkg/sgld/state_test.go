@@ -88,7 +88,8 @@ func TestStepLoopIsRun(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				got, err := st.Result()
+				res, err := st.Result()
+				got := res.Set
 				st.Close()
 				if err != nil {
 					t.Fatal(err)

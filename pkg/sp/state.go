@@ -16,8 +16,8 @@ import (
 // places one more point, and RunWithCost is the loop
 //
 //	st, err := Init(ctx, t, start, s, src)
-//	for st.Points < N && !st.Settled { err = Step(ctx, st) }
-//	set, err := st.Result()
+//	for !st.Done() { err = st.Step(ctx) }
+//	res, err := st.Result()
 //
 // with its snapshots. The points, their cached scores and log densities,
 // the search box and the random stream live inside the State; the fields
@@ -153,12 +153,8 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 	return dst
 }
 
-// Result returns the points placed so far with equal weights 1/n and
-// their diagnostics (Set.Diag, as RunWithCost returns them, in the
-// target's coordinates; the flag "ceiling" when StopKSD has not settled
-// within Settings.N points), and with Settings.Strict the
-// *particle.FlaggedError of a flagged set. It does not change st.
-func (st *State) Result() (particle.Set, error) {
+// result is Result's set and error.
+func (st *State) result() (particle.Set, error) {
 	r := st.r
 	set := st.ks.finish(r.set(), r.obj.n)
 	r.diagnose(&set)
@@ -219,6 +215,6 @@ func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.R
 			break
 		}
 	}
-	set, err := st.Result()
+	set, err := st.result()
 	return set, r.cost, err
 }

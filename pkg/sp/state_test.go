@@ -56,7 +56,8 @@ func TestStepLoopIsRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := st.Result()
+			res, err := st.Result()
+			got := res.Set
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,8 @@ func TestStepPastN(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := st.Result()
+	res, err := st.Result()
+	set := res.Set
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,8 @@ func TestStepLoopIsRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := st.Result()
+			res, err := st.Result()
+			got := res.Set
 			if err != nil {
 				t.Fatal(err)
 			}
