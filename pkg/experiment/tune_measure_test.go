@@ -145,7 +145,8 @@ func mmdAt(t *testing.T, m *model.Logistic, start particle.Start, in mmdfw.Input
 		}
 		return nil
 	})
-	res, err := mmdfw.RunResult(context.Background(), m, start, in, s, rand.NewPCG(seed, 77), rec)
+	s.Inputs = in
+	res, err := mmdfw.RunResult(context.Background(), m, start, s, rand.NewPCG(seed, 77), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestMeasureTuneBNN(t *testing.T) {
 					}
 					return nil
 				})
-				res, err := mmdfw.RunResult(context.Background(), m, start, mmdfw.Inputs{}, s, rand.NewPCG(seed, 78), rec)
+				res, err := mmdfw.RunResult(context.Background(), m, start, s, rand.NewPCG(seed, 78), rec)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -30,7 +30,8 @@ func ExampleInit() {
 	mmd := func(s mmdfw.Settings) float64 {
 		s.N = 40
 		in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-		res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, in, s, rand.NewPCG(1, 2), nil)
+		s.Inputs = in
+		res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			fmt.Println(err)
 			return 0

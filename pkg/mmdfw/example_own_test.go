@@ -28,7 +28,7 @@ func ExampleRun_ownPosterior() {
 		return -0.5*a*a - 0.5*r*r
 	}}
 	s := mmdfw.Settings{N: 60, Bandwidth: 1}
-	set, err := mmdfw.Run(context.Background(), banana, particle.Start{}, mmdfw.Inputs{}, s, rand.NewPCG(1, 2), particle.Discard)
+	set, err := mmdfw.Run(context.Background(), banana, particle.Start{}, s, rand.NewPCG(1, 2), particle.Discard)
 	if err != nil {
 		fmt.Println(err)
 		return

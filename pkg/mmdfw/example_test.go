@@ -34,7 +34,8 @@ func ExampleRun() {
 	})
 	s := mmdfw.Settings{N: 50, Bandwidth: 1}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-	set, err := mmdfw.Run(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), rec)
+	s.Inputs = sIn
+	set, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -72,7 +73,7 @@ func ExampleStep() {
 		return
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
 		rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

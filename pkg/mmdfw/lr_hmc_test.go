@@ -43,7 +43,7 @@ func TestLogisticMeanAgreesWithHMC(t *testing.T) {
 	lr := syntheticLR(500, 4, rand.New(rand.NewPCG(21, 1)))
 	ref := lrReference(t, lr)
 	const N = 100
-	set, err := Run(context.Background(), lr, particle.Start{}, Inputs{}, Settings{N: N}, rand.NewPCG(21, 2), nil)
+	set, err := Run(context.Background(), lr, particle.Start{}, Settings{N: N}, rand.NewPCG(21, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,8 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 					}
 					in.Pool = pool.Set.X
 				}
-				res, err := RunResult(context.Background(), lr, particle.Start{}, in, s, rand.NewPCG(23, seed), rec)
+				s.Inputs = in
+				res, err := RunResult(context.Background(), lr, particle.Start{}, s, rand.NewPCG(23, seed), rec)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -32,7 +32,7 @@ func TestMeasureWeightSolvers(t *testing.T) {
 	}
 	const N = 400
 	tg := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-	res, err := RunResult(context.Background(), tg, particle.Start{}, Inputs{}, Settings{N: N, Batch: 100, WeightSolver: SolverFISTA}, rand.NewPCG(1, 1), nil)
+	res, err := RunResult(context.Background(), tg, particle.Start{}, Settings{N: N, Batch: 100, WeightSolver: SolverFISTA}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("mmdfw/N=100", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+			res, err := RunResult(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func BenchmarkRunRFF(b *testing.B) {
 		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
+				if _, err := RunResult(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

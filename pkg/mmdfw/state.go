@@ -15,7 +15,7 @@ import (
 // places the first particle, Step adds one more (a candidate, its LMO, the
 // particle, and the weights solved again), and RunResult is the loop
 //
-//	st, err := NewState(ctx, t, start, in, s, src)
+//	st, err := NewState(ctx, t, start, s, src)
 //	for !st.Done() { err = st.Step(ctx) }
 //	res, err := st.Result() // res.Detail is the *Result
 //
@@ -52,8 +52,8 @@ type State struct {
 // ScaleTarget (the default), the SVGD particles, the pool, the scales and
 // the bandwidth as Settings asks, all under ctx and charged to the state.
 // src seeds every random choice of the run.
-func NewState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source) (*State, error) {
-	st, _, _, err := initState(ctx, t, start, in, s, src, nil)
+func NewState(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
+	st, _, _, err := initState(ctx, t, start, s, src, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +95,11 @@ func (st *State) sync() {
 // invalid or ScaleTarget's MAP and fit fail), and done when the run ended
 // in its set-up (with err, or a stop of the recorder at the first
 // particle).
-func initState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
+func initState(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
 	if err := s.Validate(); err != nil {
 		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
 	}
-	g := newGiven(start, in)
+	g := newGiven(start, s.Inputs)
 	if err := g.check(&s); err != nil {
 		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
 	}

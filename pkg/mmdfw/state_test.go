@@ -46,11 +46,12 @@ func TestStepLoopIsRunResult(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := mmdfw.RunResult(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2), rec)
+			c.s.Inputs = c.in
+			want, err := mmdfw.RunResult(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2))
+			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestStepPastCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,8 @@ func TestRunTrainedBNN(t *testing.T) {
 		curve = append(curve, rmse(Xte, yte, sn.X, sn.W))
 		return nil
 	})
-	res, err := RunResult(context.Background(), m, sStart, sIn, s, rand.NewPCG(35, 36), rec)
+	s.Inputs = sIn
+	res, err := RunResult(context.Background(), m, sStart, s, rand.NewPCG(35, 36), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

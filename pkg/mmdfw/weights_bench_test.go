@@ -39,7 +39,7 @@ func BenchmarkRunPerParticle(b *testing.B) {
 					at[s.Step], cpu[s.Step] = time.Now(), cpuSeconds()
 					return nil
 				})
-				res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: c.N, Batch: 100, WeightSolver: c.solver, Stop: StopFixed}, rand.NewPCG(1, 1), rec)
+				res, err := RunResult(context.Background(), t, particle.Start{}, Settings{N: c.N, Batch: 100, WeightSolver: c.solver, Stop: StopFixed}, rand.NewPCG(1, 1), rec)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -94,11 +94,11 @@ func benchWeightProblem(b *testing.B) *weightProblem {
 	weightProblemOnce.Do(func() {
 		const N, P = 1600, 400
 		t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-		res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: N, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+		res, err := RunResult(context.Background(), t, particle.Start{}, Settings{N: N, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		pool, err := Run(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: P, Batch: 100, Stop: StopFixed}, rand.NewPCG(2, 2), nil)
+		pool, err := Run(context.Background(), t, particle.Start{}, Settings{N: P, Batch: 100, Stop: StopFixed}, rand.NewPCG(2, 2), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

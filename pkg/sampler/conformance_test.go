@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return mmdfw.NewState(ctx, t, start, mmdfw.Inputs{}, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
+				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
 			},
 		},
 		"svgd": {

@@ -263,7 +263,8 @@ func fw(s *split, t interface {
 	})
 	var in mmdfw.Inputs
 	pools.Fill(st, &in) // the harness's samplers, as the experiments run
-	_, err := mmdfw.Run(context.Background(), t, start, in, st, rand.NewPCG(seed, 6), rec)
+	st.Inputs = in
+	_, err := mmdfw.Run(context.Background(), t, start, st, rand.NewPCG(seed, 6), rec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -280,7 +280,8 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 					return nil
 				})
 				t0 := time.Now()
-				res, err := mmdfw.RunResult(context.Background(), t, particle.Start{}, in, s, rand.NewPCG(uint64(seed), 17), rec)
+				s.Inputs = in
+				res, err := mmdfw.RunResult(context.Background(), t, particle.Start{}, s, rand.NewPCG(uint64(seed), 17), rec)
 				secs += time.Since(t0).Seconds() / float64(seeds)
 				if err != nil {
 					return fmt.Errorf("%s, %s, seed %d: %w", tg.name, v.name, seed, err)
@@ -365,7 +366,8 @@ func runAt(t target.Target, x0 []float64, s mmdfw.Settings, seed uint64, f func(
 	t0 := time.Now()
 	var in mmdfw.Inputs
 	pools.Fill(s, &in) // the harness's samplers, as the experiments run
-	_, err := mmdfw.Run(context.Background(), t, particle.Start{X0: x0}, in, s, rand.NewPCG(seed, 23), rec)
+	s.Inputs = in
+	_, err := mmdfw.Run(context.Background(), t, particle.Start{X0: x0}, s, rand.NewPCG(seed, 23), rec)
 	return out, time.Since(t0).Seconds(), err
 }
 

@@ -50,8 +50,7 @@ func TestHMC(t *testing.T) {
 		}
 	}
 	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{},
-		mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})},
-		mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+		mmdfw.Settings{Inputs: mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})}, N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
