@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -82,7 +83,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("svgd/N=100/6000it", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil); err != nil {
+			if _, err := sampler.Set(svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,9 +8,9 @@
 // checked by the conformance suite of package samplertest. What a run
 // spent and decided beyond the particles (HMC's per-chain statistics, Stein
 // Points' cost, MMD-FW's bandwidth and MAP cost) comes from each package's
-// own result function (hmc.RunResult, sp.RunWithCost, mmdfw.RunResult), from
-// the Result of its State (Result.Cost, Result.Detail) or from snapshot
-// statistics (particle.Snapshot.Stats).
+// package function Run, which returns a Result (Result.Cost,
+// Result.Detail), as its State's Result does, or from snapshot statistics
+// (particle.Snapshot.Stats).
 //
 // # Non-finite values
 //

@@ -227,3 +227,7 @@ func Resize(dst *particle.Set, n, d int) *mat.Dense {
 	dst.Diag = particle.Diagnostics{}
 	return dst.X
 }
+
+// Set returns the set of r with err: Set(m.Run(…)) for a caller that
+// keeps only the particles, as Sampler.Run returns them.
+func Set(r Result, err error) (particle.Set, error) { return r.Set, err }

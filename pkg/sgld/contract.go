@@ -52,9 +52,14 @@ func (st *State) Evals() int64 { return st.GradEvals }
 func (st *State) Result() (sampler.Result, error) {
 	set, err := st.r.finish(st.Iteration, true)
 	set, err = st.end(context.Background(), set, err)
+	return sampler.Result{Set: set, Cost: st.cost()}, err
+}
+
+// cost is the bill of st so far, without seconds.
+func (st *State) cost() sampler.Cost {
 	c := sampler.Cost{GradEvals: st.GradEvals}
 	if st.w != nil {
 		c.Parts = []sampler.Part{{Name: "scale", GradEvals: st.scaleEvals}}
 	}
-	return sampler.Result{Set: set, Cost: c}, err
+	return c
 }

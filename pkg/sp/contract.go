@@ -12,7 +12,7 @@ var _ sampler.State = (*State)(nil)
 // Step is Step(ctx, st), one point: State is a sampler.State.
 func (st *State) Step(ctx context.Context) error { return Step(ctx, st) }
 
-// Done reports that RunWithCost would stop here: StopKSD has settled or
+// Done reports that Run would stop here: StopKSD has settled or
 // the Settings.N points are placed.
 func (st *State) Done() bool { return st.Settled || st.Points >= st.r.s.N }
 
@@ -35,7 +35,7 @@ func (st *State) Evals() int64 { return st.GradEvals }
 func (st *State) Close() {}
 
 // Result returns the points placed so far with equal weights 1/n and
-// their diagnostics (Set.Diag, as RunWithCost returns them, in the
+// their diagnostics (Set.Diag, as Run returns them, in the
 // target's coordinates; the flag "ceiling" when StopKSD has not settled
 // within Settings.N points), the gradient evaluations (the MAP search's
 // and the Laplace fit's as the part "scale" with WhitenLaplace), the Cost
@@ -44,9 +44,14 @@ func (st *State) Close() {}
 // does not time: Cost.Seconds is zero.
 func (st *State) Result() (sampler.Result, error) {
 	set, err := st.result()
+	return sampler.Result{Set: set, Cost: st.cost(), Detail: st.Cost()}, err
+}
+
+// cost is the bill of st so far, without seconds.
+func (st *State) cost() sampler.Cost {
 	c := sampler.Cost{GradEvals: st.GradEvals}
 	if st.w != nil {
 		c.Parts = []sampler.Part{{Name: "scale", GradEvals: st.scaleEvals}}
 	}
-	return sampler.Result{Set: set, Cost: c, Detail: st.Cost()}, err
+	return c
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -104,8 +105,8 @@ func TestSVGD(t *testing.T) {
 	ws := s
 	ws.N, ws.NoDiagnostics = 12, true
 	var last particle.Snapshot
-	want, err := svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
-		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil }))
+	want, err := sampler.Set(svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
+		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil })))
 	if err != nil {
 		t.Fatal(err)
 	}
