@@ -56,7 +56,8 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	h, err := hmc.RunResult(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	hmcRes, err := hmc.Run(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	h, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func (st *State) update() {
 
 // Detail returns the sampling draws every chain has made so far
 // (Iteration − Warmup of them) with the per-chain diagnostics, R̂, ESS and
-// the flags, as RunResult returns them; Seconds is zero (the caller times
+// the flags, as Run returns them; Seconds is zero (the caller times
 // its own loop). Before the first sampling draw it returns an error and no
 // Result. With Settings.Strict a flagged result comes with a
 // *particle.FlaggedError. The state is not changed: Step may go on after

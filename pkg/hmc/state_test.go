@@ -36,7 +36,8 @@ func TestStepLoopIsRun(t *testing.T) {
 				}
 				return nil
 			})
-			want, err := RunResult(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2), rec)
+			hmcRes, err := Run(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2), rec)
+			want, _ := hmcRes.Detail.(*Result)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,8 @@ func TestStepLoopIsRun(t *testing.T) {
 func TestStepCheckpoint(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 150, Draws: 120}
-	want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
+	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ var _ sampler.State = (*State)(nil)
 // Step is Step(ctx, st), one particle: State is a sampler.State.
 func (st *State) Step(ctx context.Context) error { return Step(ctx, st) }
 
-// Done reports that RunResult would stop here: StopKSD has settled or the
+// Done reports that Run would stop here: StopKSD has settled or the
 // Settings.N particles are placed.
 func (st *State) Done() bool { return st.Settled || st.r.n >= st.r.s.N }
 
@@ -43,7 +43,7 @@ func (st *State) Evals() int64 { return st.GradEvals }
 func (st *State) Close() {}
 
 // Result returns the particles placed so far with their weights and
-// diagnostics, as RunResult returns them (the flag "ceiling" when StopKSD
+// diagnostics, as Run returns them (the flag "ceiling" when StopKSD
 // has not settled within Settings.N particles), the seconds and gradient
 // evaluations of the run (its set-up's parts named: "map", "laplace",
 // "pool", "start" for the SVGD particles, "training"), the *Result as

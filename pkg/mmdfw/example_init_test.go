@@ -31,7 +31,8 @@ func ExampleInit() {
 		s.N = 40
 		in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 		s.Inputs = in
-		res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+		mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+		res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 		if err != nil {
 			fmt.Println(err)
 			return 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -35,7 +36,7 @@ func ExampleRun() {
 	s := mmdfw.Settings{N: 50, Bandwidth: 1}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 	s.Inputs = sIn
-	set, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec)
+	set, err := sampler.Set(mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec))
 	if err != nil {
 		fmt.Println(err)
 		return

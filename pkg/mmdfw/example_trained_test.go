@@ -52,7 +52,8 @@ func ExampleRun_trainedStart() {
 		return -valRMSE(mat.NewDense(1, len(x), x), []float64{1})
 	}}}
 	s.Inputs = sIn
-	res, err := mmdfw.RunResult(context.Background(), m, sStart, s, rand.NewPCG(3, 4), particle.Discard)
+	mmdfwRes, err := mmdfw.Run(context.Background(), m, sStart, s, rand.NewPCG(3, 4), particle.Discard)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -49,7 +49,8 @@ func TestRunLaplaceScale(t *testing.T) {
 		return nil
 	})
 	s.Inputs = sIn
-	res, err := RunResult(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	mmdfwRes, err := Run(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,8 @@ func TestRunStopAtFirst(t *testing.T) {
 	calls := 0
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })
 	s.Inputs = sIn
-	res, err := RunResult(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	mmdfwRes, err := Run(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

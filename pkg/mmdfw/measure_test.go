@@ -97,7 +97,8 @@ func TestMeasureInit(t *testing.T) {
 				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init}
 				sStart, sIn := particle.Start{}, Inputs{Embed: g.embed}
 				s.Inputs = sIn
-				res, err := RunResult(context.Background(), broadPrior{g}, sStart, s, rand.NewPCG(seed, 7), nil)
+				mmdfwRes, err := Run(context.Background(), broadPrior{g}, sStart, s, rand.NewPCG(seed, 7), nil)
+				res, _ := mmdfwRes.Detail.(*Result)
 				if err != nil {
 					t.Fatal(err)
 				}

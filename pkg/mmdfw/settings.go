@@ -158,8 +158,8 @@ const (
 // The struct tags are the fields' names in experiment files (TOML) and in
 // recorded settings (JSON); N, set by the caller for each run, and Inputs,
 // the run's data and strategies, have none. What a run starts from, its
-// start point and starting set (particle.Start), is an argument of Run,
-// RunResult and NewState, as for every method.
+// start point and starting set (particle.Start), is an argument of Run and
+// NewState, as for every method.
 type Settings struct {
 	// N is the number of particles with StopFixed and their ceiling with
 	// StopKSD. Default DefaultN (100) with StopFixed, DefaultCeiling with

@@ -13,7 +13,7 @@ import (
 // State is an MMD-FW run between two particles: NewState (the name Init
 // is CandidateInit's type here) sets the run up and
 // places the first particle, Step adds one more (a candidate, its LMO, the
-// particle, and the weights solved again), and RunResult is the loop
+// particle, and the weights solved again), and Run is the loop
 //
 //	st, err := NewState(ctx, t, start, s, src)
 //	for !st.Done() { err = st.Step(ctx) }
@@ -90,7 +90,7 @@ func (st *State) sync() {
 	st.Bandwidth = r.h
 }
 
-// initState is NewState with the recorder of RunResult: it returns the state
+// initState is NewState with the recorder of Run: it returns the state
 // (nil, with the partial Result and the error, when the settings are
 // invalid or ScaleTarget's MAP and fit fail), and done when the run ended
 // in its set-up (with err, or a stop of the recorder at the first
@@ -155,7 +155,7 @@ func initState(ctx context.Context, t target.Target, start particle.Start, s Set
 }
 
 // result assembles the Result of st after its run ended with err, as
-// RunResult returns it: with ScaleTarget, the seconds and gradient
+// Run returns it: with ScaleTarget, the seconds and gradient
 // evaluations of the MAP and the fit added, the particles mapped to x
 // and the caller's Strict.
 func (st *State) result(ctx context.Context, err error) (Result, error) {

@@ -68,7 +68,8 @@ func TestRunTrainedBNN(t *testing.T) {
 		return nil
 	})
 	s.Inputs = sIn
-	res, err := RunResult(context.Background(), m, sStart, s, rand.NewPCG(35, 36), rec)
+	mmdfwRes, err := Run(context.Background(), m, sStart, s, rand.NewPCG(35, 36), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -265,7 +265,7 @@ func fw(s *split, t interface {
 	var in mmdfw.Inputs
 	pools.Fill(st, &in) // the harness's samplers, as the experiments run
 	st.Inputs = in
-	_, err := mmdfw.Run(context.Background(), t, start, st, rand.NewPCG(seed, 6), rec)
+	_, err := sampler.Set(mmdfw.Run(context.Background(), t, start, st, rand.NewPCG(seed, 6), rec))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

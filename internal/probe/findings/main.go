@@ -110,7 +110,8 @@ func null(dir string, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	ref, err := hmc.RunResult(ctx, m, particle.Start{X0: mp.X}, hmc.Settings{Chains: 4, Warmup: 500, Draws: 500, X0Scale: 0.01}, rand.NewPCG(seed, 11), nil)
+	hmcRes, err := hmc.Run(ctx, m, particle.Start{X0: mp.X}, hmc.Settings{Chains: 4, Warmup: 500, Draws: 500, X0Scale: 0.01}, rand.NewPCG(seed, 11), nil)
+	ref, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		return err
 	}

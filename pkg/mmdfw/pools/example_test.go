@@ -32,7 +32,8 @@ func ExampleHMC() {
 	}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 200})}
 	s.Inputs = sIn
-	res, err := mmdfw.RunResult(context.Background(), g, sStart, s, rand.NewPCG(1, 2), nil)
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -70,7 +70,8 @@ func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
 			hs.Draws = (size + chains - 1) / chains
 		}
-		res, err := hmc.RunResult(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		hmcRes, err := hmc.Run(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		res, _ := hmcRes.Detail.(*hmc.Result)
 		if err != nil {
 			var grads int64
 			if res != nil {

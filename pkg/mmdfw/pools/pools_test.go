@@ -50,8 +50,9 @@ func TestHMC(t *testing.T) {
 			t.Errorf("pool mean[%d] = %v, target %v (4 SE = %v)", j, mean, m, 4*se)
 		}
 	}
-	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{},
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{},
 		mmdfw.Settings{Inputs: mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})}, N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
