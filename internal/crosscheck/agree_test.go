@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
@@ -55,7 +56,8 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	h, err := hmc.RunResult(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	hmcRes, err := hmc.Run(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	h, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +79,11 @@ func TestLogisticMethodsAgree(t *testing.T) {
 		}
 		return nil
 	})
-	sv, err := svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
+	sv, err := sampler.Set(svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
 		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,
-	}, rand.NewPCG(3, 0), rec)
+	}, rand.NewPCG(3, 0), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +108,11 @@ func TestLogisticMethodsAgree(t *testing.T) {
 
 	// SGLD: the particles are the chains' thinned draws, chain after chain.
 	start = time.Now()
-	sg, err := sgld.Run(ctx, lr, particle.Start{}, sgld.Settings{
+	sg, err := sampler.Set(sgld.Run(ctx, lr, particle.Start{}, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
 		Whiten: sgld.WhitenNone, Stop: sgld.StopFixed,
-	}, rand.NewPCG(4, 0), nil)
+	}, rand.NewPCG(4, 0), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

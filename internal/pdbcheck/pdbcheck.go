@@ -24,7 +24,7 @@
 // for a near-Gaussian marginal: 0.035 at the smallest bulk ESS the check
 // accepts (400), so that 1 ± 0.1 is about 3 standard errors there, and 6
 // at the ESS of about 2,000 the default run reaches. The check (the
-// package's tests) also asks that hmc.RunResult did not flag the run (max R̂ ≤
+// package's tests) also asks that hmc.Run did not flag the run (max R̂ ≤
 // 1.01, min bulk ESS ≥ 400, no divergence); HMCResult reports R̂ and ESS
 // over the unconstrained coordinates and the reported parameters both.
 //
@@ -293,7 +293,7 @@ func (r *HMCResult) Pass() (bool, string) {
 	return false, why[2:]
 }
 
-// RunHMC runs hmc.RunResult with s on the posterior's unconstrained target, the
+// RunHMC runs hmc.Run with s on the posterior's unconstrained target, the
 // chains started around x0 (Init(seed) when nil), and compares the
 // constrained draws with the reference.
 func (p *Posterior) RunHMC(ctx context.Context, x0 []float64, s hmc.Settings, seed uint64) (*HMCResult, error) {
@@ -301,7 +301,8 @@ func (p *Posterior) RunHMC(ctx context.Context, x0 []float64, s hmc.Settings, se
 		x0 = p.Init(seed)
 	}
 	a, b := p.seeds(seed)
-	res, err := hmc.RunResult(ctx, p.Model.Target, particle.Start{X0: x0}, s, rand.NewPCG(a, b), nil)
+	hmcRes, err := hmc.Run(ctx, p.Model.Target, particle.Start{X0: x0}, s, rand.NewPCG(a, b), nil)
+	res, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		return nil, fmt.Errorf("pdbcheck: %s: %w", p.Name, err)
 	}

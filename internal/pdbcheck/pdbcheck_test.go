@@ -125,7 +125,7 @@ func TestHMCPosteriordb(t *testing.T) {
 }
 
 // trusted reports whether an HMC run is one to read: not flagged by
-// hmc.RunResult, and within its thresholds on the reported (constrained)
+// hmc.Run, and within its thresholds on the reported (constrained)
 // parameters too: max R̂ ≤ 1.01, min bulk ESS ≥ 400, no divergence.
 func trusted(r *HMCResult) bool {
 	return !r.Flagged && r.MaxRhat <= hmc.DefaultMaxRhat && r.MinESS >= hmc.DefaultMinESS && r.Divergences == 0

@@ -205,7 +205,8 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	if pcg != nil {
 		saved, _ = pcg.MarshalBinary()
 	}
-	res, err := hmc.RunResult(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
+	hmcRes, err := hmc.Run(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
+	res, _ := hmcRes.Detail.(*hmc.Result)
 	if errors.Is(err, hmc.ErrCheckpointMismatch) && saved != nil {
 		// Written under the same key by another version of the code: it
 		// is never resumed, the reference starts again from the same
@@ -217,7 +218,8 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 		if rerr := pcg.UnmarshalBinary(saved); rerr != nil {
 			return harness.Output{}, errors.Join(err, rerr)
 		}
-		res, err = hmc.RunResult(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
+		hmcRes, err = hmc.Run(ctx, in.Problem.Target, start, s, in.Src, in.Recorder)
+		res, _ = hmcRes.Detail.(*hmc.Result)
 	}
 	if err != nil {
 		return harness.Output{}, err

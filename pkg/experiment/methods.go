@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
@@ -196,7 +197,7 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 			return harness.Output{}, err
 		}
 	}
-	set, err := svgd.Run(ctx, in.Problem.Target, start, s, in.Src, rec)
+	set, err := sampler.Set(svgd.Run(ctx, in.Problem.Target, start, s, in.Src, rec))
 	var method any
 	if info != nil {
 		method = info
@@ -271,7 +272,7 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 		}
 		t, info["laplace"] = laplaceChains(t, l), li["laplace"]
 	}
-	set, err := sgld.Run(ctx, t, start, s, in.Src, rec)
+	set, err := sampler.Set(sgld.Run(ctx, t, start, s, in.Src, rec))
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, info, m)}, err
 }
 

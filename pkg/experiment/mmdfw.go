@@ -226,7 +226,9 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	}
 	legacyMMDFW(&s, from, mi)
 	pools.Fill(s, &mi)
-	res, err := mmdfw.RunResult(ctx, in.Problem.Target, from, mi, s, in.Src, rec)
+	s.Inputs = mi
+	mmdfwRes, err := mmdfw.Run(ctx, in.Problem.Target, from, s, in.Src, rec)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,

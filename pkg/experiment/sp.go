@@ -45,7 +45,9 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 		}
 		start.X0 = m.X
 	}
-	set, cost, err := sp.RunWithCost(ctx, in.Problem.Target, start, s, in.Src, rec)
+	spRes, err := sp.Run(ctx, in.Problem.Target, start, s, in.Src, rec)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(sp.Cost)
 	ms := map[string]any{"score_calls": cost.ScoreCalls}
 	if n := set.Len(); n > 0 && len(cost.Objective) >= n {
 		ms["ksd2_imq"] = finite(cost.KSD2(n))

@@ -13,6 +13,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -260,7 +261,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 		}
 		return in.Recorder.Record(snap)
 	})
-	set, err := svgd.Run(ctx, sub, start, s, in.Src, rec)
+	set, err := sampler.Set(svgd.Run(ctx, sub, start, s, in.Src, rec))
 	if set.X != nil && err == nil {
 		set.X = final(set.X)
 	} else {

@@ -69,8 +69,9 @@ func covertypeRef(t *testing.T, dir string, m *model.Logistic, mapX []float64) *
 		t.Logf("reference: %d draws, max R̂ %.3f, min ESS %.0f, %v, %.0f s", c.Rows, c.MaxRhat, c.MinE, c.Reasons, c.Seconds)
 		return mat.NewDense(c.Rows, c.Cols, c.Data)
 	}
-	res, err := hmc.RunResult(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0Scale: 0.1},
+	hmcRes, err := hmc.Run(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0Scale: 0.1},
 		rand.NewPCG(1, 2), nil)
+	res, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +146,13 @@ func mmdAt(t *testing.T, m *model.Logistic, start particle.Start, in mmdfw.Input
 		}
 		return nil
 	})
-	res, err := mmdfw.RunResult(context.Background(), m, start, in, s, rand.NewPCG(seed, 77), rec)
+	s.Inputs = in
+	mmdfwRes, err := mmdfw.Run(context.Background(), m, start, s, rand.NewPCG(seed, 77), rec)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, res
+	return out, *res
 }
 
 // TestMeasureTuneCovertype sweeps the MMD-FW settings on Covertype split 1
@@ -408,7 +411,8 @@ func TestMeasureTuneBNN(t *testing.T) {
 					}
 					return nil
 				})
-				res, err := mmdfw.RunResult(context.Background(), m, start, mmdfw.Inputs{}, s, rand.NewPCG(seed, 78), rec)
+				mmdfwRes, err := mmdfw.Run(context.Background(), m, start, s, rand.NewPCG(seed, 78), rec)
+				res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 				if err != nil {
 					t.Fatal(err)
 				}

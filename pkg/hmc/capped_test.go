@@ -39,7 +39,8 @@ func stdNormal(d int, sigma float64) target.Func {
 // shortest path, 3142 steps, exceeds 1024.
 func TestForcedTinyStepIsCapped(t *testing.T) {
 	s := Settings{Chains: 2, Warmup: NoWarmup, Draws: 40, StepSize: 1e-3}
-	res, err := RunResult(context.Background(), stdNormal(2, 1), particle.Start{}, s, rand.NewPCG(3, 5), nil)
+	hmcRes, err := Run(context.Background(), stdNormal(2, 1), particle.Start{}, s, rand.NewPCG(3, 5), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,8 @@ func TestForcedTinyStepIsCapped(t *testing.T) {
 // the path 2π/ε is far beyond the cap. The chains must be flagged.
 func TestBadlyScaledTargetIsCapped(t *testing.T) {
 	s := Settings{Chains: 2, Warmup: 150, Draws: 50, X0Scale: 1e-6}
-	res, err := RunResult(context.Background(), stdNormal(1, 1e-6), particle.Start{X0: []float64{0}}, s, rand.NewPCG(8, 1), nil)
+	hmcRes, err := Run(context.Background(), stdNormal(1, 1e-6), particle.Start{X0: []float64{0}}, s, rand.NewPCG(8, 1), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,8 @@ func TestBadlyScaledTargetIsCapped(t *testing.T) {
 // reaches the cap and nothing is flagged "capped".
 func TestWellScaledGaussianIsNotCapped(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 2)), 10, 0.5, 4)
-	res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 300, Draws: 300}, rand.NewPCG(6, 6), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 300, Draws: 300}, rand.NewPCG(6, 6), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

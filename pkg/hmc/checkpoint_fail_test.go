@@ -42,7 +42,8 @@ func (w *failingWriter) write(path string, data []byte) error {
 func TestCheckpointWriteFailureIsRetried(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 200, Draws: 300}
-	want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
+	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,8 @@ func TestCheckpointWriteFailureIsRetried(t *testing.T) {
 			at200, _ = os.ReadFile(path)
 		}
 	}
-	got, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	got, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatalf("a run whose checkpoints fail to store: %v", err)
 	}
@@ -84,7 +86,8 @@ func TestCheckpointWriteFailureIsRetried(t *testing.T) {
 	var mu sync.Mutex
 	s.Progress = func(ChainProgress) { mu.Lock(); after++; mu.Unlock() }
 	s.Checkpoint = &Checkpoint{Path: path, Every: 50, Interval: NoInterval}
-	again, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	again, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +100,7 @@ func TestCheckpointWriteFailureIsRetried(t *testing.T) {
 	w = &failingWriter{fail: map[int]bool{2: true}}
 	s = base
 	s.Checkpoint = &Checkpoint{Path: filepath.Join(t.TempDir(), "ref.ckpt"), Every: 50, Interval: NoInterval, Write: w.write}
-	if _, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil); !errors.Is(err, syscall.ENOSPC) {
+	if _, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil); !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("without Failed: err = %v, want the write's error", err)
 	}
 	if w.n != 2 {

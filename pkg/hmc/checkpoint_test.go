@@ -51,7 +51,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
 	for _, metric := range []string{MetricDiag, MetricDense} {
 		base := Settings{Chains: 3, Warmup: warmup, Draws: draws, Metric: metric, RecordEvery: 50}
-		want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(7, 8), nil)
+		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(7, 8), nil)
+		want, _ := hmcRes.Detail.(*Result)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 						cancel()
 					}
 				}
-				_, err := RunResult(ctx, g.target(), particle.Start{}, s, rand.NewPCG(7, 8), nil)
+				_, err := Run(ctx, g.target(), particle.Start{}, s, rand.NewPCG(7, 8), nil)
+
 				cancel()
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("%s: interruption %d: err = %v, want context.Canceled", name, i, err)
@@ -90,7 +92,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			}
 			s := base
 			s.Checkpoint = &Checkpoint{Path: path, Every: tc.every, Interval: NoInterval}
-			got, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(7, 8), nil)
+			hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(7, 8), nil)
+			got, _ := hmcRes.Detail.(*Result)
 			if err != nil {
 				t.Fatalf("%s: resumed run: %v", name, err)
 			}
@@ -106,7 +109,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 200, Draws: 300}
-	want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
+	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +128,8 @@ func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 			}
 		}
 	}
-	got, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	got, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +141,8 @@ func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 	// the end): a rerun resumes there and does no transition at all.
 	var after atomic.Int64
 	s.Progress = func(ChainProgress) { after.Add(1) }
-	again, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 9), nil)
+	again, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +170,7 @@ func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 			}
 		}
 	}
-	if _, err := RunResult(context.Background(), slow, particle.Start{}, s, rand.NewPCG(1, 9), nil); err != nil {
+	if _, err := Run(context.Background(), slow, particle.Start{}, s, rand.NewPCG(1, 9), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !timed.Load() {
@@ -183,7 +189,7 @@ func TestCheckpointRefusesOtherRuns(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ref.ckpt")
 	base := Settings{Chains: 2, Warmup: 100, Draws: 50, Checkpoint: &Checkpoint{Path: path, Every: 10, Interval: NoInterval}}
-	if _, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil); err != nil {
+	if _, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil); err != nil {
 		t.Fatal(err)
 	}
 	orig, err := os.ReadFile(path)
@@ -197,26 +203,31 @@ func TestCheckpointRefusesOtherRuns(t *testing.T) {
 		run  func() error
 	}{
 		{"settings", func() error {
-			_, err := RunResult(context.Background(), g.target(), particle.Start{}, other, rand.NewPCG(1, 2), nil)
+			_, err := Run(context.Background(), g.target(), particle.Start{}, other, rand.NewPCG(1, 2), nil)
+
 			return err
 		}},
 		{"seed", func() error {
-			_, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 3), nil)
+			_, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 3), nil)
+
 			return err
 		}},
 		{"dimension", func() error {
-			_, err := RunResult(context.Background(), g4.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+			_, err := Run(context.Background(), g4.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+
 			return err
 		}},
 		{"target", func() error {
-			_, err := RunResult(context.Background(), h.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+			_, err := Run(context.Background(), h.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+
 			return err
 		}},
 		{"garbage", func() error {
 			if err := os.WriteFile(path, []byte("not a checkpoint"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+			_, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil)
+
 			return err
 		}},
 	} {
@@ -243,7 +254,7 @@ func TestProgressReportsPhases(t *testing.T) {
 			bad.Add(1)
 		}
 	}}
-	if _, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
+	if _, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
 		t.Fatal(err)
 	}
 	for c := range n {

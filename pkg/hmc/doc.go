@@ -84,8 +84,9 @@
 //
 // Init returns a State holding the chains before their first transition;
 // Step advances every chain by one transition (warm-up or sampling, as the
-// schedule says), Steps by several, one goroutine per chain; State.Result
-// reads the draws so far with their diagnostics. Run is the loop over Init
+// schedule says), Steps by several, one goroutine per chain; State.Detail
+// reads the draws so far with their diagnostics, and State.Result gives
+// them as the sampler.Result of every method (State is a sampler.State). Run is the loop over Init
 // and Steps with its snapshots, and a hand loop of Step gives its draws
 // bit for bit, since each chain's stream is its own.
 //

@@ -22,7 +22,8 @@ func ExampleRun() {
 		grad[1] = -(x[1] + 2) / 4
 		return -0.5*(x[0]-1)*(x[0]-1) - (x[1]+2)*(x[1]+2)/8
 	}}
-	res, err := hmc.RunResult(context.Background(), t, particle.Start{}, hmc.Settings{}, rand.NewPCG(1, 2), nil)
+	hmcRes, err := hmc.Run(context.Background(), t, particle.Start{}, hmc.Settings{}, rand.NewPCG(1, 2), nil)
+	res, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,8 @@ func ExampleCheckpoint() {
 	}
 	defer os.RemoveAll(dir)
 	s := hmc.Settings{Chains: 2, Warmup: 200, Draws: 200}
-	whole, err := hmc.RunResult(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	hmcRes, err := hmc.Run(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	whole, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -67,10 +69,12 @@ func ExampleCheckpoint() {
 			cancel() // as Ctrl-C would
 		}
 	}
-	_, err = hmc.RunResult(ctx, t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	_, err = hmc.Run(ctx, t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+
 	fmt.Println("first run:", err)
 	s.Progress = nil
-	resumed, err := hmc.RunResult(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	hmcRes, err = hmc.Run(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	resumed, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -114,7 +118,7 @@ func ExampleStep() {
 			return
 		}
 	}
-	res, err := st.Result()
+	res, err := st.Detail()
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -268,10 +269,10 @@ type Result struct {
 	ResumedAt int
 }
 
-// RunResult draws a reference sample from t with s.Chains parallel chains. It
+// Run draws a reference sample from t with s.Chains parallel chains. It
 // reports the pooled draws through rec (nil records nothing) every
 // s.RecordEvery sampling iterations; a recorder returning particle.ErrStop
-// ends the run early with the draws so far. RunResult returns ctx.Err() when ctx is
+// ends the run early with the draws so far. Run returns ctx.Err() when ctx is
 // cancelled, and an error naming the chain and iteration when a chain reaches
 // a non-finite state. A proposal whose log density or score is not finite
 // (NaN, or −∞ outside the support) is a divergent transition that the
@@ -282,17 +283,22 @@ type Result struct {
 // Result.Set carries the diagnostics (Set.Diag, see fillDiag); with
 // Settings.Strict a Flagged result comes with a *particle.FlaggedError.
 //
-// RunResult is the loop over Init and Steps (see State), with the same draws bit
-// for bit as a hand loop of Step.
-func RunResult(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (*Result, error) {
+// Run is the loop over Init and Steps (see State), with the same draws bit
+// for bit as a hand loop of Step. The Result's Detail is the *Result: the
+// per-chain draws and statistics.
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
-		return nil, err
+		return sampler.Result{}, err
 	}
 	defer st.Close()
-	return st.run(ctx, &sw, rec)
+	res, err := st.run(ctx, &sw, rec)
+	if res == nil {
+		return sampler.Result{}, err
+	}
+	return res.Sampler(), err
 }
 
 // diagnose fills Rhat, ESS and the flag.

@@ -158,7 +158,7 @@ func BenchmarkRunCheckpoint(b *testing.B) {
 					os.Remove(path)
 					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: NoInterval}
 				}
-				if _, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
+				if _, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -76,7 +76,8 @@ func (g *gaussian) target() target.Func { return target.Func{D: g.d, F: g.logPro
 func TestCorrelatedGaussianMoments(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), d, 0.1, 100)
-	res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{}, rand.NewPCG(2, 3), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{}, rand.NewPCG(2, 3), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,18 +162,21 @@ func TestCorrelatedGaussianMoments(t *testing.T) {
 func TestDeterministicAcrossRuns(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(4, 4)), 3, 0.5, 10)
 	s := Settings{Warmup: 150, Draws: 50}
-	a, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
+	a, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
+	b, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mat.Equal(a.Set.X, b.Set.X) {
 		t.Error("same seed, different draws")
 	}
-	c, err := RunResult(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 7), nil)
+	hmcRes, err = Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 7), nil)
+	c, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +323,8 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 
 func TestShortRunIsFlagged(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +344,8 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		return m + math.Log(wa+wb)
 	}}
 	s := Settings{Warmup: 200, Draws: 200, X0Scale: 5}
-	res, err := RunResult(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(4, 10), nil)
+	hmcRes, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(4, 10), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +376,8 @@ func TestNonFiniteStateIsAnError(t *testing.T) {
 		return -0.5 * x[0] * x[0]
 	}}
 	s := Settings{Warmup: NoWarmup, StepSize: 0.2, Draws: 1000}
-	res, err := RunResult(context.Background(), tg, particle.Start{}, s, rand.NewPCG(12, 12), nil)
+	hmcRes, err := Run(context.Background(), tg, particle.Start{}, s, rand.NewPCG(12, 12), nil)
+	res, _ := hmcRes.Detail.(*Result)
 	if err == nil || res != nil {
 		t.Fatalf("got (%v, %v), want an error", res, err)
 	}
@@ -410,7 +417,8 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 		steps = append(steps, s.Step)
 		return nil
 	})
-	res, err := RunResult(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	hmcRes, err := Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +434,8 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 	}
 
 	stop := particle.RecorderFunc(func(particle.Snapshot) error { return particle.ErrStop })
-	res, err = RunResult(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	hmcRes, err = Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	res, _ = hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +456,8 @@ func TestDenseMetricOnIllConditionedGaussian(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(31, 31)), d, 0.01, 1e4)
 	run := func(metric string) (*Result, float64) {
-		res, err := RunResult(context.Background(), g.target(), particle.Start{}, Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
+		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
+		res, _ := hmcRes.Detail.(*Result)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -516,7 +526,8 @@ func TestInvalidSettings(t *testing.T) {
 		{Settings{}, "", particle.Start{X0: []float64{1, 2}}},
 		{Settings{}, "", particle.Start{Particles: mat.NewDense(2, 1, nil)}},
 	} {
-		res, err := RunResult(context.Background(), g, c.start, c.s, rand.NewPCG(1, 1), nil)
+		hmcRes, err := Run(context.Background(), g, c.start, c.s, rand.NewPCG(1, 1), nil)
+		res, _ := hmcRes.Detail.(*Result)
 		if err == nil || res != nil {
 			t.Errorf("%+v: result %v, error %v; want an error", c.s, res, err)
 			continue

@@ -19,7 +19,7 @@ import (
 //	st, err := Init(ctx, t, start, s, src)
 //	defer st.Close()
 //	for st.Iteration < st.Warmup+st.Draws { err = Steps(ctx, st, k) }
-//	res, err := st.Result()
+//	res, err := st.Detail() // or st.Result(), the sampler.Result
 //
 // with its snapshots every RecordEvery sampling iterations. Iterations
 // 0 … Warmup−1 of a chain are warm-up (they adapt the step size and the
@@ -174,14 +174,14 @@ func (st *State) update() {
 	}
 }
 
-// Result returns the sampling draws every chain has made so far
+// Detail returns the sampling draws every chain has made so far
 // (Iteration − Warmup of them) with the per-chain diagnostics, R̂, ESS and
-// the flags, as Run returns them; Seconds is zero (the caller times its
-// own loop). Before the first sampling draw it returns an error and no
+// the flags, as Run returns them; Seconds is zero (the caller times
+// its own loop). Before the first sampling draw it returns an error and no
 // Result. With Settings.Strict a flagged result comes with a
 // *particle.FlaggedError. The state is not changed: Step may go on after
-// Result.
-func (st *State) Result() (*Result, error) {
+// Detail. It is Result's Detail.
+func (st *State) Detail() (*Result, error) {
 	done := min(max(st.Iteration-st.Warmup, 0), st.Draws)
 	if done == 0 {
 		return nil, fmt.Errorf("hmc: no sampling draw yet: iteration %d, warm-up of %d", st.Iteration, st.Warmup)

@@ -36,7 +36,8 @@ func TestStepLoopIsRun(t *testing.T) {
 				}
 				return nil
 			})
-			want, err := RunResult(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2), rec)
+			hmcRes, err := Run(ctx, g.target(), particle.Start{}, c.s, rand.NewPCG(1, 2), rec)
+			want, _ := hmcRes.Detail.(*Result)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				if st.Iteration != 0 || st.GradEvals != 0 || st.ResumedAt != 0 {
 					t.Fatalf("Init: iteration %d, %d gradient evaluations, resumed at %d; want 0", st.Iteration, st.GradEvals, st.ResumedAt)
 				}
-				if res, err := st.Result(); res != nil || err == nil {
+				if res, err := st.Detail(); res != nil || err == nil {
 					t.Fatalf("Result before the first draw: %v, %v; want an error", res, err)
 				}
 				for st.Iteration < st.Warmup+st.Draws && st.Iteration != end {
@@ -80,7 +81,7 @@ func TestStepLoopIsRun(t *testing.T) {
 						t.Fatalf("step %d made no progress at iteration %d", k, before)
 					}
 				}
-				got, err := st.Result()
+				got, err := st.Detail()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +108,8 @@ func TestStepLoopIsRun(t *testing.T) {
 func TestStepCheckpoint(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	base := Settings{Chains: 2, Warmup: 150, Draws: 120}
-	want, err := RunResult(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
+	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestStepCheckpoint(t *testing.T) {
 		st.Close()
 		resumed = stop
 		if stop < 0 {
-			got, err := st.Result()
+			got, err := st.Detail()
 			if err != nil {
 				t.Fatal(err)
 			}

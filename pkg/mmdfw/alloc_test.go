@@ -37,7 +37,8 @@ func TestStepAllocates(t *testing.T) {
 		{"rff", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Kernel: mmdfw.RFFKernel, Stop: mmdfw.StopFixed}},
 	} {
 		ctx := context.Background()
-		st, err := mmdfw.NewState(ctx, c.tg, particle.Start{X0: []float64{0, 0}}, c.in, c.s, rand.NewPCG(1, 2))
+		c.s.Inputs = c.in
+		st, err := mmdfw.NewState(ctx, c.tg, particle.Start{X0: []float64{0, 0}}, c.s, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,8 @@ func TestZeroValueKnownTargets(t *testing.T) {
 		name string
 		g    *target.Gaussian
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
-		res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, mmdfw.Inputs{}, mmdfw.Settings{}, rand.NewPCG(1, 2), nil)
+		mmdfwRes, err := mmdfw.Run(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, mmdfw.Settings{}, rand.NewPCG(1, 2), nil)
+		res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,8 +86,9 @@ func TestFailureLeavesNoSet(t *testing.T) {
 // which runs in the Laplace fit's coordinates and no longer diverges.
 func TestBandwidthScaleWithoutPrior(t *testing.T) {
 	g := testutil.BadlyScaled(t)
-	res, err := mmdfw.RunResult(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 4)}, mmdfw.Inputs{}, mmdfw.Settings{Scale: mmdfw.ScaleBandwidth, N: 10},
+	mmdfwRes, err := mmdfw.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 4)}, mmdfw.Settings{Scale: mmdfw.ScaleBandwidth, N: 10},
 		rand.NewPCG(1, 2), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil && strings.Contains(err.Error(), "diverged") {
 		t.Fatal(err)
 	}

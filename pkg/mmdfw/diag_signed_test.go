@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -35,7 +36,8 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 			Stop:       mmdfw.StopFixed,
 		}
 		sStart, sIn := particle.Start{X0: []float64{0.5, -0.3}}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-		set, err := mmdfw.Run(context.Background(), g, sStart, sIn, s, rand.NewPCG(seed, 2), nil)
+		s.Inputs = sIn
+		set, err := sampler.Set(mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(seed, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

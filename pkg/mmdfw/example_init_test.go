@@ -30,7 +30,9 @@ func ExampleInit() {
 	mmd := func(s mmdfw.Settings) float64 {
 		s.N = 40
 		in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-		res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, in, s, rand.NewPCG(1, 2), nil)
+		s.Inputs = in
+		mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+		res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 		if err != nil {
 			fmt.Println(err)
 			return 0

@@ -25,7 +25,8 @@ func ExampleInputs() {
 		return
 	}
 	in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, in, mmdfw.Settings{N: 30}, rand.NewPCG(1, 2), nil)
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{Inputs: in, N: 30}, rand.NewPCG(1, 2), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

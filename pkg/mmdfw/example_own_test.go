@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -28,7 +29,7 @@ func ExampleRun_ownPosterior() {
 		return -0.5*a*a - 0.5*r*r
 	}}
 	s := mmdfw.Settings{N: 60, Bandwidth: 1}
-	set, err := mmdfw.Run(context.Background(), banana, particle.Start{}, mmdfw.Inputs{}, s, rand.NewPCG(1, 2), particle.Discard)
+	set, err := sampler.Set(mmdfw.Run(context.Background(), banana, particle.Start{}, s, rand.NewPCG(1, 2), particle.Discard))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -34,7 +35,8 @@ func ExampleRun() {
 	})
 	s := mmdfw.Settings{N: 50, Bandwidth: 1}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-	set, err := mmdfw.Run(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), rec)
+	s.Inputs = sIn
+	set, err := sampler.Set(mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -72,13 +74,15 @@ func ExampleStep() {
 		return
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
 		rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	prev := st.Set().Mean(nil)
+	var set particle.Set
+	st.Set(&set)
+	prev := set.Mean(nil)
 	for st.Particles+10 <= 200 {
 		for k := 0; k < 10; k++ {
 			if err := mmdfw.Step(ctx, st); err != nil {
@@ -86,7 +90,8 @@ func ExampleStep() {
 				return
 			}
 		}
-		m := st.Set().Mean(nil)
+		st.Set(&set)
+		m := set.Mean(nil)
 		change := math.Hypot(m[0]-prev[0], m[1]-prev[1])
 		prev = m
 		if change < 0.01 {

@@ -51,7 +51,9 @@ func ExampleRun_trainedStart() {
 	sStart, sIn := particle.Start{X0: x0}, mmdfw.Inputs{Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
 		return -valRMSE(mat.NewDense(1, len(x), x), []float64{1})
 	}}}
-	res, err := mmdfw.RunResult(context.Background(), m, sStart, sIn, s, rand.NewPCG(3, 4), particle.Discard)
+	s.Inputs = sIn
+	mmdfwRes, err := mmdfw.Run(context.Background(), m, sStart, s, rand.NewPCG(3, 4), particle.Discard)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -24,7 +24,8 @@ func ExampleWeightSolver() {
 	}
 	s := mmdfw.Settings{N: 40, Bandwidth: 1, Weights: mmdfw.Stein,
 		WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-8}
-	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{}, mmdfw.Inputs{}, s, rand.NewPCG(1, 2), nil)
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

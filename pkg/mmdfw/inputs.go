@@ -15,11 +15,11 @@ import (
 // (particle.Start) and its Settings: data (a pool, per-coordinate scales,
 // a training target) and strategies (the samplers of its SVGD particles,
 // pool and bandwidth draws, its embedding). None of it can be written to
-// an experiment file; Settings holds what can. It is an argument of Run,
-// RunResult and NewState.
+// an experiment file; the other fields of Settings hold what can. It is
+// the field Settings.Inputs (tagged so that no file or recorded setting
+// sees it), so that Run has the arguments of every method's Run.
 //
-// The zero value asks for nothing and means each field's default; a
-// Settings used as a sampler.Sampler runs with the zero Inputs.
+// The zero value asks for nothing and means each field's default.
 // pkg/mmdfw/pools fills the samplers of the other methods of this module
 // (pools.Fill). A run does not modify its Inputs.
 type Inputs struct {

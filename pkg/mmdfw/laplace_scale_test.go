@@ -48,7 +48,9 @@ func TestRunLaplaceScale(t *testing.T) {
 		firstEvals = append(firstEvals, sn.GradEvals)
 		return nil
 	})
-	res, err := RunResult(context.Background(), ct, sStart, sIn, s, rand.NewPCG(1, 2), rec)
+	s.Inputs = sIn
+	mmdfwRes, err := Run(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,9 @@ func TestRunStopAtFirst(t *testing.T) {
 	sStart, sIn := particle.Start{X0: g.Mean()}, Inputs{}
 	calls := 0
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })
-	res, err := RunResult(context.Background(), ct, sStart, sIn, s, rand.NewPCG(1, 2), rec)
+	s.Inputs = sIn
+	mmdfwRes, err := Run(context.Background(), ct, sStart, s, rand.NewPCG(1, 2), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

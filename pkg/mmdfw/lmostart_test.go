@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -62,7 +63,9 @@ func TestLMOStartDefault(t *testing.T) {
 		for seed := uint64(0); seed < seeds; seed++ {
 			s := mmdfw.Settings{N: 60, CandidateInit: init}
 			sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
-			res, err := mmdfw.RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(seed, 3), nil)
+			s.Inputs = sIn
+			mmdfwRes, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(seed, 3), nil)
+			res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +87,7 @@ func TestLMOStartDefault(t *testing.T) {
 // naming the setting, and a negative count is refused by Validate.
 func TestStartsNeedZ(t *testing.T) {
 	g := testutil.Gauss5(t)
-	_, err := mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil)
+	_, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil))
 	if err == nil || !strings.Contains(err.Error(), "Starts 3 needs z") {
 		t.Errorf("Starts without z: error %v", err)
 	}
@@ -94,7 +97,7 @@ func TestStartsNeedZ(t *testing.T) {
 	// With z the default is DefaultStarts, and an explicit 1 is one start:
 	// both run.
 	for _, k := range []int{0, 1} {
-		if _, err := mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 5, Starts: k}, rand.NewPCG(1, 2), nil); err != nil {
+		if _, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 5, Starts: k}, rand.NewPCG(1, 2), nil)); err != nil {
 			t.Errorf("Starts %d with z: %v", k, err)
 		}
 	}

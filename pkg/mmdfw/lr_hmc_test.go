@@ -16,6 +16,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
 // lrReference returns an HMC reference of the synthetic logistic
@@ -23,7 +24,8 @@ import (
 // fails the test when HMC flags it.
 func lrReference(t *testing.T, lr *model.Logistic) *hmc.Result {
 	t.Helper()
-	ref, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{}, rand.NewPCG(99, 1), nil)
+	hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{}, rand.NewPCG(99, 1), nil)
+	ref, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestLogisticMeanAgreesWithHMC(t *testing.T) {
 	lr := syntheticLR(500, 4, rand.New(rand.NewPCG(21, 1)))
 	ref := lrReference(t, lr)
 	const N = 100
-	set, err := Run(context.Background(), lr, particle.Start{}, Inputs{}, Settings{N: N}, rand.NewPCG(21, 2), nil)
+	set, err := sampler.Set(Run(context.Background(), lr, particle.Start{}, Settings{N: N}, rand.NewPCG(21, 2), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,13 +104,16 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				var in Inputs
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.
-					pool, err := hmc.RunResult(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					pool, _ := hmcRes.Detail.(*hmc.Result)
 					if err != nil {
 						t.Fatal(err)
 					}
 					in.Pool = pool.Set.X
 				}
-				res, err := RunResult(context.Background(), lr, particle.Start{}, in, s, rand.NewPCG(23, seed), rec)
+				s.Inputs = in
+				mmdfwRes, err := Run(context.Background(), lr, particle.Start{}, s, rand.NewPCG(23, seed), rec)
+				res, _ := mmdfwRes.Detail.(*Result)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -96,7 +96,9 @@ func TestMeasureInit(t *testing.T) {
 				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
 				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init}
 				sStart, sIn := particle.Start{}, Inputs{Embed: g.embed}
-				res, err := RunResult(context.Background(), broadPrior{g}, sStart, sIn, s, rand.NewPCG(seed, 7), nil)
+				s.Inputs = sIn
+				mmdfwRes, err := Run(context.Background(), broadPrior{g}, sStart, s, rand.NewPCG(seed, 7), nil)
+				res, _ := mmdfwRes.Detail.(*Result)
 				if err != nil {
 					t.Fatal(err)
 				}

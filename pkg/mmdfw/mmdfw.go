@@ -16,11 +16,12 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// Result is the outcome of RunResult: the particles and what the run
-// decided and spent.
+// Result is the Detail of Run's sampler.Result (a *Result): the particles
+// and what the run decided and spent.
 type Result struct {
 	// Set holds the weighted particles.
 	Set particle.Set
@@ -84,9 +85,9 @@ const (
 // training (StartTrained) starts from, default a prior draw, else the
 // origin; start.Particles the SVGD particles (rows) of InitSVGD, of the
 // SVGD→MMD-FW start and of the median heuristic, which Inputs.SVGD draws
-// when nil. in holds the run's data and strategies (see Inputs; the zero
-// value asks for none). Settings that contradict in or start are an error
-// wrapping a *setting.Error.
+// when nil. s.Inputs holds the run's data and strategies (see Inputs; the
+// zero value asks for none). Settings that contradict s.Inputs or start
+// are an error wrapping a *setting.Error.
 //
 // A non-finite log density or score at a particle (iteration n, particle n,
 // counted from 1) or at a candidate of its LMO (iteration n, candidate n,
@@ -95,15 +96,18 @@ const (
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with ScaleTarget); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	r, err := RunResult(ctx, t, start, in, s, src, rec)
-	return r.Set, err
+//
+// Run is the loop over NewState and Step, with the snapshots. The Result's
+// Detail is the *Result: the kernel and bandwidth, the MMD² trace, the
+// parts of the cost, the Laplace fit, the training.
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+	res, err := runResult(ctx, t, start, s, src, rec)
+	return res.Sampler(), err
 }
 
-// RunResult is Run returning the diagnostics of the run as well. It is
-// the loop over Init and Step, with the snapshots.
-func RunResult(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
-	st, res, done, err := initState(ctx, t, start, in, s, src, rec)
+// runResult is Run with the package's own Result.
+func runResult(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
+	st, res, done, err := initState(ctx, t, start, s, src, rec)
 	if st == nil {
 		return res, err
 	}

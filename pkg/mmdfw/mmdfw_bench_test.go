@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -72,7 +73,8 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("mmdfw/N=100", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+			mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+			res, _ := mmdfwRes.Detail.(*Result)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -82,7 +84,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("svgd/N=100/6000it", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil); err != nil {
+			if _, err := sampler.Set(svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -99,7 +101,7 @@ func BenchmarkRunRFF(b *testing.B) {
 		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
+				if _, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/rff"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -51,7 +52,9 @@ func runGaussW(t *testing.T, g *gaussian, s Settings, seed uint64) ([]float64, [
 		e, err = g.embed(kk)
 		return e, err
 	}}
-	res, err := RunResult(context.Background(), g, particle.Start{}, in, s, rand.NewPCG(seed, 7), rec)
+	s.Inputs = in
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(seed, 7), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func runGaussW(t *testing.T, g *gaussian, s Settings, seed uint64) ([]float64, [
 	if !s.RawWeights && s.Weights == BQ {
 		// Reported weights differ from the run's own: keep the
 		// recomputed values only.
-		return mmd, wsq, res
+		return mmd, wsq, *res
 	}
 	for i, v := range res.MMD2 {
 		if !math.IsNaN(mmd[i]) && math.Abs(2*v-mmd[i]) > 1e-9*math.Max(1, mmd[i]) {
@@ -69,7 +72,7 @@ func runGaussW(t *testing.T, g *gaussian, s Settings, seed uint64) ([]float64, [
 		}
 		mmd[i] = 2 * v
 	}
-	return mmd, wsq, res
+	return mmd, wsq, *res
 }
 
 func TestGaussianBQBeatsHerding(t *testing.T) {
@@ -280,7 +283,9 @@ func TestSVGDCombinationStartsFromSVGD(t *testing.T) {
 	// A vanishing LMO step leaves every particle where its LMO started.
 	s := Settings{N: 10, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
 	sStart, sIn := particle.Start{Particles: sv}, Inputs{}
-	res, err := RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 1), nil)
+	s.Inputs = sIn
+	mmdfwRes, err := Run(context.Background(), g, sStart, s, rand.NewPCG(1, 1), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +328,9 @@ func TestRunCallsSVGD(t *testing.T) {
 	s := Settings{N: 8, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
 	sStart, sIn := particle.Start{}, Inputs{SVGD: sampler}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return nil })
-	res, err := RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), rec)
+	s.Inputs = sIn
+	mmdfwRes, err := Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +346,8 @@ func TestRunCallsSVGD(t *testing.T) {
 func TestScheduleShrinksEarlyWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(6, 6)))
 	const N = 30
-	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: N, Start: StartPrior, Weights: Schedule, LMOSteps: 5}, rand.NewPCG(2, 2), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: N, Start: StartPrior, Weights: Schedule, LMOSteps: 5}, rand.NewPCG(2, 2), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +398,8 @@ func TestLineSearchMinimises(t *testing.T) {
 
 func TestSteinWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(3, 3)))
-	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 20, Bandwidth: 1, Weights: Stein}, rand.NewPCG(5, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 20, Bandwidth: 1, Weights: Stein}, rand.NewPCG(5, 1), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +470,8 @@ func TestPoolSamplerCharged(t *testing.T) {
 	ps := PoolSamplerFunc(func(ctx context.Context, tt target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		return g.sample(size, rand.New(src)), 12345, nil
 	})
-	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{PoolSampler: ps}, Settings{N: 5, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{PoolSampler: ps}, N: 5, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +485,8 @@ func TestPoolSamplerCharged(t *testing.T) {
 
 func TestMAPStart(t *testing.T) {
 	g := newGaussian(5, rand.New(rand.NewPCG(2, 9)))
-	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +530,9 @@ func TestStatsMMD2Kernel(t *testing.T) {
 			snaps = append(snaps, snap{mat.DenseCopyOf(sn.X), append([]float64(nil), sn.W...), v})
 			return nil
 		})
-		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{Embed: g.embed}, c.s, rand.NewPCG(3, 3), rec)
+		c.s.Inputs = Inputs{Embed: g.embed}
+		mmdfwRes, err := Run(context.Background(), g, particle.Start{}, c.s, rand.NewPCG(3, 3), rec)
+		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -560,7 +573,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := Run(context.Background(), g, particle.Start{}, Inputs{Pool: pool}, Settings{N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool}, rand.NewPCG(3, 3), prec); err != nil || n != 8 {
+	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{Pool: pool}, N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool}, rand.NewPCG(3, 3), prec)); err != nil || n != 8 {
 		t.Fatalf("pool run: %d snapshots, err %v", n, err)
 	}
 
@@ -571,7 +584,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := Run(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec); err != nil {
+	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -156,10 +156,10 @@ const (
 // docs/DECISIONS.md.
 //
 // The struct tags are the fields' names in experiment files (TOML) and in
-// recorded settings (JSON); N, set by the caller for each run, has none.
-// What a run is given rather than how it runs, its start point and starting
-// set (particle.Start) and its data and strategies (Inputs), are arguments
-// of Run, RunResult and NewState.
+// recorded settings (JSON); N, set by the caller for each run, and Inputs,
+// the run's data and strategies, have none. What a run starts from, its
+// start point and starting set (particle.Start), is an argument of Run and
+// NewState, as for every method.
 type Settings struct {
 	// N is the number of particles with StopFixed and their ceiling with
 	// StopKSD. Default DefaultN (100) with StopFixed, DefaultCeiling with
@@ -293,6 +293,12 @@ type Settings struct {
 	// a *particle.FlaggedError returned beside the set. Default false: the
 	// flags are only recorded.
 	Strict bool `toml:"strict" json:"strict,omitempty"`
+
+	// Inputs is what the run is given beside its settings: data and
+	// strategies that cannot be written to a file (see Inputs). It has no
+	// key in experiment files and is no part of the recorded settings
+	// (nor of a cache key); the zero value asks for none.
+	Inputs Inputs `toml:"-" json:"-"`
 }
 
 // Validate returns a *setting.Error naming the first field that is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -37,8 +38,8 @@ func TestSettingsValidate(t *testing.T) {
 		if !ok || e.Field != c.field {
 			t.Errorf("%+v: Validate() = %v, want an error on %s", c.s, err, c.field)
 		}
-		if _, err := Run(context.Background(), target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }},
-			particle.Start{}, Inputs{}, c.s, rand.NewPCG(1, 2), nil); err == nil {
+		if _, err := sampler.Set(Run(context.Background(), target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }},
+			particle.Start{}, c.s, rand.NewPCG(1, 2), nil)); err == nil {
 			t.Errorf("%+v: Run accepted invalid settings", c.s)
 		}
 	}
@@ -79,7 +80,8 @@ func TestSettingsValidate(t *testing.T) {
 		}
 		var calls int
 		counted := target.Func{D: 1, F: func(x, g []float64) float64 { calls++; return one.F(x, g) }}
-		_, err := Run(context.Background(), counted, c.start, c.in, c.s, rand.NewPCG(1, 2), nil)
+		c.s.Inputs = c.in
+		_, err := sampler.Set(Run(context.Background(), counted, c.start, c.s, rand.NewPCG(1, 2), nil))
 		if e, ok := setting.As(err); !ok || e.Field != c.field || calls != 0 {
 			t.Errorf("%+v with %+v: Run error %v after %d evaluations, want a setting.Error on %s before any", c.s, c.in, err, calls, c.field)
 		}
@@ -166,7 +168,8 @@ func TestZeroSettingsPlainFunc(t *testing.T) {
 	}}
 	var snaps int
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error { snaps++; return nil })
-	res, err := RunResult(context.Background(), f, particle.Start{X0: []float64{-3}}, Inputs{}, Settings{}, rand.NewPCG(3, 4), rec)
+	mmdfwRes, err := Run(context.Background(), f, particle.Start{X0: []float64{-3}}, Settings{}, rand.NewPCG(3, 4), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

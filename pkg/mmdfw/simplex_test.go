@@ -333,7 +333,7 @@ func TestPairwiseCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ceil := range []int{1, 0} {
-		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{
+		mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{
 			N:                30,
 			Bandwidth:        1,
 			Weights:          Stein,
@@ -341,6 +341,7 @@ func TestPairwiseCeiling(t *testing.T) {
 			WeightTol:        1e-12,
 			WeightIterations: ceil,
 		}, rand.NewPCG(1, 2), nil)
+		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,8 +369,9 @@ func TestPairwiseRunStein(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{}, Settings{N: 60, Bandwidth: 1, Weights: Stein, Scale: ScaleBandwidth},
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 60, Bandwidth: 1, Weights: Stein, Scale: ScaleBandwidth},
 		rand.NewPCG(3, 4), nil)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,12 +421,13 @@ func TestMMDRule(t *testing.T) {
 	emb := g.RBFEmbedding(1)
 	for _, sv := range []WeightSolver{SolverPairwise, SolverFISTA} {
 		var first, last float64
-		res, err := RunResult(context.Background(), g, particle.Start{}, Inputs{Embed: GaussianEmbedding(g)}, Settings{
+		mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{Embed: GaussianEmbedding(g)},
 			N:            40,
 			Bandwidth:    1,
 			Weights:      MMD,
 			WeightSolver: sv,
 		}, rand.NewPCG(5, 6), nil)
+		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
 			t.Fatal(err)
 		}

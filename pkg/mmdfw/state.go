@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -15,11 +13,11 @@ import (
 // State is an MMD-FW run between two particles: NewState (the name Init
 // is CandidateInit's type here) sets the run up and
 // places the first particle, Step adds one more (a candidate, its LMO, the
-// particle, and the weights solved again), and RunResult is the loop
+// particle, and the weights solved again), and Run is the loop
 //
-//	st, err := NewState(ctx, t, start, in, s, src)
-//	for st.Particles < N && !st.Settled { err = Step(ctx, st) }
-//	res, err := st.Result()
+//	st, err := NewState(ctx, t, start, s, src)
+//	for !st.Done() { err = st.Step(ctx) }
+//	res, err := st.Result() // res.Detail is the *Result
 //
 // with its snapshots. The particles, their cached scores, the weights'
 // Gram matrices, the kernel and the embedding live inside the State; the
@@ -54,8 +52,8 @@ type State struct {
 // ScaleTarget (the default), the SVGD particles, the pool, the scales and
 // the bandwidth as Settings asks, all under ctx and charged to the state.
 // src seeds every random choice of the run.
-func NewState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source) (*State, error) {
-	st, _, _, err := initState(ctx, t, start, in, s, src, nil)
+func NewState(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
+	st, _, _, err := initState(ctx, t, start, s, src, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -84,29 +82,6 @@ func Step(ctx context.Context, st *State) error {
 	return err
 }
 
-// Set returns a copy of the particles placed so far, in the target's
-// coordinates, with the weights the run reports (normalised unless
-// Settings.RawWeights); no diagnostics (see Result).
-func (st *State) Set() particle.Set {
-	r := st.r
-	if r.n == 0 {
-		return particle.Set{}
-	}
-	x := mat.DenseCopyOf(r.X.Slice(0, r.n, 0, r.d))
-	if st.w != nil {
-		x = st.w.RowsToX(nil, x)
-	}
-	return particle.Set{X: x, W: append([]float64(nil), r.reported()...)}
-}
-
-// Result returns the particles placed so far with their weights and
-// diagnostics, as RunResult returns them (the flag "ceiling" when StopKSD
-// has not settled within Settings.N particles), and with Settings.Strict
-// the *particle.FlaggedError of a flagged set.
-func (st *State) Result() (Result, error) {
-	return st.result(context.Background(), nil)
-}
-
 // sync copies the run's counters into the exported fields.
 func (st *State) sync() {
 	r := st.r
@@ -115,16 +90,16 @@ func (st *State) sync() {
 	st.Bandwidth = r.h
 }
 
-// initState is NewState with the recorder of RunResult: it returns the state
+// initState is NewState with the recorder of Run: it returns the state
 // (nil, with the partial Result and the error, when the settings are
 // invalid or ScaleTarget's MAP and fit fail), and done when the run ended
 // in its set-up (with err, or a stop of the recorder at the first
 // particle).
-func initState(ctx context.Context, t target.Target, start particle.Start, in Inputs, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
+func initState(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (*State, Result, bool, error) {
 	if err := s.Validate(); err != nil {
 		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
 	}
-	g := newGiven(start, in)
+	g := newGiven(start, s.Inputs)
 	if err := g.check(&s); err != nil {
 		return nil, Result{}, true, fmt.Errorf("mmdfw: %w", err)
 	}
@@ -180,7 +155,7 @@ func initState(ctx context.Context, t target.Target, start particle.Start, in In
 }
 
 // result assembles the Result of st after its run ended with err, as
-// RunResult returns it: with ScaleTarget, the seconds and gradient
+// Run returns it: with ScaleTarget, the seconds and gradient
 // evaluations of the MAP and the fit added, the particles mapped to x
 // and the caller's Strict.
 func (st *State) result(ctx context.Context, err error) (Result, error) {

@@ -14,12 +14,12 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// TestStepLoopIsRunResult: RunResult is the loop over NewState and Step:
+// TestStepLoopIsRun: Run is the loop over NewState and Step:
 // the same particles and weights bit for bit, the same diagnostics and
 // costs, on the zero Settings (ScaleTarget, Stein weights, StopKSD), BQ
 // with the exact embedding of a Gaussian, equal weights in the median
 // bandwidth's scales, and BQ from a pool drawn by a PoolSampler.
-func TestStepLoopIsRunResult(t *testing.T) {
+func TestStepLoopIsRun(t *testing.T) {
 	g, err := target.NewGaussian([]float64{0.5, -1}, mat.NewSymDense(2, []float64{2, 0.3, 0.3, 0.5}))
 	if err != nil {
 		t.Fatal(err)
@@ -46,11 +46,13 @@ func TestStepLoopIsRunResult(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := mmdfw.RunResult(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2), rec)
+			c.s.Inputs = c.in
+			mmdfwRes, err := mmdfw.Run(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec)
+			want, _ := mmdfwRes.Detail.(*mmdfw.Result)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.in, c.s, rand.NewPCG(1, 2))
+			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,21 +65,24 @@ func TestStepLoopIsRunResult(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := st.Result()
+			res, err := st.Result()
+			got := res.Detail.(*mmdfw.Result)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !testutil.SameBits(got.Set.X, want.Set.X) || !testutil.SameFloats(got.Set.W, want.Set.W) {
-				t.Errorf("the hand loop's particles or weights differ from RunResult's")
+				t.Errorf("the hand loop's particles or weights differ from Run's")
 			}
-			if set := st.Set(); !testutil.SameBits(set.X, want.Set.X) || !testutil.SameFloats(set.W, want.Set.W) {
-				t.Errorf("Set differs from RunResult's particles or weights")
+			var set particle.Set
+			st.Set(&set)
+			if !testutil.SameBits(set.X, want.Set.X) || !testutil.SameFloats(set.W, want.Set.W) {
+				t.Errorf("Set differs from Run's particles or weights")
 			}
 			if g, w := fmt.Sprint(got.Set.Diag), fmt.Sprint(want.Set.Diag); g != w {
 				t.Errorf("diagnostics:\n got %s\nwant %s", g, w)
 			}
 			if got.GradEvals != want.GradEvals || got.Bandwidth != want.Bandwidth || !testutil.SameFloats(got.MMD2, want.MMD2) {
-				t.Errorf("result: %d gradient evaluations, bandwidth %v; RunResult's %d and %v",
+				t.Errorf("result: %d gradient evaluations, bandwidth %v; Run's %d and %v",
 					got.GradEvals, got.Bandwidth, want.GradEvals, want.Bandwidth)
 			}
 			if st.GradEvals != last.GradEvals || st.Particles != last.Step {
@@ -97,7 +102,7 @@ func TestStepPastCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

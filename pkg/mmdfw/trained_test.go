@@ -67,7 +67,9 @@ func TestRunTrainedBNN(t *testing.T) {
 		curve = append(curve, rmse(Xte, yte, sn.X, sn.W))
 		return nil
 	})
-	res, err := RunResult(context.Background(), m, sStart, sIn, s, rand.NewPCG(35, 36), rec)
+	s.Inputs = sIn
+	mmdfwRes, err := Run(context.Background(), m, sStart, s, rand.NewPCG(35, 36), rec)
+	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}

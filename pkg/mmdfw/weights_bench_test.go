@@ -14,6 +14,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
 // BenchmarkRunPerParticle is a whole run of Stein-weighted MMD-FW on the
@@ -39,7 +40,8 @@ func BenchmarkRunPerParticle(b *testing.B) {
 					at[s.Step], cpu[s.Step] = time.Now(), cpuSeconds()
 					return nil
 				})
-				res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: c.N, Batch: 100, WeightSolver: c.solver, Stop: StopFixed}, rand.NewPCG(1, 1), rec)
+				mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: c.N, Batch: 100, WeightSolver: c.solver, Stop: StopFixed}, rand.NewPCG(1, 1), rec)
+				res, _ := mmdfwRes.Detail.(*Result)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -94,11 +96,12 @@ func benchWeightProblem(b *testing.B) *weightProblem {
 	weightProblemOnce.Do(func() {
 		const N, P = 1600, 400
 		t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-		res, err := RunResult(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: N, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+		mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: N, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
 			b.Fatal(err)
 		}
-		pool, err := Run(context.Background(), t, particle.Start{}, Inputs{}, Settings{N: P, Batch: 100, Stop: StopFixed}, rand.NewPCG(2, 2), nil)
+		pool, err := sampler.Set(Run(context.Background(), t, particle.Start{}, Settings{N: P, Batch: 100, Stop: StopFixed}, rand.NewPCG(2, 2), nil))
 		if err != nil {
 			b.Fatal(err)
 		}

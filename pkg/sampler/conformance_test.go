@@ -1,15 +1,19 @@
 package sampler_test
 
 import (
+	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sampler/samplertest"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
+	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
 var (
@@ -20,7 +24,8 @@ var (
 	_ sampler.Sampler = hmc.Settings{}
 )
 
-// Every method of the module passes the conformance suite.
+// Every method of the module passes the conformance suite, its State
+// driven by sampler.Drive included.
 func TestConformance(t *testing.T) {
 	for name, m := range map[string]samplertest.Method{
 		"mmdfw": {
@@ -28,11 +33,17 @@ func TestConformance(t *testing.T) {
 			Small: func(_ int) sampler.Sampler {
 				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}
 			},
+			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
+				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
+			},
 		},
 		"svgd": {
 			Zero: svgd.Settings{},
 			Small: func(w int) sampler.Sampler {
 				return svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
+			},
+			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
+				return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: 1}, src)
 			},
 			MaxCallsAfterCancel: 20, // the particles of one iteration
 		},
@@ -41,11 +52,17 @@ func TestConformance(t *testing.T) {
 			Small: func(_ int) sampler.Sampler {
 				return sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}
 			},
+			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
+				return sp.Init(ctx, t, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}, src)
+			},
 		},
 		"sgld": {
 			Zero: sgld.Settings{},
 			Small: func(w int) sampler.Sampler {
 				return sgld.Settings{Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
+			},
+			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
+				return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 2000, Chains: 4, Workers: 1, RecordEvery: 200}, src)
 			},
 			MaxCallsAfterCancel: 4, // one per chain
 		},
@@ -53,6 +70,9 @@ func TestConformance(t *testing.T) {
 			Zero: hmc.Settings{},
 			Small: func(_ int) sampler.Sampler {
 				return hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
+			},
+			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
+				return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}, src)
 			},
 			MaxCallsAfterCancel: 2 * hmc.DefaultMaxSteps, // a transition per chain
 			Rejects:             true,

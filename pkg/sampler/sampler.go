@@ -1,5 +1,6 @@
 // Package sampler names the one shape every particle method of this module
-// has: a settings value that runs on a target from a start.
+// has: a settings value that runs on a target from a start (Sampler), and
+// a run between two of its steps (State), which Drive runs to its end.
 //
 // mmdfw.Settings, svgd.Settings, sp.Settings, sgld.Settings and
 // hmc.Settings are Samplers; a method of one's own that implements Sampler
@@ -7,8 +8,9 @@
 // checked by the conformance suite of package samplertest. What a run
 // spent and decided beyond the particles (HMC's per-chain statistics, Stein
 // Points' cost, MMD-FW's bandwidth and MAP cost) comes from each package's
-// own result function (hmc.RunResult, sp.RunWithCost, mmdfw.RunResult) or from
-// snapshot statistics (particle.Snapshot.Stats).
+// package function Run, which returns a Result (Result.Cost,
+// Result.Detail), as its State's Result does, or from snapshot statistics
+// (particle.Snapshot.Stats).
 //
 // # Non-finite values
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -210,22 +211,5 @@ func diagnose(set *particle.Set, t target.Target, fr *laplace.Frame, chains []*c
 		// The set is the last Keep of the monitored draws (MonitorAll).
 		diagnoseKept(set, x, monitoredX(fr, chains), len(chains), c.retained())
 	}
-	nd := target.NData(t)
-	scored, probes := metric.SplitBudget(n, metric.DiagBudget(evals, nd))
-	in := metric.SetDiagnosis{X: x, W: set.W}
-	if scored > 0 {
-		in.Rows = metric.Thin(n, scored)
-		in.S = mat.NewDense(scored, d, nil)
-		in.LogP = make([]float64, scored)
-		for k, i := range in.Rows {
-			g := in.S.RawRowView(k)
-			in.LogP[k] = t.LogProbGrad(x.RawRowView(i), g)
-			if !particle.FiniteEval(in.LogP[k], g) {
-				return particle.NonFinite(particle.Site{Method: "sgld", Iteration: at, Point: "draw", Index: i}, in.LogP[k], g)
-			}
-		}
-		in.Target, in.Probes = t, probes
-	}
-	metric.DiagnoseSet(&set.Diag, in)
-	return nil
+	return sampler.DiagnoseSet(&set.Diag, t, x, set.W, evals, particle.Site{Method: "sgld", Iteration: at, Point: "draw"})
 }

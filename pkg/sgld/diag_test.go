@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -31,7 +32,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 		// every draw, so its ring would not wrap).
 		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: keep,
 			Schedule: ScheduleConstant, Whiten: WhitenNone, Stop: StopFixed}
-		set, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil)
+		set, err := sampler.Set(Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil))
 		var nf *particle.NonFiniteError
 		if !errors.As(err, &nf) || nf.Point != "chain" || nf.Index != 0 || nf.Coord != -1 {
 			t.Fatalf("Keep %d: error %v, want the −∞ of chain 0", keep, err)
@@ -56,7 +57,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 	// is the last 5 of the draws before the one taken back.
 	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: 5,
 		Schedule: ScheduleConstant, Whiten: WhitenNone}
-	set, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil)
+	set, err := sampler.Set(Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil))
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) {
 		t.Fatalf("StopConverged, Keep 5: error %v, want the −∞ of chain 0", err)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -22,7 +23,7 @@ func ExampleRun() {
 		grad[0] = -r / sd
 		return -r * r / 2
 	}}
-	set, err := sgld.Run(context.Background(), gauss, particle.Start{}, sgld.Settings{}, rand.NewPCG(1, 2), nil)
+	set, err := sampler.Set(sgld.Run(context.Background(), gauss, particle.Start{}, sgld.Settings{}, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,7 @@ func ExampleRun_constantSchedule() {
 		return -r * r / 2
 	}}
 	s := sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
-	set, err := sgld.Run(context.Background(), gauss, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	set, err := sampler.Set(sgld.Run(context.Background(), gauss, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -57,7 +58,7 @@ func TestKeptFlagsAutocorrelatedSet(t *testing.T) {
 	var essMax float64
 	for seed := range uint64(seeds) {
 		s := Settings{Keep: 25}
-		set, err := Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(seed, 99), nil)
+		set, err := sampler.Set(Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(seed, 99), nil))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -116,7 +117,7 @@ func TestKeptNoFalseAlarm(t *testing.T) {
 	var z2 float64
 	for seed := range uint64(seeds) {
 		s := Settings{Keep: 25, Thin: 400}
-		set, err := Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(seed, 7), nil)
+		set, err := sampler.Set(Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(seed, 7), nil))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -134,7 +135,7 @@ func TestKeptNoFalseAlarm(t *testing.T) {
 		t.Errorf("mean z² %.3g, want about 3.6 for independent draws", ms)
 	}
 	for _, s := range []Settings{{}, {Keep: 25, Monitor: MonitorKept, Iterations: 4000}} {
-		set, err := Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(1, 7), nil)
+		set, err := sampler.Set(Run(context.Background(), stdGauss(d), particle.Start{X0: make([]float64, d)}, s, rand.NewPCG(1, 7), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -20,9 +21,9 @@ import (
 // error of about 0.008; the tolerance is four of them.
 func TestConstantSchedule(t *testing.T) {
 	std := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
-	set, err := Run(context.Background(), std, particle.Start{}, Settings{
+	set, err := sampler.Set(Run(context.Background(), std, particle.Start{}, Settings{
 		Whiten: WhitenNone, Stop: StopFixed, Schedule: ScheduleConstant, A: 0.5, Iterations: 200000, BurnIn: 100000, Thin: 10, Chains: 4,
-	}, rand.NewPCG(7, 8), nil)
+	}, rand.NewPCG(7, 8), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestScheduleDefault(t *testing.T) {
 	m := newGaussMean(100, []float64{0}, []float64{0}, 1, 1, 1)
 	run := func(s Settings) *mat.Dense {
 		s.Iterations, s.Chains, s.Whiten, s.Stop = 400, 2, WhitenNone, StopFixed
-		set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+		set, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

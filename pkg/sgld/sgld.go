@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -467,15 +468,19 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // StopConverged included, or a "kept" set of Keep draws per chain that
 // lies further from the monitored draws' mean than as many independent
 // draws would) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
-		return particle.Set{}, err
+		return sampler.Result{}, err
 	}
 	defer st.Close()
-	return st.run(ctx, &sw, rec)
+	set, err := st.run(ctx, &sw, rec)
+	sw.Stop()
+	c := st.cost()
+	c.Seconds = sw.Seconds()
+	return sampler.Result{Set: set, Cost: c}, err
 }
 
 // jitter adds sd·z, z ~ N(0, I), to x.

@@ -9,6 +9,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -74,7 +75,7 @@ func BenchmarkRun(b *testing.B) {
 	s := Settings{Iterations: 1000, Chains: 2, Workers: 2}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil); err != nil {
+		if _, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil)); err != nil {
 			b.Fatal(err)
 		}
 	}

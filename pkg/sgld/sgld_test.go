@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -47,7 +48,7 @@ func TestUpdateRule(t *testing.T) {
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
 		X0Scale: NoJitter}
-	got, err := Run(context.Background(), tgt, particle.Start{X0: []float64{0.5, -0.5}}, s, rand.NewPCG(1, 2), nil)
+	got, err := sampler.Set(Run(context.Background(), tgt, particle.Start{X0: []float64{0.5, -0.5}}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestGaussianFunc(t *testing.T) {
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.05 * math.Pow(b+1, gamma) // ε₁ = 0.05
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
-	set, err := Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(11, 12), nil)
+	set, err := sampler.Set(Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(11, 12), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestGaussianStochastic(t *testing.T) {
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.02 / prec * math.Pow(b+1, gamma) // ε₁·P = 0.02
 	s := Settings{Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, Batch: batch, A: a, B: b, Gamma: gamma}
-	set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(13, 14), nil)
+	set, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(13, 14), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestDeterminism(t *testing.T) {
 	m := newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
 	run := func(workers int, seed uint64) particle.Set {
 		s := Settings{Iterations: 2000, Chains: 3, Workers: workers, RecordEvery: 70}
-		set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(seed, 1), nil)
+		set, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(seed, 1), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestSnapshots(t *testing.T) {
 		last = particle.Set{X: sn.X, W: sn.W}.Clone()
 		return nil
 	})
-	set, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), rec)
+	set, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestSnapshots(t *testing.T) {
 
 	// Keep retains the last draws of each chain.
 	s.Keep = 0
-	all, err := Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	all, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestCancel(t *testing.T) {
 		return -(x[0]*x[0] + x[1]*x[1]) / 2
 	}}
 	s := Settings{Iterations: 1 << 40, BurnIn: 100, Thin: 1, Keep: 50, Chains: chains, RecordEvery: 1 << 30}
-	set, err := Run(ctx, tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	set, err := sampler.Set(Run(ctx, tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got error %v, want context.Canceled", err)
 	}
@@ -285,7 +286,7 @@ func TestDivergence(t *testing.T) {
 		return -(x[0]*x[0] + 4*x[1]*x[1]) / 2
 	}}
 	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 3, A: 1e3, Gamma: 0.55}
-	set, err := Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil)
+	set, err := sampler.Set(Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 	if err == nil {
 		t.Fatal("huge step size: no error")
 	}
@@ -319,7 +320,7 @@ func TestInit(t *testing.T) {
 	first := func(start particle.Start, s Settings) particle.Set {
 		s.Iterations, s.BurnIn, s.Thin, s.Chains, s.A = 1, -1, 1, 3, 1e-16
 		s.Whiten, s.Stop = WhitenNone, StopFixed
-		set, err := Run(context.Background(), m, start, s, rand.NewPCG(1, 2), nil)
+		set, err := sampler.Set(Run(context.Background(), m, start, s, rand.NewPCG(1, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +364,7 @@ func TestInvalidSettings(t *testing.T) {
 		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b", particle.Start{}},
 		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma", particle.Start{}},
 	} {
-		set, err := Run(context.Background(), m, c.start, c.s, rand.NewPCG(1, 1), nil)
+		set, err := sampler.Set(Run(context.Background(), m, c.start, c.s, rand.NewPCG(1, 1), nil))
 		if err == nil || set.Len() != 0 {
 			t.Errorf("%s: %d particles, error %v; want an error", name, set.Len(), err)
 			continue

@@ -18,8 +18,8 @@ import (
 // the loop
 //
 //	st, err := Init(ctx, t, start, s, src)
-//	for st.Iteration < Iterations && !st.Converged { err = Steps(ctx, st, RecordEvery) }
-//	set, err := st.Result()
+//	for !st.Done() { err = Steps(ctx, st, RecordEvery) }
+//	res, err := st.Result()
 //
 // with its snapshots. The chains' positions, random streams, minibatch
 // orders, step-size adaptations and kept draws live inside the State; the
@@ -367,16 +367,6 @@ func (st *State) Draws(dst *mat.Dense) *mat.Dense {
 	}
 	dst.Copy(z)
 	return dst
-}
-
-// Result returns the draws kept so far with equal weights 1/n and their
-// diagnostics (Set.Diag, as Run returns them, in the target's
-// coordinates; with StopConverged the last check's R̂ and ESS, and the
-// flag "ceiling" when they were not met within Settings.Iterations), and
-// with Settings.Strict the *particle.FlaggedError of a flagged set.
-func (st *State) Result() (particle.Set, error) {
-	set, err := st.r.finish(st.Iteration, true)
-	return st.end(context.Background(), set, err)
 }
 
 // Close stops the workers of st. Step must not be called after it;

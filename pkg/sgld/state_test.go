@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -56,7 +57,7 @@ func TestStepLoopIsRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, err := sgld.Run(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec)
+			want, err := sampler.Set(sgld.Run(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2), rec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,8 @@ func TestStepLoopIsRun(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				got, err := st.Result()
+				res, err := st.Result()
+				got := res.Set
 				st.Close()
 				if err != nil {
 					t.Fatal(err)

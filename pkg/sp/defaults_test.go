@@ -26,7 +26,9 @@ func TestZeroValueKnownTargets(t *testing.T) {
 		name string
 		g    *target.Gaussian
 	}{{"gauss5", testutil.Gauss5(t)}, {"badly scaled", testutil.BadlyScaled(t)}} {
-		set, cost, err := sp.RunWithCost(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, sp.Settings{}, rand.NewPCG(1, 2), nil)
+		spRes, err := sp.Run(context.Background(), testutil.AsFunc(c.g), particle.Start{X0: make([]float64, c.g.Dim())}, sp.Settings{}, rand.NewPCG(1, 2), nil)
+		set := spRes.Set
+		cost, _ := spRes.Detail.(sp.Cost)
 		if err != nil {
 			t.Fatal(err)
 		}

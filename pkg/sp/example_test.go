@@ -19,8 +19,10 @@ func Example() {
 		grad[0], grad[1] = -x[0], -x[1]
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
-	set, cost, err := sp.RunWithCost(context.Background(), normal, particle.Start{X0: []float64{0, 0}},
+	spRes, err := sp.Run(context.Background(), normal, particle.Start{X0: []float64{0, 0}},
 		sp.Settings{N: 30}, rand.NewPCG(1, 2), nil)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(sp.Cost)
 	if err != nil {
 		fmt.Println(err)
 		return

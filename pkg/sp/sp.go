@@ -13,6 +13,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -227,15 +228,9 @@ func (c Cost) KSD2(n int) float64 {
 	return 2 * sum / float64(n*n)
 }
 
-// Run places s.N Stein Points greedily and returns them with equal
-// weights 1/n. See RunWithCost.
-func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
-	set, _, err := RunWithCost(ctx, t, start, s, src, rec)
-	return set, err
-}
-
-// RunWithCost places s.N Stein Points greedily, as Run does, and also
-// returns the cost accounting of the run.
+// Run places s.N Stein Points greedily and returns them with equal weights
+// 1/n, the seconds and gradient evaluations of the run, and its Cost, the
+// point-by-point accounting, as the Result's Detail.
 //
 // Step n draws s.Candidates candidates (the first pool as described at
 // Init; later ones Gaussian perturbations of uniformly chosen
@@ -259,14 +254,18 @@ func Run(ctx context.Context, t target.Target, start particle.Start, s Settings,
 // The returned set carries its diagnostics (Set.Diag, see diagnose, in the
 // target's coordinates with WhitenLaplace); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
-func RunWithCost(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, Cost, error) {
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
-		return particle.Set{}, Cost{}, err
+		return sampler.Result{}, err
 	}
-	return st.run(ctx, &sw, rec)
+	set, cost, err := st.run(ctx, &sw, rec)
+	sw.Stop()
+	c := st.cost()
+	c.Seconds = sw.Seconds()
+	return sampler.Result{Set: set, Cost: c, Detail: cost}, err
 }
 
 // runner holds the state of one run.

@@ -72,7 +72,8 @@ func BenchmarkRunHighDim(b *testing.B) {
 	b.ReportAllocs()
 	var calls int64
 	for b.Loop() {
-		_, c, err := RunWithCost(context.Background(), lr, particle.Start{}, Settings{N: points}, rand.NewPCG(3, 4), nil)
+		spRes, err := Run(context.Background(), lr, particle.Start{}, Settings{N: points}, rand.NewPCG(3, 4), nil)
+		c, _ := spRes.Detail.(Cost)
 		if err != nil {
 			b.Fatal(err)
 		}

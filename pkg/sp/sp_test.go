@@ -17,6 +17,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -56,7 +57,9 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	}
 
 	// Run's objective trace against the double sum over its own points.
-	set, cost, err := RunWithCost(context.Background(), g, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
+	spRes, err := Run(context.Background(), g, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestObjectiveAllocs(t *testing.T) {
 func ksdAt(t *testing.T, g target.Target, s Settings, seed uint64) ([3]float64, particle.Set) {
 	t.Helper()
 	s.N = 50
-	set, err := Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(seed, seed), nil)
+	set, err := sampler.Set(Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(seed, seed), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,9 @@ func TestHighDimCost(t *testing.T) {
 		return nil
 	})
 	s := Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, NelderMeadEvals: 20 * d}
-	set, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, s, rand.NewPCG(9, 9), rec)
+	spRes, err := Run(context.Background(), lr, particle.Start{}, s, rand.NewPCG(9, 9), rec)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +229,8 @@ func TestHighDimCost(t *testing.T) {
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
 	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, NelderMeadEvals: NoRefinement}
-	_, c0, err := RunWithCost(context.Background(), lr.Logistic, particle.Start{}, noRefine, rand.NewPCG(9, 9), nil)
+	spRes, err = Run(context.Background(), lr.Logistic, particle.Start{}, noRefine, rand.NewPCG(9, 9), nil)
+	c0, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +245,7 @@ func TestCancel(t *testing.T) {
 	g, _ := gaussian2()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	set, err := Run(ctx, g, particle.Start{}, Settings{N: 5}, rand.NewPCG(1, 1), nil)
+	set, err := sampler.Set(Run(ctx, g, particle.Start{}, Settings{N: 5}, rand.NewPCG(1, 1), nil))
 	if !errors.Is(err, context.Canceled) || set.Len() != 0 {
 		t.Errorf("pre-cancelled: %d points, error %v", set.Len(), err)
 	}
@@ -252,7 +258,7 @@ func TestCancel(t *testing.T) {
 		}
 		return nil
 	})
-	set, err = Run(ctx, g, particle.Start{}, Settings{N: 10}, rand.NewPCG(1, 1), rec)
+	set, err = sampler.Set(Run(ctx, g, particle.Start{}, Settings{N: 10}, rand.NewPCG(1, 1), rec))
 	if !errors.Is(err, context.Canceled) || set.Len() != 3 {
 		t.Errorf("cancelled at step 3: %d points, error %v", set.Len(), err)
 	}
@@ -263,7 +269,7 @@ func TestCancel(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	g := mixture2()
 	run := func(seed uint64) *mat.Dense {
-		set, err := Run(context.Background(), g, particle.Start{}, Settings{N: 12}, rand.NewPCG(seed, 1), nil)
+		set, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{N: 12}, rand.NewPCG(seed, 1), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +288,9 @@ func TestDeterminism(t *testing.T) {
 // score is zero, the minimum of k₀(x, x)).
 func TestMAPStart(t *testing.T) {
 	g, m := gaussian2()
-	set, cost, err := RunWithCost(context.Background(), g, particle.Start{X0: m}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(1, 1), nil)
+	spRes, err := Run(context.Background(), g, particle.Start{X0: m}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(1, 1), nil)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +305,8 @@ func TestMAPStart(t *testing.T) {
 // pool is all prior draws, whose spread shows in the first point.
 func TestPriorDraws(t *testing.T) {
 	lr := newLogReg(rand.New(rand.NewPCG(2, 2)), 50, 3)
-	_, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, Settings{N: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
+	spRes, err := Run(context.Background(), lr, particle.Start{}, Settings{N: 4, Candidates: 10}, rand.NewPCG(3, 3), nil)
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +331,8 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, _, err := RunWithCost(context.Background(), bad, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	spRes, err := Run(context.Background(), bad, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	set := spRes.Set
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) || nf.Method != "sp" || nf.Coord != 0 || set.Len() != 0 ||
 		!regexp.MustCompile(`^sp: iteration [1-9][0-9]*, point [1-9][0-9]* \((candidate|Nelder–Mead evaluation) [1-9][0-9]*\): non-finite score: coordinate 0 is NaN$`).MatchString(err.Error()) {
@@ -340,7 +350,9 @@ func TestNonFinite(t *testing.T) {
 		}
 		return lp
 	}}
-	set, cost, err := RunWithCost(context.Background(), huge, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	spRes, err = Run(context.Background(), huge, particle.Start{}, Settings{N: 30}, rand.NewPCG(1, 1), nil)
+	set = spRes.Set
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil || set.Len() != 30 {
 		t.Fatalf("overflowing objective beyond x₀ = 1.5: %d points, error %v", set.Len(), err)
 	}
@@ -374,7 +386,7 @@ func TestSettingsErrors(t *testing.T) {
 		{Settings{Beta: 0.5}, "beta ="},
 		{Settings{Beta: -1}, "beta ="},
 	} {
-		_, err := Run(context.Background(), g, particle.Start{}, c.s, rand.NewPCG(1, 1), nil)
+		_, err := sampler.Set(Run(context.Background(), g, particle.Start{}, c.s, rand.NewPCG(1, 1), nil))
 		if err == nil || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%+v: error %v, want one naming %s", c.s, err, c.field)
 		}
@@ -389,7 +401,7 @@ func TestSettingsErrors(t *testing.T) {
 		{particle.Start{Particles: mat.NewDense(3, 2, nil)}, "sp: a starting set"},
 	} {
 		for _, s := range []Settings{{}, {Whiten: WhitenNone}} {
-			if _, err := Run(context.Background(), g, c.start, s, rand.NewPCG(1, 1), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := sampler.Set(Run(context.Background(), g, c.start, s, rand.NewPCG(1, 1), nil)); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: error %v, want one saying %q", s.Whiten, err, c.want)
 			}
 		}
@@ -484,7 +496,9 @@ func TestLogistic2D(t *testing.T) {
 		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, nil},
 		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, mode},
 	} {
-		set, cost, err := RunWithCost(context.Background(), lr, particle.Start{X0: c.x0}, c.s, rand.NewPCG(1, 2), nil)
+		spRes, err := Run(context.Background(), lr, particle.Start{X0: c.x0}, c.s, rand.NewPCG(1, 2), nil)
+		set := spRes.Set
+		cost, _ := spRes.Detail.(Cost)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -546,7 +560,9 @@ func TestLogistic56(t *testing.T) {
 	lr := model.NewLogistic(X, y)
 	lr.Workers = 1
 	s := Settings{N: points, NelderMeadEvals: 10 * lr.Dim()}
-	set, cost, err := RunWithCost(context.Background(), lr, particle.Start{}, s, rand.NewPCG(3, 4), nil)
+	spRes, err := Run(context.Background(), lr, particle.Start{}, s, rand.NewPCG(3, 4), nil)
+	set := spRes.Set
+	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
 		t.Fatal(err)
 	}

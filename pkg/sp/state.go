@@ -13,11 +13,11 @@ import (
 )
 
 // State is a Stein Points run between two points: Init makes one, Step
-// places one more point, and RunWithCost is the loop
+// places one more point, and Run is the loop
 //
 //	st, err := Init(ctx, t, start, s, src)
-//	for st.Points < N && !st.Settled { err = Step(ctx, st) }
-//	set, err := st.Result()
+//	for !st.Done() { err = st.Step(ctx) }
+//	res, err := st.Result()
 //
 // with its snapshots. The points, their cached scores and log densities,
 // the search box and the random stream live inside the State; the fields
@@ -103,7 +103,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 //	f(x) = ½ k₀(x, x) + Σ_{i≤n} k₀(xᵢ, x)
 //
 // over the step's candidates and the Nelder–Mead refinement of the best
-// (see RunWithCost), then updates the stopping rule. Step may be called
+// (see Run), then updates the stopping rule. Step may be called
 // past Settings.N while the points' buffers have room: they are sized for
 // N points, and a point beyond grows them. A cancelled ctx returns
 // ctx.Err() (before the step, or from within it, without a point added);
@@ -153,19 +153,15 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 	return dst
 }
 
-// Result returns the points placed so far with equal weights 1/n and
-// their diagnostics (Set.Diag, as RunWithCost returns them, in the
-// target's coordinates; the flag "ceiling" when StopKSD has not settled
-// within Settings.N points), and with Settings.Strict the
-// *particle.FlaggedError of a flagged set. It does not change st.
-func (st *State) Result() (particle.Set, error) {
+// result is Result's set and error.
+func (st *State) result() (particle.Set, error) {
 	r := st.r
 	set := st.ks.finish(r.set(), r.obj.n)
 	r.diagnose(&set)
 	return st.end(context.Background(), set, particle.Strict("sp", set, r.s.Strict))
 }
 
-// end returns set, the run's points, and err as RunWithCost does: with
+// end returns set, the run's points, and err as Run does: with
 // WhitenLaplace, nothing on an error other than ctx's cancellation, else
 // the points mapped to x with the scale's gradient evaluations and the
 // caller's Strict.
@@ -186,7 +182,7 @@ func (st *State) end(ctx context.Context, set particle.Set, err error) (particle
 	return set, err
 }
 
-// run is RunWithCost's loop over Step from st (just made by Init), with a
+// run is Run's loop over Step from st (just made by Init), with a
 // snapshot after every point.
 func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, Cost, error) {
 	r := st.r
@@ -219,6 +215,6 @@ func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.R
 			break
 		}
 	}
-	set, err := st.Result()
+	set, err := st.result()
 	return set, r.cost, err
 }

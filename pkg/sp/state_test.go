@@ -15,7 +15,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// TestStepLoopIsRun: RunWithCost is the loop over Init and Step: the same
+// TestStepLoopIsRun: Run is the loop over Init and Step: the same
 // points bit for bit, the same cost and diagnostics, the last snapshot's
 // gradient evaluations; on the zero Settings (whitened, StopKSD), the
 // original algorithm (StopFixed) and a whitened run that reaches its
@@ -39,7 +39,9 @@ func TestStepLoopIsRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error { last = s; return nil })
-			want, wantCost, err := sp.RunWithCost(ctx, gauss, start, c.s, rand.NewPCG(1, 2), rec)
+			spRes, err := sp.Run(ctx, gauss, start, c.s, rand.NewPCG(1, 2), rec)
+			want := spRes.Set
+			wantCost, _ := spRes.Detail.(sp.Cost)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,15 +58,16 @@ func TestStepLoopIsRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := st.Result()
+			res, err := st.Result()
+			got := res.Set
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !testutil.SameBits(got.X, want.X) || !testutil.SameBits(st.Particles(nil), want.X) {
-				t.Errorf("the hand loop's points differ from RunWithCost's")
+				t.Errorf("the hand loop's points differ from Run's")
 			}
 			if !reflect.DeepEqual(st.Cost(), wantCost) {
-				t.Errorf("the hand loop's cost differs from RunWithCost's")
+				t.Errorf("the hand loop's cost differs from Run's")
 			}
 			if g, w := fmt.Sprint(got.Diag), fmt.Sprint(want.Diag); g != w {
 				t.Errorf("diagnostics:\n got %s\nwant %s", g, w)
@@ -97,7 +100,8 @@ func TestStepPastN(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := st.Result()
+	res, err := st.Result()
+	set := res.Set
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
@@ -55,11 +56,11 @@ func TestStochasticBatchedMatchesPerParticle(t *testing.T) {
 			}
 		}
 		s := svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 30, Step: 0.01, BatchSize: 40}
-		got, err := svgd.Run(context.Background(), c.tg, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil)
+		got, err := sampler.Set(svgd.Run(context.Background(), c.tg, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := svgd.Run(context.Background(), perParticle{c.tg}, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil)
+		want, err := sampler.Set(svgd.Run(context.Background(), perParticle{c.tg}, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,8 @@ package svgd
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
-	"github.com/mmdfw/mmdfw/pkg/target"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
 // checkScores returns a *particle.NonFiniteError for the first particle
@@ -46,24 +45,9 @@ func (st *state) conclude(set particle.Set, it int, err error) (particle.Set, er
 // (frame), so that they read the same whatever the run's.
 func (st *state) diagnose(set *particle.Set, it int) error {
 	t, x := st.frame.In(st.t, set.X)
-	n, d := x.Dims()
-	nd := target.NData(t)
-	scored, probes := metric.SplitBudget(n, metric.DiagBudget(st.evals, nd))
-	in := metric.SetDiagnosis{X: x, W: set.W}
-	if scored > 0 {
-		in.Rows = metric.Thin(n, scored)
-		in.S = mat.NewDense(scored, d, nil)
-		in.LogP = make([]float64, scored)
-		for k, i := range in.Rows {
-			g := in.S.RawRowView(k)
-			in.LogP[k] = t.LogProbGrad(x.RawRowView(i), g)
-			if !particle.FiniteEval(in.LogP[k], g) {
-				return particle.NonFinite(particle.Site{Method: "svgd", Iteration: it, Point: "final particle", Index: i}, in.LogP[k], g)
-			}
-		}
-		in.Target, in.Probes = t, probes
+	if err := sampler.DiagnoseSet(&set.Diag, t, x, set.W, st.evals, particle.Site{Method: "svgd", Iteration: it, Point: "final particle"}); err != nil {
+		return err
 	}
-	metric.DiagnoseSet(&set.Diag, in)
 	set.Diag.Set("iterations", float64(it))
 	if st.st == nil {
 		st.stray(&set.Diag)

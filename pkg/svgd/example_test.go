@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
@@ -34,7 +35,7 @@ func ExampleRun() {
 		last = s
 		return nil
 	})
-	set, err := svgd.Run(context.Background(), post, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 2000, Step: 0.05}, rand.NewPCG(3, 4), rec)
+	set, err := sampler.Set(svgd.Run(context.Background(), post, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 2000, Step: 0.05}, rand.NewPCG(3, 4), rec))
 	if err != nil {
 		log.Fatal(err)
 	}

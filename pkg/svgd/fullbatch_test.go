@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -26,7 +27,7 @@ func TestFullBatch(t *testing.T) {
 	tg := newMeanData(rng, N)
 	init := randInit(rng, 30, 2, 1)
 	run := func(tt target.Target, batch int) *mat.Dense {
-		set, err := svgd.Run(context.Background(), tt, particle.Start{Particles: init}, svgd.Settings{Iterations: 3000, Step: 0.05, BatchSize: batch}, rand.NewPCG(3, 4), nil)
+		set, err := sampler.Set(svgd.Run(context.Background(), tt, particle.Start{Particles: init}, svgd.Settings{Iterations: 3000, Step: 0.05, BatchSize: batch}, rand.NewPCG(3, 4), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -40,7 +41,7 @@ func TestSequentialBatches(t *testing.T) {
 	tg := &batchLog{n: 7}
 	init := mat.NewDense(1, 1, []float64{0.5})
 	s := svgd.Settings{Iterations: 4, BatchSize: 3, Sequential: true, Workers: 1}
-	if _, err := svgd.Run(context.Background(), tg, particle.Start{Particles: init}, s, rand.NewPCG(1, 2), nil); err != nil {
+	if _, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, s, rand.NewPCG(1, 2), nil)); err != nil {
 		t.Fatal(err)
 	}
 	want := [][]int{{0, 1, 2}, {3, 4, 5}, {6, 0, 1}, {2, 3, 4}}
@@ -57,7 +58,7 @@ func TestSequentialBatches(t *testing.T) {
 	// distinct and not all in storage order for this seed.
 	tg2 := &batchLog{n: 7}
 	s.Sequential = false
-	if _, err := svgd.Run(context.Background(), tg2, particle.Start{Particles: init}, s, rand.NewPCG(1, 2), nil); err != nil {
+	if _, err := sampler.Set(svgd.Run(context.Background(), tg2, particle.Start{Particles: init}, s, rand.NewPCG(1, 2), nil)); err != nil {
 		t.Fatal(err)
 	}
 	first := append(slices.Clone(tg2.batches[0]), tg2.batches[1]...)

@@ -17,8 +17,8 @@ import (
 // advances it by one update, and Run is the loop
 //
 //	st, err := Init(ctx, t, start, s, src)
-//	for st.Iteration < Iterations && !st.Settled { err = Step(ctx, st) }
-//	set, err := st.Result()
+//	for !st.Done() { err = st.Step(ctx) }
+//	res, err := st.Result()
 //
 // with its snapshots. A caller that drives the loop itself may stop on a
 // criterion of its own, read the particles between steps (Particles) and
@@ -190,12 +190,8 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 	return dst
 }
 
-// Result returns the current particles with equal weights 1/n and their
-// diagnostics (Set.Diag, as Run returns them: evaluated in the target's
-// coordinates; the flag "ceiling" when StopPlateau has not settled within
-// Settings.Iterations updates), and with Settings.Strict the
-// *particle.FlaggedError of a flagged set. It does not change st.
-func (st *State) Result() (particle.Set, error) {
+// result is Result's set and error.
+func (st *State) result() (particle.Set, error) {
 	var p *plateau
 	if st.Iteration >= st.s.Iterations {
 		p = st.r.plat
@@ -260,5 +256,5 @@ func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.R
 			break
 		}
 	}
-	return st.Result()
+	return st.result()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/par"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
@@ -229,15 +230,19 @@ func (s Settings) resolved() (Settings, error) {
 // target's coordinates with WhitenLaplace), which also check the final
 // particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
 // of StopPlateau included) comes with a *particle.FlaggedError.
-func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (particle.Set, error) {
+func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 	var sw particle.Stopwatch
 	sw.Start()
 	st, err := Init(ctx, t, start, s, src)
 	if err != nil {
-		return particle.Set{}, err
+		return sampler.Result{}, err
 	}
 	defer st.Close()
-	return st.run(ctx, &sw, rec)
+	set, err := st.run(ctx, &sw, rec)
+	sw.Stop()
+	c := st.cost()
+	c.Seconds = sw.Seconds()
+	return sampler.Result{Set: set, Cost: c}, err
 }
 
 // state is one SVGD run: the particles, their scores and direction, the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 
@@ -58,8 +59,8 @@ func TestOneStepByHand(t *testing.T) {
 		}
 	}
 	init := mat.NewDense(2, 1, []float64{0, 1})
-	got, err := svgd.Run(context.Background(), stdNormal(1), particle.Start{Particles: init},
-		svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil)
+	got, err := sampler.Set(svgd.Run(context.Background(), stdNormal(1), particle.Start{Particles: init},
+		svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestRunMatchesNaiveIterations(t *testing.T) {
 		evals = append(evals, s.GradEvals)
 		return nil
 	})
-	got, err := svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1, Workers: 2}, rand.NewPCG(9, 9), rec)
+	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1, Workers: 2}, rand.NewPCG(9, 9), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	init := randInit(rng, 23, 2, 3)
 	var ref *mat.Dense
 	for _, w := range []int{1, 2, 3, 7, 40} {
-		got, err := svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 50, Step: 0.05, BatchSize: 20, Workers: w}, rand.NewPCG(1, 2), nil)
+		got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 50, Step: 0.05, BatchSize: 20, Workers: w}, rand.NewPCG(1, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +307,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch}, rand.NewPCG(1, 1), rec)
+	_, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch}, rand.NewPCG(1, 1), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &keepLast{at: 4, act: func() error { cancel(); return nil }}
-	got, err := svgd.Run(ctx, stdNormal(2), particle.Start{Particles: randInit(rand.New(rand.NewPCG(2, 3)), 5, 2, 2)}, svgd.Settings{Iterations: 1000, Step: 0.1, RecordEvery: 1}, rand.NewPCG(1, 1), rec)
+	got, err := sampler.Set(svgd.Run(ctx, stdNormal(2), particle.Start{Particles: randInit(rand.New(rand.NewPCG(2, 3)), 5, 2, 2)}, svgd.Settings{Iterations: 1000, Step: 0.1, RecordEvery: 1}, rand.NewPCG(1, 1), rec))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -356,7 +357,7 @@ func TestDivergenceIsAnError(t *testing.T) {
 		}
 		return 0
 	}}
-	got, err := svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 10, Workers: 1}, rand.NewPCG(1, 1), nil)
+	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 10, Workers: 1}, rand.NewPCG(1, 1), nil))
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) || err.Error() != "svgd: iteration 4, particle 0: non-finite score: coordinate 1 is NaN" {
 		t.Fatalf("error %v, want the NaN score of iteration 4", err)
@@ -381,7 +382,7 @@ func (p priorNormal) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestInitialisation(t *testing.T) {
 	ctx := context.Background()
 	src := rand.NewPCG(1, 1)
-	got, err := svgd.Run(ctx, priorNormal{stdNormal(3), 2}, particle.Start{}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 9, Iterations: 1}, src, nil)
+	got, err := sampler.Set(svgd.Run(ctx, priorNormal{stdNormal(3), 2}, particle.Start{}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 9, Iterations: 1}, src, nil))
 	if err != nil || got.Len() != 9 {
 		t.Fatalf("prior initialisation: %d particles, error %v", got.Len(), err)
 	}
@@ -400,7 +401,7 @@ func TestInitialisation(t *testing.T) {
 		{"X0 length", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{}, "X0 has length 1"},
 		{"X0 length, no whitening", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{Whiten: svgd.WhitenNone}, "X0 has length 1"},
 	} {
-		if _, err := svgd.Run(ctx, tc.t, tc.start, tc.s, src, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := sampler.Set(svgd.Run(ctx, tc.t, tc.start, tc.s, src, nil)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)
 		}
 	}
@@ -409,8 +410,8 @@ func TestInitialisation(t *testing.T) {
 // With only X0, the particles start around it: on N(0, I) from X0 = (5, 5)
 // the run of 2000 steps moves their mean to the origin.
 func TestZeroSettingsX0(t *testing.T) {
-	set, err := svgd.Run(context.Background(), stdNormal(2), particle.Start{X0: []float64{5, 5}}, svgd.Settings{Step: 0.1, Iterations: 2000},
-		rand.NewPCG(7, 8), nil)
+	set, err := sampler.Set(svgd.Run(context.Background(), stdNormal(2), particle.Start{X0: []float64{5, 5}}, svgd.Settings{Step: 0.1, Iterations: 2000},
+		rand.NewPCG(7, 8), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/kernel"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -160,7 +161,7 @@ func TestTeamSameBits(t *testing.T) {
 			runtime.GOMAXPROCS(procs)
 			for _, w := range []int{1, 2} {
 				s.Workers = w
-				got, err := Run(context.Background(), c.t, particle.Start{Particles: init}, s, rand.NewPCG(21, 22), nil)
+				got, err := sampler.Set(Run(context.Background(), c.t, particle.Start{Particles: init}, s, rand.NewPCG(21, 22), nil))
 				if err != nil {
 					t.Fatal(err)
 				}

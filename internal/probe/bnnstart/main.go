@@ -41,6 +41,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -215,8 +216,8 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	for i := 0; i < 20; i++ {
 		m.Init(srng, sinit.RawRowView(i))
 	}
-	set, err := svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
-		rand.NewPCG(seed, 5), particle.Discard)
+	set, err := sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
+		rand.NewPCG(seed, 5), particle.Discard))
 	if err != nil {
 		return err
 	}
@@ -263,7 +264,8 @@ func fw(s *split, t interface {
 	})
 	var in mmdfw.Inputs
 	pools.Fill(st, &in) // the harness's samplers, as the experiments run
-	_, err := mmdfw.Run(context.Background(), t, start, in, st, rand.NewPCG(seed, 6), rec)
+	st.Inputs = in
+	_, err := sampler.Set(mmdfw.Run(context.Background(), t, start, st, rand.NewPCG(seed, 6), rec))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -63,6 +63,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -280,7 +281,9 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 					return nil
 				})
 				t0 := time.Now()
-				res, err := mmdfw.RunResult(context.Background(), t, particle.Start{}, in, s, rand.NewPCG(uint64(seed), 17), rec)
+				s.Inputs = in
+				mmdfwRes, err := mmdfw.Run(context.Background(), t, particle.Start{}, s, rand.NewPCG(uint64(seed), 17), rec)
+				res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 				secs += time.Since(t0).Seconds() / float64(seeds)
 				if err != nil {
 					return fmt.Errorf("%s, %s, seed %d: %w", tg.name, v.name, seed, err)
@@ -365,7 +368,8 @@ func runAt(t target.Target, x0 []float64, s mmdfw.Settings, seed uint64, f func(
 	t0 := time.Now()
 	var in mmdfw.Inputs
 	pools.Fill(s, &in) // the harness's samplers, as the experiments run
-	_, err := mmdfw.Run(context.Background(), t, particle.Start{X0: x0}, in, s, rand.NewPCG(seed, 23), rec)
+	s.Inputs = in
+	_, err := sampler.Set(mmdfw.Run(context.Background(), t, particle.Start{X0: x0}, s, rand.NewPCG(seed, 23), rec))
 	return out, time.Since(t0).Seconds(), err
 }
 

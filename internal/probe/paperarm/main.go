@@ -46,6 +46,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/model"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
 var at = []int{1, 2, 5, 10, 20, 50, 100}
@@ -170,7 +171,8 @@ func probe(dir, name string, split int, seed uint64) error {
 		})
 		var in mmdfw.Inputs
 		pools.Fill(s, &in) // the harness's samplers, as the experiments run
-		if _, err := mmdfw.Run(context.Background(), m, start, in, s, rand.NewPCG(seed, 4), rec); err != nil {
+		s.Inputs = in
+		if _, err := sampler.Set(mmdfw.Run(context.Background(), m, start, s, rand.NewPCG(seed, 4), rec)); err != nil {
 			return fmt.Errorf("%s %s: %w", name, v.name, err)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/mmdfw/mmdfw/internal/pdbcheck"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/posteriordb"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -104,7 +105,7 @@ type kept struct {
 func (k kept) Run(ctx context.Context, t target.Target, start particle.Start, src rand.Source, rec particle.Recorder) (particle.Set, error) {
 	again := *src.(*rand.PCG) // the same stream for the uncapped run
 	s := sgld.Settings{Keep: k.keep}
-	set, err := sgld.Run(ctx, t, start, s, src, rec)
+	set, err := sampler.Set(sgld.Run(ctx, t, start, s, src, rec))
 	*k.set = set
 	if err != nil {
 		return set, err
@@ -112,7 +113,7 @@ func (k kept) Run(ctx context.Context, t target.Target, start particle.Start, sr
 	// The same chains without the cap (Keep does not change them with
 	// the monitor "all"): every draw of their second halves.
 	s.Keep = 0
-	*k.all, err = sgld.Run(ctx, t, start, s, &again, nil)
+	*k.all, err = sampler.Set(sgld.Run(ctx, t, start, s, &again, nil))
 	return set, err
 }
 

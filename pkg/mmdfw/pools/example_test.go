@@ -31,7 +31,9 @@ func ExampleHMC() {
 		PoolSize:  400,
 	}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 200})}
-	res, err := mmdfw.RunResult(context.Background(), g, sStart, sIn, s, rand.NewPCG(1, 2), nil)
+	s.Inputs = sIn
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		fmt.Println(err)
 		return

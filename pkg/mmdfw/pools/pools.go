@@ -19,6 +19,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/hmc"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
@@ -43,9 +44,9 @@ func SGLD(iterations int) mmdfw.PoolSampler {
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
-		set, err := sgld.Run(ctx, t, particle.Start{}, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
+		set, err := sampler.Set(sgld.Run(ctx, t, particle.Start{}, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
 			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, NoDiagnostics: true},
-			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec))
 		if err != nil {
 			return nil, grads, err
 		}
@@ -69,7 +70,8 @@ func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
 			hs.Draws = (size + chains - 1) / chains
 		}
-		res, err := hmc.RunResult(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		hmcRes, err := hmc.Run(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
+		res, _ := hmcRes.Detail.(*hmc.Result)
 		if err != nil {
 			var grads int64
 			if res != nil {
@@ -99,7 +101,7 @@ func SVGD(start particle.Start, s svgd.Settings) mmdfw.PoolSampler {
 			last = sn.GradEvals
 			return nil
 		})
-		set, err := svgd.Run(ctx, t, start, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+		set, err := sampler.Set(svgd.Run(ctx, t, start, ss, rand.NewPCG(rng.Uint64(), rng.Uint64()), rec))
 		if err != nil {
 			return nil, last, err
 		}
@@ -119,9 +121,9 @@ func SGLDLocal() mmdfw.LocalSampler {
 		keep := (size + 3) / 4
 		var grads int64
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-		set, err := sgld.Run(ctx, t, particle.Start{X0: x}, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Stop: sgld.StopFixed,
+		set, err := sampler.Set(sgld.Run(ctx, t, particle.Start{X0: x}, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Stop: sgld.StopFixed,
 			NoDiagnostics: true},
-			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec)
+			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec))
 		if err != nil {
 			return nil, grads, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw/pools"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -49,9 +50,9 @@ func TestHMC(t *testing.T) {
 			t.Errorf("pool mean[%d] = %v, target %v (4 SE = %v)", j, mean, m, 4*se)
 		}
 	}
-	res, err := mmdfw.RunResult(context.Background(), g, particle.Start{},
-		mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})},
-		mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{},
+		mmdfw.Settings{Inputs: mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})}, N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +106,8 @@ func TestSVGD(t *testing.T) {
 	ws := s
 	ws.N, ws.NoDiagnostics = 12, true
 	var last particle.Snapshot
-	want, err := svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
-		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil }))
+	want, err := sampler.Set(svgd.Run(context.Background(), g, start, ws, rand.NewPCG(rng.Uint64(), rng.Uint64()),
+		particle.RecorderFunc(func(sn particle.Snapshot) error { last = sn; return nil })))
 	if err != nil {
 		t.Fatal(err)
 	}

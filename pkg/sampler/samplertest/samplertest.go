@@ -27,6 +27,9 @@
 //	             instead keep no particle there
 //	workers      the particles and weights do not depend on the worker count
 //	seed         the same source gives the same set
+//	state        (with Method.Init) the method's sampler.State, driven by
+//	             sampler.Drive, gives Run's set bit for bit, reads without
+//	             changing, and stops at a snapshot
 //
 // A method of one's own is checked from its package's tests:
 //
@@ -83,6 +86,10 @@ type Method struct {
 	// a result without error whose particles all lie where the target is
 	// finite.
 	Rejects bool
+	// Init, when set, makes the sampler.State of Small(1)'s settings (the
+	// method's own Init), and the subtest "state" checks it: driven by
+	// sampler.Drive it gives Run's set bit for bit (see testState).
+	Init InitFunc
 }
 
 // gauss is N(m, diag(s²)) in Dim dimensions as a plain target.Func; calls
@@ -242,6 +249,9 @@ func Test(t *testing.T, m Method) {
 			t.Error("1 and 4 workers give different sets")
 		}
 	})
+	if m.Init != nil {
+		t.Run("state", func(t *testing.T) { testState(t, m) })
+	}
 	t.Run("seed", func(t *testing.T) {
 		var sets [2]particle.Set
 		for i := range sets {
