@@ -63,6 +63,12 @@
 // generic sections (pkg/report: Plugin); like the figures it enters no
 // cache key.
 //
+// Before it is parsed, an experiment file must be a regular file of at
+// most MaxConfigBytes (1 MiB), with no dotted key or table header of more
+// than MaxKeyParts (32) parts and no arrays or inline tables nested more
+// than MaxNesting (32) deep: a *ConfigError naming the file and the line,
+// where such a file once took the TOML parser beyond any memory.
+//
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.
