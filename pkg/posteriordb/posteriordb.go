@@ -536,21 +536,30 @@ func (db *DB) Load(name string) (*Posterior, error) {
 	if b, err = get(FileInfo); err != nil {
 		return nil, err
 	}
-	// reference_info.json first: the draws are read into the shape it gives.
-	ri, err := parseRefInfo(paths[FileInfo], b)
+	if p.Reference, err = parseReference(info, paths[FileDraws], draws, paths[FileInfo], b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseReference decodes the reference draws (the zip archive draws, read
+// from drawsPath) and their information (infoJSON, from infoPath) of the
+// posterior info. reference_info.json comes first: the draws are read
+// into the shape it gives.
+func parseReference(info *Info, drawsPath string, draws []byte, infoPath string, infoJSON []byte) (*Reference, error) {
+	ri, err := parseRefInfo(infoPath, infoJSON)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := parseDraws(paths[FileDraws], draws, info, paths[FileInfo], ri)
+	ref, err := parseDraws(drawsPath, draws, info, infoPath, ri)
 	if err != nil {
 		return nil, err
 	}
-	if err := ri.check(paths[FileInfo], ref); err != nil {
+	if err := ri.check(infoPath, ref); err != nil {
 		return nil, err
 	}
 	ref.Info = ri
-	p.Reference = ref
-	return p, nil
+	return ref, nil
 }
 
 // parseData unzips the data file and decodes its JSON object.
