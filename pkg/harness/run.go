@@ -572,7 +572,16 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	prov.Key, prov.KeyDoc, prov.Data = st.Key, st.ck.Doc, st.ck.Data
 	prov.Code, prov.Host, prov.Jobs, prov.Threads, prov.Start = vcsInfo(), hostInfo(), r.opts.Jobs, threads, time.Now().UTC()
 	loadStart, haveLoad := loadAvg()
+	// The CSV is written as the method runs, to a temporary file that
+	// replaceResult renames into place.
+	csvFile, err := atomicfile.Create(csvPath, 0o644)
+	if err != nil {
+		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
+		return prov, computed
+	}
+	defer csvFile.Abort()
 	rec := newRecorder(ctx, c, nil)
+	rec.stream(csvFile)
 	bar := run.prog.cell(c)
 	s.bar = bar
 	rec.onStep = bar.step
@@ -596,11 +605,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	prov.WaitSeconds = roundSec((s.waited - waited0).Seconds())
 	s.mu.Unlock()
 	prov.Seconds, prov.Steps, prov.GradEvals = rec.last.Seconds, rec.last.Step, rec.last.GradEvals
-	if n := len(rec.rows); n > 0 && len(rec.metrics) > 0 {
-		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.rows[n-1].values[0]
+	if rec.rows > 0 && len(rec.metrics) > 0 {
+		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.lastKey
 	}
-	csv := rec.csv()
-	sum := sha256.Sum256(csv)
+	sum, werr := rec.finish()
 	prov.CSVSHA256 = hex.EncodeToString(sum[:])
 	b, err := json.MarshalIndent(prov, "", "  ")
 	if err != nil {
@@ -611,7 +619,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		b, err = json.MarshalIndent(prov, "", "  ")
 	}
 	if err == nil {
-		err = replaceResult(csvPath, provPath, csv, append(b, '\n'))
+		err = werr
+	}
+	if err == nil {
+		err = replaceResult(provPath, csvFile, append(b, '\n'))
 	}
 	if err != nil {
 		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
@@ -622,16 +633,17 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 // newSuffix ends the name of a result written beside the one it replaces.
 const newSuffix = ".new"
 
-// replaceResult writes a cell's new CSV and provenance beside the old ones
-// (<prov>.new first, then the CSV by an atomic rename, then the
-// provenance by another), so that the old result stays whole until the
-// new one is complete. Only the runner holding the cell's marker calls
-// it; recoverResult completes a replacement a crash cut short.
-func replaceResult(csvPath, provPath string, csv, prov []byte) error {
+// replaceResult puts a cell's new CSV and provenance in place of the old
+// ones (<prov>.new first, then the CSV, written beforehand into csv, by an
+// atomic rename, then the provenance by another), so that the old result
+// stays whole until the new one is complete. Only the runner holding the
+// cell's marker calls it; recoverResult completes a replacement a crash
+// cut short.
+func replaceResult(provPath string, csv *atomicfile.File, prov []byte) error {
 	if err := atomicfile.Write(provPath+newSuffix, prov, 0o644); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(csvPath, csv, 0o644); err != nil {
+	if err := csv.Commit(); err != nil {
 		os.Remove(provPath + newSuffix)
 		return err
 	}
