@@ -38,5 +38,7 @@
 // file of at most DefaultMaxCSVBytes (256 MiB, or a caller's limit), each
 // line at most MaxCSVLine (1 MiB): a device, a FIFO, a larger file or a
 // longer line is an error naming the file (and the line), never a read
-// without end. Split index files are bounded likewise by the table's rows.
+// without end. Split index files are bounded likewise by the table's rows,
+// and a registered data set's files must be regular files, read no further
+// than one byte past their registered size.
 package data

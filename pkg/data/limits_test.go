@@ -82,3 +82,45 @@ func TestReadCSVFileLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesOtherFiles: a registered data file that is not a regular
+// file is refused before it is opened, and a file longer than its
+// registered size is read no further than one byte past it (its checksum
+// then fails).
+func TestLoadRefusesOtherFiles(t *testing.T) {
+	dir, d := writeRegression(t, nil)
+	p := filepath.Join(dir, d.Name, "data.txt")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := d.LoadRegression(dir, 0)
+	if err == nil || !strings.HasSuffix(err.Error(), "data.txt is not a regular file (d---------)") {
+		t.Fatalf("a folder for data.txt: %v", err)
+	}
+
+	dir, d = writeRegression(t, nil)
+	p = filepath.Join(dir, d.Name, "data.txt")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 MiB more than registered: a limited read hashes only a prefix.
+	if _, err := f.Write(make([]byte, 64<<20)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = d.LoadRegression(dir, 0)
+	runtime.ReadMemStats(&after)
+	var ce *ChecksumError
+	if !errors.As(err, &ce) {
+		t.Fatalf("a longer data.txt: %v, want a *ChecksumError", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("allocated %d bytes, want < 1 MiB", got)
+	}
+}
