@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -111,5 +113,28 @@ func TestRecorderStreams(t *testing.T) {
 	runtime.KeepAlive(r)
 	if after > before+1<<20 {
 		t.Errorf("heap grew by %d bytes over 200,000 snapshots, want < 1 MiB", after-before)
+	}
+}
+
+// TestTemporaryCSVRemoved: the temporary CSV a killed runner left beside a
+// cell's CSV is removed when the cell is next claimed, and a run leaves
+// none of its own.
+func TestTemporaryCSVRemoved(t *testing.T) {
+	ty := newToy()
+	dir := t.TempDir()
+	runExp(t, ty, dir, 1, base, "quick", false)
+	e, err := Load(ty.reg, "exp.toml", []byte(base), "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(ty.reg, Options{Results: dir, Jobs: 1, Log: quiet})
+	csvPath, _ := r.Paths(Plan([]*Experiment{e})[0])
+	stale := filepath.Join(filepath.Dir(csvPath), "."+filepath.Base(csvPath)+".tmp-123")
+	if err := os.WriteFile(stale, []byte("half a CSV"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runExp(t, ty, dir, 1, base, "quick", true)
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("left behind: %v", l)
 	}
 }

@@ -553,6 +553,7 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		prov.Status, prov.Error = Failed, "results: "+err.Error()
 		return prov, computed
 	}
+	removeTemporaryCSVs(csvPath)
 	// Another runner may have finished the cell between the status read
 	// and the claim.
 	now, err := r.Status(c)
@@ -648,6 +649,18 @@ func replaceResult(provPath string, csv *atomicfile.File, prov []byte) error {
 		return err
 	}
 	return os.Rename(provPath+newSuffix, provPath)
+}
+
+// removeTemporaryCSVs removes the temporary files of the CSV at csvPath
+// that a runner killed while writing it left behind (atomicfile's
+// .<name>.tmp-*). The caller holds the cell's marker, so no other runner
+// is writing them.
+func removeTemporaryCSVs(csvPath string) {
+	dir, base := filepath.Split(csvPath)
+	old, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*"))
+	for _, p := range old {
+		os.Remove(p)
+	}
 }
 
 // recoverResult finishes or discards a replacement cut short between the
