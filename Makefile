@@ -22,6 +22,8 @@ test: lint
 # The checks make test leaves out for time, each of which skips there
 # saying so: Stein Points' known-target check on gauss50 and the whole of
 # internal/pdbcheck (make test-posteriordb); about seven minutes on 2 cores.
+# Then the fuzz targets of the readers of outside files, FUZZTIME_LONG each
+# (15s: about two minutes for the five).
 # A check that skips here (e.g. without ../shared/posteriordb) fails the
 # target. .ci/run runs it after test.
 .PHONY: test-long
@@ -72,12 +74,18 @@ known-table:
 test-posteriordb:
 	MMDFW_LONG=1 $(GO) test -count=1 -timeout 1h -v -run 'Posteriordb' ./internal/pdbcheck
 
-# Run each parser fuzz target of pkg/data briefly; FUZZTIME per target.
+# Run each fuzz target of the readers of outside files briefly (pkg/data's
+# parsers and CSV, pkg/posteriordb's zip and JSON, pkg/harness's experiment
+# files and provenance); FUZZTIME per target. make test-long runs the
+# readers' targets too, for less time each.
 FUZZTIME ?= 10s
+FUZZPKGS := ./pkg/data ./pkg/posteriordb ./pkg/harness
 fuzz:
-	@for f in $$($(GO) test -list '^Fuzz' ./pkg/data | grep '^Fuzz'); do \
-		echo "fuzz $$f ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./pkg/data || exit 1; \
+	@for p in $(FUZZPKGS); do \
+		for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+			echo "fuzz $$p $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
 	done
 
 # ---- Reproduction of the paper (experiments/*.toml) -------------------------

@@ -63,3 +63,52 @@ func TestWriteFailureKeepsOldContent(t *testing.T) {
 		t.Errorf("missing directory: %v, want ErrNotExist", err)
 	}
 }
+
+// TestCreateCommitAbort: a File's bytes reach the target only at Commit;
+// Abort leaves the old content; neither leaves a temporary file.
+func TestCreateCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.csv")
+	if err := Write(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, err := Create(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("aborted\n"))
+	a.Abort()
+	a.Abort()
+	if got := read(); got != "old\n" {
+		t.Fatalf("after Abort: %q", got)
+	}
+	a, err = Create(path, 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("new, "))
+	if got := read(); got != "old\n" {
+		t.Fatalf("before Commit: %q", got)
+	}
+	a.Write([]byte("in two pieces\n"))
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	a.Abort()
+	if got := read(); got != "new, in two pieces\n" {
+		t.Fatalf("after Commit: %q", got)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only out.csv", len(entries))
+	}
+}

@@ -33,4 +33,12 @@
 // y, where RMSE and test log-likelihood are reported: ŷ = σ_y·ŷ′ + μ_y.
 // YearPredictionMSD has one fixed split: its first 463,715 rows train, the
 // last 51,630 test, the year (column 0) is the target.
+//
+// A CSV file of one's own (ReadCSVFile) is read only when it is a regular
+// file of at most DefaultMaxCSVBytes (256 MiB, or a caller's limit), each
+// line at most MaxCSVLine (1 MiB): a device, a FIFO, a larger file or a
+// longer line is an error naming the file (and the line), never a read
+// without end. Split index files are bounded likewise by the table's rows,
+// and a registered data set's files must be regular files, read no further
+// than one byte past their registered size.
 package data

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -137,6 +139,21 @@ func FuzzLoadRegression(f *testing.F) {
 	})
 }
 
+// fuzzMemoryLimit is the soft memory limit of the fuzz targets: an input
+// that makes a reader allocate without bound then drives the garbage
+// collector rather than the machine into the ground, and fails its
+// allocation bound.
+const fuzzMemoryLimit = 512 << 20
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
 // FuzzReadCSV: a table with a header either fails with a *ParseError or
 // has distinct non-empty column names and rows of the header's width; a
 // regression on its first column either fails or gives finite,
@@ -147,8 +164,21 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte("\ufeffa,\"b,c\"\n1,\"2\"\n3,4\n"))
 	f.Add([]byte("a,a\n1,1\n"))
 	f.Add([]byte("y,x\n1,NaN\n2,3\n"))
+	f.Add([]byte("a,b\n" + strings.Repeat("9", MaxCSVLine+1) + "\n"))
+	f.Add([]byte("a,b\n\"" + strings.Repeat("x\n", 100) + "\",1\n"))
+	debug.SetMemoryLimit(fuzzMemoryLimit)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c, err := ReadCSV(bytes.NewReader(in), "f.csv")
+		if len(in) > 4<<20 {
+			return
+		}
+		var c *CSV
+		var err error
+		got := allocated(func() { c, err = ReadCSV(bytes.NewReader(in), "f.csv") })
+		// The text, and per field a string header and an index: a
+		// bounded multiple of the input.
+		if limit := uint64(64*len(in)) + 1<<20; got > limit {
+			t.Errorf("allocated %d bytes for %d bytes of input, more than %d", got, len(in), limit)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {

@@ -92,13 +92,28 @@ type hashWriter interface {
 	Sum([]byte) []byte
 }
 
-func openVerified(path, want string) (*verifiedReader, error) {
+// openVerified opens the regular file at path, whose sha256 must be want
+// and whose size, when known (size > 0), size: a device or a FIFO is
+// refused before it is opened, and no more than size+1 bytes are read (a
+// longer file's prefix then fails the checksum).
+func openVerified(path, want string, size int64) (*verifiedReader, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	var r io.Reader = fh
+	if size > 0 {
+		r = io.LimitReader(fh, size+1)
+	}
 	h := sha256.New()
-	return &verifiedReader{fh: fh, h: h, r: io.TeeReader(fh, h), path: path, want: want}, nil
+	return &verifiedReader{fh: fh, h: h, r: io.TeeReader(r, h), path: path, want: want}, nil
 }
 
 func (v *verifiedReader) Read(p []byte) (int, error) { return v.r.Read(p) }

@@ -112,7 +112,7 @@ func (d *Dataset) readTable(folder string, f File, sep Sep) ([]float64, FileSum,
 	if err != nil {
 		return nil, FileSum{}, err
 	}
-	v, err := openVerified(path, want)
+	v, err := openVerified(path, want, f.Size)
 	if err != nil {
 		return nil, FileSum{}, err
 	}
@@ -295,7 +295,7 @@ func (d *Dataset) LoadRegression(dir string, split int) (*Regression, error) {
 			return nil, fmt.Errorf("data: %s has no file %s", d.Name, name)
 		}
 		path := filepath.Join(folder, name)
-		v, err := openVerified(path, f.SHA256)
+		v, err := openVerified(path, f.SHA256, f.Size)
 		if err != nil {
 			return nil, err
 		}

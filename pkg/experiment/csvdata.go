@@ -35,6 +35,11 @@ const (
 //	split_count = 5           # either k seeded splits 0…k−1 …
 //	train_fraction = 0.8      #   … each training on this share of the rows
 //	split_dir = "splits"      # or split files index_{train,test}_<s>.txt (PBP layout)
+//	max_bytes = 1_000_000_000 # optional: the file's size limit (data.DefaultMaxCSVBytes, 256 MiB)
+//
+// The file must be a regular file of at most max_bytes bytes, each line at
+// most data.MaxCSVLine (1 MiB): a device, a FIFO or a larger file is an
+// error of the load before anything is read.
 //
 // Every split needs data.MinSplitRows (5) training and test rows: a file
 // of fewer rows than data.MinRows(train_fraction) (23 for 0.8) is an error
@@ -66,6 +71,9 @@ type CSVData struct {
 	SplitCount    int     `toml:"split_count" json:"split_count,omitempty"`
 	TrainFraction float64 `toml:"train_fraction" json:"train_fraction,omitempty"`
 	SplitDir      string  `toml:"split_dir" json:"-"`
+	// MaxBytes is the CSV file's size limit (data.DefaultMaxCSVBytes when
+	// zero); it is not part of the cache key.
+	MaxBytes int64 `toml:"max_bytes" json:"-"`
 }
 
 // Validate checks the declaration's keys and their combinations.
@@ -111,6 +119,8 @@ func (c CSVData) Validate() error {
 		return fe("train_fraction", "%v is out of range (0, 1), required with split_count", c.TrainFraction)
 	case c.SplitDir != "" && c.TrainFraction != 0:
 		return fe("train_fraction", "split files fix the training rows: train_fraction belongs to split_count")
+	case c.MaxBytes < 0:
+		return fe("max_bytes", "%d is out of range (≥ 1; 0 for %d)", c.MaxBytes, data.DefaultMaxCSVBytes)
 	}
 	return nil
 }
@@ -306,7 +316,7 @@ func buildCSVDataset(models *csvModels, expFile, name string, decl CSVData) (har
 		}
 		d.own = &m
 	}
-	t, err := data.ReadCSVFile(d.rel(decl.File))
+	t, err := data.ReadCSVFile(d.rel(decl.File), decl.MaxBytes)
 	if err != nil {
 		var pe *data.ParseError
 		if !errors.As(err, &pe) {

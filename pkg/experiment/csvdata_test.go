@@ -164,7 +164,10 @@ features = ["x2"]`, 1), constCSV(20), `target column "x1" is constant over the 1
 		{"fraction", strings.Replace(csvExp, "0.75", "1.5", 1), ownCSV(20), "own.toml:13: key data.mine.train_fraction: 1.5 is out of range"},
 		{"built-in name", strings.Replace(strings.Replace(csvExp, "[data.mine]", "[data.gauss2d]", 1), `["mine"]`, `["gauss2d"]`, 1), ownCSV(20), "own.toml:6: key data.gauss2d: dataset \"gauss2d\" is a built-in dataset"},
 		{"too few rows", csvExp, ownCSV(18), `own.toml:6: key data.mine: ` + "%DIR%" + `/own.csv: 18 data rows are too few for splits that train on 0.75 of them: a split needs at least 5 training and 5 test rows, which takes at least 19 rows`},
-		{"absent file", strings.Replace(csvExp, `"own.csv"`, `"none.csv"`, 1), ownCSV(20), `key data.mine: file = "none.csv": open`},
+		{"absent file", strings.Replace(csvExp, `"own.csv"`, `"none.csv"`, 1), ownCSV(20), `key data.mine: file = "none.csv": stat`},
+		{"device", strings.Replace(csvExp, `"own.csv"`, `"/dev/zero"`, 1), ownCSV(20), `own.toml:6: key data.mine: file = "/dev/zero": /dev/zero is not a regular file (Dc---------)`},
+		{"over max_bytes", strings.Replace(csvExp, "split_count = 3", "split_count = 3\nmax_bytes = 100", 1), ownCSV(20), `own.toml:6: key data.mine: file = "own.csv": ` + "%DIR%" + `/own.csv has 165 bytes, more than the limit of 100`},
+		{"negative max_bytes", strings.Replace(csvExp, "split_count = 3", "split_count = 3\nmax_bytes = -1", 1), ownCSV(20), `own.toml:13: key data.mine.max_bytes: -1 is out of range (≥ 1; 0 for 268435456)`},
 		{"in a profile", csvExp + "[profiles.quick.data.mine]\ntarget = \"x1\"\n", ownCSV(20), "key profiles.quick.data: datasets are declared in the base of the file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

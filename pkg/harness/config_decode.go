@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
@@ -105,7 +104,7 @@ func (d *decoder) missing(key []string) *ConfigError {
 // the base). Every profile of the file is checked, so that a mistake in the
 // full profile is found by a quick run.
 func LoadFile(reg *Registry, path, profile string) (*Experiment, error) {
-	src, err := os.ReadFile(path)
+	src, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +119,9 @@ func Load(reg *Registry, name string, src []byte, profile string) (*Experiment, 
 // LoadSet is LoadFileSet on the contents src of the file named name.
 func LoadSet(reg *Registry, name string, src []byte, profile string, sets []string) (*Experiment, error) {
 	d := &decoder{file: name, src: src, reg: reg}
+	if err := checkConfigShape(name, src); err != nil {
+		return nil, err
+	}
 	ov, err := parseOverrides(name, sets)
 	if err != nil {
 		return nil, err

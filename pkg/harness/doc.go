@@ -63,6 +63,12 @@
 // generic sections (pkg/report: Plugin); like the figures it enters no
 // cache key.
 //
+// Before it is parsed, an experiment file must be a regular file of at
+// most MaxConfigBytes (1 MiB), with no dotted key or table header of more
+// than MaxKeyParts (32) parts and no arrays or inline tables nested more
+// than MaxNesting (32) deep: a *ConfigError naming the file and the line,
+// where such a file once took the TOML parser beyond any memory.
+//
 // Decoding is strict: an unknown key (also inside a settings table or a
 // profile), a value of the wrong type, a missing required key or a value
 // out of range is a *ConfigError naming the file, the line and the key.
@@ -363,7 +369,11 @@
 // metrics (evaluation time is excluded from the method's clock by
 // particle.Report), enforces the budget by returning particle.ErrStop, and
 // returns the context's error once the run is cancelled, so that an
-// interrupted cell stops at its next snapshot and writes nothing. A cell
+// interrupted cell stops at its next snapshot and writes nothing. The
+// recorder keeps no rows: each evaluated snapshot's lines go at once to a
+// temporary file beside the cell's CSV (hashed as they are written), which
+// is renamed into place when the cell ends, so that memory does not grow
+// with the number of snapshots (eval.every = 1 over 10⁸ iterations). A cell
 // that fails or panics is recorded as failed with its error and retried by
 // the next run; the others go on.
 //

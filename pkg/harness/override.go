@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 
@@ -251,7 +250,7 @@ func (d *decoder) applyOverrides(base *expDoc, o *overrides, settings map[string
 // values they change (an override that changes nothing keeps the cached
 // results); Experiment.Overrides records them for the provenance.
 func LoadFileSet(reg *Registry, path, profile string, sets []string) (*Experiment, error) {
-	src, err := os.ReadFile(path)
+	src, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,13 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"hash"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -43,7 +47,10 @@ type stat struct {
 }
 
 // recorder is the particle.Recorder of one cell: it evaluates the scheduled
-// snapshots, enforces the budget and stops at cancellation.
+// snapshots, enforces the budget and stops at cancellation. Each evaluated
+// snapshot's lines of the CSV are written out at once (to the writer given
+// to stream, else to memory), so that a run of many snapshots does not
+// grow in memory.
 type recorder struct {
 	ctx     context.Context
 	cell    *Cell
@@ -51,7 +58,19 @@ type recorder struct {
 	budget  Budget
 	metrics []namedMetric
 
-	rows        []row
+	// w writes the CSV, hashed, to sink (mem unless stream set another);
+	// the header goes first, at the first row or at finish.
+	w       *bufio.Writer
+	sink    io.Writer
+	mem     bytes.Buffer
+	sum     hash.Hash
+	started bool
+	// nan is the first NaN metric value written, as checkFinite says it.
+	nan     error
+	prefix  string  // the cell's fields that begin every line
+	rows    int     // the rows evaluated
+	lastKey float64 // the first metric's value at the last row
+
 	lastEvalSec float64
 	// lastEvalGrads is the gradient count of the last evaluated snapshot.
 	lastEvalGrads int64
@@ -75,7 +94,7 @@ func (r *recorder) due(s particle.Snapshot) bool {
 	if sc.Every == 0 && sc.EverySeconds == 0 && sc.EveryGradEvals == 0 && !sc.Log {
 		return true
 	}
-	if sc.EveryGradEvals > 0 && (len(r.rows) == 0 || s.GradEvals-r.lastEvalGrads >= sc.EveryGradEvals) {
+	if sc.EveryGradEvals > 0 && (r.rows == 0 || s.GradEvals-r.lastEvalGrads >= sc.EveryGradEvals) {
 		return true
 	}
 	if sc.Every > 0 && s.Step%sc.Every == 0 {
@@ -114,7 +133,11 @@ func (r *recorder) eval(s particle.Snapshot) {
 	for i, m := range r.metrics {
 		vals[i] = m.f(s)
 	}
-	r.rows = append(r.rows, row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals, stats: stats(s.Stats)})
+	r.write(&row{step: s.Step, seconds: s.Seconds, gradEvals: s.GradEvals, values: vals, stats: stats(s.Stats)})
+	r.rows++
+	if len(vals) > 0 {
+		r.lastKey = vals[0]
+	}
 	r.lastEvalSec = s.Seconds
 	r.lastEvalGrads = s.GradEvals
 }
@@ -178,34 +201,49 @@ func (r *recorder) final(set particle.Set) {
 	r.eval(s)
 }
 
-// checkFinite returns an error naming the first metric whose value is NaN
+// checkFinite returns an error naming the first metric whose value was NaN
 // at an evaluated snapshot, and the step: such a result (from a reference
 // with too few draws, or draws that overflow) measures nothing, and its
 // cell fails rather than being done. The method's own statistics
 // (StatPrefix) are not checked.
-func (r *recorder) checkFinite() error {
-	for i := range r.rows {
-		rw := &r.rows[i]
-		for j, m := range r.metrics {
-			if math.IsNaN(rw.values[j]) {
-				return fmt.Errorf("metric %s is NaN at step %d", m.name, rw.step)
-			}
-		}
+func (r *recorder) checkFinite() error { return r.nan }
+
+// stream sends the CSV to w instead of memory; it must come before the
+// first snapshot.
+func (r *recorder) stream(w io.Writer) {
+	if r.started {
+		panic("harness: recorder streamed after its first row")
 	}
-	return nil
+	r.sink = w
 }
 
-// csv renders the rows. Floats use strconv's shortest form ('g', -1), which
-// parses back to the same float64.
-func (r *recorder) csv() []byte {
-	var b bytes.Buffer
-	b.WriteString(CSVHeader)
-	b.WriteByte('\n')
+// start writes the header, once.
+func (r *recorder) start() {
+	if r.started {
+		return
+	}
+	r.started = true
+	if r.sink == nil {
+		r.sink = &r.mem
+	}
 	c := r.cell
-	prefix := csvField(c.Experiment.ID) + "," + csvField(c.ID) + "," + csvField(c.Method.Name) + "," +
+	r.prefix = csvField(c.Experiment.ID) + "," + csvField(c.ID) + "," + csvField(c.Method.Name) + "," +
 		csvField(c.Dataset) + "," + strconv.Itoa(c.Split) + "," + strconv.Itoa(c.N) + ","
-	line := func(rw *row, name string, v float64) {
-		b.WriteString(prefix)
+	r.sum = sha256.New()
+	r.w = bufio.NewWriterSize(io.MultiWriter(r.sink, r.sum), 64<<10)
+	r.w.WriteString(CSVHeader)
+	r.w.WriteByte('\n')
+}
+
+// write writes the lines of the row rw: one per metric, then one per
+// statistic. Floats use strconv's shortest form ('g', -1), which parses
+// back to the same float64. A write error is kept by the buffered writer
+// and returned by finish.
+func (r *recorder) write(rw *row) {
+	r.start()
+	b := r.w
+	line := func(name string, v float64) {
+		b.WriteString(r.prefix)
 		b.WriteString(strconv.Itoa(rw.step))
 		b.WriteByte(',')
 		b.WriteString(strconv.FormatFloat(rw.seconds, 'g', -1, 64))
@@ -217,16 +255,35 @@ func (r *recorder) csv() []byte {
 		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 		b.WriteByte('\n')
 	}
-	for i := range r.rows {
-		rw := &r.rows[i]
-		for j, m := range r.metrics {
-			line(rw, m.name, rw.values[j])
+	for j, m := range r.metrics {
+		if r.nan == nil && math.IsNaN(rw.values[j]) {
+			r.nan = fmt.Errorf("metric %s is NaN at step %d", m.name, rw.step)
 		}
-		for _, st := range rw.stats {
-			line(rw, st.name, st.value)
-		}
+		line(m.name, rw.values[j])
 	}
-	return b.Bytes()
+	for _, st := range rw.stats {
+		line(st.name, st.value)
+	}
+}
+
+// finish flushes the CSV (the header alone when no row was evaluated) and
+// returns its sha256, or the first error writing it.
+func (r *recorder) finish() ([sha256.Size]byte, error) {
+	r.start()
+	var out [sha256.Size]byte
+	if err := r.w.Flush(); err != nil {
+		return out, err
+	}
+	r.sum.Sum(out[:0])
+	return out, nil
+}
+
+// csv returns the CSV of a recorder that wrote to memory.
+func (r *recorder) csv() []byte {
+	if _, err := r.finish(); err != nil {
+		panic("harness: " + err.Error()) // memory does not fail
+	}
+	return r.mem.Bytes()
 }
 
 // csvField quotes s when CSV needs it; names are validated, so this is a

@@ -665,6 +665,7 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		prov.Status, prov.Error = Failed, "results: "+err.Error()
 		return prov, computed
 	}
+	removeTemporaryCSVs(csvPath)
 	// Another runner may have finished the cell between the status read
 	// and the claim.
 	now, err := r.Status(c)
@@ -684,7 +685,16 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	prov.Key, prov.KeyDoc, prov.Data = st.Key, st.ck.Doc, st.ck.Data
 	prov.Code, prov.Host, prov.Jobs, prov.Threads, prov.Start = vcsInfo(), hostInfo(), r.opts.Jobs, threads, time.Now().UTC()
 	loadStart, haveLoad := loadAvg()
+	// The CSV is written as the method runs, to a temporary file that
+	// replaceResult renames into place.
+	csvFile, err := atomicfile.Create(csvPath, 0o644)
+	if err != nil {
+		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
+		return prov, computed
+	}
+	defer csvFile.Abort()
 	rec := newRecorder(ctx, c, nil)
+	rec.stream(csvFile)
 	bar := run.prog.cell(c)
 	s.bar = bar
 	cp := startProgress(run.log, c, s, threads)
@@ -719,11 +729,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	prov.WaitSeconds = roundSec((s.waited - waited0).Seconds())
 	s.mu.Unlock()
 	prov.Seconds, prov.Steps, prov.GradEvals = rec.last.Seconds, rec.last.Step, rec.last.GradEvals
-	if n := len(rec.rows); n > 0 && len(rec.metrics) > 0 {
-		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.rows[n-1].values[0]
+	if rec.rows > 0 && len(rec.metrics) > 0 {
+		prov.keyMetric, prov.keyValue = rec.metrics[0].name, rec.lastKey
 	}
-	csv := rec.csv()
-	sum := sha256.Sum256(csv)
+	sum, werr := rec.finish()
 	prov.CSVSHA256 = hex.EncodeToString(sum[:])
 	b, err := json.MarshalIndent(prov, "", "  ")
 	if err != nil {
@@ -734,7 +743,10 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 		b, err = json.MarshalIndent(prov, "", "  ")
 	}
 	if err == nil {
-		err = replaceResult(csvPath, provPath, csv, append(b, '\n'))
+		err = werr
+	}
+	if err == nil {
+		err = replaceResult(provPath, csvFile, append(b, '\n'))
 	}
 	if err != nil {
 		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
@@ -767,20 +779,33 @@ func (r *Runner) checkPath(c *Cell) error {
 // newSuffix ends the name of a result written beside the one it replaces.
 const newSuffix = ".new"
 
-// replaceResult writes a cell's new CSV and provenance beside the old ones
-// (<prov>.new first, then the CSV by an atomic rename, then the
-// provenance by another), so that the old result stays whole until the
-// new one is complete. Only the runner holding the cell's marker calls
-// it; recoverResult completes a replacement a crash cut short.
-func replaceResult(csvPath, provPath string, csv, prov []byte) error {
+// replaceResult puts a cell's new CSV and provenance in place of the old
+// ones (<prov>.new first, then the CSV, written beforehand into csv, by an
+// atomic rename, then the provenance by another), so that the old result
+// stays whole until the new one is complete. Only the runner holding the
+// cell's marker calls it; recoverResult completes a replacement a crash
+// cut short.
+func replaceResult(provPath string, csv *atomicfile.File, prov []byte) error {
 	if err := atomicfile.Write(provPath+newSuffix, prov, 0o644); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(csvPath, csv, 0o644); err != nil {
+	if err := csv.Commit(); err != nil {
 		os.Remove(provPath + newSuffix)
 		return err
 	}
 	return os.Rename(provPath+newSuffix, provPath)
+}
+
+// removeTemporaryCSVs removes the temporary files of the CSV at csvPath
+// that a runner killed while writing it left behind (atomicfile's
+// .<name>.tmp-*). The caller holds the cell's marker, so no other runner
+// is writing them.
+func removeTemporaryCSVs(csvPath string) {
+	dir, base := filepath.Split(csvPath)
+	old, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*"))
+	for _, p := range old {
+		os.Remove(p)
+	}
 }
 
 // recoverResult finishes or discards a replacement cut short between the

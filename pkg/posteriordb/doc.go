@@ -54,6 +54,21 @@
 // name or fields do not fit, reference draws whose names are not
 // posterior.json's dimensions, non-numeric draws and ragged chains.
 //
+// # Limits
+//
+// A hostile or corrupt file fails its load with an error rather than
+// exhausting memory. Only regular files are read, of at most 64 MiB each,
+// and a zip member of at most 64 MiB unzipped (the staged posteriors'
+// largest member unzips to 5.1 MB). reference_info.json is read before the
+// draws: its ndraws and nchains give their shape, which must have at least
+// 2 draws per chain and no more values of posterior.json's dimensions than
+// the unzipped draws file can hold (two bytes a value). The draws are then
+// decoded streaming, token by token, straight into a matrix of that shape,
+// so that memory is the matrix and a buffer; a chain, a parameter's list
+// or the list of chains longer or shorter than the shape is an error at
+// its place in the file, and so is a draw beyond ±1e150, whose square
+// summed over the draws could overflow the reference's moments.
+//
 // # Comparing with the reference
 //
 // A Comparison summarises the reference once (per parameter j its mean

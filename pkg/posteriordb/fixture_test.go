@@ -152,3 +152,9 @@ func openToy(t testing.TB, files map[string][]byte) *DB {
 	db.Sums = nil
 	return db
 }
+
+// shapeInfo is a reference_info.json that gives the draws' shape only:
+// ndraws draws over nchains chains.
+func shapeInfo(ndraws, nchains int) []byte {
+	return []byte(fmt.Sprintf(`{"diagnostics": {"ndraws": %d, "nchains": %d}}`, ndraws, nchains))
+}

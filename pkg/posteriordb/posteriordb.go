@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -260,6 +261,37 @@ func (db *DB) paths(name string, info *Info) (map[string]string, error) {
 	return m, nil
 }
 
+// readFile reads the regular file at path, of at most maxFile bytes: a
+// device, a FIFO or a larger file is refused before it is read.
+func readFile(path string) ([]byte, error) {
+	// Stat first: opening a FIFO would wait for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if fi.Size() > maxFile {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d a posteriordb file may have", path, fi.Size(), maxFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(b) > maxFile {
+		err = fmt.Errorf("%s has more than the %d bytes a posteriordb file may have", path, maxFile)
+	}
+	return b, err
+}
+
 // roles lists the roles in the order Files and Load give them.
 var roles = []string{FilePosterior, FileModel, FileData, FileDraws, FileInfo}
 
@@ -267,7 +299,7 @@ var roles = []string{FilePosterior, FileModel, FileData, FileDraws, FileInfo}
 // path, checked against DB.Sums when they list the posterior (Checked),
 // and their sha256.
 func (db *DB) read(name, role, path string) ([]byte, string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("posteriordb: posterior %s: %w", name, err)
 	}
@@ -514,21 +546,37 @@ func (db *DB) Load(name string) (*Posterior, error) {
 	if info.ReferenceName == "" {
 		return p, nil
 	}
-	if b, err = get(FileDraws); err != nil {
-		return nil, err
-	}
-	ref, err := parseDraws(paths[FileDraws], b, info)
+	draws, err := get(FileDraws)
 	if err != nil {
 		return nil, err
 	}
 	if b, err = get(FileInfo); err != nil {
 		return nil, err
 	}
-	if ref.Info, err = parseRefInfo(paths[FileInfo], b, ref); err != nil {
+	if p.Reference, err = parseReference(info, paths[FileDraws], draws, paths[FileInfo], b); err != nil {
 		return nil, err
 	}
-	p.Reference = ref
 	return p, nil
+}
+
+// parseReference decodes the reference draws (the zip archive draws, read
+// from drawsPath) and their information (infoJSON, from infoPath) of the
+// posterior info. reference_info.json comes first: the draws are read
+// into the shape it gives.
+func parseReference(info *Info, drawsPath string, draws []byte, infoPath string, infoJSON []byte) (*Reference, error) {
+	ri, err := parseRefInfo(infoPath, infoJSON)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := parseDraws(drawsPath, draws, info, infoPath, ri)
+	if err != nil {
+		return nil, err
+	}
+	if err := ri.check(infoPath, ref); err != nil {
+		return nil, err
+	}
+	ref.Info = ri
+	return ref, nil
 }
 
 // parseData unzips the data file and decodes its JSON object.

@@ -1,7 +1,6 @@
 package posteriordb
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,46 +99,99 @@ func (r *Reference) ChainViews(lo, hi int) []*mat.Dense {
 // Index returns the column of the parameter name, −1 when there is none.
 func (r *Reference) Index(name string) int { return slices.Index(r.Names, name) }
 
-// parseDraws unzips and decodes the reference draws read from path and
-// checks their names against the posterior's dimensions.
-func parseDraws(path string, b []byte, info *Info) (*Reference, error) {
-	member, js, err := unzipOne(path, b)
+// maxDraw bounds the magnitude of a reference draw: beyond it the squares
+// summed into a reference's moments could overflow (10,000 draws of
+// 1e150² sum to 1e304 < 1.8e308).
+const maxDraw = 1e150
+
+// parseDraws unzips and decodes, streaming, the reference draws read from
+// path into the shape that reference_info.json (ri, read from infoPath)
+// gives them: its nchains chains of ndraws/nchains draws each, of the
+// posterior's dimensions. The shape is checked against the size of the
+// unzipped file before the draws' matrix is made, and the draws against
+// the shape as they are read, so that memory is the matrix and a buffer.
+func parseDraws(path string, b []byte, info *Info, infoPath string, ri *ReferenceInfo) (*Reference, error) {
+	f, err := oneMember(path, b)
 	if err != nil {
 		return nil, err
 	}
-	file := path + " (member " + member + ")"
-	names, chains, err := decodeChains(file, js)
+	file := path + " (member " + f.Name + ")"
+	chains, per, err := ri.Diagnostics.shape(infoPath, info, file, f.UncompressedSize64)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := chainsReference(file, names, chains)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkNames(file, ref.Names, info); err != nil {
-		return nil, err
-	}
-	return ref, nil
+	return decodeDraws(file, func() (io.ReadCloser, error) { return openMember(path, f) }, info, chains, per)
 }
 
-// decodeChains reads the JSON list of chains, each an object mapping a
-// name to a list of numbers, keeping the names in the order of each
-// chain's object.
-func decodeChains(file string, js []byte) ([][]string, []map[string][]float64, error) {
-	dec := json.NewDecoder(bytes.NewReader(js))
+// shape returns the number of chains and of draws per chain that the
+// diagnostics of reference_info.json (read from path) give, checked: at
+// least 2 draws per chain, and no more values of the posterior's
+// dimensions than the draws file (file, of unzipped bytes) can hold at two
+// bytes a value (a digit and a comma).
+func (d *Diagnostics) shape(path string, info *Info, file string, unzipped uint64) (chains, per int, err error) {
+	if d.Chains < 1 || d.Draws < 1 {
+		return 0, 0, fmt.Errorf("posteriordb: %s: ndraws %d and nchains %d: want the reference draws' positive numbers of draws and chains", path, d.Draws, d.Chains)
+	}
+	if d.Draws%d.Chains != 0 {
+		return 0, 0, fmt.Errorf("posteriordb: %s: ndraws %d is not a multiple of nchains %d", path, d.Draws, d.Chains)
+	}
+	per = d.Draws / d.Chains
+	if per < 2 {
+		return 0, 0, fmt.Errorf("posteriordb: %s: %d draw per chain (ndraws %d over nchains %d): a reference needs at least 2 per chain", path, per, d.Draws, d.Chains)
+	}
+	dim := uint64(0)
+	for _, x := range info.Dimensions {
+		dim += uint64(min(x.Size, maxMember+1)) // no overflow: posterior.json is at most maxFile bytes
+	}
+	if dim == 0 {
+		return 0, 0, fmt.Errorf("posteriordb: %s: posterior.json's dimensions give no parameter", file)
+	}
+	if uint64(d.Draws) > unzipped/2/dim {
+		return 0, 0, fmt.Errorf("posteriordb: %s: ndraws %d of %d parameters are more values than the %d bytes of %s can hold", path, d.Draws, dim, unzipped, file)
+	}
+	return d.Chains, per, nil
+}
+
+// decodeDraws reads, streaming from open's reader, the JSON list of chains
+// of file, each an object mapping a parameter name to its list of draws,
+// into a Reference of the given chains of per draws each, with a column
+// per scalar of the posterior's dimensions in the order the first chain
+// names them. Every other chain names the same parameters; a chain, a
+// list of draws or the list of chains longer or shorter than the shape is
+// an error at its place in the file.
+func decodeDraws(file string, open func() (io.ReadCloser, error), info *Info, chains, per int) (*Reference, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	// loc tells the place of an offset, reading the file again: only
+	// errors need it.
+	loc := func(off int64) string {
+		r, err := open()
+		if err != nil {
+			return fmt.Sprintf("byte %d", off)
+		}
+		defer r.Close()
+		return whereIn(r, off)
+	}
+	dec := json.NewDecoder(rc)
 	dec.UseNumber()
 	var last json.Token // the token read last, whose start errors point at
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("posteriordb: %s: at %s: %s", file, where(js, dec.InputOffset()-tokenLen(last)), fmt.Sprintf(format, args...))
+		return fmt.Errorf("posteriordb: %s: at %s: %s", file, loc(dec.InputOffset()-tokenLen(last)), fmt.Sprintf(format, args...))
 	}
 	token := func() (json.Token, error) {
 		t, err := dec.Token()
 		last = t
-		if errors.Is(err, io.EOF) {
+		var se *json.SyntaxError
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil, fail("unexpected end of the JSON")
-		}
-		if err != nil {
-			return nil, jsonErrorAt(file, js, err, 0)
+		case errors.As(err, &se):
+			return nil, jsonErrorLoc(file, loc, err, 0)
+		case err != nil:
+			return nil, fmt.Errorf("posteriordb: %s: %v", file, err)
 		}
 		return t, nil
 	}
@@ -153,68 +205,113 @@ func decodeChains(file string, js []byte) ([][]string, []map[string][]float64, e
 		}
 		return nil
 	}
+	shape := fmt.Sprintf("reference_info.json gives %d chains of %d draws", chains, per)
+	d := info.Dim()
+	X := mat.NewDense(chains*per, d, nil)
+	raw := X.RawMatrix().Data
+	col := map[string]int{}
+	var names []string
 	if err := expect('[', "a list of chains"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var names [][]string
-	var chains []map[string][]float64
-	for dec.More() {
-		c := len(chains) + 1
-		if err := expect('{', fmt.Sprintf("chain %d as an object of parameter draws", c)); err != nil {
-			return nil, nil, err
+	c := 0
+	for ; dec.More(); c++ {
+		if err := expect('{', fmt.Sprintf("chain %d as an object of parameter draws", c+1)); err != nil {
+			return nil, err
 		}
-		m := map[string][]float64{}
-		var order []string
+		if c == chains {
+			return nil, fail("more than %d chains: %s", chains, shape)
+		}
+		seen := make([]bool, len(names))
 		for dec.More() {
 			t, err := token()
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			k := t.(string) // object keys are strings
-			if _, dup := m[k]; dup {
-				return nil, nil, fail("chain %d names %s twice", c, k)
+			j, ok := col[k]
+			switch {
+			case c == 0 && ok:
+				return nil, fail("chain 1 names %s twice", k)
+			case c == 0 && len(names) == d:
+				return nil, fail("chain 1 names more than the %d parameters of posterior.json's dimensions", d)
+			case c == 0:
+				j = len(names)
+				col[k] = j
+				names = append(names, k)
+			case !ok:
+				return nil, fail("chain %d names %s, which chain 1 does not", c+1, k)
+			case seen[j]:
+				return nil, fail("chain %d names %s twice", c+1, k)
+			default:
+				seen[j] = true
 			}
-			if err := expect('[', fmt.Sprintf("chain %d, %s: a list of draws", c, k)); err != nil {
-				return nil, nil, err
+			if err := expect('[', fmt.Sprintf("chain %d, %s: a list of draws", c+1, k)); err != nil {
+				return nil, err
 			}
-			var v []float64
-			for dec.More() {
+			i := 0
+			for ; dec.More(); i++ {
 				t, err := token()
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				num, ok := t.(json.Number)
 				if !ok {
-					return nil, nil, fail("chain %d, %s, draw %d: %s is not a number", c, k, len(v)+1, describe(t))
+					return nil, fail("chain %d, %s, draw %d: %s is not a number", c+1, k, i+1, describe(t))
+				}
+				if i == per {
+					return nil, fail("chain %d, %s: more than %d draws: %s", c+1, k, per, shape)
 				}
 				x, err := strconv.ParseFloat(string(num), 64)
 				if err != nil || math.IsInf(x, 0) {
-					return nil, nil, fail("chain %d, %s, draw %d: %s is not a finite number", c, k, len(v)+1, num)
+					return nil, fail("chain %d, %s, draw %d: %s is not a finite number", c+1, k, i+1, num)
 				}
-				v = append(v, x)
+				if math.Abs(x) > maxDraw {
+					return nil, fail("chain %d, %s, draw %d: %s is beyond ±%g, where the reference's moments could overflow", c+1, k, i+1, num, maxDraw)
+				}
+				raw[(c*per+i)*d+j] = x
 			}
 			if _, err := token(); err != nil { // ]
-				return nil, nil, err
+				return nil, err
 			}
-			m[k] = v
-			order = append(order, k)
+			if i != per {
+				return nil, fail("chain %d, %s: %d draws, want %d: %s", c+1, k, i, per, shape)
+			}
 		}
 		if _, err := token(); err != nil { // }
-			return nil, nil, err
+			return nil, err
 		}
-		names = append(names, order)
-		chains = append(chains, m)
+		if c == 0 {
+			if len(names) == 0 {
+				return nil, fail("chain 1 names no parameter")
+			}
+			if err := checkNames(file, names, info); err != nil {
+				return nil, err
+			}
+		}
+		for j, ok := range seen {
+			if !ok {
+				return nil, fail("chain %d has no draws of %s", c+1, names[j])
+			}
+		}
 	}
 	if _, err := token(); err != nil { // ]
-		return nil, nil, err
+		return nil, err
+	}
+	if c != chains {
+		return nil, fail("%d chains: %s", c, shape)
 	}
 	if t, err := dec.Token(); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, nil, jsonErrorAt(file, js, err, 0)
+			return nil, jsonErrorLoc(file, loc, err, 0)
 		}
-		return nil, nil, fail("%s after the list of chains", describe(t))
+		return nil, fail("%s after the list of chains", describe(t))
 	}
-	return names, chains, nil
+	bounds := make([]int, chains+1)
+	for c := range bounds {
+		bounds[c] = c * per
+	}
+	return &Reference{Names: names, Draws: X, Bounds: bounds}, nil
 }
 
 // tokenLen is the length of the JSON text of the token t (of a string
@@ -250,46 +347,6 @@ func describe(t json.Token) string {
 	default:
 		return fmt.Sprint(v)
 	}
-}
-
-// chainsReference checks that every chain names the first chain's
-// parameters, each with the same number of draws, and assembles them.
-func chainsReference(file string, names [][]string, chains []map[string][]float64) (*Reference, error) {
-	if len(chains) == 0 {
-		return nil, fmt.Errorf("posteriordb: %s: no chains", file)
-	}
-	first := names[0]
-	if len(first) == 0 {
-		return nil, fmt.Errorf("posteriordb: %s: chain 1 names no parameter", file)
-	}
-	n := len(chains[0][first[0]])
-	if n == 0 {
-		return nil, fmt.Errorf("posteriordb: %s: chain 1 has no draws of %s", file, first[0])
-	}
-	d := len(first)
-	X := mat.NewDense(n*len(chains), d, nil)
-	bounds := make([]int, len(chains)+1)
-	for c, m := range chains {
-		for _, k := range names[c] {
-			if !slices.Contains(first, k) {
-				return nil, fmt.Errorf("posteriordb: %s: chain %d names %s, which chain 1 does not", file, c+1, k)
-			}
-		}
-		for j, k := range first {
-			v, ok := m[k]
-			if !ok {
-				return nil, fmt.Errorf("posteriordb: %s: chain %d has no draws of %s", file, c+1, k)
-			}
-			if len(v) != n {
-				return nil, fmt.Errorf("posteriordb: %s: ragged chains: chain %d has %d draws of %s, chain 1 has %d of %s", file, c+1, len(v), k, n, first[0])
-			}
-			for i, x := range v {
-				X.Set(c*n+i, j, x)
-			}
-		}
-		bounds[c+1] = (c + 1) * n
-	}
-	return &Reference{Names: slices.Clone(first), Draws: X, Bounds: bounds}, nil
 }
 
 // splitName splits "theta[1,2]" into "theta" and its indices; a name
@@ -397,10 +454,8 @@ func floats(v []*float64) []float64 {
 	return out
 }
 
-// parseRefInfo decodes reference_info.json and checks it against the
-// draws: its parameter names are the draws' and the per-parameter lists
-// have one value per name.
-func parseRefInfo(path string, b []byte, ref *Reference) (*ReferenceInfo, error) {
+// parseRefInfo decodes reference_info.json.
+func parseRefInfo(path string, b []byte) (*ReferenceInfo, error) {
 	var raw struct {
 		Name      string `json:"name"`
 		Inference struct {
@@ -434,10 +489,17 @@ func parseRefInfo(path string, b []byte, ref *Reference) (*ReferenceInfo, error)
 			Divergent: floats(rd.Divergent), EFMI: floats(rd.EFMI),
 		},
 	}
+	return ri, nil
+}
+
+// check checks reference_info.json, read from path, against the draws: its
+// parameter names are the draws' and the per-parameter lists have one
+// value per name.
+func (ri *ReferenceInfo) check(path string, ref *Reference) error {
 	d := &ri.Diagnostics
 	for _, n := range d.Names {
 		if ref.Index(n) < 0 {
-			return nil, fmt.Errorf("posteriordb: %s: diagnostics of %s, which the reference draws do not name", path, n)
+			return fmt.Errorf("posteriordb: %s: diagnostics of %s, which the reference draws do not name", path, n)
 		}
 	}
 	for _, f := range []struct {
@@ -445,10 +507,10 @@ func parseRefInfo(path string, b []byte, ref *Reference) (*ReferenceInfo, error)
 		v   []float64
 	}{{"effective_sample_size_bulk", d.ESSBulk}, {"effective_sample_size_tail", d.ESSTail}, {"r_hat", d.Rhat}, {"mean_lag1_ac", d.MeanLag1AC}} {
 		if f.v != nil && len(f.v) != len(d.Names) {
-			return nil, fmt.Errorf("posteriordb: %s: %s has %d values for %d names", path, f.key, len(f.v), len(d.Names))
+			return fmt.Errorf("posteriordb: %s: %s has %d values for %d names", path, f.key, len(f.v), len(d.Names))
 		}
 	}
-	return ri, nil
+	return nil
 }
 
 // MaxRhat returns the largest R̂ of the diagnostics, NaN when none is
