@@ -259,11 +259,17 @@ func hostInfo() Host {
 	return hostVal
 }
 
+// MaxProvenanceBytes bounds a provenance file ReadProvenance reads: the
+// largest committed one has 54 KB (a deep ensemble's summary), so a file
+// of megabytes is not one of this program's.
+const MaxProvenanceBytes = 16 << 20
+
 // ReadProvenance reads a cell's provenance file. A path that is a symbolic
 // link or not a regular file is an error (see package safefile): it is
-// never followed, and a named pipe never blocks.
+// never followed, and a named pipe never blocks. A file of more than
+// MaxProvenanceBytes is an error too, read no further.
 func ReadProvenance(path string) (*Provenance, error) {
-	b, err := safefile.ReadFile(path)
+	b, err := safefile.ReadFileMax(path, MaxProvenanceBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ package safefile
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -43,12 +45,35 @@ func OpenLock(path string, perm os.FileMode) (*os.File, error) {
 
 // ReadFile reads the whole of path when it is a regular file that is not a
 // symbolic link (see Open).
-func ReadFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) { return ReadFileMax(path, 0) }
+
+// ReadFileMax is ReadFile refusing, before reading it, a file of more than
+// max bytes (no limit when max ≤ 0), with an error naming the file and
+// both sizes.
+func ReadFileMax(path string, max int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if max > 0 {
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if fi.Size() > max {
+			return nil, fmt.Errorf("%s: %d bytes, more than the %d this file may have", path, fi.Size(), max)
+		}
+		// A file that grows while it is read stops at max + 1 bytes.
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+			return nil, err
+		}
+		if int64(buf.Len()) > max {
+			return nil, fmt.Errorf("%s: more than the %d bytes this file may have", path, max)
+		}
+		return buf.Bytes(), nil
+	}
 	var buf bytes.Buffer
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<30 {
 		buf.Grow(int(fi.Size()) + bytes.MinRead)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,20 @@ func TestDirectoryRefused(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := ReadFile(dir); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("ReadFile of a directory: %v, want ErrNotRegular", err)
+	}
+}
+
+// ReadFileMax refuses a file over its limit before reading it, and reads
+// one within it whole.
+func TestReadFileMax(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFileMax(p, 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("within the limit: %q %v", b, err)
+	}
+	if _, err := ReadFileMax(p, 9); err == nil || !strings.Contains(err.Error(), "10 bytes, more than the 9") {
+		t.Errorf("over the limit: %v", err)
 	}
 }
