@@ -38,6 +38,9 @@ func Plot(res *Results, dir string, plugins ...Plugin) ([]string, error) {
 			}
 		}
 	}
+	fs, err := plotPosteriorDB(res, dir)
+	files = append(files, fs...)
+	errs = append(errs, err)
 	for _, p := range taking(res, plugins) {
 		fs, err := p.Plot(res, dir)
 		files = append(files, fs...)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -521,6 +522,10 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 	}
 	for _, v := range PDBVerdicts(stats) {
 		b.WriteString("- " + v.Sentence() + "\n")
+	}
+	b.WriteString("\n")
+	for _, name := range PDBFigureNames {
+		fmt.Fprintf(b, "![%s](%s)\n", name, path.Join(opts.Figures, name+".png"))
 	}
 	b.WriteString("\n")
 	writePDBUnchecked(b, cells)
