@@ -191,3 +191,73 @@ func TestDocsHaveNoMachineFolders(t *testing.T) {
 		}
 	}
 }
+
+// unindent strips the leading tabs of every line of s.
+func unindent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Every Go block of README.md and docs/ compiles: each is, but for its
+// indentation, a run of lines of a Go file of the module (a program, an
+// Example or a test), which the build compiles and the tests run.
+func TestGoBlocksCompile(t *testing.T) {
+	var sources []string
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sources = append(sources, unindent(string(b)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range append(docs, "README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := strings.Split(string(b), "```go\n")
+		for _, p := range parts[1:] {
+			block, _, ok := strings.Cut(p, "```")
+			if !ok {
+				t.Errorf("%s: a Go block without its end", f)
+				continue
+			}
+			n++
+			want := unindent(block)
+			found := false
+			for _, s := range sources {
+				if strings.Contains(s, want) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				first, _, _ := strings.Cut(strings.TrimSpace(block), "\n")
+				t.Errorf("%s: the Go block that begins %q is in no Go file of the module", f, first)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Go block in README.md or docs/")
+	}
+}
