@@ -163,6 +163,8 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 		tot += math.Abs(w)
 	}
 	if !(tot > 0) {
+		d.Skip("stein", "the set's weights are all zero")
+		d.Skip("mode", "the set's weights are all zero")
 		return
 	}
 	a := make([]float64, n) // |w|/Σ|w|
@@ -173,11 +175,24 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 	if rows == nil {
 		rows = Thin(n, n)
 	}
+	noScores := fmt.Sprintf("no full-data scores of the set: its %d particles are fewer than the %d (metric.MinScored) a spread ratio needs", n, MinScored)
+	if n >= MinScored {
+		noScores = fmt.Sprintf("no full-data scores of the set: the diagnostics' budget (metric.DiagBudget) pays for fewer than %d (metric.MinScored)", MinScored)
+	}
 	if in.S != nil {
 		steinDiagnostics(d, in.X, in.W, rows, in.S)
+	} else {
+		d.Skip("stein", "%s", noScores)
 	}
-	if in.LogP != nil && in.Target != nil && in.Probes > 0 {
-		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, min(in.Probes, MaxProbes), dim)
+	switch {
+	case in.LogP == nil || in.Target == nil:
+		d.Skip("mode", "%s", noScores)
+	case in.Probes <= 0:
+		d.Skip("mode", "no probe within the diagnostics' budget (metric.DiagBudget)")
+	default:
+		probes := min(in.Probes, MaxProbes)
+		probes -= balanceDiagnostics(d, in.X, in.W, a, in.Target, min(probes/2, MaxBalanceProbes))
+		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, probes, dim)
 	}
 }
 
@@ -216,7 +231,9 @@ func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w []float64, rows [
 		cw += w[r]
 	}
 	if !(cw > 0) {
-		return // no quadrature: weights summing to zero or less
+		// No quadrature: weights summing to zero or less.
+		d.Skip("stein", "the set's weights sum to %.3g: no quadrature to take the spread ratio of", cw)
+		return
 	}
 	m := make([]float64, dim)
 	for _, r := range rows {
@@ -257,6 +274,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		cw += v
 	}
 	if !(cw > 0) {
+		d.Skip("mode", "the set's weights sum to %.3g: no law to draw the probes from", cw)
 		return
 	}
 	m := make([]float64, dim)
@@ -276,6 +294,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		if sd[j] < 0 {
 			// Signed weights whose quadrature gives a negative
 			// variance: no law to draw the probes from.
+			d.Skip("mode", "the set's signed weights give coordinate %d a negative variance: no law to draw the probes from", j)
 			return
 		}
 		rho2 += sd[j]
@@ -290,6 +309,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		at += a[r]
 	}
 	if !(at > 0) {
+		d.Skip("mode", "the particles with log densities carry no weight")
 		return
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].lp < ps[j].lp })
