@@ -1,6 +1,7 @@
 package mmdfw
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
@@ -157,7 +158,12 @@ func (k *ksdStop) finish(set *particle.Set) {
 	}
 	set.Diag.Set("ksd_size", k.equal)
 	if !k.done && n >= k.n {
-		set.Diag.Raise("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d",
-			n, k.ksd2, k.equal, k.size)
+		if metric.CeilingFlagged(k.equal, n) {
+			set.Diag.Raise("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d, and fewer than the set's size",
+				n, k.ksd2, k.equal, k.size)
+		} else {
+			set.Diag.Note("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws: short of %d, no worse than %d independent draws",
+				n, k.ksd2, k.equal, k.size, n)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
@@ -138,8 +139,13 @@ func (k *ksdStop) finish(set particle.Set, n int) particle.Set {
 	}
 	set.Diag.Set("ksd_size", k.equal)
 	if !k.done && n >= k.ceiling {
-		set.Diag.Raise("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d",
-			n, k.ksd2, k.equal, k.size)
+		if metric.CeilingFlagged(k.equal, n) {
+			set.Diag.Raise("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d, and fewer than the set's size",
+				n, k.ksd2, k.equal, k.size)
+		} else {
+			set.Diag.Note("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws: short of %d, no worse than %d independent draws",
+				n, k.ksd2, k.equal, k.size, n)
+		}
 	}
 	return set
 }
