@@ -149,6 +149,25 @@ type SetDiagnosis struct {
 //     Gaussian), and only a set whose own log densities are poor can be
 //     flagged. Non-finite log densities at probes are ignored (the probes
 //     are not points of the method).
+//   - balance_weight and balance_mass, the mass-balance test, in
+//     dimension at most BalanceMaxDim, on up to half the probes' budget
+//     (the missed-mode test keeps the rest) and only when the set falls
+//     into two well-separated groups (balanceSplit: a cut of its minimum
+//     spanning tree, BalanceSeparation): the set's weight on the side of
+//     the first group (space split by the nearer group mean) and the
+//     target's mass there, estimated by importance sampling from each
+//     group's Gaussian law widened by BalanceProposal. They differ by
+//     more than BalanceMinDiff and BalanceZ binomial standard errors of
+//     Kish-ESS independent draws: flag "balance", mass split between the
+//     modes other than the target splits it.
+//
+// A check that cannot run on the set is listed in d.Unchecked with the
+// reason, never passed over in silence: "stein" when S is nil (SVGD and
+// SGLD score no subsample below MinScored particles, SplitBudget) or the
+// weights sum to zero, "mode" without log densities, probes or a law to
+// draw them from, "balance" when the importance estimate is too poor
+// (BalanceMinESS). An unflagged set with an unchecked check is not a
+// clean one.
 //
 // The set's rows must be finite; S and LogP finite (methods check them
 // before). DiagnoseSet never modifies its inputs.
