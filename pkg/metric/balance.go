@@ -29,6 +29,11 @@ const (
 	// cut by a plane through its mean gives about 2.7; two modes this far
 	// apart have a trough of density between them.
 	BalanceSeparation = 4.0
+	// BalanceTrough: the groups are two modes when the target's log
+	// density somewhere between their means (at the quarter points of the
+	// segment) lies more than BalanceTrough below its value at the lower
+	// of the two means (a density e² ≈ 7.4 times lower).
+	BalanceTrough = 2.0
 	// BalanceProposal is the width of each group's importance law,
 	// N(mₖ, diag (BalanceProposal·sₖⱼ)²), sₖⱼ the group's weighted sds.
 	BalanceProposal = 1.5
@@ -51,12 +56,13 @@ const (
 // balanceSplit cuts the set (its rows, a its absolute weights normalised)
 // at the longest edge of its minimum spanning tree in coordinates
 // standardised by sd, and returns the two groups' weighted means and sds
-// when each has at least BalanceMinGroup rows and they are well separated
-// (BalanceSeparation).
-func balanceSplit(X *mat.Dense, a, m, sd []float64) (mA, mB, sA, sB []float64, ok bool) {
+// when each has at least BalanceMinGroup rows, they are well separated
+// (BalanceSeparation) and the target has a trough between them
+// (BalanceTrough), with the target evaluations spent.
+func balanceSplit(X *mat.Dense, a, m, sd []float64, t target.Target) (mA, mB, sA, sB []float64, evals int, ok bool) {
 	n, d := X.Dims()
 	if n < 2*BalanceMinGroup {
-		return nil, nil, nil, nil, false
+		return nil, nil, nil, nil, 0, false
 	}
 	z := func(i, j int) float64 { // standardised coordinate j of row i
 		if sd[j] > 0 {
@@ -120,10 +126,36 @@ func balanceSplit(X *mat.Dense, a, m, sd []float64) (mA, mB, sA, sB []float64, o
 			}
 		}
 		if mA, mB, sA, sB, ok := separated(X, a, inB); ok {
-			return mA, mB, sA, sB, true
+			ok, e := trough(t, mA, mB)
+			evals += e
+			if ok {
+				return mA, mB, sA, sB, evals, true
+			}
 		}
 	}
-	return nil, nil, nil, nil, false
+	return nil, nil, nil, nil, evals, false
+}
+
+// trough reports whether the target's log density falls, somewhere on the
+// segment between mA and mB (at its quarter points), more than
+// BalanceTrough below its lower end: two modes, not one cut in two. It
+// returns the evaluations spent.
+func trough(t target.Target, mA, mB []float64) (bool, int) {
+	d := len(mA)
+	g := make([]float64, d)
+	y := make([]float64, d)
+	at := func(s float64) float64 {
+		for j := range y {
+			y[j] = mA[j] + s*(mB[j]-mA[j])
+		}
+		return t.LogProbGrad(y, g)
+	}
+	ends := math.Min(at(0), at(1))
+	low := math.Inf(1)
+	for _, s := range []float64{0.25, 0.5, 0.75} {
+		low = math.Min(low, at(s)) // NaN stays out
+	}
+	return low < ends-BalanceTrough, 5
 }
 
 // separated returns the weighted means and sds of the rows of X outside
@@ -238,9 +270,9 @@ func balanceDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, t
 	for j := range sd {
 		sd[j] = math.Sqrt(sd[j])
 	}
-	mA, mB, sA, sB, ok := balanceSplit(X, a, m, sd)
+	mA, mB, sA, sB, spent, ok := balanceSplit(X, a, m, sd, t)
 	if !ok {
-		return 0
+		return spent
 	}
 	sideA := func(x []float64) bool {
 		var dA, dB float64
@@ -297,7 +329,7 @@ func balanceDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, t
 	}
 	lzA, essA := logZ(mA, sA, true)
 	lzB, essB := logZ(mB, sB, false)
-	spent := 2 * per
+	spent += 2 * per
 	if !(essA >= BalanceMinESS && essB >= BalanceMinESS) {
 		d.Skip("balance", "the set falls into two separated groups, but the importance estimate of the target's mass has %.3g and %.3g effective draws (fewer than %d)",
 			essA, essB, BalanceMinESS)
@@ -311,7 +343,7 @@ func balanceDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, t
 	if diff := math.Abs(wA - piA); diff > BalanceMinDiff && diff > BalanceZ*se {
 		d.Raise("balance", "the set falls into two separated groups with %.3g and %.3g of its weight where the target has about %.3g and %.3g of its mass "+
 			"(importance estimate, %d draws): off by %.3g, %.3g standard errors of %.3g independent draws",
-			wA, 1-wA, piA, 1-piA, spent, diff, diff/se, ess)
+			wA, 1-wA, piA, 1-piA, 2*per, diff, diff/se, ess)
 	}
 	return spent
 }

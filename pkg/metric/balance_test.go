@@ -79,6 +79,30 @@ func TestBalance(t *testing.T) {
 			}
 		}
 	}
+	// Two tight groups on one Gaussian, 3 sds apart: well separated, but
+	// the target has no trough between them, so no balance value.
+	X2 := mat.NewDense(12, 2, nil)
+	w2 := make([]float64, 12)
+	for i := range 12 {
+		c := -1.5
+		if i >= 8 {
+			c = 1.5
+		}
+		X2.Set(i, 0, c+0.05*float64(i%4))
+		X2.Set(i, 1, 0.1*float64(i%3))
+		w2[i] = 1
+	}
+	S2, lp2 := scored(normal2, X2)
+	var d2 particle.Diagnostics
+	DiagnoseSet(&d2, SetDiagnosis{X: X2, W: w2, S: S2, LogP: lp2, Target: normal2, Probes: MaxProbes})
+	if _, ok := d2.Values["balance_mass"]; ok || strings.Contains(flags(d2), "balance") {
+		t.Errorf("two groups on one Gaussian: values %v, flags %q", d2.Values, d2.Reason())
+	}
+	if _, _, _, _, _, ok := balanceSplit(X2, []float64{1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12, 1. / 12},
+		[]float64{-0.5, 0.1}, []float64{1.4, 0.08}, mix2(0.5)); !ok {
+		t.Error("the same groups on the two-mode mixture (a trough between them): no split")
+	}
+
 	// One Gaussian: no split, no balance value, and the probes all go to
 	// the missed-mode test.
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -150,10 +150,12 @@ type SetDiagnosis struct {
 //     flagged. Non-finite log densities at probes are ignored (the probes
 //     are not points of the method).
 //   - balance_weight and balance_mass, the mass-balance test, in
-//     dimension at most BalanceMaxDim, on up to half the probes' budget
-//     (the missed-mode test keeps the rest) and only when the set falls
-//     into two well-separated groups (balanceSplit: a cut of its minimum
-//     spanning tree, BalanceSeparation): the set's weight on the side of
+//     dimension at most BalanceMaxDim, with up to half as many target
+//     evaluations again as the probes (the missed-mode test keeps all of
+//     its own), spent only on a set that falls into two well-separated
+//     groups with a trough of the target between them (balanceSplit: a
+//     cut of its minimum spanning tree, BalanceSeparation, BalanceTrough;
+//     a few evaluations per candidate cut): the set's weight on the side of
 //     the first group (space split by the nearer group mean) and the
 //     target's mass there, estimated by importance sampling from each
 //     group's Gaussian law widened by BalanceProposal. They differ by
@@ -210,7 +212,7 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 		d.Skip("mode", "no probe within the diagnostics' budget (metric.DiagBudget)")
 	default:
 		probes := min(in.Probes, MaxProbes)
-		probes -= balanceDiagnostics(d, in.X, in.W, a, in.Target, min(probes/2, MaxBalanceProbes))
+		balanceDiagnostics(d, in.X, in.W, a, in.Target, min(probes/2, MaxBalanceProbes))
 		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, probes, dim)
 	}
 }
