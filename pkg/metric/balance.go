@@ -32,8 +32,9 @@ const (
 	// BalanceTrough: the groups are two modes when the target's log
 	// density somewhere between their means (at the quarter points of the
 	// segment) lies more than BalanceTrough below its value at the lower
-	// of the two means (a density e² ≈ 7.4 times lower).
-	BalanceTrough = 2.0
+	// of the two means (a density e ≈ 2.7 times lower). Along a segment a
+	// log-concave target has no trough: the test cannot split it.
+	BalanceTrough = 1.0
 	// BalanceProposal is the width of each group's importance law,
 	// N(mₖ, diag (BalanceProposal·sₖⱼ)²), sₖⱼ the group's weighted sds.
 	BalanceProposal = 1.5
