@@ -16,7 +16,9 @@ const (
 	// the target is E k₀(x, x)/KSDSize, so that the particles are then at
 	// least as close to it, in this discrepancy, as that many draws. N is
 	// the ceiling: a run that reaches it first is returned with the flag
-	// "ceiling" in particle.Set.Diag, which also records "particles" and
+	// "ceiling" in particle.Set.Diag when its set is worse than N
+	// independent draws in KSD² (metric.CeilingFlagged), with the note
+	// "ceiling" (Diag.Notes) otherwise; Diag also records "particles" and
 	// "ksd_size" (k̄/KSD²ₙ). It needs the Stein weights, whose K₀ the run
 	// keeps.
 	StopKSD = "ksd"

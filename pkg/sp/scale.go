@@ -37,7 +37,9 @@ const (
 	// draws of the target is E k₀(x, x)/KSDSize, so that the points are
 	// then at least as close to it, in this discrepancy, as that many
 	// draws. Points is the ceiling: a run that reaches it first is returned
-	// with the flag "ceiling" in particle.Set.Diag, which also records
+	// with the flag "ceiling" in particle.Set.Diag when its points are
+	// worse than as many independent draws in KSD² (metric.CeilingFlagged),
+	// with the note "ceiling" (Diag.Notes) otherwise; Diag also records
 	// "points" and "ksd_size" (k̄/KSD²_n, the number of independent draws
 	// the points equal).
 	StopKSD = "ksd"

@@ -17,7 +17,7 @@
 // It is meant for seeds that no report reads, e.g. a scratch run of
 // experiments/posteriordb.toml with --set 'splits=[100,101,102]':
 //
-//	go run ./internal/probe/flagtable /tmp/flags-before
+//	go run ./internal/probe/flagtable -fixed scratch/flags
 //
 // -v lists the silently off runs with their values.
 package main
