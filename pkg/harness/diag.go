@@ -19,6 +19,13 @@ type Diagnostics struct {
 	Values map[string]DiagValue `json:"values,omitempty"`
 	// Flags are the reasons not to trust the result, in the order raised.
 	Flags []DiagFlag `json:"flags,omitempty"`
+	// Unchecked are the checks that did not run on the set, each with why
+	// (particle.Diagnostics.Unchecked): a result without flags but with an
+	// unchecked check is unchecked, not clean. Absent in cells made before
+	// the record existed (their methods said nothing of it).
+	Unchecked []DiagFlag `json:"unchecked,omitempty"`
+	// Notes are information that is no flag (particle.Diagnostics.Notes).
+	Notes []DiagFlag `json:"notes,omitempty"`
 }
 
 // DiagFlag is one flag of a result: a short stable code and its reason.
@@ -71,7 +78,7 @@ func (v *DiagValue) UnmarshalJSON(b []byte) error {
 
 // recordDiagnostics returns the record of d, nil when d holds nothing.
 func recordDiagnostics(d particle.Diagnostics) *Diagnostics {
-	if len(d.Values) == 0 && len(d.Flags) == 0 {
+	if len(d.Values) == 0 && len(d.Flags) == 0 && len(d.Unchecked) == 0 && len(d.Notes) == 0 {
 		return nil
 	}
 	r := &Diagnostics{}
@@ -84,8 +91,18 @@ func recordDiagnostics(d particle.Diagnostics) *Diagnostics {
 	for _, f := range d.Flags {
 		r.Flags = append(r.Flags, DiagFlag{Code: f.Code, Reason: f.Reason})
 	}
+	for _, f := range d.Unchecked {
+		r.Unchecked = append(r.Unchecked, DiagFlag{Code: f.Code, Reason: f.Reason})
+	}
+	for _, f := range d.Notes {
+		r.Notes = append(r.Notes, DiagFlag{Code: f.Code, Reason: f.Reason})
+	}
 	return r
 }
+
+// Checked reports whether the record lists no unchecked check (true for
+// nil: a record made before the list existed says nothing of it).
+func (d *Diagnostics) Checked() bool { return d == nil || len(d.Unchecked) == 0 }
 
 // Flagged reports whether the record holds a flag (false for nil).
 func (d *Diagnostics) Flagged() bool { return d != nil && len(d.Flags) > 0 }

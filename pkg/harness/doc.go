@@ -399,8 +399,10 @@
 // particle.Set.Diag: named values (R̂, ESS, KSD², iterations…) and flags,
 // each a code and a reason. A cell records them in its provenance
 // (Provenance.Diagnostics: "values", non-finite ones as the strings "NaN",
-// "+Inf", "-Inf", and "flags") when there are any; they enter no cache
-// key, so results made before a method said anything stay current. A
+// "+Inf", "-Inf", "flags", "unchecked", the checks that could not run on
+// the set with why, and "notes", information that is no flag) when there
+// are any; they enter no cache key, so results made before a method said
+// anything stay current. A
 // flagged result is done: the log line of the cell, the run's summary
 // (Summary.Flagged) and the report's section "Flagged results" name it.
 // Options.Strict (repro run --strict) fails the cell of a flagged result,

@@ -149,6 +149,27 @@ type SetDiagnosis struct {
 //     Gaussian), and only a set whose own log densities are poor can be
 //     flagged. Non-finite log densities at probes are ignored (the probes
 //     are not points of the method).
+//   - balance_weight and balance_mass, the mass-balance test, in
+//     dimension at most BalanceMaxDim, with up to half as many target
+//     evaluations again as the probes (the missed-mode test keeps all of
+//     its own), spent only on a set that falls into two well-separated
+//     groups with a trough of the target between them (balanceSplit: a
+//     cut of its minimum spanning tree, BalanceSeparation, BalanceTrough;
+//     a few evaluations per candidate cut): the set's weight on the side of
+//     the first group (space split by the nearer group mean) and the
+//     target's mass there, estimated by importance sampling from each
+//     group's Gaussian law widened by BalanceProposal. They differ by
+//     more than BalanceMinDiff and BalanceZ binomial standard errors of
+//     Kish-ESS independent draws: flag "balance", mass split between the
+//     modes other than the target splits it.
+//
+// A check that cannot run on the set is listed in d.Unchecked with the
+// reason, never passed over in silence: "stein" when S is nil (SVGD and
+// SGLD score no subsample below MinScored particles, SplitBudget) or the
+// weights sum to zero, "mode" without log densities, probes or a law to
+// draw them from, "balance" when the importance estimate is too poor
+// (BalanceMinESS). An unflagged set with an unchecked check is not a
+// clean one.
 //
 // The set's rows must be finite; S and LogP finite (methods check them
 // before). DiagnoseSet never modifies its inputs.
@@ -163,6 +184,8 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 		tot += math.Abs(w)
 	}
 	if !(tot > 0) {
+		d.Skip("stein", "the set's weights are all zero")
+		d.Skip("mode", "the set's weights are all zero")
 		return
 	}
 	a := make([]float64, n) // |w|/Σ|w|
@@ -173,11 +196,24 @@ func DiagnoseSet(d *particle.Diagnostics, in SetDiagnosis) {
 	if rows == nil {
 		rows = Thin(n, n)
 	}
+	noScores := fmt.Sprintf("no full-data scores of the set: its %d particles are fewer than the %d (metric.MinScored) a spread ratio needs", n, MinScored)
+	if n >= MinScored {
+		noScores = fmt.Sprintf("no full-data scores of the set: the diagnostics' budget (metric.DiagBudget) pays for fewer than %d (metric.MinScored)", MinScored)
+	}
 	if in.S != nil {
 		steinDiagnostics(d, in.X, in.W, rows, in.S)
+	} else {
+		d.Skip("stein", "%s", noScores)
 	}
-	if in.LogP != nil && in.Target != nil && in.Probes > 0 {
-		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, min(in.Probes, MaxProbes), dim)
+	switch {
+	case in.LogP == nil || in.Target == nil:
+		d.Skip("mode", "%s", noScores)
+	case in.Probes <= 0:
+		d.Skip("mode", "no probe within the diagnostics' budget (metric.DiagBudget)")
+	default:
+		probes := min(in.Probes, MaxProbes)
+		balanceDiagnostics(d, in.X, in.W, a, in.Target, min(probes/2, MaxBalanceProbes))
+		probeDiagnostics(d, in.X, in.W, a, rows, in.LogP, in.Target, probes, dim)
 	}
 }
 
@@ -216,7 +252,9 @@ func steinDiagnostics(d *particle.Diagnostics, X *mat.Dense, w []float64, rows [
 		cw += w[r]
 	}
 	if !(cw > 0) {
-		return // no quadrature: weights summing to zero or less
+		// No quadrature: weights summing to zero or less.
+		d.Skip("stein", "the set's weights sum to %.3g: no quadrature to take the spread ratio of", cw)
+		return
 	}
 	m := make([]float64, dim)
 	for _, r := range rows {
@@ -257,6 +295,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		cw += v
 	}
 	if !(cw > 0) {
+		d.Skip("mode", "the set's weights sum to %.3g: no law to draw the probes from", cw)
 		return
 	}
 	m := make([]float64, dim)
@@ -276,6 +315,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		if sd[j] < 0 {
 			// Signed weights whose quadrature gives a negative
 			// variance: no law to draw the probes from.
+			d.Skip("mode", "the set's signed weights give coordinate %d a negative variance: no law to draw the probes from", j)
 			return
 		}
 		rho2 += sd[j]
@@ -290,6 +330,7 @@ func probeDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, row
 		at += a[r]
 	}
 	if !(at > 0) {
+		d.Skip("mode", "the particles with log densities carry no weight")
 		return
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].lp < ps[j].lp })

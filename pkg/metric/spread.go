@@ -152,11 +152,13 @@ func NarrowBound(ess float64, d int) float64 {
 // direction along which the set's variance is a small fraction of the
 // target's, which a mean over the directions (the Stein spread ratio) and
 // a kernel Stein discrepancy whose kernel is wide along it both miss.
-// method prefixes the flag's reason ("mmdfw", "sp"). It records and flags
-// nothing when SpreadSpectrum has no spectrum.
+// method prefixes the flag's reason ("mmdfw", "sp"). It records "narrow"
+// as unchecked (particle.Diagnostics.Unchecked) when SpreadSpectrum has no
+// spectrum or the ESS is below NarrowMinESS·d.
 func DiagnoseNarrow(dg *particle.Diagnostics, method string, X *mat.Dense, w []float64, S *mat.Dense) {
 	lo, hi, ok := SpreadSpectrum(X, w, S)
 	if !ok {
+		dg.Skip("narrow", "%s: no spread spectrum of the set (too few particles for its dimension, or too many dimensions)", method)
 		return
 	}
 	dg.Set("spread_min", lo)
@@ -164,6 +166,8 @@ func DiagnoseNarrow(dg *particle.Diagnostics, method string, X *mat.Dense, w []f
 	_, d := X.Dims()
 	ess := particle.Set{W: w}.ESS()
 	if !(ess >= NarrowMinESS*float64(d)) {
+		dg.Skip("narrow", "%s: Kish's ESS %.3g of the weights is below %d × %d dimensions: the set's covariance is near singular whatever the target",
+			method, ess, NarrowMinESS, d)
 		return
 	}
 	if b := NarrowBound(ess, d); lo < b {

@@ -1,6 +1,7 @@
 package mmdfw
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
@@ -15,7 +16,9 @@ const (
 	// the target is E k₀(x, x)/KSDSize, so that the particles are then at
 	// least as close to it, in this discrepancy, as that many draws. N is
 	// the ceiling: a run that reaches it first is returned with the flag
-	// "ceiling" in particle.Set.Diag, which also records "particles" and
+	// "ceiling" in particle.Set.Diag when its set is worse than N
+	// independent draws in KSD² (metric.CeilingFlagged), with the note
+	// "ceiling" (Diag.Notes) otherwise; Diag also records "particles" and
 	// "ksd_size" (k̄/KSD²ₙ). It needs the Stein weights, whose K₀ the run
 	// keeps.
 	StopKSD = "ksd"
@@ -157,7 +160,12 @@ func (k *ksdStop) finish(set *particle.Set) {
 	}
 	set.Diag.Set("ksd_size", k.equal)
 	if !k.done && n >= k.n {
-		set.Diag.Raise("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d",
-			n, k.ksd2, k.equal, k.size)
+		if metric.CeilingFlagged(k.equal, n) {
+			set.Diag.Raise("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d, and fewer than the set's size",
+				n, k.ksd2, k.equal, k.size)
+		} else {
+			set.Diag.Note("ceiling", "mmdfw: %d particles (the ceiling) with a KSD² of %.3g, that of %.0f independent draws: short of %d, no worse than %d independent draws",
+				n, k.ksd2, k.equal, k.size, n)
+		}
 	}
 }

@@ -170,7 +170,7 @@ type Settings struct {
 	// Stein weights) once the weighted particles are as close to the
 	// target in the kernel Stein discrepancy as KSDSize independent draws
 	// are expected to be, N being a ceiling whose reaching flags the
-	// result; StopFixed (the default with the other rules) after N
+	// result when it is worse than N draws (metric.CeilingFlagged); StopFixed (the default with the other rules) after N
 	// particles.
 	Stop string `toml:"stop" json:"stop,omitempty"`
 	// KSDSize is StopKSD's number of independent draws. Default

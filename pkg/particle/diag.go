@@ -23,6 +23,17 @@ type Diagnostics struct {
 	Values map[string]float64
 	// Flags lists what makes the result suspect, in the order raised.
 	Flags []Flag
+	// Unchecked lists the checks that did not run on the set, each with
+	// its code (the check's, e.g. "stein" for the Stein spread checks,
+	// "mode" for the missed-mode test) and why it did not run (too few
+	// particles, no budget for the scores). An unflagged set with an
+	// unchecked check is not a clean one: nothing was said of it.
+	Unchecked []Flag
+	// Notes lists conditions that read like flags but, measured, say
+	// nothing against the set (e.g. MMD-FW's size ceiling reached with a
+	// set no worse than as many independent draws in KSD²): information,
+	// not a reason to distrust the result.
+	Notes []Flag
 }
 
 // Flag is one reason not to trust a result.
@@ -45,6 +56,21 @@ func (d *Diagnostics) Set(name string, v float64) {
 func (d *Diagnostics) Raise(code, format string, args ...any) {
 	d.Flags = append(d.Flags, Flag{Code: code, Reason: fmt.Sprintf(format, args...)})
 }
+
+// Skip records that the check code did not run on the set, with a reason
+// formatted by fmt.Sprintf.
+func (d *Diagnostics) Skip(code, format string, args ...any) {
+	d.Unchecked = append(d.Unchecked, Flag{Code: code, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Note records information with the given code and a reason formatted by
+// fmt.Sprintf: neither a flag nor an unchecked check.
+func (d *Diagnostics) Note(code, format string, args ...any) {
+	d.Notes = append(d.Notes, Flag{Code: code, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Checked reports whether every check ran on the set (no Unchecked).
+func (d Diagnostics) Checked() bool { return len(d.Unchecked) == 0 }
 
 // Flagged reports whether any flag was raised.
 func (d Diagnostics) Flagged() bool { return len(d.Flags) > 0 }

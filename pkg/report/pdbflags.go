@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
+	"github.com/mmdfw/mmdfw/pkg/metric"
 )
 
 // The flags of the posteriordb benchmark that its set-up raises whatever
@@ -41,7 +42,9 @@ import (
 //     independent draws, so at N ≤ 1,000 the "ceiling" flag is raised by N
 //     itself. The section counts it when the set at its ceiling is worse
 //     than N independent draws in KSD² (the recorded ksd_size, the number
-//     of independent draws with the set's KSD², below the set's size).
+//     of independent draws with the set's KSD², below the set's size):
+//     metric.CeilingFlagged, the rule by which the methods raise it at run
+//     time, applied here to cells made before they did.
 //
 // Every other flag counts as recorded.
 const (
@@ -164,13 +167,62 @@ func pdbFlags(c *Cell) []string {
 			size = float64(c.Prov.Steps)
 		}
 		for _, f := range recorded {
-			if ks, ok := pdbDiag(c, "ksd_size"); f == "ceiling" && ok && ks >= size {
+			if ks, ok := pdbDiag(c, "ksd_size"); f == "ceiling" && ok && !metric.CeilingFlagged(ks, int(size)) {
 				continue
 			}
 			out = append(out, f)
 		}
 	default:
 		out = recorded
+	}
+	return out
+}
+
+// PDBFlags returns the flag codes of a posteriordb cell that the report's
+// section counts (the recorded flags less those the cell's N forces, plus
+// what it reads from HMC's adaptation; see the comment above PDBStuckStep).
+func PDBFlags(c *Cell) []string { return pdbFlags(c) }
+
+// PDBClose reports whether a set of n particles with the given largest
+// |Δ mean|/sd and extreme sd ratios is close to the reference by the
+// section's bounds (PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh at
+// PDBCloseN particles, widened at n as the errors of n independent draws).
+func PDBClose(n int, meanErr, sdMin, sdMax float64) bool { return pdbClose(n, meanErr, sdMin, sdMax) }
+
+// pdbSetChecks are the checks of a particle set that every particle
+// method runs when it can (metric.DiagnoseSet): the Stein spread ratios
+// ("stein": collapse, spread, stein) and the missed-mode test ("mode").
+var pdbSetChecks = []struct{ code, key string }{{"stein", "stein_spread"}, {"mode", "probes"}}
+
+// pdbUnchecked returns the set checks (pdbSetChecks) that did not run on
+// the particle set of c: those its diagnostics list as unchecked, or, for
+// a cell made before methods listed them but after they recorded the
+// set's diagnostics (kish_ess), those whose value it does not record
+// (SVGD and SGLD score no subsample of fewer than metric.MinScored
+// particles). An unflagged cell with an unchecked set check is unchecked,
+// not clean. HMC's cells run none of them and are judged by their chains.
+func pdbUnchecked(c *Cell) []string {
+	if c.Prov.Kind == pdbKindHMC {
+		return nil
+	}
+	var out []string
+	if d := c.Prov.Diagnostics; d != nil && len(d.Unchecked) > 0 {
+		for _, u := range d.Unchecked {
+			for _, ck := range pdbSetChecks {
+				if u.Code == ck.code && !slices.Contains(out, u.Code) {
+					out = append(out, u.Code)
+				}
+			}
+		}
+		return out
+	}
+	if _, ok := pdbDiag(c, "kish_ess"); !ok {
+		return nil // no set diagnostics recorded at all
+	}
+	for _, ck := range pdbSetChecks {
+		if _, ok := pdbDiag(c, ck.key); !ok {
+			out = append(out, ck.code)
+		}
 	}
 	return out
 }

@@ -124,9 +124,11 @@ type PDBStat struct {
 	// Flagged counts the seeds whose method flagged its result, Codes the
 	// distinct flag codes; Close counts the seeds close to the reference
 	// (PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh), SilentOff the
-	// seeds neither close nor flagged.
-	Flagged, Close, SilentOff int
-	Codes                     []string
+	// seeds neither close nor flagged; Unchecked the seeds not flagged on
+	// which a check of the set did not run (pdbUnchecked: too few
+	// particles for the Stein and mode checks), whether close or not.
+	Flagged, Close, SilentOff, Unchecked int
+	Codes                                []string
 }
 
 // pdbFloor returns the reference's floor of metric that cell c's summary
@@ -261,6 +263,9 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		} else if !flagged {
 			st.SilentOff++
 		}
+		if !flagged && len(pdbUnchecked(c)) > 0 {
+			st.Unchecked++
+		}
 	}
 	st.MeanErr, st.MMD2Rel, st.MMD2 = pdbInterval(errs), pdbInterval(rel), pdbInterval(mmd)
 	st.GradEvals, st.Seconds, st.Steps = pdbInterval(grads).Mean, pdbInterval(secs).Mean, pdbInterval(steps).Mean
@@ -271,11 +276,12 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 // PDBVerdict is a method's summary over the posteriors at its largest
 // particle count: close on Close of Posteriors (every seed close), flagged
 // on Flagged (a flag on at least one seed), silently off on SilentOff (at
-// least one seed neither close nor flagged).
+// least one seed neither close nor flagged), unchecked on Unchecked (at
+// least one seed unflagged with a check of its set that did not run).
 type PDBVerdict struct {
-	Method                                string
-	N                                     int
-	Posteriors, Close, Flagged, SilentOff int
+	Method                                           string
+	N                                                int
+	Posteriors, Close, Flagged, SilentOff, Unchecked int
 	// Off names the posteriors counted in SilentOff.
 	Off []string
 }
@@ -309,6 +315,9 @@ func PDBVerdicts(stats []PDBStat) []PDBVerdict {
 				v.SilentOff++
 				v.Off = append(v.Off, pdbName(s.Dataset))
 			}
+			if s.Unchecked > 0 {
+				v.Unchecked++
+			}
 		}
 		out = append(out, v)
 	}
@@ -321,6 +330,9 @@ func (v PDBVerdict) Sentence() string {
 		v.Method, v.N, v.Close, v.Posteriors, v.Flagged, v.SilentOff)
 	if len(v.Off) > 0 {
 		s += " (" + strings.Join(v.Off, ", ") + ")"
+	}
+	if v.Unchecked > 0 {
+		s += fmt.Sprintf("; unchecked on %d (an unflagged seed whose set the Stein or mode check could not judge)", v.Unchecked)
 	}
 	return s + "."
 }
@@ -574,7 +586,8 @@ func writePDBByN(b *strings.Builder, stats []PDBStat) {
 	if len(ns) < 2 {
 		return
 	}
-	b.WriteString("At every N, posteriors close on every seed / flagged on some seed / silently off on some seed, of those run:\n\n| method |")
+	b.WriteString("At every N, posteriors close on every seed / flagged on some seed / silently off on some seed, of those run, " +
+		"and (u unchecked) those with an unflagged seed whose set the Stein or mode check could not judge (too few particles to score):\n\n| method |")
 	for _, n := range ns {
 		fmt.Fprintf(b, " N = %d |", n)
 	}
@@ -594,7 +607,11 @@ func writePDBByN(b *strings.Builder, stats []PDBStat) {
 		fmt.Fprintf(b, "| %s |", m)
 		for _, n := range ns {
 			if v, ok := byMethod[m][n]; ok {
-				fmt.Fprintf(b, " %d / %d / %d of %d |", v.Close, v.Flagged, v.SilentOff, v.Posteriors)
+				fmt.Fprintf(b, " %d / %d / %d of %d", v.Close, v.Flagged, v.SilentOff, v.Posteriors)
+				if v.Unchecked > 0 {
+					fmt.Fprintf(b, " (%d unchecked)", v.Unchecked)
+				}
+				b.WriteString(" |")
 			} else {
 				b.WriteString(" – |")
 			}

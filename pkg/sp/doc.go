@@ -46,5 +46,6 @@
 // whitened coordinates of the Laplace fit at the MAP (WhitenLaplace), and
 // stop once the points' KSD² is that of KSDSize independent draws
 // (StopKSD), Points being a ceiling whose reaching flags the result in
-// particle.Set.Diag. The original is WhitenNone with StopFixed.
+// particle.Set.Diag when the points are worse than as many independent
+// draws in KSD² (metric.CeilingFlagged), and is noted otherwise. The original is WhitenNone with StopFixed.
 package sp

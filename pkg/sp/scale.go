@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
@@ -36,7 +37,9 @@ const (
 	// draws of the target is E k₀(x, x)/KSDSize, so that the points are
 	// then at least as close to it, in this discrepancy, as that many
 	// draws. Points is the ceiling: a run that reaches it first is returned
-	// with the flag "ceiling" in particle.Set.Diag, which also records
+	// with the flag "ceiling" in particle.Set.Diag when its points are
+	// worse than as many independent draws in KSD² (metric.CeilingFlagged),
+	// with the note "ceiling" (Diag.Notes) otherwise; Diag also records
 	// "points" and "ksd_size" (k̄/KSD²_n, the number of independent draws
 	// the points equal).
 	StopKSD = "ksd"
@@ -138,8 +141,13 @@ func (k *ksdStop) finish(set particle.Set, n int) particle.Set {
 	}
 	set.Diag.Set("ksd_size", k.equal)
 	if !k.done && n >= k.ceiling {
-		set.Diag.Raise("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d",
-			n, k.ksd2, k.equal, k.size)
+		if metric.CeilingFlagged(k.equal, n) {
+			set.Diag.Raise("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws, not %d, and fewer than the set's size",
+				n, k.ksd2, k.equal, k.size)
+		} else {
+			set.Diag.Note("ceiling", "sp: %d points (the ceiling) with a KSD² of %.3g, that of %.0f independent draws: short of %d, no worse than %d independent draws",
+				n, k.ksd2, k.equal, k.size, n)
+		}
 	}
 	return set
 }

@@ -111,7 +111,7 @@ type Settings struct {
 	// Stop selects when the run ends: StopKSD (the default, also "") once
 	// the points' KSD² is as small as that expected of KSDSize independent
 	// draws of the target, N being a ceiling whose reaching flags the
-	// result; StopFixed after exactly N points.
+	// result when it is worse than N draws (metric.CeilingFlagged); StopFixed after exactly N points.
 	Stop string `toml:"stop" json:"stop,omitempty"`
 	// KSDSize is StopKSD's number of independent draws whose expected KSD²
 	// the points must reach. Zero means DefaultKSDSize.
