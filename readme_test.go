@@ -261,3 +261,37 @@ func TestGoBlocksCompile(t *testing.T) {
 		t.Fatal("no Go block in README.md or docs/")
 	}
 }
+
+// decisionLinkRE matches a link to a section of docs/DECISIONS.md.
+var decisionLinkRE = regexp.MustCompile(`\]\(([^)#]*DECISIONS\.md)#([^)]+)\)`)
+
+// REPORT.md sends a reader from its sections to the decisions behind them,
+// and every such link lands on a heading of docs/DECISIONS.md.
+func TestReportLinksDecisions(t *testing.T) {
+	rep, err := os.ReadFile("REPORT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("docs/DECISIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if m := headingRE.FindStringSubmatch(line); m != nil {
+			anchors[docAnchor(m[2])] = true
+		}
+	}
+	links := decisionLinkRE.FindAllStringSubmatch(string(rep), -1)
+	if len(links) < 8 {
+		t.Errorf("REPORT.md links %d sections to docs/DECISIONS.md, want one per section with a decision behind it", len(links))
+	}
+	for _, l := range links {
+		if l[1] != "docs/DECISIONS.md" {
+			t.Errorf("REPORT.md links %s, want docs/DECISIONS.md", l[1])
+		}
+		if !anchors[l[2]] {
+			t.Errorf("REPORT.md links #%s, which is no heading of docs/DECISIONS.md", l[2])
+		}
+	}
+}

@@ -72,7 +72,7 @@ func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 		checkCell("e/mmdfw/x/s2/n10", "mmdfw", false),
 	}}
 	var b strings.Builder
-	writeFlagged(&b, res, false)
+	writeFlagged(&b, res, false, Options{})
 	want := "\n## Flagged results\n\n1 cell(s) whose method flagged its result as not to be trusted (the figures above include them; " +
 		"`repro run --strict` fails them). The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
 		"(a cell computed before a check was not checked by it, which is not a pass):\n\n" +
@@ -87,7 +87,7 @@ func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 	// says so, without a table.
 	res.Cells[0] = checkCell("e/mmdfw/x/s1/n10", "mmdfw", false, "spread_min")
 	b.Reset()
-	writeFlagged(&b, res, false)
+	writeFlagged(&b, res, false, Options{})
 	if s := b.String(); !strings.Contains(s, "0 cell(s) whose method flagged") || !strings.Contains(s, "evaluated on 1 of 2 cells") || strings.Contains(s, "| cell |") {
 		t.Errorf("section without flags\n%s", s)
 	}
@@ -95,7 +95,7 @@ func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 	// Evaluated on every cell and no flag: no section.
 	res.Cells[1] = checkCell("e/mmdfw/x/s2/n10", "mmdfw", false, "spread_min")
 	b.Reset()
-	writeFlagged(&b, res, false)
+	writeFlagged(&b, res, false, Options{})
 	if b.Len() != 0 {
 		t.Errorf("section on evaluated, unflagged cells\n%s", b.String())
 	}

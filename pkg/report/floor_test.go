@@ -69,7 +69,7 @@ func TestRefDiagsPredictions(t *testing.T) {
 		t.Fatalf("diagnostics %+v", d)
 	}
 	var b strings.Builder
-	writeRefDiags(&b, res)
+	writeRefDiags(&b, res, Options{})
 	if !strings.Contains(b.String(), "| naval | 0 | fig2b | 4.5 | 4 | yes |  | 100 | 1.004 | 900 | no |") {
 		t.Errorf("table:\n%s", b.String())
 	}

@@ -500,6 +500,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 	e30, lo30, hi30 := pdbCloseBounds(30)
 	e10, lo10, hi10 := pdbCloseBounds(10)
 	b.WriteString("## posteriordb\n\n")
+	b.WriteString(DecisionLink(opts, "The posteriordb benchmark from the zero settings (experiments/posteriordb.toml)"))
 	fmt.Fprintf(b, "Every method against posteriordb's gold-standard reference draws (Stan NUTS, 10 chains × 1,000 thinned draws) on %d posteriors "+
 		"(experiments/posteriordb.toml). Not an experiment of the paper: extended evidence only, no verdict of the paper's claims rests on it. "+
 		"Each method runs from its zero settings (its own stopping rule, in the target's own scales where it has a choice) and starts at the MAP, "+

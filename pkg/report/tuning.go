@@ -261,6 +261,7 @@ func writeTuning(b *strings.Builder, res *Results, opts Options, h Head) {
 		claims = " Their cells enter no claim."
 	}
 	b.WriteString("## Tuning\n\n")
+	b.WriteString(DecisionLink(opts, "Tuning the BNN arms (experiments/tune-bnn.toml)"))
 	b.WriteString("Experiments with `role = \"tuning\"` choose settings" + open + " on validation rows carved from the training rows " +
 		"(`eval.rows`; the harness refuses a tuning file whose metrics would read test rows)." + claims + " " +
 		"Each value is the metric on the held-out rows (validation or development, as `eval.rows` says) at the end of the run's budget (its last evaluated snapshot), mean ± sample sd over the finished splits. " +

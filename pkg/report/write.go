@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
@@ -208,6 +209,37 @@ type Options struct {
 	// Plugins are the section providers the report may call on; those
 	// that present an experiment of the results take part (Plugin).
 	Plugins []Plugin
+	// Decisions is the file of the decisions behind the report
+	// (docs/DECISIONS.md) as the report links to it, relative to the
+	// report's own folder; "" links none (DecisionLink).
+	Decisions string
+}
+
+// DecisionLink is the line that sends a reader from a section to the
+// decision behind it, the section of opts.Decisions headed heading:
+// "Why: [DECISIONS.md, “heading”](path#anchor)", the anchor as GitHub
+// makes it from the heading. It is "" when opts.Decisions is "".
+func DecisionLink(opts Options, heading string) string {
+	if opts.Decisions == "" {
+		return ""
+	}
+	return fmt.Sprintf("Why: [%s, \u201c%s\u201d](%s#%s).\n\n", path.Base(opts.Decisions), heading, opts.Decisions, HeadingAnchor(heading))
+}
+
+// HeadingAnchor is the anchor GitHub gives a Markdown heading: lower case,
+// letters, digits, spaces, hyphens and underscores kept, spaces as
+// hyphens.
+func HeadingAnchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Write writes the report on res: its head (a plug-in's, else a generic
@@ -234,8 +266,8 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	writeTuning(&b, res, opts, h)
 	writePosteriorDB(&b, res, opts)
 	writeOther(&b, res, opts, plugins, h)
-	writeRefDiags(&b, res)
-	writeFlagged(&b, res, h.Claims)
+	writeRefDiags(&b, res, opts)
+	writeFlagged(&b, res, h.Claims, opts)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -248,7 +280,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // run-time check (runChecks) says on how many cells of its kinds it was
 // evaluated; the section is written, too, when no cell is flagged but a
 // check was not evaluated on some cell.
-func writeFlagged(b *strings.Builder, res *Results, claims bool) {
+func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	var rows []string
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
@@ -263,8 +295,8 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool) {
 	if claims {
 		above = "the figures and verdicts above include them"
 	}
-	fmt.Fprintf(b, "\n## Flagged results\n\n%d cell(s) whose method flagged its result as not to be trusted (%s; "+
-		"`repro run --strict` fails them)", len(rows), above)
+	fmt.Fprintf(b, "\n## Flagged results\n\n%s%d cell(s) whose method flagged its result as not to be trusted (%s; "+
+		"`repro run --strict` fails them)", DecisionLink(opts, "Flags that mean something"), len(rows), above)
 	if len(checks) > 0 {
 		b.WriteString(". The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
 			"(a cell computed before a check was not checked by it, which is not a pass):\n\n")
@@ -621,9 +653,10 @@ func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title 
 	}
 }
 
-func writeRefDiags(b *strings.Builder, res *Results) {
+func writeRefDiags(b *strings.Builder, res *Results, opts Options) {
 	d := RefDiags(res)
 	b.WriteString("## HMC reference diagnostics\n\n")
+	b.WriteString(DecisionLink(opts, "HMC's capped chains"))
 	if len(d) == 0 {
 		b.WriteString("No reference diagnostics in the results.\n")
 		return

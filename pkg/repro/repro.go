@@ -307,6 +307,10 @@ func UndeclaredFigures(res *Results) []string { return report.Undeclared(res) }
 // experiment id are drawn to, for every dataset its finished cells cover.
 func FigureNames(res *Results, id string) []string { return report.FigureNames(res, id) }
 
+// decisionsFile is the file of the decisions behind the report, relative
+// to the folder the command runs in (the checkout).
+const decisionsFile = "docs/DECISIONS.md"
+
 // WriteResultsReport draws the figures of res as PlotResults does and
 // writes the Markdown report of res (deviations, the sections of the
 // plug-ins that present its experiments, as the paper's claims with their
@@ -323,7 +327,15 @@ func WriteResultsReport(res *Results, figures, out string) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := report.Write(&b, res, report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures, Plugins: reportPlugins()}); err != nil {
+	opts := report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures, Plugins: reportPlugins()}
+	// The report links its sections to the decisions behind them when it
+	// is written from a checkout that holds them.
+	if fi, err := os.Stat(decisionsFile); err == nil && fi.Mode().IsRegular() {
+		if d, err := filepath.Rel(filepath.Dir(out), decisionsFile); err == nil {
+			opts.Decisions = filepath.ToSlash(d)
+		}
+	}
+	if err := report.Write(&b, res, opts); err != nil {
 		return err
 	}
 	return atomicfile.Write(out, b.Bytes(), 0o644)

@@ -47,16 +47,24 @@ func (Plugin) Head(*report.Results) report.Head {
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
 	claims := Claims(res)
 	WriteVerdicts(b, res, claims)
-	WritePractice(b, res)
+	b.WriteString(report.DecisionLink(opts, "Report"))
+	if len(Practice(res)) > 0 {
+		WritePractice(b, res)
+		b.WriteString(report.DecisionLink(opts, "Starts as a factor, and start-only baselines"))
+	}
 	for i := range claims {
 		WriteClaim(b, res, &claims[i], opts)
 	}
 	if len(res.Experiment(Table1)) > 0 {
 		b.WriteString("## Table 1\n\n")
+		b.WriteString(report.DecisionLink(opts, "Closed-form floors"))
 		b.WriteString(MakeTable(res, Table1).Markdown())
 		b.WriteString("\n")
 	}
-	WriteAnchor(b, res)
+	if len(AnchorTable(res)) > 0 {
+		WriteAnchor(b, res)
+		b.WriteString(report.DecisionLink(opts, "The SVGD anchor (experiments/svgd-anchor.toml)"))
+	}
 }
 
 // Plot writes Table 1 as table1.md and table1.csv and the SVGD anchor's

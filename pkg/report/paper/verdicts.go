@@ -109,6 +109,9 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
 // it rests on.
 func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.Options) {
 	fmt.Fprintf(b, "## Claim %d\n\n> %s\n\n", c.Number, c.Text)
+	if c.Number == 2 {
+		b.WriteString(report.DecisionLink(opts, "Claim 2: comparable series, a z that covers the target, a BNN it can judge"))
+	}
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
 		if v.Axis != "" {
