@@ -226,3 +226,22 @@ func pdbUnchecked(c *Cell) []string {
 	}
 	return out
 }
+
+// pdbSetupFlags returns the flags cell c recorded that pdbFlags does not
+// count, those the benchmark's set-up raises at the cell's N (HMC's R̂ and
+// ESS on too few draws, a ceiling no worse than N independent draws): the
+// posteriordb section and the flagged results both name them, so that a
+// cell's flags read the same in both.
+func pdbSetupFlags(c *Cell) []string {
+	if c.Prov.Experiment != PDBExperiment || c.Prov.Diagnostics == nil {
+		return nil
+	}
+	counted := pdbFlags(c)
+	var out []string
+	for _, f := range c.Prov.Diagnostics.Flags {
+		if !slices.Contains(counted, f.Code) && !slices.Contains(out, f.Code) {
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}

@@ -129,6 +129,11 @@ type PDBStat struct {
 	// particles for the Stein and mode checks), whether close or not.
 	Flagged, Close, SilentOff, Unchecked int
 	Codes                                []string
+	// Setup counts the seeds that recorded a flag the benchmark's set-up
+	// raises at this N (pdbSetupFlags), not counted above; SetupCodes are
+	// their codes.
+	Setup      int
+	SetupCodes []string
 }
 
 // pdbFloor returns the reference's floor of metric that cell c's summary
@@ -233,7 +238,7 @@ func PDBStats(cells []*Cell) []PDBStat {
 func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat {
 	st := PDBStat{Dataset: ds, Method: name, Kind: kind, N: n, Seeds: len(cells), SDLow: math.NaN(), SDHigh: math.NaN()}
 	var errs, rel, mmd, grads, secs, steps []float64
-	codes := map[string]bool{}
+	codes, setup := map[string]bool{}, map[string]bool{}
 	for _, c := range cells {
 		e, lo, hi, m := pdbFinal(c, pdbMeanErr), pdbFinal(c, pdbSDMin), pdbFinal(c, pdbSDMax), pdbFinal(c, pdbMMD2)
 		errs, mmd = append(errs, e), append(mmd, m)
@@ -266,10 +271,17 @@ func pdbStat(ds, name, kind string, n int, cells []*Cell, floor float64) PDBStat
 		if !flagged && len(pdbUnchecked(c)) > 0 {
 			st.Unchecked++
 		}
+		if su := pdbSetupFlags(c); len(su) > 0 {
+			st.Setup++
+			for _, f := range su {
+				setup[f] = true
+			}
+		}
 	}
 	st.MeanErr, st.MMD2Rel, st.MMD2 = pdbInterval(errs), pdbInterval(rel), pdbInterval(mmd)
 	st.GradEvals, st.Seconds, st.Steps = pdbInterval(grads).Mean, pdbInterval(secs).Mean, pdbInterval(steps).Mean
 	st.Codes = SortedKeys(codes)
+	st.SetupCodes = SortedKeys(setup)
 	return st
 }
 
@@ -553,6 +565,9 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		flags := "–"
 		if s.Flagged > 0 {
 			flags = fmt.Sprintf("%d: %s", s.Flagged, strings.Join(s.Codes, ", "))
+		}
+		if s.Setup > 0 {
+			flags += fmt.Sprintf(" (and %d recording %s, raised by the set-up at this N: not counted)", s.Setup, strings.Join(s.SetupCodes, ", "))
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s–%s | %s | %s | %s | %d/%d | %s |\n",
 			pdbName(s.Dataset), s.Method, s.Seeds, s.MeanErr, sig3(s.SDLow), sig3(s.SDHigh), s.MMD2Rel,

@@ -284,7 +284,11 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	var rows []string
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
-			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, CellText(c.Prov.Method), CellText(d.Reason())))
+			why := d.Reason()
+			if su := pdbSetupFlags(c); len(su) > 0 {
+				why += fmt.Sprintf(" (%s: raised by the set-up at this N, not counted in the posteriordb section)", strings.Join(su, ", "))
+			}
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, CellText(c.Prov.Method), CellText(why)))
 		}
 	}
 	checks := countChecks(res.Cells, runChecks)
