@@ -52,6 +52,11 @@ const (
 	BalanceCuts = 8
 	// MaxBalanceProbes is the most target evaluations the test spends.
 	MaxBalanceProbes = 128
+	// BalanceMaxRows is the most rows the split into two groups reads: a
+	// larger set (SGLD keeps thousands of draws) is split on every k-th
+	// row, k = ⌈n/BalanceMaxRows⌉, since the minimum spanning tree costs
+	// O(n²d); the weights on each side are then those of every row.
+	BalanceMaxRows = 400
 )
 
 // balanceSplit cuts the set (its rows, a its absolute weights normalised)
@@ -271,7 +276,25 @@ func balanceDiagnostics(d *particle.Diagnostics, X *mat.Dense, w, a []float64, t
 	for j := range sd {
 		sd[j] = math.Sqrt(sd[j])
 	}
-	mA, mB, sA, sB, spent, ok := balanceSplit(X, a, m, sd, t)
+	Xs, as := X, a
+	if n > BalanceMaxRows {
+		k := (n + BalanceMaxRows - 1) / BalanceMaxRows
+		rows := (n + k - 1) / k
+		Xs, as = mat.NewDense(rows, dim, nil), make([]float64, rows)
+		var tot float64
+		for r := range rows {
+			Xs.SetRow(r, X.RawRowView(r*k))
+			as[r] = a[r*k]
+			tot += as[r]
+		}
+		if !(tot > 0) {
+			return 0
+		}
+		for r := range as {
+			as[r] /= tot
+		}
+	}
+	mA, mB, sA, sB, spent, ok := balanceSplit(Xs, as, m, sd, t)
 	if !ok {
 		return spent
 	}

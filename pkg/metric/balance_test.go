@@ -61,6 +61,9 @@ func TestBalance(t *testing.T) {
 		{"half on each", 0.5, 100, 50, false},
 		{"0.3 and 0.7 as the target", 0.3, 100, 30, false},
 		{"half on each of 0.3 and 0.7", 0.3, 100, 50, true},
+		// Above BalanceMaxRows the split reads every k-th row.
+		{"0.67 of 5,000 draws", 0.5, 5000, 3350, true},
+		{"half of 5,000 draws", 0.5, 5000, 2500, false},
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			X, w := modeSet(c.n, c.k, seed)
