@@ -32,9 +32,13 @@ type VerifyRecord struct {
 	// Identical counts the cells whose recomputed CSV equals the
 	// results' but for the time column; Differ and Failed name the others
 	// with the first difference or the error.
-	Identical int      `json:"identical"`
-	Differ    []string `json:"differ,omitempty"`
-	Failed    []string `json:"failed,omitempty"`
+	Identical int `json:"identical"`
+	// Timed counts the identical cells that are timed, compared at the
+	// (step, metric) pairs both runs evaluated: their evaluation grid in
+	// seconds and wall-clock budget move with the machine's speed.
+	Timed  int      `json:"timed,omitempty"`
+	Differ []string `json:"differ,omitempty"`
+	Failed []string `json:"failed,omitempty"`
 }
 
 // VerifyFile is where repro verify --record writes the record of profile
@@ -104,6 +108,9 @@ func verifyText(dir string) (string, error) {
 		}
 		s := fmt.Sprintf("%s profile: %d of %d cells drawn at random (seed %d) from its %d done cells were recomputed at %s on %s and gave identical CSVs, the time column aside",
 			p, r.Identical, r.Sampled, r.Seed, r.Pool, rev, r.Date)
+		if r.Timed > 0 {
+			s += fmt.Sprintf(" (%d of them timed, compared at the steps both runs evaluated)", r.Timed)
+		}
 		if !r.References {
 			s += " (cells that read a shared reference sample left out)"
 		}

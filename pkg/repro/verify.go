@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -41,8 +42,9 @@ func verifyCmd(e *cli, args []string) error {
 		usage: []string{
 			"usage: repro verify FILE... [--profile P] [--results DIR] [--sample K] [--seed S] [--budget D] [--scratch DIR] [--references] [--record] [-j N]",
 			"\nRecomputes a sample of the done cells of the files into a scratch folder and",
-			"compares each recomputed CSV with the one under --results, byte for byte but",
-			"for the time column (compute_seconds). The sample is drawn with --seed from the",
+			"compares each recomputed CSV with the one under --results, field for field but",
+			"for the time column (compute_seconds); a timed cell (an evaluation grid in",
+			"seconds, a wall-clock budget) at the steps both runs evaluated. The sample is drawn with --seed from the",
 			"done cells, in a random order, taking cells while their recorded compute time",
 			"stays within --budget, at most --sample of them. Cells that read a shared",
 			"reference sample (an HMC reference) are left out unless --references, which",
@@ -70,8 +72,9 @@ func verifyCmd(e *cli, args []string) error {
 	}
 	committed := cmd.runner(Options{})
 	type cand struct {
-		cell *Cell
-		secs float64
+		cell  *Cell
+		secs  float64
+		timed bool
 	}
 	var pool []cand
 	for _, c := range cells {
@@ -85,11 +88,12 @@ func verifyCmd(e *cli, args []string) error {
 		if !*refs && readsReference(st.Prov.Summary) {
 			continue
 		}
-		pool = append(pool, cand{c, st.Prov.Seconds})
+		pool = append(pool, cand{c, st.Prov.Seconds, st.Prov.KeyDoc.Timed})
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x76657269667921))
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	var chosen []*Cell
+	timed := map[*Cell]bool{}
 	var total float64
 	for _, p := range pool {
 		if len(chosen) == *sample {
@@ -100,6 +104,7 @@ func verifyCmd(e *cli, args []string) error {
 		}
 		total += p.secs
 		chosen = append(chosen, p.cell)
+		timed[p.cell] = p.timed
 	}
 	if len(chosen) == 0 {
 		what := "done cells without references"
@@ -134,7 +139,12 @@ func verifyCmd(e *cli, args []string) error {
 				rec.Dirty = p.Code.Modified
 			}
 		}
-		diff, err := compareCSV(want, got)
+		var diff string
+		if timed[c] {
+			diff, err = compareTimedCSV(want, got)
+		} else {
+			diff, err = compareCSV(want, got)
+		}
 		switch {
 		case err != nil:
 			rec.Failed = append(rec.Failed, c.ID+": "+err.Error())
@@ -142,6 +152,10 @@ func verifyCmd(e *cli, args []string) error {
 		case diff != "":
 			rec.Differ = append(rec.Differ, c.ID+": "+diff)
 			fmt.Fprintf(e.stdout, "differs    %s: %s\n", c.ID, diff)
+		case timed[c]:
+			rec.Identical++
+			rec.Timed++
+			fmt.Fprintf(e.stdout, "identical  %s (timed: at the steps both evaluated)\n", c.ID)
 		default:
 			rec.Identical++
 			fmt.Fprintf(e.stdout, "identical  %s\n", c.ID)
@@ -190,17 +204,70 @@ func readsReference(summary json.RawMessage) bool {
 	return ok
 }
 
+// readCSV reads a result CSV whole.
+func readCSV(p string) ([][]string, error) {
+	b, err := safefile.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	return csv.NewReader(bytes.NewReader(b)).ReadAll()
+}
+
+// compareTimedCSV compares the result CSVs of a timed cell (an evaluation
+// grid in seconds, a wall-clock budget): which steps fall on the grid, and
+// how far the budget lets the run go, depend on the machine's speed, so it
+// compares every field but the time columns at the (step, metric) pairs
+// both files hold, and returns the first difference in words, or that
+// they share none ("" when every shared pair agrees).
+func compareTimedCSV(want, got string) (string, error) {
+	w, err := readCSV(want)
+	if err != nil {
+		return "", err
+	}
+	g, err := readCSV(got)
+	if err != nil {
+		return "", err
+	}
+	if len(w) == 0 || len(g) == 0 || fmt.Sprint(w[0]) != fmt.Sprint(g[0]) {
+		return compareCSV(want, got)
+	}
+	step, metric := slices.Index(w[0], "step"), slices.Index(w[0], "metric")
+	if step < 0 || metric < 0 {
+		return compareCSV(want, got)
+	}
+	at := map[[2]string][]string{}
+	for _, r := range g[1:] {
+		if len(r) == len(g[0]) {
+			at[[2]string{r[step], r[metric]}] = r
+		}
+	}
+	shared := 0
+	for i, r := range w[1:] {
+		if len(r) != len(w[0]) {
+			return fmt.Sprintf("row %d: %d fields", i+1, len(r)), nil
+		}
+		o, ok := at[[2]string{r[step], r[metric]}]
+		if !ok {
+			continue
+		}
+		shared++
+		for j, col := range w[0] {
+			if !timeColumns[col] && r[j] != o[j] {
+				return fmt.Sprintf("step %s, %s, %s: %s, recomputed %s", r[step], r[metric], col, r[j], o[j]), nil
+			}
+		}
+	}
+	if shared == 0 {
+		return "no (step, metric) pair in common", nil
+	}
+	return "", nil
+}
+
 // compareCSV compares the result CSVs want and got field by field, but for
 // the time columns, and returns the first difference in words ("" when
 // there is none).
 func compareCSV(want, got string) (string, error) {
-	read := func(p string) ([][]string, error) {
-		b, err := safefile.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		return csv.NewReader(bytes.NewReader(b)).ReadAll()
-	}
+	read := readCSV
 	w, err := read(want)
 	if err != nil {
 		return "", err

@@ -81,6 +81,37 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// A timed cell's recomputation is compared at the (step, metric) pairs
+// both runs evaluated: its grid in seconds moves with the machine's speed,
+// its values at a step do not.
+func TestCompareTimedCSV(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := "step,compute_seconds,metric,value\n"
+	a := write("a.csv", head+"1,0.1,acc,0.5\n5,1.0,acc,0.7\n9,2.0,acc,0.8\n")
+	b := write("b.csv", head+"1,0.2,acc,0.5\n4,0.9,acc,0.65\n9,1.9,acc,0.8\n12,3.0,acc,0.85\n")
+	if d, err := compareTimedCSV(a, b); d != "" || err != nil {
+		t.Errorf("another grid, the same values at steps 1 and 9: %q %v", d, err)
+	}
+	if d, _ := compareCSV(a, b); d == "" {
+		t.Error("compareCSV takes another grid as identical")
+	}
+	c := write("c.csv", head+"9,2.0,acc,0.81\n")
+	if d, err := compareTimedCSV(a, c); d != "step 9, acc, value: 0.8, recomputed 0.81" || err != nil {
+		t.Errorf("a value changed at a shared step: %q %v", d, err)
+	}
+	e := write("e.csv", head+"2,0.2,acc,0.5\n")
+	if d, err := compareTimedCSV(a, e); d != "no (step, metric) pair in common" || err != nil {
+		t.Errorf("no shared step: %q %v", d, err)
+	}
+}
+
 // lines returns the cell lines of verify's output, sorted as printed.
 func lines(s string) string {
 	var out []string
