@@ -109,15 +109,15 @@ func verifyText(dir string) (string, error) {
 		s := fmt.Sprintf("%s profile: %d of %d cells drawn at random (seed %d) from its %d done cells were recomputed at %s on %s and gave identical CSVs, the time column aside",
 			p, r.Identical, r.Sampled, r.Seed, r.Pool, rev, r.Date)
 		if r.Timed > 0 {
-			s += fmt.Sprintf(" (%d of them timed, compared at the steps both runs evaluated)", r.Timed)
+			s += fmt.Sprintf("; %d of them are timed and were compared at the steps both runs evaluated", r.Timed)
 		}
 		if !r.References {
-			s += " (cells that read a shared reference sample left out)"
+			s += "; cells that read a shared reference sample were left out"
 		}
 		if n := len(r.Differ) + len(r.Failed); n > 0 {
 			s += fmt.Sprintf("; %d did not (%s)", n, strings.Join(append(append([]string{}, r.Differ...), r.Failed...), "; "))
 		}
 		parts = append(parts, s)
 	}
-	return "Reproducible from the code: " + strings.Join(parts, ". ") + " (`repro verify`).", nil
+	return "Reproducible from the code (`repro verify`): " + strings.Join(parts, ". ") + ".", nil
 }

@@ -59,7 +59,7 @@ func TestVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(rep), "Reproducible from the code: base profile: 2 of 2 cells drawn at random (seed 3) from its 3 done cells") {
+	if !strings.Contains(string(rep), "Reproducible from the code (`repro verify`): base profile: 2 of 2 cells drawn at random (seed 3) from its 3 done cells") {
 		t.Errorf("the report does not state the verification:\n%s", rep)
 	}
 
