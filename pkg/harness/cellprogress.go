@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"time"
 )
@@ -28,16 +27,9 @@ var cellProgressInterval = CellProgressInterval
 func SetStepCount[S any](r *Registry, name string, f func(Footprint[S]) int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, ok := r.methods[name]
-	if !ok {
-		panic("harness: step count of unregistered method " + name)
-	}
-	var zero S
-	if t := reflect.TypeOf(zero); t != m.settings {
-		panic(fmt.Sprintf("harness: step count of method %s takes %v, its settings are %v", name, t, m.settings))
-	}
+	m := traitOf[S](r, name, "step count")
 	m.steps = func(settings any, n int, e *Experiment) int {
-		return f(Footprint[S]{Settings: settings.(S), N: n, Dim: 1, Eval: e.Eval, Budget: e.Budget})
+		return f(footprint[S](settings, n, e))
 	}
 }
 

@@ -88,17 +88,32 @@ type Memory struct {
 func SetMemoryEstimate[S any](r *Registry, name string, f func(Footprint[S]) Memory) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	m := traitOf[S](r, name, "memory estimate")
+	m.memory = func(settings any, n int, e *Experiment) Memory {
+		return f(footprint[S](settings, n, e))
+	}
+}
+
+// traitOf returns the method kind name of r that a trait (what) is given
+// to, panicking when name is not registered or S is not the settings type
+// it was registered with. r.mu must be held.
+func traitOf[S any](r *Registry, name, what string) *methodKind {
 	m, ok := r.methods[name]
 	if !ok {
-		panic("harness: memory estimate of unregistered method " + name)
+		panic("harness: " + what + " of unregistered method " + name)
 	}
 	var zero S
 	if t := reflect.TypeOf(zero); t != m.settings {
-		panic(fmt.Sprintf("harness: memory estimate of method %s takes %v, its settings are %v", name, t, m.settings))
+		panic(fmt.Sprintf("harness: %s of method %s takes %v, its settings are %v", what, name, t, m.settings))
 	}
-	m.memory = func(settings any, n int, e *Experiment) Memory {
-		return f(Footprint[S]{Settings: settings.(S), N: n, Dim: 1, Eval: e.Eval, Budget: e.Budget})
-	}
+	return m
+}
+
+// footprint is what a trait function is given of one cell: its settings,
+// particle count, evaluation and budget (the dimension, not known before
+// the data are read, as 1).
+func footprint[S any](settings any, n int, e *Experiment) Footprint[S] {
+	return Footprint[S]{Settings: settings.(S), N: n, Dim: 1, Eval: e.Eval, Budget: e.Budget}
 }
 
 // cellMemory is the estimate of one particle count of a method, with the
