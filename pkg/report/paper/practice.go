@@ -134,7 +134,7 @@ func atLevel(cells []*report.Cell, ds, m, metric, level string) map[int]float64 
 }
 
 // marginText is the winner's advantage over the runner-up with its 95 %
-// interval: "×1.03 [0.99, 1.07]" for the RMSE, "+0.02 [−0.01, 0.05]" for
+// interval: "1.030 [0.990, 1.070]" for the RMSE, "+0.02 [−0.01, 0.05]" for
 // the test log-likelihood; "(one split)" without an interval.
 func (c PracticeCell) marginText(metric string) string {
 	p := c.Margin
@@ -143,7 +143,9 @@ func (c PracticeCell) marginText(metric string) string {
 	}
 	f := func(v float64) string { return fmt.Sprintf("%+.3g", v) }
 	if metric == "rmse" {
-		f = func(v float64) string { return fmtRatio(math.Exp(v)) }
+		// Three decimals: the ratios lie near 1, where three significant
+		// digits would print 1.004 as 1.
+		f = func(v float64) string { return fmt.Sprintf("%.3f", math.Exp(v)) }
 	}
 	if !report.Finite(p.Lo) {
 		return f(p.Mean) + " (one split)"

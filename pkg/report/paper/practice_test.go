@@ -46,7 +46,7 @@ func TestPractice(t *testing.T) {
 		t.Errorf("test_ll: %+v", l)
 	}
 	md := PracticeMarkdown(rows)
-	for _, want := range []string{"| **2.6** |", "deep ensemble, 1.02 [1.02, 1.02] over MMD-FW |", "over MMD-FW: a tie within the noise |"} {
+	for _, want := range []string{"| **2.6** |", "deep ensemble, 1.020 [1.020, 1.020] over MMD-FW |", "over MMD-FW: a tie within the noise |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
 		}
