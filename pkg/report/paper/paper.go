@@ -52,6 +52,7 @@ func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Opti
 		WritePractice(b, res)
 		b.WriteString(report.DecisionLink(opts, "Starts as a factor, and start-only baselines"))
 	}
+	WriteSharedStarts(b, res)
 	for i := range claims {
 		WriteClaim(b, res, &claims[i], opts)
 	}
