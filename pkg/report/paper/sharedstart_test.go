@@ -20,7 +20,9 @@ func TestSharedStarts(t *testing.T) {
 		c.Summary = map[string]any{"method": m}
 		return c
 	}
-	row := func(g int64, v float64) report.Row { return report.Row{Step: 1, GradEvals: g, Metric: "rmse", Value: v} }
+	row := func(g int64, v float64) report.Row {
+		return report.Row{Step: 1, GradEvals: g, Metric: "rmse", Value: v}
+	}
 	res := &report.Results{Cells: []*report.Cell{
 		with(memCell("table1", "mmdfw-trained", "mmdfw", "boston", 0, 2500, row(90000, 2.5), report.Row{Step: 2, GradEvals: 1e5, Metric: "rmse", Value: 2.4}), "trained/boston/s0/m0-a", ""),
 		with(memCell("table1", "svgd-trained", "svgd", "boston", 0, 20, row(90000, 2.6)), "trained/boston/s0/m0-a", ""),
