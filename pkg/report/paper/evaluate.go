@@ -44,7 +44,7 @@ func runFlagged(cells ...*report.Cell) string {
 		}
 		for _, f := range c.Prov.Diagnostics.Flags {
 			if slices.Contains(ExcludedFlags, f.Code) {
-				return fmt.Sprintf("%s: %s flagged %q on split %d", ExclFlagged, c.Prov.Method, f.Code, c.Prov.Split)
+				return fmt.Sprintf("%s: %s flagged %q", ExclFlagged, c.Prov.Method, f.Code)
 			}
 		}
 	}

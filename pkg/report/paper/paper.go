@@ -46,7 +46,9 @@ func (Plugin) Head(*report.Results) report.Head {
 // with its evidence and verdict, Table 1 and the SVGD anchor.
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
 	claims := Claims(res)
+	pooled := ClaimResults(res)
 	WriteVerdicts(b, res, claims)
+	WritePooled(b, pooled)
 	b.WriteString(report.DecisionLink(opts, "Report"))
 	if len(Practice(res)) > 0 {
 		WritePractice(b, res)
@@ -54,6 +56,7 @@ func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Opti
 	}
 	for i := range claims {
 		WriteClaim(b, res, &claims[i], opts)
+		WriteClaimPooled(b, pooled, claims[i].Number)
 	}
 	if len(res.Experiment(Table1)) > 0 {
 		b.WriteString("## Table 1\n\n")
