@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -83,6 +84,9 @@ func claim3Pairs(res *report.Results, id, ds, metric, fw string, svs []string) [
 				k.aCost, k.bCost = append(k.aCost, rowCost(sr)), append(k.bCost, rowCost(fr))
 				i := len(k.D) - 1
 				if r := runFlagged(f, byN[n][s]); r != "" {
+					k.exclude(i, r)
+				}
+				if r := cmp.Or(refCapped(f), refCapped(byN[n][s])); r != "" {
 					k.exclude(i, r)
 				}
 				if n <= 1 {
@@ -234,6 +238,11 @@ func spContrast(res *report.Results, id, ds, metric, fw, sp string, equalCost bo
 		i := len(k.D) - 1
 		if r := runFlagged(f, spc[s]); r != "" {
 			k.exclude(i, r)
+		}
+		if metric == "mmd2" {
+			if r := cmp.Or(refCapped(f), refCapped(spc[s])); r != "" {
+				k.exclude(i, r)
+			}
 		}
 		switch {
 		case fr.Step <= 1:

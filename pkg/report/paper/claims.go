@@ -67,6 +67,11 @@ type Claim struct {
 	// Tables are further evidence tables, rendered after Rows.
 	Tables []ClaimTable
 
+	// Pooled are the pooled estimates of the declared claims shown in this
+	// claim's section (ClaimResults; none when not set), written at the
+	// top of the section.
+	Pooled []ClaimResult
+
 	// series are claim 2's MMD-FW series, counted or excluded.
 	series []rateSeries
 }

@@ -51,6 +51,20 @@ func runFlagged(cells ...*report.Cell) string {
 	return ""
 }
 
+// refCapped returns why a measure of cell c against its HMC reference is
+// excluded by the reference's run-time checks ("" when it is not): a
+// chain at the leapfrog cap (report.RefCapped, hmc.Settings.PathCapped
+// applied to every reference).
+func refCapped(c *report.Cell) string {
+	if c == nil {
+		return ""
+	}
+	if k, n := report.RefCapped(c); k > 0 {
+		return fmt.Sprintf("reference capped: %d of %d chains at the leapfrog cap", k, n)
+	}
+	return ""
+}
+
 // atStart reports whether a snapshot at step of a method of kind is its
 // start: a greedy method (MMD-FW, Stein Points) at N ≤ 1, its first
 // particle; any other method before its first step.

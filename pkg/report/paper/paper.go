@@ -55,8 +55,8 @@ func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Opti
 		b.WriteString(report.DecisionLink(opts, "Starts as a factor, and start-only baselines"))
 	}
 	for i := range claims {
+		claims[i].Pooled = sectionResults(pooled, claims[i].Number)
 		WriteClaim(b, res, &claims[i], opts)
-		WriteClaimPooled(b, pooled, claims[i].Number)
 	}
 	if len(res.Experiment(Table1)) > 0 {
 		b.WriteString("## Table 1\n\n")

@@ -321,3 +321,36 @@ func TestHolm(t *testing.T) {
 		}
 	}
 }
+
+// On the fixture tree every declared claim gets a result under each of
+// its protocols, the same on every call (the bootstrap is seeded), and the
+// report writes each one's verdict in the pooled table and in its claim's
+// section.
+func TestClaimResultsInReport(t *testing.T) {
+	res := goodTree(t)
+	rs := ClaimResults(res)
+	n := 0
+	for _, s := range PaperClaims() {
+		n += len(s.Protocols)
+	}
+	if len(rs) != n {
+		t.Fatalf("%d results, want %d", len(rs), n)
+	}
+	again := ClaimResults(res)
+	var b strings.Builder
+	Plugin{}.Sections(&b, res, report.Options{})
+	out := b.String()
+	for i, r := range rs {
+		a := again[i]
+		if r.Verdict != a.Verdict || !(r.Lo == a.Lo || math.IsNaN(r.Lo) && math.IsNaN(a.Lo)) {
+			t.Errorf("claim %s %s: %s [%g] then %s [%g]", r.ID, r.Protocol, r.Verdict, r.Lo, a.Verdict, a.Lo)
+		}
+		if !slices.Contains([]string{VerdictSupported, VerdictContradicted, VerdictUndecided, VerdictUnmeasured}, r.Verdict) {
+			t.Errorf("claim %s %s: verdict %q", r.ID, r.Protocol, r.Verdict)
+		}
+		row := "| " + r.ID + " | " + r.Statement + " | " + protocolWord(r.Protocol) + " | "
+		if !strings.Contains(out, row) || !strings.Contains(out, "**Claim "+r.ID+", "+protocolWord(r.Protocol)+" protocol: "+r.Verdict+".**") {
+			t.Errorf("claim %s %s: the report lacks its pooled row or section line", r.ID, r.Protocol)
+		}
+	}
+}

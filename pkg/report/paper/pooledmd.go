@@ -118,3 +118,14 @@ func WriteClaimPooled(b *strings.Builder, rs []ClaimResult, section int) {
 		}
 	}
 }
+
+// sectionResults returns the results of rs shown in section.
+func sectionResults(rs []ClaimResult, section int) []ClaimResult {
+	var out []ClaimResult
+	for _, r := range rs {
+		if r.Section == section {
+			out = append(out, r)
+		}
+	}
+	return out
+}

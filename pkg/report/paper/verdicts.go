@@ -112,6 +112,10 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 	if c.Number == 2 {
 		b.WriteString(report.DecisionLink(opts, "Claim 2: comparable series, a z that covers the target, a BNN it can judge"))
 	}
+	WriteClaimPooled(b, c.Pooled, c.Number)
+	if len(c.Pooled) > 0 {
+		b.WriteString("*The contrasts one by one* (each pair of arms, under the rule below; the pooled estimates above are the verdicts).\n\n")
+	}
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
 		if v.Axis != "" {
