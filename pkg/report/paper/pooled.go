@@ -466,7 +466,7 @@ func ClaimResults(res *report.Results) []ClaimResult { return Evaluate(res, pape
 // title.
 func (r *ClaimResult) Forest() report.Forest {
 	f := report.Forest{
-		Title:  fmt.Sprintf("Claim %s (%s protocol): %s — %s", r.ID, protocolWord(r.Protocol), r.Statement, r.Verdict),
+		Title:  fmt.Sprintf("Claim %s (%s protocol): %s — %s", r.ID, protocolWord(r.Protocol), r.Statement, r.VerdictText()),
 		XLabel: r.axisLabel(),
 		Log:    r.Scale == ScaleRatio,
 		Band:   r.Margin,
@@ -481,6 +481,19 @@ func (r *ClaimResult) Forest() report.Forest {
 		f.Pooled = &report.ForestRow{Label: "pooled", Est: r.Estimate, Lo: r.Lo, Hi: r.Hi, N: r.Splits}
 	}
 	return f
+}
+
+// ForestName is the file name (without extension) of the result's forest
+// plot: "claim-1-fair".
+func (r *ClaimResult) ForestName() string { return "claim-" + r.ID + "-" + r.Protocol }
+
+// VerdictText is the verdict as the report prints it: the verdict, or
+// "one split: no verdict" when no data set pairs two splits.
+func (r *ClaimResult) VerdictText() string {
+	if r.Splits < 2 && r.Verdict != VerdictUnmeasured {
+		return noVerdict
+	}
+	return r.Verdict
 }
 
 // axisLabel says what the estimate measures.

@@ -349,8 +349,37 @@ func TestClaimResultsInReport(t *testing.T) {
 			t.Errorf("claim %s %s: verdict %q", r.ID, r.Protocol, r.Verdict)
 		}
 		row := "| " + r.ID + " | " + r.Statement + " | " + protocolWord(r.Protocol) + " | "
-		if !strings.Contains(out, row) || !strings.Contains(out, "**Claim "+r.ID+", "+protocolWord(r.Protocol)+" protocol: "+r.Verdict+".**") {
+		if !strings.Contains(out, row) || !strings.Contains(out, "**Claim "+r.ID+", "+protocolWord(r.Protocol)+" protocol: "+r.VerdictText()+".**") {
 			t.Errorf("claim %s %s: the report lacks its pooled row or section line", r.ID, r.Protocol)
 		}
+	}
+}
+
+// The declared direction and scale of each claim orient its contrasts as
+// its statistic does: on the fixture tree, for every split of every
+// contrast, ClaimSpec.orient of the arms' values equals the contrast's
+// own difference.
+func TestDeclaredDirection(t *testing.T) {
+	res := goodTree(t)
+	specs := PaperClaims()
+	checked := 0
+	for i := range specs {
+		s := &specs[i]
+		for _, p := range s.Protocols {
+			for _, c := range sectionContrasts(res, specs, s.Section, p.config()) {
+				if c.Claim != s.ID {
+					continue
+				}
+				for j := range c.D {
+					if got := s.orient(c.AVal[j], c.BVal[j]); !near(got, c.D[j], 1e-9) {
+						t.Errorf("claim %s %s %s split %d: declared orientation %g, statistic %g", s.ID, p.Name, c.Key, c.Splits[j], got, c.D[j])
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no contrast on the fixture tree")
 	}
 }

@@ -70,7 +70,7 @@ func WritePooled(b *strings.Builder, rs []ClaimResult) {
 	b.WriteString("| claim | statement | protocol | test | pooled estimate [95 % CI] | P(improvement) | verdict |\n|---|---|---|---|---|---|---|\n")
 	for i := range rs {
 		r := &rs[i]
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | **%s** |\n", r.ID, r.Statement, protocolWord(r.Protocol), r.TestText(), r.EstimateText(), r.PImproveText(), r.Verdict)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | **%s** |\n", r.ID, r.Statement, protocolWord(r.Protocol), r.TestText(), r.EstimateText(), r.PImproveText(), r.VerdictText())
 	}
 	b.WriteString("\n")
 }
@@ -86,7 +86,7 @@ func WriteClaimPooled(b *strings.Builder, rs []ClaimResult, section int) {
 			continue
 		}
 		fmt.Fprintf(b, "**Claim %s, %s protocol: %s.** %s. Test: %s. Pooled estimate %s, P(improvement) %s. %s.\n\n",
-			r.ID, protocolWord(r.Protocol), r.Verdict, r.Statement, r.TestText(), r.EstimateText(), r.PImproveText(), upperFirst(r.Why))
+			r.ID, protocolWord(r.Protocol), r.VerdictText(), r.Statement, r.TestText(), r.EstimateText(), r.PImproveText(), upperFirst(r.Why))
 		if len(r.PerDataset) > 0 {
 			est := "mean [95 % paired-t CI]"
 			if r.Scale == ScaleShare {
