@@ -47,8 +47,7 @@ func (Plugin) Head(*report.Results) report.Head {
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
 	claims := Claims(res)
 	pooled := ClaimResults(res)
-	WriteVerdicts(b, res, claims)
-	WritePooled(b, pooled)
+	WriteVerdicts(b, res, claims, pooled...)
 	b.WriteString(report.DecisionLink(opts, "Report"))
 	if len(Practice(res)) > 0 {
 		WritePractice(b, res)

@@ -39,10 +39,15 @@ func quickProfile(res *report.Results) bool {
 	return false
 }
 
-// WriteVerdicts writes the Verdicts section: the protocols, the outcome
-// paragraph and the verdict table.
-func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
+// WriteVerdicts writes the Verdicts section: the pooled verdicts of the
+// declared claims (WritePooled; none when pooled is empty), then the
+// per-pair rule, the outcome paragraph and the per-pair verdict table.
+func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pooled ...ClaimResult) {
 	b.WriteString("## Verdicts\n\n")
+	WritePooled(b, pooled)
+	if len(pooled) > 0 {
+		b.WriteString("**Per-pair tallies.** The rule the verdicts were read with before the pooled estimates, kept beside them. ")
+	}
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
 		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
 		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
