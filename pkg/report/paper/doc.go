@@ -11,7 +11,10 @@
 // Importing the package registers nothing: pkg/repro passes Plugin{} to
 // the report explicitly.
 //
-// The files: paper.go (the plug-in), claims.go (Claim, Claims, claim 2),
+// The files: paper.go (the plug-in), claims.toml (the claims declared as
+// data) and claimspec.go (its parser), evaluate.go (the evaluator's loop
+// and the registered statistics), pooled.go and pooledmd.go (the pooled
+// estimates and their report), claims.go (Claim, Claims, claim 2),
 // claim1.go, claim2family.go, claim34.go, claim5.go (the other claims),
 // verdicts.go (the verdict table and each claim's section), contrast.go
 // (paired contrasts and their tally), swap.go (one-factor swap tables),
@@ -66,6 +69,37 @@
 //     equal cost;
 //  5. RMSE and test LL of each arm's chosen snapshot within the same
 //     budget, read as non-inferiority with a margin.
+//
+// # Claims as data, one pooled estimate each
+//
+// The claims are declared in claims.toml (PaperClaims; ParseClaims and
+// LoadClaims read any such file, with errors naming the file, line and
+// key): per claim its statement (at most 12 words), the arms by role
+// (under test, comparator, start-only baselines), the statistic (cost to
+// level, metric at budget, MMD² at equal N, metric at equal N or cost,
+// rate in N), the direction, the test (superiority, non-inferiority,
+// equivalence; "every" for claim 2's rate) with its margin and the reason
+// for it, the experiments and metrics pooled, and per protocol the cost
+// axis, snapshot rule and arms. One loop (sectionContrasts) computes the
+// contrasts of any declared claim; the claims' sections above are read
+// from it. Evaluate (ClaimResults for the paper's) pools each claim under
+// each protocol: every counted contrast is a stratum, the estimate the
+// mean of the strata's mean log ratios (or differences), its 95 %
+// interval a stratified bootstrap (BootstrapResamples, seeded), and
+// P(improvement) the bootstrap share beyond the no-effect line the
+// claim's way; the verdict (supported, contradicted, undecided,
+// unmeasured) reads the interval against the margin, with two one-sided
+// tests (the 90 % interval) for equivalence. Per data set the claim's test
+// is a paired t, Holm-adjusted across the strata. Left out of a pooled
+// estimate, each listed with its reason (ClaimResult.Excluded): contrasts
+// whose arms differ in more than the method, splits decided by the start
+// (both arms reach the level at their first snapshot, or an arm is read
+// at N = 1 or before its first step), the bound of an arm that never
+// reaches the level although its whole run cost less than the other's
+// cost to it (inconclusive, not worse), runs flagged "collapse" or
+// "diverged", and measures against an HMC reference with a chain at the
+// leapfrog cap (report.RefCapped: hmc.Settings.PathCapped on every
+// reference). ClaimResult.Forest describes each result's forest plot.
 //
 // # Table 1 under budgets
 //

@@ -250,8 +250,8 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 			d = math.Log(bv / av)
 		}
 		c.Splits, c.AVal, c.BVal, c.D = append(c.Splits, s), append(c.AVal, av), append(c.BVal, bv), append(c.D, d)
-		c.aCost = append(c.aCost, cost{float64(as.grads), as.secs, true})
-		c.bCost = append(c.bCost, cost{float64(bs.grads), bs.secs, true})
+		c.aCost = append(c.aCost, cost{grads: float64(as.grads), secs: as.secs, reached: true})
+		c.bCost = append(c.bCost, cost{grads: float64(bs.grads), secs: bs.secs, reached: true})
 	}
 	if len(c.D) == 0 {
 		c.Skip = "no split with both"

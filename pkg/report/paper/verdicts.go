@@ -39,10 +39,15 @@ func quickProfile(res *report.Results) bool {
 	return false
 }
 
-// WriteVerdicts writes the Verdicts section: the protocols, the outcome
-// paragraph and the verdict table.
-func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
+// WriteVerdicts writes the Verdicts section: the pooled verdicts of the
+// declared claims (WritePooled; none when pooled is empty), then the
+// per-pair rule, the outcome paragraph and the per-pair verdict table.
+func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pooled ...ClaimResult) {
 	b.WriteString("## Verdicts\n\n")
+	WritePooled(b, pooled)
+	if len(pooled) > 0 {
+		b.WriteString("**Per-pair tallies.** The rule the verdicts were read with before the pooled estimates, kept beside them. ")
+	}
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
 		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
 		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
@@ -111,6 +116,10 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 	fmt.Fprintf(b, "## Claim %d\n\n> %s\n\n", c.Number, c.Text)
 	if c.Number == 2 {
 		b.WriteString(report.DecisionLink(opts, "Claim 2: comparable series, a z that covers the target, a BNN it can judge"))
+	}
+	WriteClaimPooled(b, c.Pooled, c.Number)
+	if len(c.Pooled) > 0 {
+		b.WriteString("*The contrasts one by one* (each pair of arms, under the rule below; the pooled estimates above are the verdicts).\n\n")
 	}
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
