@@ -86,8 +86,10 @@
 // each protocol: every counted contrast is a stratum, the estimate the
 // mean of the strata's mean log ratios (or differences), its 95 %
 // interval a stratified bootstrap (BootstrapResamples, seeded), and
-// P(improvement) the bootstrap share beyond the no-effect line the
-// claim's way; the verdict (supported, contradicted, undecided,
+// P(improvement) rliable's probability of improvement for paired runs
+// (per data set the share of splits on which the arm under test does
+// better, a tie ½, averaged over the data sets, with the same bootstrap's
+// interval); the verdict (supported, contradicted, undecided,
 // unmeasured) reads the interval against the margin, with two one-sided
 // tests (the 90 % interval) for equivalence. Per data set the claim's test
 // is a paired t, Holm-adjusted across the strata. Left out of a pooled

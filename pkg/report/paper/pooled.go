@@ -118,9 +118,13 @@ type ClaimResult struct {
 	// Lo90 and Hi90 bound the 90 % interval (the two one-sided tests of
 	// an equivalence claim).
 	Lo90, Hi90 float64
-	// PImprove is the bootstrap share of the pooled estimate beyond the
-	// no-effect line the claim's way (NaN for a share).
-	PImprove float64
+	// PImprove is the probability of improvement, as rliable defines it
+	// for paired runs: per data set the share of its splits on which the
+	// arm under test does better than the comparator (a tie counts ½),
+	// averaged over the data sets; [PImproveLo, PImproveHi] is its 95 %
+	// stratified bootstrap interval (the same resampling as the estimate).
+	// NaN for a share.
+	PImprove, PImproveLo, PImproveHi float64
 	// Verdict is one word: supported, contradicted, undecided or
 	// unmeasured; Why says it in a sentence.
 	Verdict, Why string
@@ -177,7 +181,7 @@ func contrastLabel(c *Contrast) string {
 // contrasts cs (those of other claims are ignored).
 func pool(spec *ClaimSpec, proto string, cs []Contrast) ClaimResult {
 	r := ClaimResult{ID: spec.ID, Section: spec.Section, Statement: spec.Statement, Protocol: proto, Test: spec.Test, Scale: spec.Scale,
-		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN()}
+		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN(), PImproveLo: math.NaN(), PImproveHi: math.NaN()}
 	m := spec.LogMargin()
 	if spec.Scale == ScaleRatio {
 		r.Margin = [2]float64{math.Exp(-m), math.Exp(m)}
@@ -264,13 +268,7 @@ func pool(spec *ClaimSpec, proto string, cs []Contrast) ClaimResult {
 	r.Estimate = spec.display(est)
 	q := func(p float64) float64 { return spec.display(quantile(dist, p)) }
 	r.Lo, r.Hi, r.Lo90, r.Hi90 = q(0.025), q(0.975), q(0.05), q(0.95)
-	pos := 0
-	for _, v := range dist {
-		if v > 0 {
-			pos++
-		}
-	}
-	r.PImprove = float64(pos) / float64(len(dist))
+	r.PImprove, r.PImproveLo, r.PImproveHi = probImprove(strata, seedOf(spec.ID, proto))
 	lo, hi, lo90, hi90 := quantile(dist, 0.025), quantile(dist, 0.975), quantile(dist, 0.05), quantile(dist, 0.95)
 	r.Verdict, r.Why = decide(spec.Test, m, lo, hi, lo90, hi90)
 	if r.Splits < 2 {
@@ -415,6 +413,27 @@ func StratifiedBootstrap(d [][]float64, b int, seed uint64) (float64, []float64)
 	return est, out
 }
 
+// probImprove returns the probability of improvement over the strata (the
+// mean over strata of the share of positive differences, a zero counting
+// ½) and its 95 % stratified bootstrap interval, resampled with seed as
+// the estimate is.
+func probImprove(strata []stratum, seed uint64) (p, lo, hi float64) {
+	ind := make([][]float64, len(strata))
+	for i, s := range strata {
+		ind[i] = make([]float64, len(s.d))
+		for j, v := range s.d {
+			switch {
+			case v > 0:
+				ind[i][j] = 1
+			case v == 0:
+				ind[i][j] = 0.5
+			}
+		}
+	}
+	p, dist := StratifiedBootstrap(ind, BootstrapResamples, seed)
+	return p, quantile(dist, 0.025), quantile(dist, 0.975)
+}
+
 // quantile is the p-quantile of the sorted values v, interpolated
 // linearly between order statistics (type 7).
 func quantile(v []float64, p float64) float64 {
@@ -525,7 +544,7 @@ func protocolWord(p string) string {
 // the claim, so both protocols read the same series.
 func rateResult(res *report.Results, spec *ClaimSpec, proto string) ClaimResult {
 	r := ClaimResult{ID: spec.ID, Section: spec.Section, Statement: spec.Statement, Protocol: proto, Test: spec.Test, Scale: ScaleShare,
-		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN(), Margin: [2]float64{1, 1}}
+		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN(), PImproveLo: math.NaN(), PImproveHi: math.NaN(), Margin: [2]float64{1, 1}}
 	var ids []string
 	for _, p := range spec.Pool {
 		ids = append(ids, p.Experiment)

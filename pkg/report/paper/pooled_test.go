@@ -383,3 +383,18 @@ func TestDeclaredDirection(t *testing.T) {
 		t.Fatal("no contrast on the fixture tree")
 	}
 }
+
+// TestProbImprove computes the probability of improvement by hand: data
+// set A has one better, one worse and one tied split (½ + ½·… = 1.5/3),
+// data set B two better splits (1), so P = (0.5 + 1)/2 = 0.75; every
+// resample of B gives 1 and of A a value in [0, 1], so the interval lies
+// in [0.5, 1] and holds P.
+func TestProbImprove(t *testing.T) {
+	p, lo, hi := probImprove([]stratum{{label: "A", d: []float64{1, -1, 0}}, {label: "B", d: []float64{2, 3}}}, 7)
+	if p != 0.75 {
+		t.Errorf("P(improvement) %v, want 0.75", p)
+	}
+	if !(lo >= 0.5 && lo <= p && p <= hi && hi <= 1) {
+		t.Errorf("interval [%v, %v] of %v, want inside [0.5, 1] around it", lo, hi, p)
+	}
+}

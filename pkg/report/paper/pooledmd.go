@@ -41,6 +41,9 @@ func (r *ClaimResult) PImproveText() string {
 	if !report.Finite(r.PImprove) {
 		return "–"
 	}
+	if report.Finite(r.PImproveLo) && report.Finite(r.PImproveHi) {
+		return fmt.Sprintf("%.2f [%.2f, %.2f]", r.PImprove, r.PImproveLo, r.PImproveHi)
+	}
 	return fmt.Sprintf("%.2f", r.PImprove)
 }
 
@@ -65,7 +68,7 @@ func WritePooled(b *strings.Builder, rs []ClaimResult) {
 	b.WriteString("**Pooled verdicts.** One estimate per claim and protocol: over the data sets, the mean of each one's mean paired contrast " +
 		"(log ratio or difference, oriented so that above the no-effect line goes the claim's way), with a 95 % stratified bootstrap interval " +
 		fmt.Sprintf("(%d resamples of the splits within each data set, seeded). ", BootstrapResamples) +
-		"P(improvement) is the share of resamples beyond the no-effect line the claim's way. The verdict reads the interval against the margin the claims file " +
+		"P(improvement) is the probability of improvement as rliable defines it for paired runs: per data set the share of its splits on which the arm under test does better (a tie counts ½), averaged over the data sets, with its 95 % interval from the same resamples. The verdict reads the interval against the margin the claims file " +
 		"declares (" + PaperClaimsFile + "); each claim's section lists what is excluded and why.\n\n")
 	b.WriteString("| claim | statement | protocol | test | pooled estimate [95 % CI] | P(improvement) | verdict |\n|---|---|---|---|---|---|---|\n")
 	for i := range rs {
