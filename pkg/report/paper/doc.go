@@ -47,7 +47,7 @@
 // rows, the fair arms against every SVGD arm). Claims 1 and 5 get a
 // verdict on each cost axis (Claim.Verdicts), and claims 1, 3 and 5 a
 // one-factor swap table (Claim.Swaps) whose rows change one factor of a
-// protocol at a time; Claim.Difference and OutcomeParagraph say from it
+// protocol at a time; Claim.Difference and TallyOutcome say from it
 // which factors decide.
 //
 //  1. cost to a level: per split the SVGD arm's value at its chosen

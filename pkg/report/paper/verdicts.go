@@ -59,7 +59,7 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pool
 	if quickProfile(res) || oneSplit(claims) {
 		b.WriteString("**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**\n\n")
 	}
-	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(claims))
+	fmt.Fprintf(b, "**Per-pair outcome.** %s\n\n", TallyOutcome(claims))
 	one := quickProfile(res) || oneSplit(claims)
 	b.WriteString("| claim | protocol | cost axis | better | worse | inconclusive | confounded (not counted) | not computable | verdict | why | counted contrasts, mean [95 % CI] | rests on |\n" +
 		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -162,11 +162,11 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// OutcomeParagraph is the report's outcome paragraph, generated from the verdicts
+// TallyOutcome is the per-pair tallies' outcome paragraph, generated from the verdicts
 // and the swap tables: each protocol's verdicts on their own axes, and
 // which single factors change the paper's verdicts of claims 1, 3 and 5.
 // README.md's outcome paragraph is this text (a test checks it).
-func OutcomeParagraph(claims []Claim) string {
+func TallyOutcome(claims []Claim) string {
 	var parts []string
 	for _, p := range []struct{ proto, words string }{
 		{paper, "Under the paper's protocol as it states it (compute seconds, final snapshots, the methods as the paper configures them)"},

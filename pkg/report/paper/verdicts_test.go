@@ -308,7 +308,7 @@ func TestSwapTableNamesTheArm(t *testing.T) {
 			t.Errorf("claim %d: the cost axis is named as deciding: %q", c.Number, c.Difference)
 		}
 	}
-	if o := OutcomeParagraph(claims); !strings.Contains(o, "for claim 1: only the MMD-FW arm (not supported → supported)") {
+	if o := TallyOutcome(claims); !strings.Contains(o, "for claim 1: only the MMD-FW arm (not supported → supported)") {
 		t.Errorf("outcome paragraph: %s", o)
 	}
 }
