@@ -376,7 +376,7 @@ func claim1(res *report.Results) Claim {
 			"A split on which that value is worse than the constant predictor's (the training mean) has diverged and gives no level. Each arm's cost to the level "+
 			"is read from that split's own snapshots, interpolated between the two around the crossing, on both axes (gradient evaluations and compute seconds); "+
 			"an arm that never reaches it is given its whole run's cost (a bound in its favour). The difference is ln(SVGD's cost / MMD-FW's cost); "+
-			"over splits its mean, 95 %% paired-t interval and sign test, shown as the ratio SVGD/MMD-FW (above 1: MMD-FW faster). "+
+			"over splits its mean, 95 %% paired-t interval, shown as the ratio SVGD/MMD-FW (above 1: MMD-FW faster). "+
 			"Tolerance band: ratios within ×%g of 1 count for neither: better when the interval lies above ×%g, worse when below 1/%g, inconclusive otherwise. "+
 			"A contrast whose arms differ in more than the method (their start, budget, evaluation rows or, on the seconds axis, the run setting of their timed cells) "+
 			"is shown and not counted. Paper's protocol: compute seconds, final snapshots at 1× the reference budget, the paper's MMD-FW and SVGD arms. "+
@@ -386,8 +386,8 @@ func claim1(res *report.Results) Claim {
 		Figures: []string{"fig1a", "fig1a-seconds", "fig2a", "fig2a-seconds", "table1"},
 		Header: []string{"protocol", "figure", "dataset", "MMD-FW arm (start)", "SVGD arm (start)", "splits", "level (mean)",
 			"MMD-FW cost: gradient evaluations; seconds", "SVGD cost: gradient evaluations; seconds",
-			"SVGD/MMD-FW in gradient evaluations, mean [95 % CI]", "sign test", "outcome",
-			"SVGD/MMD-FW in seconds, mean [95 % CI]", "sign test", "outcome",
+			"SVGD/MMD-FW in gradient evaluations, mean [95 % CI]", "outcome",
+			"SVGD/MMD-FW in seconds, mean [95 % CI]", "outcome",
 			"MMD-FW's gain over its start alone", "SVGD's gain over its start alone", "notes"},
 	}
 	c.Rule += startRule
@@ -419,9 +419,9 @@ func claim1(res *report.Results) Claim {
 // meanOf is the mean of v (NaN when empty).
 func meanOf(v []float64) float64 { m, _ := report.MeanSD(v); return m }
 
-// outcomeCells are a contrast's interval, sign test and outcome cells.
+// outcomeCells are a contrast's interval and outcome cells.
 func (c *Contrast) outcomeCells() []string {
-	return []string{c.IntervalText(), c.SignText(), c.OutcomeText()}
+	return []string{c.IntervalText(), c.OutcomeText()}
 }
 
 // notesText joins the notes of the contrasts of one comparison, each once.

@@ -111,13 +111,13 @@ func claim3(res *report.Results) Claim {
 		Text: "At an equal particle count SVGD reaches a smaller MMD² than MMD-FW (Fig. 1b).",
 		Rule: fmt.Sprintf("One contrast per SVGD arm and particle count N of fig1b, paired over splits: ln(MMD-FW's MMD² to the HMC reference at its step N / the SVGD run's "+
 			"MMD² with N particles at its final snapshot), shown as the ratio MMD-FW/SVGD (above 1: SVGD smaller, the claim's way). Over splits the mean, 95 %% "+
-			"paired-t interval and sign test. Tolerance band: ratios within ×%g of 1 count for neither: better when the interval lies above ×%g, worse when below "+
+			"paired-t interval. Tolerance band: ratios within ×%g of 1 count for neither: better when the interval lies above ×%g, worse when below "+
 			"1/%g, inconclusive otherwise. A contrast whose arms start differently (or differ in budget or evaluation rows) is shown and not counted. "+
 			"Paper's protocol: the paper's MMD-FW arm against the paper's SVGD arm; fair protocol: the fair MMD-FW arm against every SVGD arm. "+
 			"Supported when more than half of the computed contrasts are better and none is worse; not supported when one is worse; otherwise the evidence cannot decide. "+
 			"Each row also gives each arm's cost at N (gradient evaluations; seconds).", MMDBand, MMDBand, MMDBand) + oneMethod,
 		Figures: []string{"fig1b"},
-		Header: []string{"protocol", "dataset", "N", "SVGD arm (start)", "MMD-FW arm (start)", "splits", "SVGD MMD²", "MMD-FW MMD²", "MMD-FW/SVGD, mean [95 % CI]", "sign test", "outcome",
+		Header: []string{"protocol", "dataset", "N", "SVGD arm (start)", "MMD-FW arm (start)", "splits", "SVGD MMD²", "MMD-FW MMD²", "MMD-FW/SVGD, mean [95 % CI]", "outcome",
 			"SVGD cost: gradient evaluations; seconds", "MMD-FW cost: gradient evaluations; seconds"},
 	}
 	eval := func(cfg protocolConfig) []Contrast { return claim3Contrasts(res, cfg) }
@@ -279,13 +279,13 @@ func claim4(res *report.Results) Claim {
 		Rule: fmt.Sprintf("Stein Points against MMD-FW, as the paper compares them: contrasts paired over splits on fig1a's test accuracy and fig1b's MMD² to the HMC "+
 			"reference and KSD², each at equal N (on each split the largest particle count both runs reach) and at equal cost (on each split each arm's last snapshot "+
 			"within the least gradient-evaluation budget at which both have one). The difference is oriented so that positive means SP worse: ln(SP / MMD-FW) for MMD² "+
-			"and KSD², shown as the ratio SP/MMD-FW; MMD-FW's accuracy minus SP's. Over splits the mean, 95 %% paired-t interval and sign test. Tolerance bands: "+
+			"and KSD², shown as the ratio SP/MMD-FW; MMD-FW's accuracy minus SP's. Over splits the mean, 95 %% paired-t interval. Tolerance bands: "+
 			"ratios within ×%g of 1, accuracy differences within ±%g; better (SP worse) when the interval lies above the band, worse (SP better) when below it, "+
 			"inconclusive otherwise. A contrast whose arms start differently is shown and not counted (SP's own candidate search is not the MAP MMD-FW starts from). "+
 			"Paper's protocol: the paper's SP and MMD-FW arms; fair protocol: the fair ones. Supported when more than half of the computed contrasts are better and "+
 			"none is worse; not supported when one is worse; otherwise the evidence cannot decide.", MMDBand, AccuracyBand) + oneMethod,
 		Figures: []string{"fig1a", "fig1b"},
-		Header: []string{"protocol", "figure", "dataset", "compared", "MMD-FW arm (start)", "SP arm (start)", "splits", "MMD-FW", "SP", "SP worse by, mean [95 % CI]", "sign test", "outcome",
+		Header: []string{"protocol", "figure", "dataset", "compared", "MMD-FW arm (start)", "SP arm (start)", "splits", "MMD-FW", "SP", "SP worse by, mean [95 % CI]", "outcome",
 			"MMD-FW cost: gradient evaluations; seconds", "SP cost: gradient evaluations; seconds", "notes"},
 	}
 	eval := func(cfg protocolConfig) []Contrast { return claim4Contrasts(res, cfg) }

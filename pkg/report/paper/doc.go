@@ -31,7 +31,7 @@
 // differ in the method only, compared split by split under the same
 // budget, rows and snapshot rule, the difference of one measure oriented so
 // that positive goes the claim's way. Over the splits Paired gives the
-// mean, a 95 % paired-t interval and a sign test; the interval read against
+// mean and a 95 % paired-t interval; the interval read against
 // the contrast's tolerance Band gives Better, Worse or Inconclusive. A
 // contrast whose arms differ in more than the method (StartOf: their start
 // resolved by each kind's defaults; their budget or evaluation rows; on the

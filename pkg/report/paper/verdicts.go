@@ -49,7 +49,7 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pool
 		b.WriteString("**Per-pair tallies.** The rule the verdicts were read with before the pooled estimates, kept beside them. ")
 	}
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
-		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
+		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval. A contrast is better or worse when its " +
 		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
 		"method is shown and not counted; one whose arms start from different start classes (the network's own initialisation, a trained network, the MAP) " +
 		"takes no part in the verdict at all. A claim is supported when more than half of its computed same-start contrasts are better and none is " +
