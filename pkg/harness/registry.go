@@ -217,6 +217,7 @@ type Registry struct {
 	metrics  map[string]MetricFactory
 	mversion map[string]string
 	meanings MetricTable   // see DescribeMetric
+	kinds    KindTable     // see DescribeKind
 	fileData *fileDataKind // see RegisterFileDataset
 	families families      // see RegisterDatasetFamily
 	ext      map[any]any   // see Extension
