@@ -150,7 +150,7 @@ func claim4Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 		metrics []string
 	}{{"fig1a", []string{"accuracy"}}, {"fig1b", []string{"mmd2", "ksd2"}}} {
 		cells := res.Reported(e.id)
-		sp, fw := arm(res, e.id, cfg.FW, cells, report.IsSP), arm(res, e.id, cfg.FW, cells, report.IsMMDFW)
+		sp, fw := arm(res, e.id, cfg.FW, cells, IsSP), arm(res, e.id, cfg.FW, cells, IsMMDFW)
 		if sp == "" || fw == "" {
 			continue
 		}
@@ -318,7 +318,7 @@ func spGainSentence(res *report.Results) string {
 		cfg := protocolConfigs[p]
 		all := append(gainContrasts(res, []struct{ id, metric string }{{"fig1a", "accuracy"}}, cfg), mmdGainContrasts(res, cfg)...)
 		for _, k := range all {
-			if report.IsSP(k.A.Kind) {
+			if IsSP(k.A.Kind) {
 				gs[p] = append(gs[p], k)
 			}
 		}

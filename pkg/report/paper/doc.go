@@ -17,8 +17,12 @@
 // (paired contrasts and their tally), swap.go (one-factor swap tables),
 // arms.go and starts.go (which methods stand for a kind, their starts and
 // start-only baselines), budget.go and table.go (Table 1 under budgets),
-// spbnn.go (claim 4's scope), anchor.go (the SVGD anchor). They read the
-// results through the report's exported API only.
+// spbnn.go (claim 4's scope), anchor.go (the SVGD anchor), rate.go (claim
+// 2's rule and its thresholds), kinds.go (the paper's methods by kind: the
+// report's core names none) and posteriordb.go (the claims' extended
+// evidence, which Plugin.Extend adds to the core's posteriordb section,
+// report.Extender). They read the results through the report's exported
+// API only.
 //
 // # Verdicts
 //
