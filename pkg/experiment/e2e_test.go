@@ -94,6 +94,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 	}
 	res.Declare(e)
 	res.DescribeKinds(testRegistry.Kinds())
+	res.Checks = testRegistry.Checks()
 	figs := filepath.Join(dir, "fig")
 	files, err := report.Plot(res, figs, paper.Plugin{})
 	if err != nil {

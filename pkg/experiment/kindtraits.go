@@ -27,6 +27,7 @@ import (
 //	       only on enough draws, and a stuck or capped chain is read from
 //	       the recorded adaptation (hmcFlags); hmc runs no check of a
 //	       particle set
+//	run-time checks: narrow (mmdfw, sp), kept (sgld), stray (svgd)
 func registerTraits(r *harness.Registry) {
 	r.DescribeKind(KindMMDFW, harness.KindTraits{Legend: 1, OneParticlePerStep: true, Series: mmdfwSeries,
 		Flags: ceilingFlags, FlagNote: ceilingNote})
@@ -34,6 +35,34 @@ func registerTraits(r *harness.Registry) {
 	r.DescribeKind(KindSP, harness.KindTraits{Legend: 3, OneParticlePerStep: true, Flags: ceilingFlags, FlagNote: ceilingNote})
 	r.DescribeKind(KindSGLD, harness.KindTraits{Legend: 4})
 	r.DescribeKind(KindHMC, harness.KindTraits{Flags: hmcFlags, FlagNote: hmcNote, NoSetChecks: true})
+	// The run-time checks that only raise a flag, whose evaluation the
+	// report counts (docs/DECISIONS.md, "Run-time checks that were not
+	// evaluated"): a new such check registers here, with the kinds that
+	// run it and the value it records whenever it runs.
+	r.DescribeCheck(harness.RunCheck{
+		Flag:    "narrow",
+		Kinds:   []string{KindMMDFW, KindSP},
+		Methods: "MMD-FW, Stein Points",
+		Key:     "spread_min",
+		Reach:   "N ≤ d or d > 200: no spread spectrum",
+		About:   "the smallest eigenvalue of the set's Stein spread matrix below half what N independent draws reach (metric.DiagnoseNarrow)",
+	})
+	r.DescribeCheck(harness.RunCheck{
+		Flag:    "kept",
+		Kinds:   []string{KindSGLD},
+		Methods: "SGLD",
+		Key:     "kept_mean_z",
+		Reach:   "runs that do not cut a kept set out of more monitored draws (a fixed iteration count, Monitor \"kept\" or no Keep)",
+		About:   "the kept draws' mean further from the monitored draws' mean than 4 standard errors of as many independent draws (sgld.FlagKeptZ)",
+	})
+	r.DescribeCheck(harness.RunCheck{
+		Flag:    "stray",
+		Kinds:   []string{KindSVGD},
+		Methods: "SVGD",
+		Key:     "score_share",
+		Reach:   "minibatch runs or N < 8",
+		About:   "one particle carrying more than svgd.StrayShare of the set's summed squared score",
+	})
 }
 
 // The legend notes of an MMD-FW series measured in its own random-feature

@@ -283,6 +283,7 @@ func TestPosteriorDBEndToEnd(t *testing.T) {
 	}
 	res.Declare(e)
 	res.DescribeKinds(testRegistry.Kinds())
+	res.Checks = testRegistry.Checks()
 	if v, n := report.ReferenceFloor(res.Experiment("pdb-test"), "posteriordb.gdata-gauss_test", PDBMMD2); n != 1 || !(v > 0) {
 		t.Errorf("floor of %s: %v over %d splits", PDBMMD2, v, n)
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"maps"
+	"slices"
 )
 
 // KindTraits is what the report reads of a method kind, registered beside
@@ -98,5 +99,68 @@ func (r *Registry) Kinds() KindTable {
 	defer r.mu.RUnlock()
 	out := make(KindTable, len(r.kinds))
 	maps.Copy(out, r.kinds)
+	return out
+}
+
+// RunCheck is a check that methods evaluate on their result at run time
+// and whose outcome is a flag only: it changes no number and no cache key,
+// so a cell computed before the check entered the code stays cached
+// without it, and reads as unflagged though a rerun might flag it. The
+// report says, for every check described (Registry.DescribeCheck), on how
+// many cells of its kinds it was evaluated, and does not let "not
+// evaluated" pass for "not flagged".
+type RunCheck struct {
+	// Flag is the flag code the check raises.
+	Flag string
+	// Kinds are the method kinds that evaluate it (Provenance.Kind).
+	Kinds []string
+	// Methods names those methods in the report's text.
+	Methods string
+	// Key is the diagnostic value (particle.Diagnostics.Values) that the
+	// check records whenever it runs, flagged or not: its presence proves
+	// the check was evaluated on the cell.
+	Key string
+	// Reach says when the check runs and records no Key: a cell without
+	// Key was computed before the check or lies out of its reach, which
+	// the cell alone does not tell apart.
+	Reach string
+	// About is a one-line description of the check.
+	About string
+}
+
+// DescribeCheck records a run-time check of the kinds c.Kinds, registered
+// on r; the report lists the checks in the order described. A check
+// without a flag, a key or a kind, of an unregistered kind, or a second
+// check of the same flag panics.
+func (r *Registry) DescribeCheck(c RunCheck) {
+	if c.Flag == "" || c.Key == "" || len(c.Kinds) == 0 {
+		panic("harness: run-time check " + c.Flag + " needs a flag, a key and a kind")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range c.Kinds {
+		if _, ok := r.methods[k]; !ok {
+			panic("harness: run-time check " + c.Flag + " of unregistered method " + k)
+		}
+	}
+	for _, o := range r.checks {
+		if o.Flag == c.Flag {
+			panic("harness: run-time check " + c.Flag + " described twice")
+		}
+	}
+	c.Kinds = slices.Clone(c.Kinds)
+	r.checks = append(r.checks, c)
+}
+
+// Checks returns the run-time checks r describes, in the order described,
+// in a slice of the caller's.
+func (r *Registry) Checks() []RunCheck {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]RunCheck, len(r.checks))
+	for i, c := range r.checks {
+		c.Kinds = slices.Clone(c.Kinds)
+		out[i] = c
+	}
 	return out
 }

@@ -218,6 +218,7 @@ type Registry struct {
 	mversion map[string]string
 	meanings MetricTable   // see DescribeMetric
 	kinds    KindTable     // see DescribeKind
+	checks   []RunCheck    // see DescribeCheck
 	fileData *fileDataKind // see RegisterFileDataset
 	families families      // see RegisterDatasetFamily
 	ext      map[any]any   // see Extension

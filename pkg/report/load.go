@@ -97,6 +97,10 @@ type Results struct {
 	// the registry that plans the results; LoadCurrent and DescribeKinds
 	// set it, and each cell's Traits from it).
 	Kinds harness.KindTable
+	// Checks are the run-time checks that only raise a flag, whose
+	// evaluation the report counts (harness.Registry.Checks of the
+	// registry that plans the results; LoadCurrent sets it).
+	Checks []harness.RunCheck
 }
 
 // DescribeKinds sets the traits of the method kinds to t, and each cell's
@@ -209,8 +213,8 @@ const (
 // is missing or malformed, is an error naming the file: a figure silently
 // made from part of the results would be worse than none. The Results
 // say nothing of what the metrics mean or of the method kinds: set their
-// Metrics (a registry's Meanings) and DescribeKinds (its Kinds) before
-// drawing or writing them.
+// Metrics (a registry's Meanings), DescribeKinds (its Kinds) and Checks
+// (its Checks) before drawing or writing them.
 func Load(dir string) (*Results, error) {
 	cells, bad, err := walk(dir)
 	if err != nil {
@@ -364,6 +368,7 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	slices.Sort(res.NotRun)
 	res.NotRun = slices.Compact(res.NotRun)
 	res.DescribeKinds(p.Registry.Kinds())
+	res.Checks = p.Registry.Checks()
 	return res, nil
 }
 

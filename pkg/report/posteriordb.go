@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // PDBExperiment is the id of the posteriordb benchmark
@@ -547,7 +549,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		fmt.Fprintf(b, "![%s](%s)\n", name, path.Join(opts.Figures, name+".png"))
 	}
 	b.WriteString("\n")
-	writePDBUnchecked(b, cells)
+	writePDBUnchecked(b, cells, res.Checks)
 	writePDBByN(b, stats)
 	fmt.Fprintf(b, "### At N = %d\n\n", top)
 	b.WriteString("| posterior | method | seeds | mean err | sd ratios | MMD²/floor | grad evals | seconds | close | flags |\n")
@@ -700,13 +702,13 @@ func pdbFlagged(cells []*Cell) string {
 		strings.Join(notes, "; ") + ". "
 }
 
-// writePDBUnchecked says, for every run-time check (runChecks) not
+// writePDBUnchecked says, for every run-time check of checks not
 // evaluated on some of the benchmark's cells, on how many it was: a seed
 // of such a cell counts as unflagged by the check without having been
 // checked, so its method's "flagged" may rise and "silently off" fall on
 // a rerun ("close" stands: the check changes no number).
-func writePDBUnchecked(b *strings.Builder, cells []*Cell) {
-	counts := notEvaluated(countChecks(cells, runChecks))
+func writePDBUnchecked(b *strings.Builder, cells []*Cell, checks []harness.RunCheck) {
+	counts := notEvaluated(countChecks(cells, checks))
 	if len(counts) == 0 {
 		return
 	}

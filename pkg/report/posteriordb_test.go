@@ -12,14 +12,17 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
-// pdbKinds are the traits the wiring gives the benchmark's method kinds
-// (pkg/experiment): the section's tests read the fixture cells by them, as
-// the report reads the cells of a registry's results.
-var pdbKinds = func() harness.KindTable {
+// wiring is the registry of the wiring (pkg/experiment), whose kinds'
+// traits and run-time checks the section's tests read the fixture cells
+// by, as the report reads the cells of a registry's results.
+var wiring = func() *harness.Registry {
 	r := harness.NewRegistry()
 	experiment.Register(r)
-	return r.Kinds()
+	return r
 }()
+
+// pdbKinds are the traits the wiring gives the method kinds.
+var pdbKinds = wiring.Kinds()
 
 // pdbTestCell is a finished cell of the posteriordb benchmark with the
 // given final metrics, MMD² floor, cost and flag codes; snaps are extra

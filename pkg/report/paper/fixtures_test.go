@@ -28,12 +28,13 @@ func writeTree(t testing.TB, dir string, f reporttest.CurveFunc, srcs ...string)
 	}
 	res.Metrics = reg.Meanings()
 	res.DescribeKinds(reg.Kinds())
+	res.Checks = reg.Checks()
 	return res
 }
 
 // goodTree loads the tree of reporttest.GoodTree with its figures and the
-// metric meanings of reporttest.Meanings and the kinds' traits of
-// reporttest.Kinds.
+// metric meanings of reporttest.Meanings, the kinds' traits of
+// reporttest.Kinds and the run-time checks of reporttest.Checks.
 func goodTree(t *testing.T) *report.Results {
 	t.Helper()
 	dir, figs := reporttest.GoodTree(t)
@@ -44,6 +45,7 @@ func goodTree(t *testing.T) *report.Results {
 	res.Figures = figs
 	res.Metrics = reporttest.Meanings
 	res.DescribeKinds(reporttest.Kinds)
+	res.Checks = reporttest.Checks
 	return res
 }
 

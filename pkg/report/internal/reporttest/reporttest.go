@@ -169,6 +169,14 @@ var Kinds = harness.KindTable{
 	"sgld":  {Legend: 4},
 }
 
+// Checks are the run-time checks of the toy kinds, as the wiring describes
+// the check of the kinds of the same names: "narrow", of mmdfw and sp,
+// recording spread_min.
+var Checks = []harness.RunCheck{{
+	Flag: "narrow", Kinds: []string{"mmdfw", "sp"}, Methods: "MMD-FW, Stein Points", Key: "spread_min",
+	Reach: "N ≤ d or d > 200: no spread spectrum", About: "the smallest eigenvalue of the set's Stein spread matrix below half what N independent draws reach",
+}}
+
 // toySeries is the series traits of a toy mmdfw cell (Kinds).
 func toySeries(settings any) harness.SeriesTraits {
 	m, _ := settings.(map[string]any)
@@ -253,6 +261,9 @@ func Registry(f CurveFunc) *harness.Registry {
 	for _, k := range []string{"mmdfw", "svgd", "sp", "sgld"} {
 		harness.RegisterMethod(reg, k, "1", run)
 		reg.DescribeKind(k, Kinds[k])
+	}
+	for _, c := range Checks {
+		reg.DescribeCheck(c)
 	}
 	harness.RegisterMethod(reg, "boom", "1", func(ctx context.Context, in harness.Input[toySettings]) (harness.Output, error) {
 		return harness.Output{}, fmt.Errorf("boom: diverged at step 3: coordinate 0 is NaN")
