@@ -119,6 +119,11 @@ type KindTraits = harness.KindTraits
 // figure (KindTraits.Series).
 type SeriesTraits = harness.SeriesTraits
 
+// RunCheck is a check that methods evaluate at run time and that only
+// raises a flag: Registry.DescribeCheck records it, and the report says
+// on how many cells of its kinds it was evaluated.
+type RunCheck = harness.RunCheck
+
 // Direction says which way a metric improves.
 type Direction = harness.Direction
 
