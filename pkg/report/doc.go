@@ -81,15 +81,12 @@
 // line of log MMD² against N. SeriesRate fits log MMD² = a − r·N by least
 // squares to the per-N mean of log MMD² over splits and reports r and
 // R² = 1 − SS_res/SS_tot. Each series is measured in its own kernel
-// (OwnKernelSeries): a series whose kind's traits name a metric of its own
-// (harness.SeriesTraits.OwnMetric: a random-feature series, by the MMD² the
-// method reports in its random-feature space) in that metric when its
-// cells record it, since in the RBF kernel it flattens at the
-// random-feature approximation error; every other series by the RBF MMD².
-// A control series (harness.SeriesTraits.Control: an LMO that follows the
-// exact direction) is drawn dashed in the colour of its twin (ExactTwins).
-// Whether a rate is the one a paper claims is its plug-in's to judge
-// (pkg/report/paper's TestRate).
+// (OwnKernelSeries): a random-feature series by the MMD² the method reports
+// in its random-feature space (its kind's SeriesTraits.OwnMetric) when its
+// cells record it, since in the RBF kernel it flattens at the random-feature
+// approximation error; every other series by the RBF MMD². In the rff
+// figure a series whose LMO follows the exact direction is drawn dashed in
+// the colour of its twin of the paper's direction (ExactTwins).
 //
 // # Tuning
 //

@@ -277,7 +277,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // the heading, when no cell recorded a flag and every run-time check was
 // evaluated on every cell of its kinds. claims says
 // whether verdicts above may include them. After the count, one line per
-// run-time check (Results.Checks) says on how many cells of its kinds it was
+// run-time check (runChecks) says on how many cells of its kinds it was
 // evaluated; the section is written, too, when no cell is flagged but a
 // check was not evaluated on some cell.
 func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
