@@ -82,8 +82,8 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 		switch {
 		case c.Method.Kind == KindHMC && seen[MMD2] < 1, c.Method.Kind != KindHMC && seen[MMD2] < 3:
 			t.Errorf("%s: %d %s rows", c.ID, seen[MMD2], MMD2)
-		case own && seen[report.KernelMMD2] != seen[MMD2], !own && seen[report.KernelMMD2] != 0:
-			t.Errorf("%s: %d %s rows and %d %s rows", c.ID, seen[MMD2], MMD2, seen[report.KernelMMD2], report.KernelMMD2)
+		case own && seen[paper.KernelMMD2] != seen[MMD2], !own && seen[paper.KernelMMD2] != 0:
+			t.Errorf("%s: %d %s rows and %d %s rows", c.ID, seen[MMD2], MMD2, seen[paper.KernelMMD2], paper.KernelMMD2)
 		}
 	}
 
@@ -93,6 +93,8 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Declare(e)
+	res.DescribeKinds(testRegistry.Kinds())
+	res.Checks = testRegistry.Checks()
 	figs := filepath.Join(dir, "fig")
 	files, err := report.Plot(res, figs, paper.Plugin{})
 	if err != nil {
@@ -129,7 +131,7 @@ func TestQuickProfileEndToEnd(t *testing.T) {
 	if !regexp.MustCompile(`\| 2\. [^\n]*\| \*\*one split: no verdict\*\* \| the rule would say (supported|not supported):`).MatchString(text) {
 		t.Errorf("claim 2's row does not say that one split gives no verdict:\n%s", text)
 	}
-	if !strings.Contains(text, "| rff | Gaussian") || !strings.Contains(text, "own RFF kernel (`"+report.KernelMMD2+"`)") {
+	if !strings.Contains(text, "| rff | Gaussian") || !strings.Contains(text, "own RFF kernel (`"+paper.KernelMMD2+"`)") {
 		t.Errorf("claim 2 lacks the rff rows in the RFF kernel:\n%s", text)
 	}
 	if !strings.Contains(text, "![rff](fig/rff.png)") {

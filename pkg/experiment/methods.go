@@ -315,4 +315,5 @@ func Register(r *harness.Registry) {
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)
 	registerMemory(r)
 	registerSteps(r)
+	registerTraits(r)
 }

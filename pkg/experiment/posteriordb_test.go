@@ -282,6 +282,8 @@ func TestPosteriorDBEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Declare(e)
+	res.DescribeKinds(testRegistry.Kinds())
+	res.Checks = testRegistry.Checks()
 	if v, n := report.ReferenceFloor(res.Experiment("pdb-test"), "posteriordb.gdata-gauss_test", PDBMMD2); n != 1 || !(v > 0) {
 		t.Errorf("floor of %s: %v over %d splits", PDBMMD2, v, n)
 	}

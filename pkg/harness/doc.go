@@ -187,7 +187,11 @@
 // what it reads: the evaluation rows, development rows, the reference, the
 // target or the method's own state). The report reads these meanings from
 // the registry that plans the results it draws (Registry.Meanings), never
-// from a metric's name.
+// from a metric's name. A method kind is described alike
+// (Registry.DescribeKind, KindTraits: its place in legends, whether each
+// step adds one particle, what its recorded settings say of its series,
+// which of its flags count), and the report reads the kinds' traits
+// (Registry.Kinds), never a kind's name.
 //
 // # Tuning experiments and held-out rows
 //

@@ -221,6 +221,8 @@ type Registry struct {
 	metrics  map[string]MetricFactory
 	mversion map[string]string
 	meanings MetricTable   // see DescribeMetric
+	kinds    KindTable     // see DescribeKind
+	checks   []RunCheck    // see DescribeCheck
 	fileData *fileDataKind // see RegisterFileDataset
 	families families      // see RegisterDatasetFamily
 	ext      map[any]any   // see Extension

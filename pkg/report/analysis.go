@@ -2,9 +2,7 @@ package report
 
 import (
 	"math"
-
-	"github.com/mmdfw/mmdfw/pkg/harness"
-	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"slices"
 )
 
 // RateMetric is the MMD² the convergence rate of a dataset is measured in:
@@ -28,29 +26,32 @@ func CellsOf(cells []*Cell, ds string) []*Cell {
 	return in
 }
 
-// KernelMMD2 is the metric name of MMD-FW's MMD² in its own kernel, as the
-// method reports it (harness.StatPrefix + mmdfw.StatMMD2Kernel): exact in
-// the random-feature space when z is exact (Gaussian targets).
-const KernelMMD2 = harness.StatPrefix + "mmd2_kernel"
-
 // OwnKernelSeries returns the MMD² series of one dataset, each in its own
-// method's kernel: a random-feature series in KernelMMD2 when its cells
-// record it, every other series in base (the RBF kernel). metric maps each
-// series name to the metric it was read from. MMD² in the RBF kernel of an
-// RFF series flattens at the RFF approximation error, whatever the rate in
-// the RFF kernel the method actually minimises.
+// method's kernel: a series whose cells' settings name a metric of their
+// own (harness.SeriesTraits.OwnMetric: MMD² in a random-feature kernel, as
+// the method reports it) in that metric when its cells record it, every
+// other series in base (the RBF kernel). metric maps each series name to
+// the metric it was read from. MMD² in the RBF kernel of a random-feature
+// series flattens at the approximation error, whatever the rate in the
+// kernel the method actually minimises.
 func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric map[string]string) {
 	in := CellsOf(cells, ds)
-	rff := map[string]bool{}
+	ownMetric := map[string]string{}
+	var metrics []string
 	for _, c := range in {
-		if IsRFF(c) && len(c.Metric(KernelMMD2)) > 0 {
-			rff[c.Prov.Method] = true
+		if m := c.Series().OwnMetric; m != "" && m != base && len(c.Metric(m)) > 0 {
+			if _, ok := ownMetric[c.Prov.Method]; !ok {
+				ownMetric[c.Prov.Method] = m
+				if !slices.Contains(metrics, m) {
+					metrics = append(metrics, m)
+				}
+			}
 		}
 	}
 	own := map[string]Series{}
-	if len(rff) > 0 {
-		for _, s := range ParticleSeries(cells, ds, KernelMMD2) {
-			if rff[s.Method] {
+	for _, m := range metrics {
+		for _, s := range ParticleSeries(cells, ds, m) {
+			if ownMetric[s.Method] == m {
 				own[s.Method] = s
 			}
 		}
@@ -59,7 +60,7 @@ func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric ma
 	for _, s := range ParticleSeries(cells, ds, base) {
 		m := base
 		if o, ok := own[s.Method]; ok {
-			s, m = o, KernelMMD2
+			s, m = o, ownMetric[s.Method]
 			delete(own, s.Method)
 		}
 		series = append(series, s)
@@ -69,7 +70,7 @@ func OwnKernelSeries(cells []*Cell, ds, base string) (series []Series, metric ma
 	for _, name := range methodNames(cells) {
 		if s, ok := own[name]; ok {
 			series = append(series, s)
-			metric[s.Name] = KernelMMD2
+			metric[s.Name] = ownMetric[name]
 		}
 	}
 	return series, metric
@@ -103,53 +104,42 @@ func SeriesRate(s *Series) Fit {
 	return FitLine(x, y)
 }
 
-// OwnKernelNote is the legend and table text of a series measured in its
-// own random-feature kernel.
-const OwnKernelNote = "own RFF kernel"
-
-// exactLMONote is the legend text of a series whose LMO follows the exact
-// direction.
-const exactLMONote = "exact LMO"
-
-// ExactTwins maps each MMD-FW method of cells whose LMO follows the exact
-// direction to its approximate twin, read from the recorded settings
-// (MMDFWSettings): the first method in legend order whose LMO follows the
-// paper's direction, with the same kernel (RBF or random features, the same
-// feature count and bandwidth), on a dataset the two share. A method
-// without such a twin is absent.
+// ExactTwins maps each control method of cells (a series whose recorded
+// settings make it a control, harness.SeriesTraits.Control: MMD-FW's LMO
+// following the exact direction) to its twin: the first method in legend
+// order that is no control, with the same harness.SeriesTraits.Twin (the
+// same kernel, its feature count and bandwidth), on a dataset the two
+// share. Each method is read from its first cell; a method without such a
+// twin, and one whose settings give no Twin, is absent.
 func ExactTwins(cells []*Cell) map[string]string {
 	type info struct {
-		s     mmdfw.Settings
-		ds    map[string]bool
-		exact bool
+		twin    string
+		ds      map[string]bool
+		control bool
 	}
 	infos := map[string]*info{}
 	for _, c := range cells {
-		s, _, ok := MMDFWSettings(c)
-		if !ok {
+		if c.Traits.Series == nil {
 			continue
 		}
 		in := infos[c.Prov.Method]
 		if in == nil {
-			in = &info{s: s, ds: map[string]bool{}, exact: IsExactLMO(c)}
+			t := c.Series()
+			in = &info{twin: t.Twin, ds: map[string]bool{}, control: t.Control != ""}
 			infos[c.Prov.Method] = in
 		}
 		in.ds[c.Prov.Dataset] = true
-	}
-	sameKernel := func(a, b mmdfw.Settings) bool {
-		ra, rb := a.Kernel == mmdfw.RFFKernel, b.Kernel == mmdfw.RFFKernel
-		return ra == rb && (!ra || a.Features == b.Features) && a.Bandwidth == b.Bandwidth
 	}
 	names, _ := MethodOrder(cells)
 	out := map[string]string{}
 	for _, m := range names {
 		a := infos[m]
-		if a == nil || !a.exact {
+		if a == nil || !a.control || a.twin == "" {
 			continue
 		}
 		for _, t := range names {
 			b := infos[t]
-			if b == nil || b.exact || !sameKernel(a.s, b.s) {
+			if b == nil || b.control || b.twin != a.twin {
 				continue
 			}
 			shared := false

@@ -4,65 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
-// runCheck is a check that a method evaluates at run time and whose
-// outcome is a flag only: it changes no number and no cache key, so a cell
-// computed before the check entered the code stays cached without it, and
-// reads as unflagged though a rerun might flag it. The report says, for
-// every such check, on how many cells it was evaluated, and does not let
-// "not evaluated" pass for "not flagged" (docs/DECISIONS.md, "Run-time
-// checks that were not evaluated").
-type runCheck struct {
-	// Flag is the flag code the check raises.
-	Flag string
-	// Kinds are the method kinds that evaluate it (Provenance.Kind).
-	Kinds []string
-	// Methods names those methods in the report's text.
-	Methods string
-	// Key is the diagnostic value (particle.Diagnostics.Values) that the
-	// check records whenever it runs, flagged or not: its presence proves
-	// the check was evaluated on the cell.
-	Key string
-	// Reach says when the check runs and records no Key: a cell without
-	// Key was computed before the check or lies out of its reach, which
-	// the cell alone does not tell apart (neither its time nor its
-	// revision does: a cell may be computed after the check entered the
-	// code on a branch without it).
-	Reach string
-	// About is a one-line description of the check.
-	About string
-}
-
-// runChecks are the run-time checks whose evaluation the report counts.
-// A method check that only raises a flag registers here: its flag code,
-// the kinds that run it and the value it records whenever it runs.
-var runChecks = []runCheck{
-	{
-		Flag:    "narrow",
-		Kinds:   []string{"mmdfw", "sp"},
-		Methods: "MMD-FW, Stein Points",
-		Key:     "spread_min",
-		Reach:   "N ≤ d or d > 200: no spread spectrum",
-		About:   "the smallest eigenvalue of the set's Stein spread matrix below half what N independent draws reach (metric.DiagnoseNarrow)",
-	},
-	{
-		Flag:    "kept",
-		Kinds:   []string{"sgld"},
-		Methods: "SGLD",
-		Key:     "kept_mean_z",
-		Reach:   "runs that do not cut a kept set out of more monitored draws (a fixed iteration count, Monitor \"kept\" or no Keep)",
-		About:   "the kept draws' mean further from the monitored draws' mean than 4 standard errors of as many independent draws (sgld.FlagKeptZ)",
-	},
-	{
-		Flag:    "stray",
-		Kinds:   []string{"svgd"},
-		Methods: "SVGD",
-		Key:     "score_share",
-		Reach:   "minibatch runs or N < 8",
-		About:   "one particle carrying more than svgd.StrayShare of the set's summed squared score",
-	},
-}
+// runCheck is a run-time check that only raises a flag
+// (harness.RunCheck): the report says, for every check the registry
+// describes (Results.Checks), on how many cells it was evaluated, and does
+// not let "not evaluated" pass for "not flagged" (docs/DECISIONS.md,
+// "Run-time checks that were not evaluated").
+type runCheck = harness.RunCheck
 
 // checkCount is the evaluation of one run-time check over some cells.
 type checkCount struct {

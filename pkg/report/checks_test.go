@@ -64,13 +64,13 @@ func TestCountChecks(t *testing.T) {
 }
 
 // The Flagged results section states, after the count, how far each
-// registered check was evaluated, and is written even when no cell is
+// registered check (the wiring's, Results.Checks) was evaluated, and is written even when no cell is
 // flagged but a check was not evaluated on some cell.
 func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 	res := &Results{Cells: []*Cell{
 		checkCell("e/mmdfw/x/s1/n10", "mmdfw", true, "spread_min"),
 		checkCell("e/mmdfw/x/s2/n10", "mmdfw", false),
-	}}
+	}, Checks: wiring.Checks()}
 	var b strings.Builder
 	writeFlagged(&b, res, false, Options{})
 	want := "\n## Flagged results\n\n1 cell(s) whose method flagged its result as not to be trusted (the figures above include them; " +
@@ -105,12 +105,12 @@ func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 // its cells, and nothing when every cell was checked.
 func TestPDBUnchecked(t *testing.T) {
 	var b strings.Builder
-	writePDBUnchecked(&b, []*Cell{checkCell("posteriordb/sp/x/s1/n10", "sp", false, "spread_min"), checkCell("posteriordb/sp/x/s2/n10", "sp", false)})
+	writePDBUnchecked(&b, []*Cell{checkCell("posteriordb/sp/x/s1/n10", "sp", false, "spread_min"), checkCell("posteriordb/sp/x/s2/n10", "sp", false)}, wiring.Checks())
 	if s := b.String(); !strings.Contains(s, "Not every run-time check was evaluated") || !strings.Contains(s, "- narrow (MMD-FW, Stein Points): evaluated on 1 of 2 cells; the other 1 record no `spread_min`") {
 		t.Errorf("posteriordb note\n%s", s)
 	}
 	b.Reset()
-	writePDBUnchecked(&b, []*Cell{checkCell("posteriordb/sp/x/s1/n10", "sp", false, "spread_min")})
+	writePDBUnchecked(&b, []*Cell{checkCell("posteriordb/sp/x/s1/n10", "sp", false, "spread_min")}, wiring.Checks())
 	if b.Len() != 0 {
 		t.Errorf("posteriordb note on checked cells\n%s", b.String())
 	}

@@ -123,7 +123,7 @@ func ruleUnits(r *harness.Choose, cells []*Cell) []ruleUnit {
 			return []ruleUnit{{r.N, g}}
 		}
 		for _, n := range ns {
-			if n > r.N && IsGreedy(atN[n][0].Prov.Kind) {
+			if n > r.N && atN[n][0].Traits.OneParticlePerStep {
 				return []ruleUnit{{r.N, atN[n]}}
 			}
 		}

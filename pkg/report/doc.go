@@ -36,9 +36,18 @@
 // experiment that declares none gets DefaultFigures, every recorded metric
 // against compute time, and Undeclared lists it so that repro plot says
 // so. Nothing is drawn, grouped or paired by a method's name: the panels
-// of the ablations are the declared ones, and the approximate twin of an
-// exact-direction series (ExactTwins) is the series of the same kernel on
-// a shared dataset, read from the recorded MMD-FW settings. The code is
+// of the ablations are the declared ones, and the twin of a control series
+// (ExactTwins) is the series of the same kernel on a shared dataset, as the
+// kind's traits read it from the recorded settings.
+//
+// The report names no method. What it needs to know of a method kind (its
+// place in legends, whether each step adds one particle, what its recorded
+// settings say of its series, which of its flags count) are the kind's
+// traits (harness.KindTraits), registered beside the kind by whoever
+// registers it (Registry.DescribeKind; pkg/experiment for the built-in
+// kinds) and read from the registry that plans the results (Results.Kinds,
+// each cell's Traits). A kind without traits is drawn after those with
+// them, by method name, and its flags count as recorded. The code is
 // split into draw.go (plot primitives, styles, layout, file formats),
 // analysis.go (the series analysis the paper's claims use too) and
 // figures.go (the declared figures).
@@ -52,10 +61,10 @@
 // decades; the figure shows the mean and a mean ± sd band (sample sd,
 // divisor n−1) at each grid time.
 //
-// Against the number of particles (fig1b, fig2b, rff) a greedy method
-// (MMD-FW, Stein Points) holds n particles at step n, so its curve is the
-// trajectory of its largest cell of each split; any other method (SVGD,
-// SGLD) gives its final value at each cell's N. MMD² spans decades, so it is
+// Against the number of particles a method whose kind adds one particle
+// per step (KindTraits.OneParticlePerStep) holds n particles at step n, so
+// its curve is the trajectory of its largest cell of each split; any other
+// method gives its final value at each cell's N. MMD² spans decades, so it is
 // averaged on the log scale it is drawn on: the centre is the geometric mean
 // exp(mean log MMD²) and the band exp(mean ± sd of log MMD²).
 //
@@ -73,7 +82,7 @@
 // squares to the per-N mean of log MMD² over splits and reports r and
 // R² = 1 − SS_res/SS_tot. Each series is measured in its own kernel
 // (OwnKernelSeries): a random-feature series by the MMD² the method reports
-// in its random-feature space (KernelMMD2, "method:mmd2_kernel") when its
+// in its random-feature space (its kind's SeriesTraits.OwnMetric) when its
 // cells record it, since in the RBF kernel it flattens at the random-feature
 // approximation error; every other series by the RBF MMD². In the rff
 // figure a series whose LMO follows the exact direction is drawn dashed in

@@ -64,12 +64,13 @@ type style struct {
 var kindColour = []int{0, 1, 2, 3}
 
 func newStyle(cells []*Cell) *style {
-	names, kinds := MethodOrder(cells)
+	names, _ := MethodOrder(cells)
+	ranks := legendRanks(cells)
 	s := &style{index: map[string]int{}, series: map[string]int{}, taken: map[int]bool{}, shown: map[string]bool{}}
 	used := map[int]bool{}
 	next := len(kindColour)
 	for _, n := range names {
-		r := kindRank(kinds[n])
+		r := ranks[n]
 		if r < len(kindColour) && !used[kindColour[r]] {
 			s.index[n] = kindColour[r]
 			used[kindColour[r]] = true

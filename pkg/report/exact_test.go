@@ -8,34 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report/internal/reporttest"
 )
-
-func TestLMODirection(t *testing.T) {
-	for _, tc := range []struct {
-		settings any
-		want     string
-		exact    bool
-	}{
-		{map[string]any{}, "self", false},
-		{nil, "self", false},
-		{map[string]any{"direction": ""}, "self", false},
-		{map[string]any{"direction": "frozen", "kernel": "rff"}, "frozen", false},
-		{map[string]any{"direction": "exact"}, "exact", true},
-		{map[string]any{"direction": "sideways"}, "self", false},
-	} {
-		c := &Cell{Prov: &harness.Provenance{Settings: tc.settings}}
-		if got := LMODirection(c); got != tc.want || IsExactLMO(c) != tc.exact {
-			t.Errorf("settings %v: direction %q exact %v, want %q %v", tc.settings, got, IsExactLMO(c), tc.want, tc.exact)
-		}
-	}
-}
 
 // TestRateFigureExact checks that the rff figure notes the exact-direction
 // series and draws each in the colour of its approximate twin with another
 // dash pattern, the approximate series solid in distinct colours.
 func TestRateFigureExact(t *testing.T) {
+	// The legend note of a control series of the toy kinds (reporttest.Kinds).
+	const exactNote = "exact LMO"
 	res := writeTree(t, t.TempDir(), reporttest.ExactCurves(true), reporttest.RffExactTOML)
 	cells := res.Experiment("rff")
 	st := newStyle(cells)
@@ -63,14 +44,14 @@ func TestRateFigureExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bytes.Count(svg, []byte(exactLMONote)); n != 2 {
-		t.Errorf("rff-gauss.svg notes %q %d times, want 2 (one per exact series)", exactLMONote, n)
+	if n := bytes.Count(svg, []byte(exactNote)); n != 2 {
+		t.Errorf("rff-gauss.svg notes %q %d times, want 2 (one per exact series)", exactNote, n)
 	}
 	svg, err = os.ReadFile(filepath.Join(dir, "rff-covertype.svg"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(svg, []byte(exactLMONote)) {
+	if bytes.Contains(svg, []byte(exactNote)) {
 		t.Error("rff-covertype.svg has an exact-direction series")
 	}
 }

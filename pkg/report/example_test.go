@@ -35,29 +35,6 @@ func ExampleFiguresOf() {
 	// [] [mine-accuracy]
 }
 
-func ExampleTestRate() {
-	// Two MMD² series over N = 1…30: a geometric one, 0.5·e^{−0.2N}, and
-	// a power law, 0.1/N, which falls almost as far but is no linear rate.
-	var geo, pow report.Series
-	for n := 1; n <= 30; n++ {
-		geo.X = append(geo.X, float64(n))
-		pow.X = append(pow.X, float64(n))
-		geo.Vals = append(geo.Vals, []float64{0.5 * math.Exp(-0.2*float64(n))})
-		pow.Vals = append(pow.Vals, []float64{0.1 / float64(n)})
-	}
-	for _, s := range []struct {
-		name string
-		s    *report.Series
-	}{{"geometric", &geo}, {"power law", &pow}} {
-		r := report.TestRate(s.s)
-		fmt.Printf("%s: geometric R² %.3f, power-law R² %.3f (exponent %.2f), %.2f decades, linear %v\n",
-			s.name, r.Geometric.R2, r.Power.R2, r.Power.Slope, r.Decades, r.Linear)
-	}
-	// Output:
-	// geometric: geometric R² 1.000, power-law R² 0.848 (exponent -1.91), 2.52 decades, linear true
-	// power law: geometric R² 0.848, power-law R² 1.000 (exponent -1.00), 1.12 decades, linear false
-}
-
 func ExampleTuningGrids() {
 	cell := func(method string, split int, step, rmse float64) *report.Cell {
 		p := &harness.Provenance{Experiment: "tune-mine", Method: method, Kind: "svgd", Dataset: "own", Split: split, N: 20, Status: harness.Done,

@@ -380,16 +380,16 @@ func (st *style) panelFigure(dir, name string, f *Figure, cells []*Cell, ds, m s
 
 // rateFigure plots log MMD² (metric base) against N (linear) for every
 // series of one dataset, each with its fitted straight line: the evidence
-// of claim 2. With f.OwnKernel, when random-feature series report MMD² in
-// their own kernel (KernelMMD2), that panel is drawn next to a second one
-// with every series in the common base metric, where the random-feature
-// series flatten at their approximation error.
+// of a rate. With f.OwnKernel, when random-feature series report MMD² in
+// their own kernel (harness.SeriesTraits.OwnMetric), that panel is drawn
+// next to a second one with every series in the common base metric, where
+// the random-feature series flatten at their approximation error.
 //
-// A series whose LMO follows the exact direction (the control of
-// Frank-Wolfe's own rate) is noted so in the legend and, when it has an
-// approximate twin (ExactTwins: the same kernel, on a common dataset),
-// drawn in that series' colour with a dashed line, so each pair reads
-// together.
+// A control series (harness.SeriesTraits.Control: an LMO that follows the
+// exact direction, the control of Frank-Wolfe's own rate) is noted so in
+// the legend and, when it has a twin (ExactTwins: the same kernel, on a
+// common dataset), drawn in that series' colour with a dashed line, so
+// each pair reads together.
 func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base string, mt harness.MetricTable) ([]string, error) {
 	var series []Series
 	var metric map[string]string
@@ -406,15 +406,17 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		return nil, nil
 	}
 	exact := map[string]bool{}
+	traits := map[string]harness.SeriesTraits{}
 	for _, c := range cells {
-		exact[c.Prov.Method] = IsExactLMO(c)
+		traits[c.Prov.Method] = c.Series()
+		exact[c.Prov.Method] = traits[c.Prov.Method].Control != ""
 	}
 	st.pairExact(cells, exact)
 	// The legend lists the paper's direction first.
 	sort.SliceStable(series, func(i, j int) bool { return !exact[series[i].Method] && exact[series[j].Method] })
 	own := false
 	for _, m := range metric {
-		own = own || m == KernelMMD2
+		own = own || m != base
 	}
 	label := DatasetLabel(cells, ds)
 	yl := f.yLabel(mt, cells, ds, base)
@@ -433,11 +435,11 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 	note := func(s *Series) string {
 		f := fits[s.Name]
 		var tags []string
-		if metric[s.Name] == KernelMMD2 {
-			tags = append(tags, OwnKernelNote)
+		if metric[s.Name] != base {
+			tags = append(tags, traits[s.Method].OwnNote)
 		}
 		if exact[s.Method] {
-			tags = append(tags, exactLMONote)
+			tags = append(tags, traits[s.Method].Control)
 		}
 		k := ""
 		if len(tags) > 0 {

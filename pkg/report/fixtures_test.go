@@ -23,11 +23,14 @@ func writeTree(t testing.TB, dir string, f reporttest.CurveFunc, srcs ...string)
 		res.Declare(e)
 	}
 	res.Metrics = reg.Meanings()
+	res.DescribeKinds(reg.Kinds())
+	res.Checks = reg.Checks()
 	return res
 }
 
 // goodTree loads the tree of reporttest.GoodTree with its figures and the
-// metric meanings of reporttest.Meanings.
+// metric meanings of reporttest.Meanings, the kinds' traits of
+// reporttest.Kinds and the run-time checks of reporttest.Checks.
 func goodTree(t *testing.T) *Results {
 	t.Helper()
 	dir, figs := reporttest.GoodTree(t)
@@ -37,26 +40,12 @@ func goodTree(t *testing.T) *Results {
 	}
 	res.Figures = figs
 	res.Metrics = reporttest.Meanings
+	res.DescribeKinds(reporttest.Kinds)
+	res.Checks = reporttest.Checks
 	return res
 }
 
-// memCell is a finished cell held in memory.
+// memCell is a finished cell held in memory, with its toy kind's traits.
 func memCell(exp, method, kind, ds string, split, n int, rows ...Row) *Cell {
-	return &Cell{Prov: reporttest.Prov(exp, method, kind, ds, split, n), Rows: rows}
-}
-
-// The fixtures name the own-kernel statistic and the greedy kinds without
-// importing the core: they must agree with it.
-func TestFixturesAgreeWithCore(t *testing.T) {
-	if reporttest.KernelMMD2 != KernelMMD2 {
-		t.Errorf("reporttest.KernelMMD2 = %q, want %q", reporttest.KernelMMD2, KernelMMD2)
-	}
-	if d := reporttest.Meanings[KernelMMD2]; d.Label == "" {
-		t.Errorf("reporttest.Meanings has no meaning for %q", KernelMMD2)
-	}
-	for kind, want := range map[string]bool{"mmdfw": true, "sp": true, "svgd": false, "sgld": false, "boom": false} {
-		if IsGreedy(kind) != want || reporttest.Greedy(kind) != want {
-			t.Errorf("kind %q: IsGreedy %t, reporttest.Greedy %t, want %t", kind, IsGreedy(kind), reporttest.Greedy(kind), want)
-		}
-	}
+	return &Cell{Prov: reporttest.Prov(exp, method, kind, ds, split, n), Rows: rows, Traits: reporttest.Kinds[kind]}
 }

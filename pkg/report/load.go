@@ -37,6 +37,23 @@ type Cell struct {
 	Rows []Row
 	// Path is the provenance file, for messages.
 	Path string
+	// Traits are the traits of the cell's method kind (Prov.Kind) as the
+	// registry that planned the results describes them
+	// (harness.Registry.DescribeKind; LoadCurrent and
+	// Results.DescribeKinds set them): the report orders, draws and flags
+	// the cell by them, never by its kind's name. The zero value is a kind
+	// the report knows nothing of.
+	Traits harness.KindTraits
+}
+
+// Series returns what the cell's recorded settings say of its series in a
+// figure (its kind's KindTraits.Series), nothing when its kind says
+// nothing.
+func (c *Cell) Series() harness.SeriesTraits {
+	if c.Traits.Series == nil || c.Prov == nil {
+		return harness.SeriesTraits{}
+	}
+	return c.Traits.Series(c.Prov.Settings)
 }
 
 // Results is a results tree as written by the harness.
@@ -76,6 +93,25 @@ type Results struct {
 	// A metric it lacks is labelled by its name marked Unregistered and
 	// ranked by no rule.
 	Metrics harness.MetricTable
+	// Kinds are the traits of the method kinds (harness.Registry.Kinds of
+	// the registry that plans the results; LoadCurrent and DescribeKinds
+	// set it, and each cell's Traits from it).
+	Kinds harness.KindTable
+	// Checks are the run-time checks that only raise a flag, whose
+	// evaluation the report counts (harness.Registry.Checks of the
+	// registry that plans the results; LoadCurrent sets it).
+	Checks []harness.RunCheck
+}
+
+// DescribeKinds sets the traits of the method kinds to t, and each cell's
+// Traits to those of its kind: Load leaves them unset.
+func (r *Results) DescribeKinds(t harness.KindTable) {
+	r.Kinds = t
+	for _, c := range r.Cells {
+		if c.Prov != nil {
+			c.Traits = t.Traits(c.Prov.Kind)
+		}
+	}
 }
 
 // Declaration is what an experiment file says about how its results are
@@ -176,8 +212,9 @@ const (
 // provenance file that cannot be decoded, or a CSV of a finished cell that
 // is missing or malformed, is an error naming the file: a figure silently
 // made from part of the results would be worse than none. The Results
-// say nothing of what the metrics mean: set their Metrics (a registry's
-// Meanings) before drawing or writing them.
+// say nothing of what the metrics mean or of the method kinds: set their
+// Metrics (a registry's Meanings), DescribeKinds (its Kinds) and Checks
+// (its Checks) before drawing or writing them.
 func Load(dir string) (*Results, error) {
 	cells, bad, err := walk(dir)
 	if err != nil {
@@ -198,7 +235,8 @@ func Load(dir string) (*Results, error) {
 type Planned struct {
 	// Registry resolves the files' method kinds, datasets and metrics
 	// and the cells' data checksums, as when they were run, and says
-	// what the metrics mean (Results.Metrics).
+	// what the metrics mean (Results.Metrics) and the traits of the method
+	// kinds (Results.Kinds).
 	Registry *harness.Registry
 	// Files are the experiment files.
 	Files []string
@@ -329,6 +367,8 @@ func LoadCurrent(dir string, p Planned) (*Results, error) {
 	}
 	slices.Sort(res.NotRun)
 	res.NotRun = slices.Compact(res.NotRun)
+	res.DescribeKinds(p.Registry.Kinds())
+	res.Checks = p.Registry.Checks()
 	return res, nil
 }
 

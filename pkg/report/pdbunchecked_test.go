@@ -12,7 +12,7 @@ import (
 // diagnosed; an HMC cell and a cell without set diagnostics are not.
 func TestPDBUncheckedSets(t *testing.T) {
 	cell := func(kind string, d *harness.Diagnostics) *Cell {
-		return &Cell{Prov: &harness.Provenance{Kind: kind, Diagnostics: d}}
+		return &Cell{Prov: &harness.Provenance{Kind: kind, Diagnostics: d}, Traits: pdbKinds[kind]}
 	}
 	vals := func(names ...string) map[string]harness.DiagValue {
 		m := map[string]harness.DiagValue{}

@@ -105,3 +105,23 @@ func presented(res *Results, plugins []Plugin, id string) bool {
 	}
 	return false
 }
+
+// Extender is a Plugin that adds to a section the report writes whatever
+// the plug-ins (the posteriordb benchmark's, say): Extend writes, at the
+// end of the section on experiment id and before its links, what the
+// plug-in reads of that experiment's results (a paper's claims' extended
+// evidence). The report calls it on the plug-ins that take part, in the
+// order given.
+type Extender interface {
+	Extend(b *strings.Builder, res *Results, id string, opts Options)
+}
+
+// extend calls Extend of every plug-in of opts that takes part in the
+// report on res and is an Extender, for the section on experiment id.
+func extend(b *strings.Builder, res *Results, id string, opts Options) {
+	for _, p := range taking(res, opts.Plugins) {
+		if e, ok := p.(Extender); ok {
+			e.Extend(b, res, id, opts)
+		}
+	}
+}

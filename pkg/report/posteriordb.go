@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // PDBExperiment is the id of the posteriordb benchmark
@@ -19,14 +21,10 @@ const PDBExperiment = "posteriordb"
 // The metrics of the posteriordb benchmark the section reads (the
 // wiring's pdb_ metrics, pkg/experiment).
 const (
-	pdbMMD2     = "pdb_mmd2"
-	pdbMeanErr  = "pdb_mean_err"
-	pdbSDMin    = "pdb_sd_ratio_min"
-	pdbSDMax    = "pdb_sd_ratio_max"
-	pdbKindHMC  = "hmc"
-	pdbKindFW   = "mmdfw"
-	pdbKindSVGD = "svgd"
-	pdbKindSP   = "sp"
+	pdbMMD2    = "pdb_mmd2"
+	pdbMeanErr = "pdb_mean_err"
+	pdbSDMin   = "pdb_sd_ratio_min"
+	pdbSDMax   = "pdb_sd_ratio_max"
 )
 
 // What the section calls close to the reference, as the zero-value
@@ -409,11 +407,11 @@ func pdbBudgetStat(cells []*Cell, g, floor float64) PDBBudgetStat {
 	return st
 }
 
-// pdbPairs counts, over the posteriors at particle count n, those where
+// PDBPairs counts, over the posteriors at particle count n, those where
 // method a's mean MMD² is below method b's (wins) of those where both ran
 // (of), and the median over them of the ratio of a's mean gradient
 // evaluations to b's.
-func pdbPairs(stats []PDBStat, a, b string, n int) (wins, of int, costRatio float64) {
+func PDBPairs(stats []PDBStat, a, b string, n int) (wins, of int, costRatio float64) {
 	at := map[string]map[string]PDBStat{}
 	for _, s := range stats {
 		if s.N != n || s.MMD2.N == 0 {
@@ -439,11 +437,11 @@ func pdbPairs(stats []PDBStat, a, b string, n int) (wins, of int, costRatio floa
 			ratios = append(ratios, sa.GradEvals/sb.GradEvals)
 		}
 	}
-	return wins, of, median(ratios)
+	return wins, of, Median(ratios)
 }
 
-// median returns the median of v (NaN for none); v is not modified.
-func median(v []float64) float64 {
+// Median returns the median of v (NaN for none); v is not modified.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
@@ -455,11 +453,12 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// pdbSlopes returns, per posterior with at least two particle counts, the
+// PDBSlopes returns, per posterior with at least two particle counts, the
 // least-squares slope of log MMD² (mean over seeds) against log n of the
 // method of kind k, n the mean number of particles its sets ended with
-// (its last step; kinds whose step is a particle: MMD-FW, Stein Points).
-func pdbSlopes(stats []PDBStat, k string) []float64 {
+// (its last step: for a kind that adds one particle per step,
+// KindTraits.OneParticlePerStep).
+func PDBSlopes(stats []PDBStat, k string) []float64 {
 	xs, ys := map[string][]float64{}, map[string][]float64{}
 	for _, s := range stats {
 		if s.Kind != k || s.MMD2.N == 0 || !(s.MMD2.Mean > 0) || !(s.Steps > 0) {
@@ -486,8 +485,8 @@ func pdbMaxN(stats []PDBStat) int {
 	return n
 }
 
-// pdbNs returns the particle counts of stats, ascending.
-func pdbNs(stats []PDBStat) []int {
+// PDBNs returns the particle counts of stats, ascending.
+func PDBNs(stats []PDBStat) []int {
 	var ns []int
 	for _, s := range stats {
 		if !slices.Contains(ns, s.N) {
@@ -521,13 +520,10 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		"mean err is the largest |Δ mean| / reference sd; sd ratios the range of every parameter's sd ratio over the seeds; "+
 		"MMD²/floor the MMD² to the reference over the reference's own floor (its two halves' MMD²). "+
 		"A seed is close when mean err ≤ %g and every sd ratio lies in [%g, %g] at N = %d, bounds that widen as the errors of N independent draws do (by √(%d/N): at N = 30, %s and [%s, %s]; at N = 10, %s and [%s, %s]). "+
-		"A seed is flagged when its method flagged it, less the flags the benchmark's set-up raises at every run: "+
-		"HMC's R̂ and ESS on fewer than %g draws in all (the arm keeps ⌈N/4⌉ per chain; at these draws R̂ does not tell a stuck chain from chains that mix), "+
-		"whose place takes \"stuck\", a chain whose adapted step size is below %g of the largest chain's; "+
-		"and MMD-FW's and Stein Points' \"ceiling\" (N reached before the KSD² of 1,000 independent draws), counted only when the set is worse in KSD² than N independent draws. "+
+		"%s"+
 		"A seed neither close nor flagged is silently off.\n\n",
 		len(Datasets(all)), PDBCloseMeanErr, PDBCloseSDLow, PDBCloseSDHigh, PDBCloseN, PDBCloseN,
-		sig3(e30), sig3(lo30), sig3(hi30), sig3(e10), sig3(lo10), sig3(hi10), float64(PDBMinDraws), PDBStuckStep)
+		sig3(e30), sig3(lo30), sig3(hi30), sig3(e10), sig3(lo10), sig3(hi10), pdbFlagged(all))
 	if len(cells) < len(all) {
 		fmt.Fprintf(b, "%d of %d cells finished; the tables read the finished ones.\n\n", len(cells), len(all))
 	}
@@ -539,7 +535,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 	top := pdbMaxN(stats)
 	if r := pdbRefDraws(cells); r > 0 {
 		var parts []string
-		for _, n := range pdbNs(stats) {
+		for _, n := range PDBNs(stats) {
 			parts = append(parts, fmt.Sprintf("%s at N = %d", sig3(PDBIIDRatio(n, r)), n))
 		}
 		fmt.Fprintf(b, "The yardstick of MMD²/floor is what N independent draws of the posterior would score in expectation, %g/(4N) + 1/4: %s. "+
@@ -553,7 +549,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 		fmt.Fprintf(b, "![%s](%s)\n", name, path.Join(opts.Figures, name+".png"))
 	}
 	b.WriteString("\n")
-	writePDBUnchecked(b, cells)
+	writePDBUnchecked(b, cells, res.Checks)
 	writePDBByN(b, stats)
 	fmt.Fprintf(b, "### At N = %d\n\n", top)
 	b.WriteString("| posterior | method | seeds | mean err | sd ratios | MMD²/floor | grad evals | seconds | close | flags |\n")
@@ -575,7 +571,7 @@ func writePosteriorDB(b *strings.Builder, res *Results, opts Options) {
 	}
 	b.WriteString("\n")
 	writePDBBudget(b, cells, top)
-	writePDBClaims(b, stats)
+	extend(b, res, PDBExperiment, opts)
 	for _, l := range experimentLinks(res, PDBExperiment, nil, opts) {
 		b.WriteString(l + "\n")
 	}
@@ -598,7 +594,7 @@ func PDBVerdictsAt(stats []PDBStat, n int) []PDBVerdict {
 // N, the posteriors close on every seed, flagged on some seed and silently
 // off on some seed, of those with a finished cell.
 func writePDBByN(b *strings.Builder, stats []PDBStat) {
-	ns := pdbNs(stats)
+	ns := PDBNs(stats)
 	if len(ns) < 2 {
 		return
 	}
@@ -679,44 +675,40 @@ func writePDBBudget(b *strings.Builder, cells []*Cell, n int) {
 	b.WriteString("\n")
 }
 
-// writePDBClaims writes what the benchmark says about claims 2–4 of the
-// paper, as extended evidence.
-func writePDBClaims(b *strings.Builder, stats []PDBStat) {
-	b.WriteString("### Extended evidence for claims 2–4\n\n")
-	b.WriteString("Read on these posteriors, not a verdict of the claims (the methods here stop by their own rules, so N is a ceiling for MMD-FW and Stein Points):\n\n")
-	if sl := pdbSlopes(stats, pdbKindFW); len(sl) > 0 {
-		fmt.Fprintf(b, "- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = %s) is %s (median over %d posteriors; range %s–%s; −1 is the rate of independent draws).\n",
-			joinInts(pdbNs(stats)), sig3(median(sl)), len(sl), sig3(slices.Min(sl)), sig3(slices.Max(sl)))
-	}
-	for _, n := range pdbNs(stats) {
-		if w, of, _ := pdbPairs(stats, pdbKindFW, pdbKindSVGD, n); of > 0 {
-			fmt.Fprintf(b, "- Claim 3 (MMD-FW below SVGD in MMD² at equal N), N = %d: MMD-FW lower on %d of %d posteriors.\n", n, w, of)
+// pdbFlagged is the sentence on which flags the section counts: every flag
+// a method raised, less those its kind's traits leave out
+// (KindTraits.FlagNote of the kinds of cells, in the order of their names,
+// a note several kinds share written once).
+func pdbFlagged(cells []*Cell) string {
+	kinds := map[string]string{}
+	for _, c := range cells {
+		if c.Traits.FlagNote != "" {
+			kinds[c.Prov.Kind] = c.Traits.FlagNote
 		}
 	}
-	for _, n := range pdbNs(stats) {
-		if w, of, r := pdbPairs(stats, pdbKindSP, pdbKindFW, n); of > 0 {
-			fmt.Fprintf(b, "- Claim 4 (Stein Points against MMD-FW), N = %d: Stein Points lower in MMD² on %d of %d posteriors, spending %s× MMD-FW's gradient evaluations (median; the table above compares them at equal cost).\n", n, w, of, sig3(r))
+	var notes []string
+	for _, k := range SortedKeys(kinds) {
+		if !slices.Contains(notes, kinds[k]) {
+			notes = append(notes, kinds[k])
 		}
 	}
-	b.WriteString("\n")
-}
-
-// joinInts joins ns with ", ".
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
+	if len(notes) == 0 {
+		return "A seed is flagged when its method flagged it. "
 	}
-	return strings.Join(s, ", ")
+	if len(notes) > 1 {
+		notes[len(notes)-1] = "and " + notes[len(notes)-1]
+	}
+	return "A seed is flagged when its method flagged it, less the flags the benchmark's set-up raises at every run: " +
+		strings.Join(notes, "; ") + ". "
 }
 
-// writePDBUnchecked says, for every run-time check (runChecks) not
+// writePDBUnchecked says, for every run-time check of checks not
 // evaluated on some of the benchmark's cells, on how many it was: a seed
 // of such a cell counts as unflagged by the check without having been
 // checked, so its method's "flagged" may rise and "silently off" fall on
 // a rerun ("close" stands: the check changes no number).
-func writePDBUnchecked(b *strings.Builder, cells []*Cell) {
-	counts := notEvaluated(countChecks(cells, runChecks))
+func writePDBUnchecked(b *strings.Builder, cells []*Cell, checks []harness.RunCheck) {
+	counts := notEvaluated(countChecks(cells, checks))
 	if len(counts) == 0 {
 		return
 	}

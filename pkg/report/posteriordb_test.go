@@ -8,9 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/pkg/experiment"
 	"github.com/mmdfw/mmdfw/pkg/harness"
-	"github.com/mmdfw/mmdfw/pkg/hmc"
 )
+
+// wiring is the registry of the wiring (pkg/experiment), whose kinds'
+// traits and run-time checks the section's tests read the fixture cells
+// by, as the report reads the cells of a registry's results.
+var wiring = func() *harness.Registry {
+	r := harness.NewRegistry()
+	experiment.Register(r)
+	return r
+}()
+
+// pdbKinds are the traits the wiring gives the method kinds.
+var pdbKinds = wiring.Kinds()
 
 // pdbTestCell is a finished cell of the posteriordb benchmark with the
 // given final metrics, MMD² floor, cost and flag codes; snaps are extra
@@ -50,7 +62,7 @@ func (p pdbTestCell) cell(budget int64) *Cell {
 			prov.Diagnostics.Values[k] = harness.DiagValue(v)
 		}
 	}
-	c := &Cell{Prov: prov, Summary: map[string]any{
+	c := &Cell{Prov: prov, Traits: pdbKinds[p.kind], Summary: map[string]any{
 		"reference": map[string]any{"draws": 10000.0, "floors": map[string]any{pdbMMD2: p.floor}},
 	}}
 	if p.steps != nil {
@@ -197,17 +209,17 @@ func TestPDBStats(t *testing.T) {
 // posteriors won at equal N and the cost ratio.
 func TestPDBClaims(t *testing.T) {
 	stats := PDBStats(pdbFixture(0))
-	sl := pdbSlopes(stats, "mmdfw")
+	sl := PDBSlopes(stats, "mmdfw")
 	if len(sl) != 2 || !pdbNear(sl[0], -1) || !pdbNear(sl[1], -1) {
 		t.Errorf("slopes %v, want [-1 -1]", sl)
 	}
-	if w, of, _ := pdbPairs(stats, "mmdfw", "svgd", 100); w != 2 || of != 2 {
+	if w, of, _ := PDBPairs(stats, "mmdfw", "svgd", 100); w != 2 || of != 2 {
 		t.Errorf("mmdfw below svgd on %d of %d, want 2 of 2", w, of)
 	}
-	if w, of, r := pdbPairs(stats, "sp", "mmdfw", 10); w != 2 || of != 2 || !pdbNear(r, 2) {
+	if w, of, r := PDBPairs(stats, "sp", "mmdfw", 10); w != 2 || of != 2 || !pdbNear(r, 2) {
 		t.Errorf("sp below mmdfw on %d of %d at %v× the cost, want 2 of 2 at 2×", w, of, r)
 	}
-	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
+	if m := Median([]float64{3, 1, 2, 10}); m != 2.5 {
 		t.Errorf("median %v, want 2.5", m)
 	}
 }
@@ -271,8 +283,8 @@ func TestPDBSection(t *testing.T) {
 		"| a | hmc | 5 | 0.05 | 0.95–1.05 | 0.1 | 5e+05 | 0.5 | 5/5 | – (and 5 recording ess, rhat, raised by the set-up at this N: not counted) |\n",
 		"| b | hmc | 5 | 4.04 [0.05–20] | 0.95–30 | 0.1 | 5e+05 | 0.5 | 4/5 | 1: stuck (and 5 recording ess, rhat, raised by the set-up at this N: not counted) |\n",
 		"| a | mmdfw | 500 | 1 | 1 | 1 |\n",
-		"- Claim 2 (MMD² falls with N): MMD-FW's slope of log MMD² against log n (n the particles its sets ended with, ceilings N = 10, 30, 100) is -1 (median over 2 posteriors; range -1–-1;",
-		"- Claim 4 (Stein Points against MMD-FW), N = 100: Stein Points lower in MMD² on 2 of 2 posteriors, spending 2× MMD-FW's gradient evaluations (median; the table above compares them at equal cost).\n",
+		"A seed is flagged when its method flagged it, less the flags the benchmark's set-up raises at every run: HMC's R̂ and ESS on fewer than 400 draws in all",
+		"; and MMD-FW's and Stein Points' \"ceiling\"",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
@@ -281,16 +293,39 @@ func TestPDBSection(t *testing.T) {
 	if strings.Contains(out, "## Other experiments") {
 		t.Error("the benchmark is repeated among the other experiments")
 	}
+	if strings.Contains(out, "Claim") {
+		t.Error("the section without a plug-in speaks of claims")
+	}
+	// A plug-in that takes part extends the section (Extender), before
+	// its links.
+	b.Reset()
+	if err := Write(&b, res, Options{Plugins: []Plugin{pdbExtender{}}}); err != nil {
+		t.Fatal(err)
+	}
+	out = b.String()
+	if i, j := strings.Index(out, "## posteriordb\n"), strings.Index(out, "extended: posteriordb\n"); i < 0 || j < i {
+		t.Errorf("the section is not extended by the plug-in (section at %d, extension at %d)", i, j)
+	}
+}
+
+// pdbExtender is a plug-in that presents no experiment of its own but
+// takes part and extends every section it is offered.
+type pdbExtender struct{}
+
+func (pdbExtender) Experiments(*Results) []string                { return []string{"none"} }
+func (pdbExtender) Head(*Results) Head                           { return Head{} }
+func (pdbExtender) Sections(*strings.Builder, *Results, Options) {}
+func (pdbExtender) Plot(*Results, string) ([]string, error)      { return nil, nil }
+func (pdbExtender) Name() string                                 { return "extender" }
+func (pdbExtender) Extend(b *strings.Builder, _ *Results, id string, _ Options) {
+	b.WriteString("extended: " + id + "\n")
 }
 
 // The flags the benchmark's set-up raises at every run do not count; those
-// that say something about the run at its N do (pdbFlags). Each cell is
-// constructed with what a run records; the old rule counted every recorded
-// flag.
+// that say something about the run at its N do (pdbFlags, by the kinds'
+// traits as the wiring registers them). Each cell is constructed with what
+// a run records; the old rule counted every recorded flag.
 func TestPDBSetupFlags(t *testing.T) {
-	if PDBMinDraws != hmc.DefaultMinESS {
-		t.Errorf("PDBMinDraws %v, want hmc.DefaultMinESS %v", PDBMinDraws, hmc.DefaultMinESS)
-	}
 	mixing, stuck := []float64{0.68, 0.74, 0.71, 0.7}, []float64{0.68, 2.6e-62, 0.74, 0.74}
 	slow := []float64{0.72, 0.57, 0.74, 1.7e-4}   // a chain at the step cap that still moves
 	belowCap := []float64{0.72, 0.57, 0.74, 7e-3} // 2π/0.007 = 898 steps, under 1024

@@ -1,13 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
-	"github.com/mmdfw/mmdfw/pkg/mmdfw"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
 // Series is one method's curve over the splits of one dataset: at each X,
@@ -86,93 +85,33 @@ func NormKind(k string) string {
 	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(k))
 }
 
-// IsMMDFW reports whether a method kind is MMD-FW.
-func IsMMDFW(kind string) bool { return strings.HasPrefix(NormKind(kind), "mmdfw") }
-
-// IsSVGD reports whether a method kind is SVGD.
-func IsSVGD(kind string) bool { return NormKind(kind) == "svgd" }
-
-// IsSP reports whether a method kind is Stein Points.
-func IsSP(kind string) bool { n := NormKind(kind); return n == "sp" || n == "steinpoints" }
-
-// IsGreedy reports whether a method adds one particle per step, so that
-// the step of its snapshots is its particle count: MMD-FW and Stein Points.
-func IsGreedy(kind string) bool { return IsMMDFW(kind) || IsSP(kind) }
-
-// MMDFWSettings decodes an MMD-FW cell's recorded settings into the
-// package's own type; ok is false for a cell of another kind (when the
-// provenance names one) and for settings that do not decode. The recorded
-// "start" is the wiring's start selector (map, prior, model, svgd), which
-// is returned apart.
-func MMDFWSettings(c *Cell) (s mmdfw.Settings, start string, ok bool) {
-	if c.Prov == nil || (c.Prov.Kind != "" && !IsMMDFW(c.Prov.Kind)) {
-		return s, "", false
+// legendRank is the place in legends of a kind with traits t: its Legend
+// less one, after every kind with one when it has none.
+func legendRank(t harness.KindTraits) int {
+	if t.Legend > 0 {
+		return t.Legend - 1
 	}
-	b, err := json.Marshal(c.Prov.Settings)
-	if err != nil {
-		return s, "", false
-	}
-	var rec struct {
-		Start string `json:"start"`
-		mmdfw.Settings
-	}
-	if string(b) != "null" {
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return s, "", false
+	return math.MaxInt
+}
+
+// legendRanks returns the legend rank of each method of cells, from the
+// traits of its first cell.
+func legendRanks(cells []*Cell) map[string]int {
+	ranks := map[string]int{}
+	for _, c := range cells {
+		if _, ok := ranks[c.Prov.Method]; !ok {
+			ranks[c.Prov.Method] = legendRank(c.Traits)
 		}
 	}
-	return rec.Settings, rec.Start, true
-}
-
-// IsRFF reports whether a method uses random Fourier features: an MMD-FW
-// cell whose recorded settings select the "rff" kernel.
-func IsRFF(c *Cell) bool {
-	s, _, ok := MMDFWSettings(c)
-	return ok && s.Kernel == mmdfw.RFFKernel
-}
-
-// LMODirection is the direction an MMD-FW cell's linear minimisation
-// oracle follows, from the direction of its recorded settings: "exact"
-// (the closed-form ∇μ_p, Gaussian targets only), or "self" or "frozen", the
-// two readings of the paper's approximate, Stein-type direction. A cell that
-// does not set it runs the method's default, "self".
-func LMODirection(c *Cell) string {
-	s, _, ok := MMDFWSettings(c)
-	if !ok || s.Direction == mmdfw.DirectionAuto {
-		return "self"
-	}
-	b, err := s.Direction.MarshalText()
-	if err != nil {
-		return "self"
-	}
-	return string(b)
-}
-
-// IsExactLMO reports whether a cell's LMO follows the exact direction
-// rather than the paper's approximation: such a series is a control of
-// Frank-Wolfe's own rate, not the paper's algorithm.
-func IsExactLMO(c *Cell) bool { return LMODirection(c) == "exact" }
-
-// kindRank orders methods in legends and tables: MMD-FW, SVGD, SP, SGLD,
-// then the others.
-func kindRank(kind string) int {
-	switch {
-	case IsMMDFW(kind):
-		return 0
-	case IsSVGD(kind):
-		return 1
-	case IsSP(kind):
-		return 2
-	case NormKind(kind) == "sgld":
-		return 3
-	}
-	return 4
+	return ranks
 }
 
 // MethodOrder returns the method names of cells in legend order, with
-// their kinds.
+// their kinds: by their kinds' KindTraits.Legend (the traits of each
+// method's first cell), then by name.
 func MethodOrder(cells []*Cell) (names []string, kinds map[string]string) {
 	kinds = map[string]string{}
+	ranks := legendRanks(cells)
 	for _, c := range cells {
 		if _, ok := kinds[c.Prov.Method]; !ok {
 			kinds[c.Prov.Method] = c.Prov.Kind
@@ -180,7 +119,7 @@ func MethodOrder(cells []*Cell) (names []string, kinds map[string]string) {
 		}
 	}
 	sort.Slice(names, func(i, j int) bool {
-		ri, rj := kindRank(kinds[names[i]]), kindRank(kinds[names[j]])
+		ri, rj := ranks[names[i]], ranks[names[j]]
 		if ri != rj {
 			return ri < rj
 		}
@@ -326,10 +265,11 @@ func timeSeries(cells []*Cell, metric string, x func(Row) float64) *Series {
 }
 
 // ParticleSeries returns, for each method of one dataset, the metric
-// against the number of particles. A greedy method (MMD-FW, SP) holds n
-// particles at step n, so its curve is the trajectory of its largest cell
-// of each split; any other method contributes the final value of each of
-// its cells at that cell's particle count.
+// against the number of particles. A method whose kind adds one particle
+// per step (KindTraits.OneParticlePerStep) holds n particles at step n, so
+// its curve is the trajectory of its largest cell of each split; any other
+// method contributes the final value of each of its cells at that cell's
+// particle count.
 func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
 	names, kinds := MethodOrder(cells)
 	groups := ByMethod(cells, dataset)
@@ -337,7 +277,7 @@ func ParticleSeries(cells []*Cell, dataset, metric string) []Series {
 	for _, name := range names {
 		at := map[float64][]float64{}
 		splits := map[int]bool{}
-		if IsGreedy(kinds[name]) {
+		if g := groups[name]; len(g) > 0 && g[0].Traits.OneParticlePerStep {
 			largest := map[int]*Cell{}
 			for _, c := range groups[name] {
 				if b, ok := largest[c.Prov.Split]; !ok || c.Prov.N > b.Prov.N {

@@ -296,7 +296,7 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |\n", c.Prov.Cell, CellText(c.Prov.Method), CellText(why)))
 		}
 	}
-	checks := countChecks(res.Cells, runChecks)
+	checks := countChecks(res.Cells, res.Checks)
 	if len(rows) == 0 && len(notEvaluated(checks)) == 0 {
 		return
 	}

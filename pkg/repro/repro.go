@@ -108,6 +108,22 @@ type MetricFactory = harness.MetricFactory
 // and the report label, rank and draw the metric by it.
 type MetricMeaning = harness.MetricMeaning
 
+// KindTraits is what the report reads of a method kind: its place in
+// legends, whether each step adds one particle, what its recorded settings
+// say of its series, and how its flags are counted.
+// Registry.DescribeKind records them beside the kind; the report names no
+// method and orders, draws and flags the kind's cells by them.
+type KindTraits = harness.KindTraits
+
+// SeriesTraits is what a cell's recorded settings say of its series in a
+// figure (KindTraits.Series).
+type SeriesTraits = harness.SeriesTraits
+
+// RunCheck is a check that methods evaluate at run time and that only
+// raises a flag: Registry.DescribeCheck records it, and the report says
+// on how many cells of its kinds it was evaluated.
+type RunCheck = harness.RunCheck
+
 // Direction says which way a metric improves.
 type Direction = harness.Direction
 

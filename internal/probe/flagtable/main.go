@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mmdfw/mmdfw/pkg/experiment"
+	"github.com/mmdfw/mmdfw/pkg/harness"
 	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
@@ -91,6 +93,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "flagtable:", err)
 		os.Exit(1)
 	}
+	// The kinds' traits say which flags count (report.PDBFlags).
+	reg := harness.NewRegistry()
+	experiment.Register(reg)
+	res.DescribeKinds(reg.Kinds())
 	rows := map[key]*row{}
 	var silentLines []string
 	for _, c := range report.Done(res.Cells) {

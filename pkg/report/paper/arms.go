@@ -94,7 +94,7 @@ func methodSummary(c *report.Cell) map[string]any {
 func StartOf(c *report.Cell, bnn bool) (label, class string) {
 	k := c.Prov.Kind
 	switch {
-	case report.IsMMDFW(k):
+	case IsMMDFW(k):
 		s, _ := methodSummary(c)["start"].(string)
 		if s == "" {
 			s = settingString(c, "start")
@@ -118,7 +118,7 @@ func StartOf(c *report.Cell, bnn bool) (label, class string) {
 			return "SVGD particles", startSVGD
 		}
 		return s, s
-	case report.IsSVGD(k):
+	case IsSVGD(k):
 		s := settingString(c, "init")
 		if s == "" {
 			s = "prior"
@@ -139,7 +139,7 @@ func StartOf(c *report.Cell, bnn bool) (label, class string) {
 			return "reference starts", startRef
 		}
 		return s, s
-	case report.IsSP(k):
+	case IsSP(k):
 		if settingString(c, "map") == "true" {
 			return "MAP", startMAP
 		}
@@ -340,7 +340,7 @@ func (r MMDFWRun) WeightsText() string {
 // for a cell of another kind. The target is Gaussian when the cell's
 // reference is the closed form (its summary's reference kind "exact").
 func ResolveMMDFW(c *report.Cell) (r MMDFWRun, ok bool) {
-	s, _, ok := report.MMDFWSettings(c)
+	s, _, ok := MMDFWSettings(c)
 	if !ok {
 		return r, false
 	}

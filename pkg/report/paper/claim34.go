@@ -316,7 +316,7 @@ func spGainSentence(res *report.Results) string {
 		cfg := protocolConfigs[p]
 		all := append(gainContrasts(res, []struct{ id, metric string }{{"fig1a", "accuracy"}}, cfg), mmdGainContrasts(res, cfg)...)
 		for _, k := range all {
-			if report.IsSP(k.A.Kind) {
+			if IsSP(k.A.Kind) {
 				gs[p] = append(gs[p], k)
 			}
 		}

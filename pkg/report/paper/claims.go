@@ -87,7 +87,7 @@ type rateSeries struct {
 // seriesExcluded says why the series of method m on dataset ds is
 // excluded from claim 2 ("" when it is not): a run flagged collapse or
 // diverged (ExcludedFlags) on any of its splits, or a reference with a
-// chain at the leapfrog cap (report.RefCapped) on any split.
+// chain at the leapfrog cap (RefCapped) on any split.
 func seriesExcluded(cells []*report.Cell, ds, m string) string {
 	byS := bySplit(cells, ds, m)
 	for _, sp := range sortedSplits(byS) {
@@ -96,7 +96,7 @@ func seriesExcluded(cells []*report.Cell, ds, m string) string {
 		}
 	}
 	for _, sp := range sortedSplits(byS) {
-		if k, n := report.RefCapped(byS[sp]); k > 0 {
+		if k, n := RefCapped(byS[sp]); k > 0 {
 			return fmt.Sprintf("reference capped: %d of %d chains at the leapfrog cap on split %d", k, n, sp)
 		}
 	}
@@ -272,14 +272,14 @@ func candidates(r *report.Results, id, proto string, cells []*report.Cell, is fu
 // paper's first, else every SVGD arm in legend order.
 func svgdArmNames(r *report.Results, id, proto string, cells []*report.Cell) []string {
 	if proto == paper {
-		if a := arm(r, id, paper, cells, report.IsSVGD); a != "" {
+		if a := arm(r, id, paper, cells, IsSVGD); a != "" {
 			return []string{a}
 		}
 		return nil
 	}
 	var out []string
 	for _, p := range []string{paper, fair} {
-		for _, m := range declaredArms(r, id, p, cells, report.IsSVGD) {
+		for _, m := range declaredArms(r, id, p, cells, IsSVGD) {
 			if !slices.Contains(out, m) {
 				out = append(out, m)
 			}
@@ -288,14 +288,14 @@ func svgdArmNames(r *report.Results, id, proto string, cells []*report.Cell) []s
 	if len(out) > 0 {
 		return out
 	}
-	return candidates(r, id, fair, cells, report.IsSVGD)
+	return candidates(r, id, fair, cells, IsSVGD)
 }
 
 // firstMethodIs reports whether method uses neither random features nor
 // the exact LMO direction in any of cells.
 func firstMethodIs(cells []*report.Cell, method string) bool {
 	for _, c := range cells {
-		if c.Prov.Method == method && (report.IsRFF(c) || report.IsExactLMO(c)) {
+		if c.Prov.Method == method && (IsRFF(c) || IsExactLMO(c)) {
 			return false
 		}
 	}
@@ -307,7 +307,7 @@ func firstMethodIs(cells []*report.Cell, method string) bool {
 func mmdfwLargest(cells []*report.Cell, ds string) map[string]map[int]*report.Cell {
 	out := map[string]map[int]*report.Cell{}
 	for _, c := range report.CellsOf(report.Done(cells), ds) {
-		if report.IsMMDFW(c.Prov.Kind) && out[c.Prov.Method] == nil {
+		if IsMMDFW(c.Prov.Kind) && out[c.Prov.Method] == nil {
 			out[c.Prov.Method] = bySplit(cells, ds, c.Prov.Method)
 		}
 	}
@@ -366,7 +366,7 @@ func claim2(res *report.Results) Claim {
 			"Series compare only within a family: one dataset, candidates scored the same way by the LMO (full data, or minibatches of one size), so that a particle costs them alike; "+
 			"the claim is read family by family, each with its gradient evaluations and its reference's diagnostics (the worst split, in parameters and, where recorded, in predictions), "+
 			"and BQ weights say whether they are raw (as solved) or rescaled to sum one (the default). No budget enters this claim (the axis is the particle count), so both protocols judge the same series.",
-			report.ZeroFloor, report.FloorMinDecades, report.FloorFlatRatio, report.MinRatePoints, report.MinDecades, report.MinDecades, report.KernelMMD2, report.FunctionInputs, MinTrustedSplits),
+			report.ZeroFloor, FloorMinDecades, FloorFlatRatio, MinRatePoints, MinDecades, MinDecades, KernelMMD2, report.FunctionInputs, MinTrustedSplits),
 		Figures: []string{"fig1b", "fig2b", "fig2b-function", "bnn-rate", "rff"},
 		Header: []string{"figure", "dataset", "series", "kernel", "weights", "LMO direction (candidate score)", "MMD² in", "N range", "floor",
 			"geometric rate r per particle", "geometric R²", "power-law exponent c", "power-law R²", "decades", "linear", "counted", "gradient evaluations (at the largest N)"},
@@ -429,12 +429,12 @@ func claim2(res *report.Results) Claim {
 			// The paper's direction first, then the exact-direction control.
 			var controls [][]string
 			for _, s := range series {
-				if !report.IsMMDFW(s.Kind) {
+				if !IsMMDFW(s.Kind) {
 					continue
 				}
-				rt := report.TestRate(&s)
+				rt := TestRate(&s)
 				g := rt.Geometric
-				if g.N < report.MinRatePoints || !report.Finite(g.Slope) {
+				if g.N < MinRatePoints || !report.Finite(g.Slope) {
 					continue
 				}
 				r := run[s.Method]
@@ -443,7 +443,7 @@ func claim2(res *report.Results) Claim {
 				kclass, _, _ := strings.Cut(kern, ",")
 				direction := fmt.Sprintf("approximate (%s; %s)", r.Direction, r.Score)
 				counted := "yes"
-				onFlagged := base == "mmd2" && metric[s.Name] != report.KernelMMD2 && flagged > 0 && partial == ""
+				onFlagged := base == "mmd2" && metric[s.Name] != KernelMMD2 && flagged > 0 && partial == ""
 				excl := seriesExcluded(cells, ds, s.Method)
 				rs := rateSeries{figure: id, dataset: report.DatasetLabel(cells, ds), name: s.Name, linear: rt.Linear}
 				switch {
@@ -497,8 +497,8 @@ func claim2(res *report.Results) Claim {
 				case base == "fmmd2":
 					in = inFunction
 				}
-				if metric[s.Name] == report.KernelMMD2 {
-					in = report.OwnKernelNote + " (`" + report.KernelMMD2 + "`)"
+				if metric[s.Name] == KernelMMD2 {
+					in = OwnKernelNote + " (`" + KernelMMD2 + "`)"
 				}
 				floor := fmt.Sprintf("%g of the largest", report.ZeroFloor)
 				if rt.TailFloor {
@@ -613,7 +613,7 @@ func geoMean(v []float64) float64 {
 
 func anyRFF(cells []*report.Cell) bool {
 	for _, c := range cells {
-		if report.IsRFF(c) {
+		if IsRFF(c) {
 			return true
 		}
 	}
@@ -622,7 +622,7 @@ func anyRFF(cells []*report.Cell) bool {
 
 func anyExactLMO(cells []*report.Cell) bool {
 	for _, c := range cells {
-		if report.IsExactLMO(c) {
+		if IsExactLMO(c) {
 			return true
 		}
 	}

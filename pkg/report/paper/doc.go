@@ -20,8 +20,12 @@
 // (paired contrasts and their tally), swap.go (one-factor swap tables),
 // arms.go and starts.go (which methods stand for a kind, their starts and
 // start-only baselines), budget.go and table.go (Table 1 under budgets),
-// spbnn.go (claim 4's scope), anchor.go (the SVGD anchor). They read the
-// results through the report's exported API only.
+// spbnn.go (claim 4's scope), anchor.go (the SVGD anchor), rate.go (claim
+// 2's rule and its thresholds), kinds.go (the paper's methods by kind: the
+// report's core names none) and posteriordb.go (the claims' extended
+// evidence, which Plugin.Extend adds to the core's posteriordb section,
+// report.Extender). They read the results through the report's exported
+// API only.
 //
 // # Verdicts
 //
@@ -100,7 +104,7 @@
 // reaches the level although its whole run cost less than the other's
 // cost to it (inconclusive, not worse), runs flagged "collapse" or
 // "diverged", and measures against an HMC reference with a chain at the
-// leapfrog cap (report.RefCapped: hmc.Settings.PathCapped on every
+// leapfrog cap (RefCapped: hmc.Settings.PathCapped on every
 // reference). ClaimResult.Forest describes each result's forest plot.
 //
 // # Table 1 under budgets

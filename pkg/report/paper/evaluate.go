@@ -53,13 +53,13 @@ func runFlagged(cells ...*report.Cell) string {
 
 // refCapped returns why a measure of cell c against its HMC reference is
 // excluded by the reference's run-time checks ("" when it is not): a
-// chain at the leapfrog cap (report.RefCapped, hmc.Settings.PathCapped
+// chain at the leapfrog cap (RefCapped, hmc.Settings.PathCapped
 // applied to every reference).
 func refCapped(c *report.Cell) string {
 	if c == nil {
 		return ""
 	}
-	if k, n := report.RefCapped(c); k > 0 {
+	if k, n := RefCapped(c); k > 0 {
 		return fmt.Sprintf("reference capped: %d of %d chains at the leapfrog cap", k, n)
 	}
 	return ""
@@ -69,7 +69,7 @@ func refCapped(c *report.Cell) string {
 // start: a greedy method (MMD-FW, Stein Points) at N ≤ 1, its first
 // particle; any other method before its first step.
 func atStart(kind string, step int) bool {
-	if report.IsMMDFW(kind) || report.IsSP(kind) {
+	if IsMMDFW(kind) || IsSP(kind) {
 		return step <= 1
 	}
 	return step <= 0
@@ -122,17 +122,17 @@ func roleArms(r *report.Results, id, ds string, cells []*report.Cell, kind strin
 	case "mmdfw":
 		a := protocolFWArms(r, id, cfg.FW, cells)
 		if cfg.Start != "" {
-			a = ofStart(r, id, ds, cfg.Start, a, allArms(r, id, cells, report.IsMMDFW))
+			a = ofStart(r, id, ds, cfg.Start, a, allArms(r, id, cells, IsMMDFW))
 		}
 		return a
 	case "svgd":
 		a := svgdArmNames(r, id, cfg.SVGD, cells)
 		if cfg.Start != "" {
-			a = ofStart(r, id, ds, cfg.Start, a, allArms(r, id, cells, report.IsSVGD))
+			a = ofStart(r, id, ds, cfg.Start, a, allArms(r, id, cells, IsSVGD))
 		}
 		return a
 	case "sp":
-		if a := arm(r, id, cfg.FW, cells, report.IsSP); a != "" {
+		if a := arm(r, id, cfg.FW, cells, IsSP); a != "" {
 			return []string{a}
 		}
 	}

@@ -3,6 +3,7 @@ package paper_test
 import (
 	"fmt"
 	"log"
+	"math"
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
@@ -51,6 +52,10 @@ func ExampleMakeTable() {
 		// A floor: ordinary least squares on the same splits.
 		cell("ols", "ols", 0, 3.0, -2.6), cell("ols", "ols", 1, 3.2, -2.6),
 	}}
+	// The rows follow the kinds' legend order, as a registry describes
+	// them (repro.LoadResults sets them from the registry that plans the
+	// results): ols, which has none, comes last.
+	res.DescribeKinds(harness.KindTable{"mmdfw": {Legend: 1}, "svgd": {Legend: 2}})
 	fmt.Print(paper.MakeTable(res, "table1").Markdown())
 	// Output:
 	// Wall-clock budget per cell: 60 s. Rows of kinds ols and constant are closed-form floors (ordinary least squares and the training mean, each with its Gaussian noise estimated on the training rows) that every BNN result must clear. Mean ± sd over splits (sample sd); RMSE lower is better, test LL higher is better.
@@ -87,4 +92,27 @@ func ExamplePaired() {
 	// Output:
 	// mean 0.0050 [0.0030, 0.0070], 5+ 0− (p 0.0625)
 	// better
+}
+
+func ExampleTestRate() {
+	// Two MMD² series over N = 1…30: a geometric one, 0.5·e^{−0.2N}, and
+	// a power law, 0.1/N, which falls almost as far but is no linear rate.
+	var geo, pow report.Series
+	for n := 1; n <= 30; n++ {
+		geo.X = append(geo.X, float64(n))
+		pow.X = append(pow.X, float64(n))
+		geo.Vals = append(geo.Vals, []float64{0.5 * math.Exp(-0.2*float64(n))})
+		pow.Vals = append(pow.Vals, []float64{0.1 / float64(n)})
+	}
+	for _, s := range []struct {
+		name string
+		s    *report.Series
+	}{{"geometric", &geo}, {"power law", &pow}} {
+		r := paper.TestRate(s.s)
+		fmt.Printf("%s: geometric R² %.3f, power-law R² %.3f (exponent %.2f), %.2f decades, linear %v\n",
+			s.name, r.Geometric.R2, r.Power.R2, r.Power.Slope, r.Decades, r.Linear)
+	}
+	// Output:
+	// geometric: geometric R² 1.000, power-law R² 0.848 (exponent -1.91), 2.52 decades, linear true
+	// power law: geometric R² 0.848, power-law R² 1.000 (exponent -1.00), 1.12 decades, linear false
 }

@@ -27,11 +27,14 @@ func writeTree(t testing.TB, dir string, f reporttest.CurveFunc, srcs ...string)
 		res.Declare(e)
 	}
 	res.Metrics = reg.Meanings()
+	res.DescribeKinds(reg.Kinds())
+	res.Checks = reg.Checks()
 	return res
 }
 
 // goodTree loads the tree of reporttest.GoodTree with its figures and the
-// metric meanings of reporttest.Meanings.
+// metric meanings of reporttest.Meanings, the kinds' traits of
+// reporttest.Kinds and the run-time checks of reporttest.Checks.
 func goodTree(t *testing.T) *report.Results {
 	t.Helper()
 	dir, figs := reporttest.GoodTree(t)
@@ -41,12 +44,14 @@ func goodTree(t *testing.T) *report.Results {
 	}
 	res.Figures = figs
 	res.Metrics = reporttest.Meanings
+	res.DescribeKinds(reporttest.Kinds)
+	res.Checks = reporttest.Checks
 	return res
 }
 
-// memCell is a finished cell held in memory.
+// memCell is a finished cell held in memory, with its toy kind's traits.
 func memCell(exp, method, kind, ds string, split, n int, rows ...report.Row) *report.Cell {
-	return &report.Cell{Prov: reporttest.Prov(exp, method, kind, ds, split, n), Rows: rows}
+	return &report.Cell{Prov: reporttest.Prov(exp, method, kind, ds, split, n), Rows: rows, Traits: reporttest.Kinds[kind]}
 }
 
 func TestMain(m *testing.M) {
@@ -97,7 +102,7 @@ func badCurves(c *harness.Cell) ([]reporttest.Pt, error) {
 		return pts, nil
 	case "fig1b", "fig2b", "rff":
 		var pts []reporttest.Pt
-		if report.IsGreedy(c.Method.Kind) {
+		if IsGreedy(c.Method.Kind) {
 			for n := 1; n <= c.N; n++ {
 				v := 1e-4 / float64(n)
 				if name == "sp" {
@@ -105,7 +110,7 @@ func badCurves(c *harness.Cell) ([]reporttest.Pt, error) {
 				}
 				vals := map[string]float64{"mmd2": v, "mmd2_exact": v}
 				if name == "mmdfw-rff-d50" {
-					vals[report.KernelMMD2] = v
+					vals[KernelMMD2] = v
 				}
 				pts = append(pts, reporttest.Pt{Step: n, Sec: float64(n), Vals: vals})
 			}
@@ -153,3 +158,19 @@ func (allPaper) Experiments(*report.Results) []string { return paperIDs }
 // withPaper is the plug-in list of the tests that read the paper's
 // sections.
 var withPaper = []report.Plugin{allPaper{}}
+
+// The fixtures name the own-kernel statistic and the greedy kinds without
+// importing the plug-in: they must agree with it.
+func TestFixturesAgreeWithPaper(t *testing.T) {
+	if reporttest.KernelMMD2 != KernelMMD2 {
+		t.Errorf("reporttest.KernelMMD2 = %q, want %q", reporttest.KernelMMD2, KernelMMD2)
+	}
+	if d := reporttest.Meanings[KernelMMD2]; d.Label == "" {
+		t.Errorf("reporttest.Meanings has no meaning for %q", KernelMMD2)
+	}
+	for kind, want := range map[string]bool{"mmdfw": true, "sp": true, "svgd": false, "sgld": false, "boom": false} {
+		if IsGreedy(kind) != want || reporttest.Greedy(kind) != want {
+			t.Errorf("kind %q: IsGreedy %t, reporttest.Greedy %t, want %t", kind, IsGreedy(kind), reporttest.Greedy(kind), want)
+		}
+	}
+}

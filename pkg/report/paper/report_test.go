@@ -158,7 +158,7 @@ func TestClaim2OwnKernel(t *testing.T) {
 			pts, err := reporttest.GoodCurves(c)
 			for _, p := range pts {
 				if !withStat {
-					delete(p.Vals, report.KernelMMD2)
+					delete(p.Vals, KernelMMD2)
 				}
 			}
 			return pts, err
@@ -232,13 +232,13 @@ func TestClaim2FlatSeriesIsNotLinear(t *testing.T) {
 	for _, rate := range []float64{1e-4, 0.05, 0.2} {
 		curves := func(c *harness.Cell) ([]reporttest.Pt, error) {
 			pts, err := reporttest.GoodCurves(c)
-			if c.Experiment.ID != "rff" || !report.IsGreedy(c.Method.Kind) || c.Method.Name == "sp" {
+			if c.Experiment.ID != "rff" || !IsGreedy(c.Method.Kind) || c.Method.Name == "sp" {
 				return pts, err
 			}
 			for i := range pts {
 				v := 0.5 * math.Exp(-rate*float64(pts[i].Step))
 				for k := range pts[i].Vals {
-					if strings.HasPrefix(k, "mmd2") || k == report.KernelMMD2 {
+					if strings.HasPrefix(k, "mmd2") || k == KernelMMD2 {
 						pts[i].Vals[k] = v
 					}
 				}
@@ -268,7 +268,7 @@ func TestClaim2FallOverFittedRange(t *testing.T) {
 	for _, tail := range []float64{0, -1e-6} {
 		curves := func(c *harness.Cell) ([]reporttest.Pt, error) {
 			pts, err := reporttest.GoodCurves(c)
-			if !report.IsGreedy(c.Method.Kind) {
+			if !IsGreedy(c.Method.Kind) {
 				return pts, err
 			}
 			for i := range pts {
@@ -277,7 +277,7 @@ func TestClaim2FallOverFittedRange(t *testing.T) {
 					v = tail
 				}
 				for k := range pts[i].Vals {
-					if strings.HasPrefix(k, "mmd2") || k == report.KernelMMD2 {
+					if strings.HasPrefix(k, "mmd2") || k == KernelMMD2 {
 						pts[i].Vals[k] = v
 					}
 				}

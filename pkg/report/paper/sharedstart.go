@@ -117,7 +117,7 @@ func SharedStarts(res *report.Results) []SharedStart {
 			gr.n++
 			m, _ := c.Summary["method"].(map[string]any)
 			switch {
-			case report.IsMMDFW(c.Prov.Kind):
+			case IsMMDFW(c.Prov.Kind):
 				gr.fw = c
 			case c.Prov.Kind == "start" && m["start"] == "trained":
 				gr.start = c

@@ -35,7 +35,7 @@ func spBNNScope(res *report.Results) string {
 	var ran []string
 	for _, id := range []string{"fig2a", "fig2b", "table1"} {
 		for _, c := range report.Done(res.Reported(id)) {
-			if report.IsSP(c.Prov.Kind) {
+			if IsSP(c.Prov.Kind) {
 				ran = append(ran, id)
 				break
 			}
@@ -94,7 +94,7 @@ func spFirstPoint(res *report.Results) (lo, hi float64) {
 	lo = math.Inf(1)
 	for _, id := range []string{"fig1a", "fig1b"} {
 		for _, c := range report.Done(res.Reported(id)) {
-			if !report.IsSP(c.Prov.Kind) {
+			if !IsSP(c.Prov.Kind) {
 				continue
 			}
 			for _, r := range c.Rows {

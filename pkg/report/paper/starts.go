@@ -46,11 +46,11 @@ func sortStarts(cs []string) {
 // validation chose it), else the first by name.
 func protocolFWArms(r *report.Results, id, proto string, cells []*report.Cell) []string {
 	if proto == fair {
-		if a := declaredArms(r, id, fair, cells, report.IsMMDFW); len(a) > 0 {
+		if a := declaredArms(r, id, fair, cells, IsMMDFW); len(a) > 0 {
 			return a
 		}
 	}
-	if a := arm(r, id, proto, cells, report.IsMMDFW); a != "" {
+	if a := arm(r, id, proto, cells, IsMMDFW); a != "" {
 		return []string{a}
 	}
 	return nil
@@ -106,8 +106,8 @@ func armSets(r *report.Results, id, ds string, cells []*report.Cell, cfg protoco
 	fws = protocolFWArms(r, id, cfg.FW, cells)
 	svs = svgdArmNames(r, id, cfg.SVGD, cells)
 	if cfg.Start != "" {
-		fws = ofStart(r, id, ds, cfg.Start, fws, allArms(r, id, cells, report.IsMMDFW))
-		svs = ofStart(r, id, ds, cfg.Start, svs, allArms(r, id, cells, report.IsSVGD))
+		fws = ofStart(r, id, ds, cfg.Start, fws, allArms(r, id, cells, IsMMDFW))
+		svs = ofStart(r, id, ds, cfg.Start, svs, allArms(r, id, cells, IsSVGD))
 	}
 	return fws, svs
 }
@@ -133,7 +133,7 @@ func startClasses(r *report.Results, ids []string) []string {
 	for _, id := range ids {
 		cells := r.Reported(id)
 		for _, ds := range report.Datasets(report.Done(cells)) {
-			for _, is := range []func(string) bool{report.IsMMDFW, report.IsSVGD} {
+			for _, is := range []func(string) bool{IsMMDFW, IsSVGD} {
 				for _, m := range allArms(r, id, cells, is) {
 					if cl := armInfo(r, id, ds, m).StartClass; cl != "" && hasCells(cells, ds, m) && !slices.Contains(out, cl) {
 						out = append(out, cl)
@@ -308,7 +308,7 @@ func gainContrasts(res *report.Results, exps []struct{ id, metric string }, cfg 
 // isOtherKind reports whether a method kind is one whose arms are set
 // against their start on fig1a and fig1b beside MMD-FW and SVGD: Stein
 // Points or SGLD.
-func isOtherKind(kind string) bool { return report.IsSP(kind) || report.NormKind(kind) == "sgld" }
+func isOtherKind(kind string) bool { return IsSP(kind) || report.NormKind(kind) == "sgld" }
 
 // otherArms returns the Stein Points and SGLD arms of experiment id read
 // under protocol proto: those declared for it and, under the paper's
@@ -358,7 +358,7 @@ func mmdGainContrasts(res *report.Results, cfg protocolConfig) []Contrast {
 	for _, ds := range report.Datasets(report.Done(cells)) {
 		var ns []int
 		for _, c := range report.CellsOf(report.Done(cells), ds) {
-			if report.IsSVGD(c.Prov.Kind) && !slices.Contains(ns, c.Prov.N) {
+			if IsSVGD(c.Prov.Kind) && !slices.Contains(ns, c.Prov.N) {
 				ns = append(ns, c.Prov.N)
 			}
 		}
@@ -424,7 +424,7 @@ func mmdGain(res *report.Results, id, ds, m, base string, n int) (Contrast, bool
 		}
 		return out
 	}
-	av, bv := value(m, report.IsGreedy(k.A.Kind)), value(base, false)
+	av, bv := value(m, IsGreedy(k.A.Kind)), value(base, false)
 	for _, s := range sortedSplits(av) {
 		ar, br := av[s], bv[s]
 		if _, ok := bv[s]; !ok || !(ar.Value > 0) || !(br.Value > 0) {

@@ -148,13 +148,49 @@ func Prov(exp, method, kind, ds string, split, n int) *harness.Provenance {
 		Status: harness.Done, Cell: exp + "/" + method + "/" + ds + "/s" + strconv.Itoa(split)}
 }
 
-// KernelMMD2 is report.KernelMMD2, the snapshot statistic of a method's
-// MMD² in its own kernel (the core's tests check that the two agree).
+// KernelMMD2 is paper.KernelMMD2, the snapshot statistic of a method's
+// MMD² in its own kernel (the plug-in's tests check that the two agree).
 const KernelMMD2 = harness.StatPrefix + "mmd2_kernel"
 
-// Greedy reports whether a toy kind adds one particle per step, as
-// report.IsGreedy does for the kinds Registry registers: mmdfw and sp.
-func Greedy(kind string) bool { return kind == "mmdfw" || kind == "sp" }
+// Greedy reports whether a toy kind adds one particle per step
+// (Kinds[kind].OneParticlePerStep): mmdfw and sp.
+func Greedy(kind string) bool { return Kinds[kind].OneParticlePerStep }
+
+// Kinds are the traits of the toy kinds (harness.KindTraits), shaped like
+// those the wiring gives the kinds of the same names: legend order mmdfw,
+// svgd, sp, sgld; mmdfw and sp add one particle per step; an mmdfw cell
+// with kernel "rff" is measured in its own kernel (KernelMMD2) and one
+// with direction "exact" is a control, the twin of the series with the
+// same kernel and feature count.
+var Kinds = harness.KindTable{
+	"mmdfw": {Legend: 1, OneParticlePerStep: true, Series: toySeries},
+	"svgd":  {Legend: 2},
+	"sp":    {Legend: 3, OneParticlePerStep: true},
+	"sgld":  {Legend: 4},
+}
+
+// Checks are the run-time checks of the toy kinds, as the wiring describes
+// the check of the kinds of the same names: "narrow", of mmdfw and sp,
+// recording spread_min.
+var Checks = []harness.RunCheck{{
+	Flag: "narrow", Kinds: []string{"mmdfw", "sp"}, Methods: "MMD-FW, Stein Points", Key: "spread_min",
+	Reach: "N ≤ d or d > 200: no spread spectrum", About: "the smallest eigenvalue of the set's Stein spread matrix below half what N independent draws reach",
+}}
+
+// toySeries is the series traits of a toy mmdfw cell (Kinds).
+func toySeries(settings any) harness.SeriesTraits {
+	m, _ := settings.(map[string]any)
+	var t harness.SeriesTraits
+	t.Twin = "rbf"
+	if m["kernel"] == "rff" {
+		t.OwnMetric, t.OwnNote = KernelMMD2, "own RFF kernel"
+		t.Twin = fmt.Sprintf("rff features=%v", m["features"])
+	}
+	if m["direction"] == "exact" {
+		t.Control = "exact LMO"
+	}
+	return t
+}
 
 // grid returns n points from lo to hi, log-spaced when logScale.
 func grid(lo, hi float64, n int, logScale bool) []float64 {
@@ -224,6 +260,10 @@ func Registry(f CurveFunc) *harness.Registry {
 	}
 	for _, k := range []string{"mmdfw", "svgd", "sp", "sgld"} {
 		harness.RegisterMethod(reg, k, "1", run)
+		reg.DescribeKind(k, Kinds[k])
+	}
+	for _, c := range Checks {
+		reg.DescribeCheck(c)
 	}
 	harness.RegisterMethod(reg, "boom", "1", func(ctx context.Context, in harness.Input[toySettings]) (harness.Output, error) {
 		return harness.Output{}, fmt.Errorf("boom: diverged at step 3: coordinate 0 is NaN")

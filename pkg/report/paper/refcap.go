@@ -1,9 +1,10 @@
-package report
+package paper
 
 import (
 	"encoding/json"
 
 	"github.com/mmdfw/mmdfw/pkg/hmc"
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // RefCapped returns how many chains of the HMC reference a cell records
@@ -15,8 +16,8 @@ import (
 // posteriordb's: such a chain's trajectories are cut short and it
 // explores slowly. A cell without a reference, or whose reference
 // settings do not decode, returns 0, 0.
-func RefCapped(c *Cell) (capped, chains int) {
-	m, ok := RefSummary(c)
+func RefCapped(c *report.Cell) (capped, chains int) {
+	m, ok := report.RefSummary(c)
 	if !ok {
 		return 0, 0
 	}

@@ -1,7 +1,9 @@
-package report
+package paper
 
 import (
 	"math"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
 )
 
 // MinRatePoints is the fewest particle counts a rate is fitted to.
@@ -30,10 +32,10 @@ const (
 // rule.
 type RateTest struct {
 	// Geometric is log MMD² = a + b·N (a linear rate r = −b per particle).
-	Geometric Fit
+	Geometric report.Fit
 	// Power is log MMD² = a + c·log N (MMD² ∝ N^c, the O(1/N) family of
 	// rates a kernel-herding or Monte Carlo estimate has for c = −1).
-	Power Fit
+	Power report.Fit
 	// Decades is how far the geometric line falls over the N fitted,
 	// −b·(N_max − N_min)/ln 10.
 	Decades float64
@@ -65,7 +67,7 @@ func tailFloor(x, y []float64) (k int, level float64, ok bool) {
 	if n < MinRatePoints+nt {
 		return 0, 0, false
 	}
-	f, _ := MeanSD(y[n-nt:])
+	f, _ := report.MeanSD(y[n-nt:])
 	top := math.Inf(-1)
 	for _, v := range y {
 		top = math.Max(top, v)
@@ -83,31 +85,31 @@ func tailFloor(x, y []float64) (k int, level float64, ok bool) {
 	if k+1 < MinRatePoints || n-k < 3 {
 		return 0, 0, false
 	}
-	head, tail := FitLine(x[:k+1], y[:k+1]), FitLine(x[k:], y[k:])
-	if !(head.Slope < 0) || !Finite(tail.Slope) || tail.Slope < FloorFlatRatio*head.Slope {
+	head, tail := report.FitLine(x[:k+1], y[:k+1]), report.FitLine(x[k:], y[k:])
+	if !(head.Slope < 0) || !report.Finite(tail.Slope) || tail.Slope < FloorFlatRatio*head.Slope {
 		return 0, 0, false
 	}
 	return k, f, true
 }
 
 // zeroFloorPoints returns the (N, log MMD²) points of a series' mean log
-// MMD² above its rounding floor: N ≥ 1, finite, at least ZeroFloor times
+// MMD² above its rounding floor: N ≥ 1, finite, at least report.ZeroFloor times
 // the series' largest value, and before the first N at which the series
 // reaches that floor (past it, the values are rounding noise, whatever
 // their size).
 func zeroFloorPoints(n, logm []float64) (x, y []float64) {
 	top := math.Inf(-1)
 	for i := range logm {
-		if Finite(logm[i]) && n[i] >= 1 {
+		if report.Finite(logm[i]) && n[i] >= 1 {
 			top = math.Max(top, logm[i])
 		}
 	}
-	floor := top + math.Log(ZeroFloor)
+	floor := top + math.Log(report.ZeroFloor)
 	for i := range logm {
 		if n[i] < 1 {
 			continue
 		}
-		if !Finite(logm[i]) || logm[i] < floor {
+		if !report.Finite(logm[i]) || logm[i] < floor {
 			if len(x) > 0 {
 				break
 			}
@@ -122,7 +124,7 @@ func zeroFloorPoints(n, logm []float64) (x, y []float64) {
 // TestRate applies the claim-2 rule to a series of MMD² against N (mean
 // over splits of log MMD² at each N).
 //
-// Over the points above the numerical floor (ZeroFloor of the largest
+// Over the points above the numerical floor (report.ZeroFloor of the largest
 // value, and the floor tailFloor finds from the series' tail) it fits
 //
 //	geometric: log MMD² = a + b·N
@@ -131,7 +133,7 @@ func zeroFloorPoints(n, logm []float64) (x, y []float64) {
 // by least squares. The series is linear when b < 0, the geometric fit's
 // R² exceeds the power law's, and the geometric line falls at least
 // MinDecades decades over the N fitted.
-func TestRate(s *Series) RateTest {
+func TestRate(s *report.Series) RateTest {
 	m, _ := s.LogMeanSD()
 	return rateTest(s.X, m)
 }
@@ -146,12 +148,12 @@ func rateTest(n, logm []float64) RateTest {
 	for i := range x {
 		lx[i] = math.Log(x[i])
 	}
-	t := RateTest{Geometric: FitLine(x, y), Power: FitLine(lx, y), Decades: math.NaN(), FloorN: math.NaN(), FloorLevel: math.NaN()}
+	t := RateTest{Geometric: report.FitLine(x, y), Power: report.FitLine(lx, y), Decades: math.NaN(), FloorN: math.NaN(), FloorLevel: math.NaN()}
 	if floored {
 		t.TailFloor, t.FloorN, t.FloorLevel = true, x[k], math.Exp(level)
 	}
 	g := t.Geometric
-	if g.N < MinRatePoints || !Finite(g.Slope) || !Finite(t.Power.R2) {
+	if g.N < MinRatePoints || !report.Finite(g.Slope) || !report.Finite(t.Power.R2) {
 		return t
 	}
 	t.Decades = -g.Slope * (g.XMax - g.XMin) / math.Ln10
