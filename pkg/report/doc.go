@@ -40,8 +40,10 @@
 // exact-direction series (ExactTwins) is the series of the same kernel on
 // a shared dataset, read from the recorded MMD-FW settings. The code is
 // split into draw.go (plot primitives, styles, layout, file formats),
-// analysis.go (the series analysis the paper's claims use too) and
-// figures.go (the declared figures).
+// analysis.go (the series analysis the paper's claims use too),
+// figures.go (the declared figures) and forest.go (WriteForest: a forest
+// plot of one claim's per-dataset contrasts, their pooled estimate as a
+// diamond, the no-effect line and the margin band).
 //
 // # Curves over splits
 //

@@ -522,6 +522,12 @@ func wrap(sty text.Style, txt string, width vg.Length) string {
 // save writes the layout as dir/name.<format> for every format.
 func (l *layout) save(dir, name string) ([]string, error) {
 	w, h := l.size()
+	return saveDrawing(dir, name, w, h, l.draw)
+}
+
+// saveDrawing writes a w×h canvas that paint draws as dir/name.<format>
+// for every format.
+func saveDrawing(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]string, error) {
 	var files []string
 	for _, f := range Formats {
 		var c interface {
@@ -538,7 +544,7 @@ func (l *layout) save(dir, name string) ([]string, error) {
 		default:
 			return files, fmt.Errorf("report: unknown figure format %q", f)
 		}
-		l.draw(draw.New(c))
+		paint(draw.New(c))
 		path := filepath.Join(dir, name+"."+f)
 		if err := writeTo(path, c); err != nil {
 			return files, err
