@@ -12,7 +12,15 @@
 // beyond that (the paper's claims with their verdicts, its Table 1) comes
 // from a plug-in (Plugin, a section provider) that the caller passes and
 // that takes part only where an experiment file names it in its top-level
-// report key; pkg/report/paper is the paper's, which pkg/repro passes.//
+// report key; pkg/report/paper is the paper's, which pkg/repro passes.
+//
+// The report is written for a reader: Write passes it through Reflow, so
+// that no prose line exceeds MaxProseLine characters (a long paragraph is
+// broken after its sentences, which renders the same), and a long list
+// (skipped or ignored cells, code revisions) is counted in the text and
+// written in full by WriteLists to CSV files beside the report
+// (Options.Lists). Only a table row may be longer, up to MaxLine.
+//
 // # Current results
 //
 // A results directory keeps whatever was ever run into it: cells of methods
