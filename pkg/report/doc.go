@@ -87,7 +87,9 @@
 // cells record it, since in the RBF kernel it flattens at the random-feature
 // approximation error; every other series by the RBF MMD². In the rff
 // figure a series whose LMO follows the exact direction is drawn dashed in
-// the colour of its twin of the paper's direction (ExactTwins).
+// the colour of its twin of the paper's direction (ExactTwins); its two
+// panels (own kernel, common RBF kernel) stand side by side with the
+// legend, one entry per series with its rate, below them.
 //
 // # Tuning
 //

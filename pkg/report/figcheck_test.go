@@ -113,3 +113,68 @@ func TestFigureChecksFind(t *testing.T) {
 		}
 	}
 }
+
+// Two panels side by side with eleven long legend entries (the rff
+// figures) keep the panels' width with the legend below them, inside the
+// canvas and under the axes; on the right it would make the figure twice
+// as wide.
+func TestLayoutLegendBelow(t *testing.T) {
+	draw := func(below bool) (*svgFigure, vg.Length, vg.Length) {
+		st := &style{index: map[string]int{}, series: map[string]int{}, taken: map[int]bool{}, shown: map[string]bool{}}
+		l := &layout{w: rateSide, h: rateSide * 0.85, below: below}
+		x := []float64{1, 2, 3, 4}
+		for k := range 2 {
+			p := newFig("panel", "number of particles N", "MMD² (log scale)", false, true)
+			for i := range 11 {
+				th := st.curve(p, i, x, []float64{1, 0.5 / float64(i+1), 0.25, 0.1}, true)
+				if k == 0 {
+					l.entries = append(l.entries, entry{"mmdfw-exact-rff-d1000 (5 splits) [own RFF kernel, exact LMO]: rate 0.11/particle, R² 0.864 #" + string(rune('a'+i)), th})
+				}
+			}
+			l.plots = append(l.plots, p.Plot)
+		}
+		dir := t.TempDir()
+		if _, err := l.save(dir, "two"); err != nil {
+			t.Fatal(err)
+		}
+		out, err := textOutside(filepath.Join(dir, "two.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range out {
+			t.Errorf("below=%v: text outside the canvas: %s", below, o)
+		}
+		fig, err := readSVG(filepath.Join(dir, "two.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := l.size()
+		return fig, w, h
+	}
+	fig, w, h := draw(true)
+	if w != 2*rateSide || h > 2*rateSide {
+		t.Errorf("legend below: %.0f×%.0f points, want %.0f wide and at most as high", w, h, 2*rateSide)
+	}
+	ps := fig.panels()
+	if len(ps) != 2 {
+		t.Fatalf("%d panels, want 2", len(ps))
+	}
+	entries := 0
+	for _, tx := range fig.texts {
+		if tx.size == 9 {
+			entries++
+			if tx.y < ps[0].y1+10 {
+				t.Errorf("legend entry %q at y %.1f, not under the panels (bottom %.1f)", tx.body, tx.y, ps[0].y1)
+			}
+		}
+	}
+	if entries != 11 {
+		t.Errorf("%d legend entries of 9 points, want 11", entries)
+	}
+	if same := sameLooks(fig); len(same) != 0 {
+		t.Errorf("series look alike: %v", same)
+	}
+	if _, wr, _ := draw(false); wr < w+4*vg.Inch {
+		t.Errorf("legend right: %.0f points wide, want the legend's width more than %.0f", wr, w)
+	}
+}
