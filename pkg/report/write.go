@@ -290,14 +290,21 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
 // the heading, when no cell recorded a flag and every run-time check was
 // evaluated on every cell of its kinds. claims says
-// whether verdicts above may include them. After the count, one line per
+// whether verdicts above may include them. The count is followed by the
+// cells counted by flag code in the words of the run's summary
+// (harness.FlagCounts), and each row's reason is the cell's
+// harness.Diagnostics.Reason, as its "cell finished" line gives it, so
+// that a cell's flags read the same in the terminal and here. After the
+// count, one line per
 // run-time check (runChecks) says on how many cells of its kinds it was
 // evaluated; the section is written, too, when no cell is flagged but a
 // check was not evaluated on some cell.
 func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	var rows []string
+	codes := map[string]int{}
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
+			d.CountFlags(codes)
 			why := d.Reason()
 			if su := pdbSetupFlags(c); len(su) > 0 {
 				why += fmt.Sprintf(" (%s: raised by the set-up at this N, not counted in the posteriordb section)", strings.Join(su, ", "))
@@ -315,6 +322,11 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	}
 	fmt.Fprintf(b, "\n## Flagged results\n\n%s%d cell(s) whose method flagged its result as not to be trusted (%s; "+
 		"`repro run --strict` fails them)", DecisionLink(opts, "Flags that mean something"), len(rows), above)
+	if len(rows) > 0 {
+		// In the words of the run's summary, so that the counts read the
+		// same in the terminal and here.
+		fmt.Fprintf(b, ", by flag: %s", harness.FlagCounts(codes))
+	}
 	if len(checks) > 0 {
 		b.WriteString(". The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
 			"(a cell computed before a check was not checked by it, which is not a pass):\n\n")
