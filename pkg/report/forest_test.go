@@ -216,3 +216,25 @@ func TestWriteForestLog(t *testing.T) {
 		t.Error("the axis label does not say log scale")
 	}
 }
+
+// Odd forests draw without a panic and keep every text inside the canvas:
+// none at all, a pooled estimate alone, a long note, a reversed band, a
+// log axis whose no-effect line cannot be drawn, an empty title.
+func TestWriteForestEdges(t *testing.T) {
+	long := strings.Repeat("a reason that goes on and on, ", 12)
+	for name, f := range map[string]Forest{
+		"empty":       {Title: "nothing to draw"},
+		"pooled only": {Title: "pooled", Pooled: &ForestRow{Est: 0.2, Lo: 0.1, Hi: 0.3}},
+		"long note":   {Title: "a note", Rows: []ForestRow{{Label: "a", Est: 1, Lo: 0, Hi: 2, Note: long}}},
+		"reversed":    {Title: "band", Band: [2]float64{0.1, -0.1}, Rows: []ForestRow{{Label: "a", Est: 5, Lo: 4, Hi: 6}}},
+		"log null 0":  {Title: "log", Log: true, Rows: []ForestRow{{Label: "a", Est: 2, Lo: 1, Hi: 4}, {Label: "b", Est: -1, Lo: -2, Hi: 1}}},
+		"no title":    {Rows: []ForestRow{{Label: "a", Est: 1, Lo: 1, Hi: 1}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fig, _ := writeForestSVG(t, f)
+			if f.Pooled == nil && len(diamonds(fig)) != 0 {
+				t.Error("a diamond without a pooled estimate")
+			}
+		})
+	}
+}
