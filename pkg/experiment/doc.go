@@ -69,18 +69,20 @@
 // at the MAP (init = "laplace"; the MAP and the fit are charged); on the
 // logistic regression init = "reference" starts as the reference logistic
 // script does (InitReference). MMD-FW's
-// start = "trained" trains one model.BNN.Init draw by optim.Train on the
-// training rows less a seeded fifth (TrainValidationFraction), early-stopped
-// on that fifth's RMSE, and charges the training; its per-coordinate scales
-// then set the candidates' noise and LMO steps. SVGD's init = "trained"
-// runs the same training (newTrained, one mechanism, the same train_*
-// keys) and draws its particles θ* + init_noise·σ⊙ε around the trained
-// network in the training's per-coordinate scales, the training charged.
+// start = "trained" starts at a network trained from one model.BNN.Init
+// draw by optim.Train on the training rows less a seeded fifth
+// (TrainValidationFraction), early-stopped on that fifth's RMSE: a shared
+// artefact (Net), computed once per dataset, split, member and train_*
+// settings from a seed of its own, and charged at its recorded cost to
+// every cell that reads it; its per-coordinate scales then set the
+// candidates' noise and LMO steps. SVGD's init = "trained" reads the same
+// network and draws its particles θ* + init_noise·σ⊙ε around it in the
+// training's per-coordinate scales.
 //
 // Kind start (StartConfig) reports the starts themselves as answers, so
 // that a method is credited only with what it adds to its start: start =
 // "trained" (the trained network alone), "ensemble" (a deep ensemble of up
-// to N networks trained one after another from independent Init draws,
+// to N of the shared networks, members 0, 1, …, from independent Init draws,
 // equal weights, a snapshot after each), "map" (the shared MAP alone) and
 // "laplace" (N draws of the Laplace approximation at the MAP), each with
 // its cost charged, evaluated by the same recorder as every kind.

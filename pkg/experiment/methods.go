@@ -185,13 +185,13 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 		if err != nil {
 			return harness.Output{}, err
 		}
-		r, sec, err := tr.train(ctx, rng)
+		net, err := tr.net(ctx, in.Env, 0)
 		if err != nil {
 			return harness.Output{}, err
 		}
-		start.Particles = aroundTrained(r, n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
-		rec = chargeRecorder{rec: rec, seconds: sec, grads: r.GradEvals}
-		info = trainSummary(r, sec)
+		start.Particles = aroundTrained(net.result(), n, cmp.Or(c.InitNoise, DefaultInitNoise), rng)
+		rec = chargeRecorder{rec: rec, seconds: net.Seconds, grads: net.GradEvals}
+		info = net.summary()
 	default:
 		if start.Particles, err = d.Start(c.InitFrom, n, rng); err != nil {
 			return harness.Output{}, err

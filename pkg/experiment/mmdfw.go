@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/pkg/harness"
@@ -158,6 +159,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	rng := rand.New(in.Src)
 	rec := in.Recorder
 	var m *MAP
+	var net *Net // the shared network of start "trained"
 	// An HMC pilot for the pool starts, as the references do, around the
 	// MAP when the run starts there (jitter init_scale, default 0.1), else
 	// from prior draws.
@@ -186,7 +188,11 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		tr.startMMDFW(&s, &from, &mi, rng)
+		if net, err = tr.net(ctx, in.Env, 0); err != nil {
+			return harness.Output{}, err
+		}
+		startMMDFW(&s, &from, &mi, net)
+		rec = chargeRecorder{rec: rec, seconds: net.Seconds, grads: net.GradEvals}
 	case "model":
 		if !d.OwnStart() {
 			return harness.Output{}, fieldErr("start", `"model" needs a BNN dataset`)
@@ -235,8 +241,11 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		"laplace_grad_evals": res.LaplaceGradEvals, "train_grad_evals": res.TrainGradEvals,
 		"start": start,
 	}
-	if res.Train != nil {
-		ms["train_steps"], ms["train_best_step"], ms["train_validation_rmse"] = res.Train.Steps, res.Train.BestStep, finite(-res.Train.Score)
+	if net != nil {
+		// The training is charged as a cost paid before the run, not
+		// part of the package's own count.
+		maps.Copy(ms, net.summary())
+		ms["grad_evals"], ms["seconds"] = res.GradEvals+net.GradEvals, res.Seconds+net.Seconds
 	}
 	if ws := res.WeightSolve; s.WeightSolver == mmdfw.SolverPairwise && ws.Solves > 0 {
 		ms["weight_solves"], ms["weight_iterations"] = ws.Solves, ws.Iterations

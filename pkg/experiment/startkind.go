@@ -85,7 +85,7 @@ func runStart(ctx context.Context, in harness.Input[StartConfig]) (harness.Outpu
 		if c.Start == "ensemble" {
 			n = cmp.Or(in.N, DefaultEnsemble)
 		}
-		return runEnsemble(ctx, in, d, tr, n, rng, &sw)
+		return runEnsemble(ctx, in, d, tr, n, &sw)
 	case "map":
 		m, rec, err := startMAP(ctx, in.Env, in.Problem, in.Recorder, true)
 		if err != nil {
@@ -133,34 +133,43 @@ func runStart(ctx context.Context, in harness.Input[StartConfig]) (harness.Outpu
 	return harness.Output{}, fieldErr("start", "%q is not a start", c.Start)
 }
 
-// runEnsemble trains up to n networks one after another, reporting after
-// each the ensemble so far with equal weights at the summed cost of the
-// trainings (the stopwatch sw runs throughout, the recorder's time apart).
-func runEnsemble(ctx context.Context, in harness.Input[StartConfig], d Model, tr *trained, n int, rng *rand.Rand, sw *particle.Stopwatch) (harness.Output, error) {
+// runEnsemble reads up to n networks of the shared trained start (members
+// 0, 1, …, each an artefact computed once per dataset and split, see
+// trained.net), reporting after each the ensemble so far with equal
+// weights, charged the summed recorded cost of its networks' trainings
+// (the stopwatch sw is paused while a network is read or trained, so that
+// every cell is charged a network's training once, at the time it was
+// recorded).
+func runEnsemble(ctx context.Context, in harness.Input[StartConfig], d Model, tr *trained, n int, sw *particle.Stopwatch) (harness.Output, error) {
 	dim := tr.target.Dim()
 	rows := make([]float64, 0, n*dim)
 	var grads int64
+	var secs float64
 	nets := make([]any, 0, n)
 	var set particle.Set
 	for k := 1; k <= n; k++ {
 		if err := ctx.Err(); err != nil {
 			break
 		}
-		r, sec, err := tr.train(ctx, rng)
-		grads += r.GradEvals
+		sw.Stop()
+		net, err := tr.net(ctx, in.Env, k-1)
+		sw.Start()
 		if err != nil {
 			if ctx.Err() != nil {
 				break
 			}
 			return harness.Output{}, fmt.Errorf("start: network %d: %w", k, err)
 		}
-		if err := particle.CheckFinite("start", k, r.X); err != nil {
+		if err := particle.CheckFinite("start", k, net.X); err != nil {
 			return harness.Output{}, err
 		}
-		nets = append(nets, trainSummary(r, sec))
-		rows = append(rows, r.X...)
+		grads += net.GradEvals
+		secs += net.Seconds
+		nets = append(nets, net.summary())
+		rows = append(rows, net.X...)
 		set = particle.Set{X: mat.NewDense(k, dim, rows[:k*dim:k*dim]), W: particle.Equal(k)}
-		stop, err := particle.Report(in.Recorder, sw, particle.Snapshot{Step: k, X: set.X, W: set.W, GradEvals: grads})
+		rec := chargeRecorder{rec: in.Recorder, seconds: secs, grads: grads}
+		stop, err := particle.Report(rec, sw, particle.Snapshot{Step: k, X: set.X, W: set.W})
 		if err != nil {
 			return harness.Output{}, err
 		}
@@ -177,4 +186,14 @@ func runEnsemble(ctx context.Context, in harness.Input[StartConfig], d Model, tr
 		ms["trainings"] = nets
 	}
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, ms, nil)}, ctx.Err()
+}
+
+// SettingsVersion is the version of the shared trained start for the
+// baselines that read it ("trained", "ensemble"), "" for the others (see
+// harness.SettingsVersioner).
+func (c StartConfig) SettingsVersion() string {
+	if c.Start == "trained" || c.Start == "ensemble" {
+		return trainedStartVersion
+	}
+	return ""
 }

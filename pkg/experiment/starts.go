@@ -119,20 +119,11 @@ func (t *trained) train(ctx context.Context, rng *rand.Rand) (optim.Result, floa
 	return r, sec, nil
 }
 
-// startMMDFW hands the training to mmdfw.StartTrained: the package draws
-// the batches and trains, from the model.BNN.Init draw of rng (the start's
-// X0), on the same rows with the same settings.
-func (t *trained) startMMDFW(s *mmdfw.Settings, start *particle.Start, in *mmdfw.Inputs, rng *rand.Rand) {
-	settings := t.settings
-	s.Start, in.TrainTarget, start.X0, in.Train = mmdfw.StartTrained, t.target, t.init(rng), &settings
-}
-
-// trainSummary is the outcome of a training as the cells' summaries give it.
-func trainSummary(r optim.Result, seconds float64) map[string]any {
-	return map[string]any{
-		"train_steps": r.Steps, "train_best_step": r.BestStep, "train_validation_rmse": finite(-r.Score),
-		"train_grad_evals": r.GradEvals, "train_seconds": seconds,
-	}
+// startMMDFW starts MMD-FW at the shared network net: its first particle
+// θ* (StartGiven) and the training's scales σ (Inputs.Scales, ScaleGiven),
+// exactly what StartTrained computes from the same training.
+func startMMDFW(s *mmdfw.Settings, start *particle.Start, in *mmdfw.Inputs, net *Net) {
+	s.Start, start.X0, in.Scales = mmdfw.StartGiven, append([]float64(nil), net.X...), append([]float64(nil), net.Scales...)
 }
 
 // trainedScales returns the training's per-coordinate scales σ clamped to

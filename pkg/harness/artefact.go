@@ -248,7 +248,7 @@ func (r *Runner) referenceKey(c *Cell) (id, key string, ds *Dataset, err error) 
 		Split                       int
 		Data                        map[string]string
 		Seed                        int64
-	}{CodeVersion, moduleVersion(), ref.Kind, ref.kind.version, ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
+	}{CodeVersion, moduleVersion(), ref.Kind, kindVersion(ref.kind, ref.Settings), ref.Settings, ref.Particles, c.Dataset, c.Split, sums, e.Seed})
 	if err != nil {
 		return "", "", nil, err
 	}

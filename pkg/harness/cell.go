@@ -182,12 +182,12 @@ func configDoc(reg *Registry, c *Cell) keyDoc {
 	e := c.Experiment
 	d := keyDoc{
 		Code: CodeVersion, Module: moduleVersion(), ID: c.ID, Seed: e.Seed, Timed: e.Timed,
-		Kind: c.Method.Kind, KindVersion: c.Method.kind.version, Settings: c.Method.Settings,
+		Kind: c.Method.Kind, KindVersion: kindVersion(c.Method.kind, c.Method.Settings), Settings: c.Method.Settings,
 		N: c.N, Dataset: c.Dataset, Split: c.Split,
 		Budget: e.Budget, Eval: e.Eval, MetricVers: reg.metricVersions(e.Eval.Metrics),
 	}
 	if ref := e.Reference; ref != nil {
-		d.Reference, d.RefVersion, d.RefParticles, d.RefKind = ref.Settings, ref.kind.version, ref.Particles, ref.Kind
+		d.Reference, d.RefVersion, d.RefParticles, d.RefKind = ref.Settings, kindVersion(ref.kind, ref.Settings), ref.Particles, ref.Kind
 	}
 	return d
 }

@@ -100,8 +100,12 @@ func (e *Env) Memo(key string, compute func() (any, error)) (any, error) {
 }
 
 // Artefact returns the bytes cached under key, computing them with compute
-// at most once per results directory, even across processes.
+// at most once per results directory, even across processes. An Env
+// without a runner (one a test builds) computes them every time.
 func (e *Env) Artefact(ctx context.Context, key string, compute func(context.Context) ([]byte, error)) ([]byte, error) {
+	if e.runner == nil {
+		return compute(ctx)
+	}
 	return e.runner.store.Artefact(ctx, key, compute)
 }
 
@@ -260,6 +264,27 @@ func RegisterMethod[S any](r *Registry, name, version string, run func(ctx conte
 			})
 		},
 	}
+}
+
+// SettingsVersioner is implemented by a method's settings when one
+// mechanism of the kind, used by some of its cells only, has a version of
+// its own: SettingsVersion returns it ("" when these settings do not use
+// it), and a non-empty one is appended to the kind's version in the cache
+// key ("5+shared-start-1"). Bumping it recomputes the cells that use the
+// mechanism and no others.
+type SettingsVersioner interface {
+	SettingsVersion() string
+}
+
+// kindVersion is the version of kind k that enters the key of a cell with
+// settings s: k's version, and SettingsVersioner's suffix when s has one.
+func kindVersion(k *methodKind, s any) string {
+	if v, ok := s.(SettingsVersioner); ok {
+		if sv := v.SettingsVersion(); sv != "" {
+			return k.version + "+" + sv
+		}
+	}
+	return k.version
 }
 
 // RegisterDataset adds the dataset name to r. A duplicate name panics.

@@ -34,6 +34,14 @@ type Plugin interface {
 	Plot(res *Results, dir string) ([]string, error)
 }
 
+// Summarizer is a Plugin that opens the report with a summary of its
+// answer (a page a reader takes in before the details): Write calls
+// Summary right after the report's first paragraph, before the cells
+// counted and the deviations.
+type Summarizer interface {
+	Summary(b *strings.Builder, res *Results, opts Options)
+}
+
 // Head is the opening of a report as a plug-in gives it.
 type Head struct {
 	// Title is the report's heading ("Report" without a plug-in).

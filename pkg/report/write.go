@@ -272,6 +272,11 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	} else {
 		b.WriteString("Computed from the cached results in `" + res.Dir + "`; nothing is re-run.\n\n")
 	}
+	for _, p := range plugins {
+		if s, ok := p.(Summarizer); ok {
+			s.Summary(&b, res, opts)
+		}
+	}
 	writeStatus(&b, res, opts)
 	writeDeviations(&b, res, h.Against, opts)
 	for _, p := range plugins {

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -32,32 +33,23 @@ func atStep(rows []report.Row, n int) (report.Row, bool) {
 }
 
 // rowCost is the cost of a row on both axes.
-func rowCost(r report.Row) cost { return cost{float64(r.GradEvals), r.Seconds, true} }
+func rowCost(r report.Row) cost {
+	return cost{grads: float64(r.GradEvals), secs: r.Seconds, reached: true}
+}
 
-// claim3Contrasts returns claim 3's contrasts under cfg: per SVGD arm and
-// particle count N of its cells, ln(MMD-FW's MMD² at step N / SVGD's final
-// MMD² at N) per split (positive: SVGD smaller, the claim's way).
+// claim3Contrasts returns claim 3's contrasts under cfg (the declared
+// claim 3): per SVGD arm and particle count N of its cells, ln(MMD-FW's
+// MMD² at step N / SVGD's final MMD² at N) per split (positive: SVGD
+// smaller, the claim's way).
 func claim3Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
-	const id = "fig1b"
-	cells := res.Reported(id)
-	var out []Contrast
-	for _, ds := range report.Datasets(report.Done(cells)) {
-		fws, svs := armSets(res, id, ds, cells, cfg)
-		for _, fw := range fws {
-			if len(svs) == 0 && cfg.Start != "" && hasCells(cells, ds, fw) {
-				k := noPartner(res, id, ds, fw, "MMD² at equal N", "particles", cfg)
-				k.A, k.B = k.B, k.A
-				out = append(out, k)
-			}
-			out = append(out, claim3Pairs(res, id, ds, fw, svs)...)
-		}
-	}
-	return out
+	return paperSection(res, 3, cfg)
 }
 
 // claim3Pairs are claim 3's contrasts of MMD-FW arm fw with each SVGD arm
-// of svs on dataset ds, one per particle count of the SVGD arm.
-func claim3Pairs(res *report.Results, id, ds, fw string, svs []string) []Contrast {
+// of svs on dataset ds in metric (an MMD²), one per particle count of the
+// SVGD arm. MMD-FW at N = 1 is its start: such splits are excluded from
+// the pooled estimate.
+func claim3Pairs(res *report.Results, id, ds, metric, fw string, svs []string) []Contrast {
 	cells := res.Reported(id)
 	var out []Contrast
 	fwc := bySplit(cells, ds, fw)
@@ -81,8 +73,8 @@ func claim3Pairs(res *report.Results, id, ds, fw string, svs []string) []Contras
 				if f == nil {
 					continue
 				}
-				fr, ok1 := atStep(trajectory(f, "mmd2"), n)
-				sr, ok2 := byN[n][s].Final("mmd2")
+				fr, ok1 := atStep(trajectory(f, metric), n)
+				sr, ok2 := byN[n][s].Final(metric)
 				if !ok1 || !ok2 || !(fr.Value > 0) || !(sr.Value > 0) {
 					continue
 				}
@@ -90,6 +82,16 @@ func claim3Pairs(res *report.Results, id, ds, fw string, svs []string) []Contras
 				k.AVal, k.BVal = append(k.AVal, sr.Value), append(k.BVal, fr.Value)
 				k.D = append(k.D, math.Log(fr.Value/sr.Value))
 				k.aCost, k.bCost = append(k.aCost, rowCost(sr)), append(k.bCost, rowCost(fr))
+				i := len(k.D) - 1
+				if r := runFlagged(f, byN[n][s]); r != "" {
+					k.exclude(i, r)
+				}
+				if r := cmp.Or(refCapped(f), refCapped(byN[n][s])); r != "" {
+					k.exclude(i, r)
+				}
+				if n <= 1 {
+					k.exclude(i, ExclStart+": "+fw+" at N = 1 is its start")
+				}
 			}
 			if len(k.D) == 0 {
 				continue
@@ -109,13 +111,13 @@ func claim3(res *report.Results) Claim {
 		Text: "At an equal particle count SVGD reaches a smaller MMD² than MMD-FW (Fig. 1b).",
 		Rule: fmt.Sprintf("One contrast per SVGD arm and particle count N of fig1b, paired over splits: ln(MMD-FW's MMD² to the HMC reference at its step N / the SVGD run's "+
 			"MMD² with N particles at its final snapshot), shown as the ratio MMD-FW/SVGD (above 1: SVGD smaller, the claim's way). Over splits the mean, 95 %% "+
-			"paired-t interval and sign test. Tolerance band: ratios within ×%g of 1 count for neither: better when the interval lies above ×%g, worse when below "+
+			"paired-t interval. Tolerance band: ratios within ×%g of 1 count for neither: better when the interval lies above ×%g, worse when below "+
 			"1/%g, inconclusive otherwise. A contrast whose arms start differently (or differ in budget or evaluation rows) is shown and not counted. "+
 			"Paper's protocol: the paper's MMD-FW arm against the paper's SVGD arm; fair protocol: the fair MMD-FW arm against every SVGD arm. "+
 			"Supported when more than half of the computed contrasts are better and none is worse; not supported when one is worse; otherwise the evidence cannot decide. "+
 			"Each row also gives each arm's cost at N (gradient evaluations; seconds).", MMDBand, MMDBand, MMDBand) + oneMethod,
 		Figures: []string{"fig1b"},
-		Header: []string{"protocol", "dataset", "N", "SVGD arm (start)", "MMD-FW arm (start)", "splits", "SVGD MMD²", "MMD-FW MMD²", "MMD-FW/SVGD, mean [95 % CI]", "sign test", "outcome",
+		Header: []string{"protocol", "dataset", "N", "SVGD arm (start)", "MMD-FW arm (start)", "splits", "SVGD MMD²", "MMD-FW MMD²", "MMD-FW/SVGD, mean [95 % CI]", "outcome",
 			"SVGD cost: gradient evaluations; seconds", "MMD-FW cost: gradient evaluations; seconds"},
 	}
 	eval := func(cfg protocolConfig) []Contrast { return claim3Contrasts(res, cfg) }
@@ -140,31 +142,12 @@ func claim3(res *report.Results) Claim {
 	return c
 }
 
-// claim4Contrasts returns claim 4's contrasts under cfg: the protocol's SP
-// arm against its MMD-FW arm, on fig1a's accuracy and fig1b's MMD² and
-// KSD², each at equal N and at equal cost.
+// claim4Contrasts returns claim 4's contrasts under cfg (the declared
+// claims 4 and 4a): the protocol's SP arm against its MMD-FW arm, on
+// fig1b's MMD² and KSD² and fig1a's accuracy, each at equal N and at
+// equal cost.
 func claim4Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
-	var out []Contrast
-	for _, e := range []struct {
-		id      string
-		metrics []string
-	}{{"fig1a", []string{"accuracy"}}, {"fig1b", []string{"mmd2", "ksd2"}}} {
-		cells := res.Reported(e.id)
-		sp, fw := arm(res, e.id, cfg.FW, cells, report.IsSP), arm(res, e.id, cfg.FW, cells, report.IsMMDFW)
-		if sp == "" || fw == "" {
-			continue
-		}
-		for _, ds := range report.Datasets(report.Done(cells)) {
-			for _, m := range e.metrics {
-				for _, equalCost := range []bool{false, true} {
-					if k, ok := spContrast(res, e.id, ds, m, fw, sp, equalCost); ok {
-						out = append(out, k)
-					}
-				}
-			}
-		}
-	}
-	return out
+	return paperSection(res, 4, cfg)
 }
 
 // spContrast is one contrast of claim 4: MMD-FW arm fw against SP arm sp
@@ -252,6 +235,21 @@ func spContrast(res *report.Results, id, ds, metric, fw, sp string, equalCost bo
 		k.AVal, k.BVal = append(k.AVal, fr.Value), append(k.BVal, sr.Value)
 		k.D = append(k.D, d)
 		k.aCost, k.bCost = append(k.aCost, rowCost(fr)), append(k.bCost, rowCost(sr))
+		i := len(k.D) - 1
+		if r := runFlagged(f, spc[s]); r != "" {
+			k.exclude(i, r)
+		}
+		if metric == "mmd2" {
+			if r := cmp.Or(refCapped(f), refCapped(spc[s])); r != "" {
+				k.exclude(i, r)
+			}
+		}
+		switch {
+		case fr.Step <= 1:
+			k.exclude(i, fmt.Sprintf("%s: %s at N = %d is its start", ExclStart, fw, fr.Step))
+		case sr.Step <= 1:
+			k.exclude(i, fmt.Sprintf("%s: %s at N = %d is its start", ExclStart, sp, sr.Step))
+		}
 	}
 	if equalCost {
 		k.Notes = append(k.Notes, fmt.Sprintf("MMD-FW at N = %s, SP at N = %s (per split)", strings.Join(ns, ", "), strings.Join(spN, ", ")))
@@ -281,13 +279,13 @@ func claim4(res *report.Results) Claim {
 		Rule: fmt.Sprintf("Stein Points against MMD-FW, as the paper compares them: contrasts paired over splits on fig1a's test accuracy and fig1b's MMD² to the HMC "+
 			"reference and KSD², each at equal N (on each split the largest particle count both runs reach) and at equal cost (on each split each arm's last snapshot "+
 			"within the least gradient-evaluation budget at which both have one). The difference is oriented so that positive means SP worse: ln(SP / MMD-FW) for MMD² "+
-			"and KSD², shown as the ratio SP/MMD-FW; MMD-FW's accuracy minus SP's. Over splits the mean, 95 %% paired-t interval and sign test. Tolerance bands: "+
+			"and KSD², shown as the ratio SP/MMD-FW; MMD-FW's accuracy minus SP's. Over splits the mean, 95 %% paired-t interval. Tolerance bands: "+
 			"ratios within ×%g of 1, accuracy differences within ±%g; better (SP worse) when the interval lies above the band, worse (SP better) when below it, "+
 			"inconclusive otherwise. A contrast whose arms start differently is shown and not counted (SP's own candidate search is not the MAP MMD-FW starts from). "+
 			"Paper's protocol: the paper's SP and MMD-FW arms; fair protocol: the fair ones. Supported when more than half of the computed contrasts are better and "+
 			"none is worse; not supported when one is worse; otherwise the evidence cannot decide.", MMDBand, AccuracyBand) + oneMethod,
 		Figures: []string{"fig1a", "fig1b"},
-		Header: []string{"protocol", "figure", "dataset", "compared", "MMD-FW arm (start)", "SP arm (start)", "splits", "MMD-FW", "SP", "SP worse by, mean [95 % CI]", "sign test", "outcome",
+		Header: []string{"protocol", "figure", "dataset", "compared", "MMD-FW arm (start)", "SP arm (start)", "splits", "MMD-FW", "SP", "SP worse by, mean [95 % CI]", "outcome",
 			"MMD-FW cost: gradient evaluations; seconds", "SP cost: gradient evaluations; seconds", "notes"},
 	}
 	eval := func(cfg protocolConfig) []Contrast { return claim4Contrasts(res, cfg) }

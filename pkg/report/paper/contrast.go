@@ -183,6 +183,9 @@ func (a ArmInfo) Label() string {
 // Contrast is one paired comparison of arm A (the arm the claim speaks
 // for) with arm B.
 type Contrast struct {
+	// Claim is the id of the declared claim the contrast belongs to
+	// (ClaimSpec.ID; "" for a contrast of no claim, as a start gain).
+	Claim string
 	// Figure is the experiment id, DS the dataset and Dataset its label,
 	// What the measure compared ("cost to the RMSE level", "MMD² at N =
 	// 50"), Key a short name of the contrast for the verdict table.
@@ -215,11 +218,52 @@ type Contrast struct {
 	// Bound is set when some differences are bounds, not values (an arm
 	// that never reached claim 1's level is given its whole run's cost).
 	Bound bool
+	// Excluded says, per split (parallel to D), why that split takes no
+	// part in the pooled estimate of its claim ("" when it does): decided
+	// by the start, a bound that cannot decide, a flagged run. Nil when
+	// no split is excluded.
+	Excluded []string
 
+	// metric is the metric compared (claim 5's contrasts).
+	metric string
 	// levels are claim 1's levels per split; aCost and bCost each arm's
 	// cost per split on both axes (to the level, or of the snapshot read).
 	levels       []float64
 	aCost, bCost []cost
+	// aNever and bNever count the splits on which arm A (B) never reached
+	// claim 1's level; aCheap and bCheap those of them on which its whole
+	// run cost less than the other arm's cost to the level (a bound that
+	// decides nothing).
+	aNever, bNever, aCheap, bCheap int
+}
+
+// exclude marks the split at index i of c's differences as excluded from
+// the pooled estimate for reason (the first reason given stays).
+func (c *Contrast) exclude(i int, reason string) {
+	for len(c.Excluded) < len(c.D) {
+		c.Excluded = append(c.Excluded, "")
+	}
+	if c.Excluded[i] == "" {
+		c.Excluded[i] = reason
+	}
+}
+
+// ExcludedAt is the reason split index i of c is excluded ("" when kept).
+func (c *Contrast) ExcludedAt(i int) string {
+	if i < len(c.Excluded) {
+		return c.Excluded[i]
+	}
+	return ""
+}
+
+// reband reads c against band b in place of its own.
+func (c *Contrast) reband(b Band) {
+	c.Band = b
+	if c.Skip != "" || len(c.D) == 0 {
+		return
+	}
+	c.Outcome = b.Outcome(c.Stats)
+	c.censor(c.aNever, c.bNever)
 }
 
 // costText is the mean over splits of arm A's (a) or B's cost on both

@@ -11,7 +11,10 @@
 // Importing the package registers nothing: pkg/repro passes Plugin{} to
 // the report explicitly.
 //
-// The files: paper.go (the plug-in), claims.go (Claim, Claims, claim 2),
+// The files: paper.go (the plug-in), claims.toml (the claims declared as
+// data) and claimspec.go (its parser), evaluate.go (the evaluator's loop
+// and the registered statistics), pooled.go and pooledmd.go (the pooled
+// estimates and their report), claims.go (Claim, Claims, claim 2),
 // claim1.go, claim2family.go, claim34.go, claim5.go (the other claims),
 // verdicts.go (the verdict table and each claim's section), contrast.go
 // (paired contrasts and their tally), swap.go (one-factor swap tables),
@@ -28,7 +31,7 @@
 // differ in the method only, compared split by split under the same
 // budget, rows and snapshot rule, the difference of one measure oriented so
 // that positive goes the claim's way. Over the splits Paired gives the
-// mean, a 95 % paired-t interval and a sign test; the interval read against
+// mean and a 95 % paired-t interval; the interval read against
 // the contrast's tolerance Band gives Better, Worse or Inconclusive. A
 // contrast whose arms differ in more than the method (StartOf: their start
 // resolved by each kind's defaults; their budget or evaluation rows; on the
@@ -44,7 +47,7 @@
 // rows, the fair arms against every SVGD arm). Claims 1 and 5 get a
 // verdict on each cost axis (Claim.Verdicts), and claims 1, 3 and 5 a
 // one-factor swap table (Claim.Swaps) whose rows change one factor of a
-// protocol at a time; Claim.Difference and OutcomeParagraph say from it
+// protocol at a time; Claim.Difference and TallyOutcome say from it
 // which factors decide.
 //
 //  1. cost to a level: per split the SVGD arm's value at its chosen
@@ -66,6 +69,39 @@
 //     equal cost;
 //  5. RMSE and test LL of each arm's chosen snapshot within the same
 //     budget, read as non-inferiority with a margin.
+//
+// # Claims as data, one pooled estimate each
+//
+// The claims are declared in claims.toml (PaperClaims; ParseClaims and
+// LoadClaims read any such file, with errors naming the file, line and
+// key): per claim its statement (at most 12 words), the arms by role
+// (under test, comparator, start-only baselines), the statistic (cost to
+// level, metric at budget, MMD² at equal N, metric at equal N or cost,
+// rate in N), the direction, the test (superiority, non-inferiority,
+// equivalence; "every" for claim 2's rate) with its margin and the reason
+// for it, the experiments and metrics pooled, and per protocol the cost
+// axis, snapshot rule and arms. One loop (sectionContrasts) computes the
+// contrasts of any declared claim; the claims' sections above are read
+// from it. Evaluate (ClaimResults for the paper's) pools each claim under
+// each protocol: every counted contrast is a stratum, the estimate the
+// mean of the strata's mean log ratios (or differences), its 95 %
+// interval a stratified bootstrap (BootstrapResamples, seeded), and
+// P(improvement) rliable's probability of improvement for paired runs
+// (per data set the share of splits on which the arm under test does
+// better, a tie ½, averaged over the data sets, with the same bootstrap's
+// interval); the verdict (supported, contradicted, undecided,
+// unmeasured) reads the interval against the margin, with two one-sided
+// tests (the 90 % interval) for equivalence. Per data set the claim's test
+// is a paired t, Holm-adjusted across the strata. Left out of a pooled
+// estimate, each listed with its reason (ClaimResult.Excluded): contrasts
+// whose arms differ in more than the method, splits decided by the start
+// (both arms reach the level at their first snapshot, or an arm is read
+// at N = 1 or before its first step), the bound of an arm that never
+// reaches the level although its whole run cost less than the other's
+// cost to it (inconclusive, not worse), runs flagged "collapse" or
+// "diverged", and measures against an HMC reference with a chain at the
+// leapfrog cap (report.RefCapped: hmc.Settings.PathCapped on every
+// reference). ClaimResult.Forest describes each result's forest plot.
 //
 // # Table 1 under budgets
 //

@@ -28,6 +28,7 @@ func ExamplePlugin() {
 	}
 	// Output:
 	// # Reproduction report
+	// ## Summary
 	// ## Deviations from the paper
 	// ## Verdicts
 	// ## Claim 1

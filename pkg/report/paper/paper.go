@@ -46,13 +46,16 @@ func (Plugin) Head(*report.Results) report.Head {
 // with its evidence and verdict, Table 1 and the SVGD anchor.
 func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Options) {
 	claims := Claims(res)
-	WriteVerdicts(b, res, claims)
+	pooled := ClaimResults(res)
+	WriteVerdicts(b, res, claims, pooled...)
 	b.WriteString(report.DecisionLink(opts, "Report"))
 	if len(Practice(res)) > 0 {
 		WritePractice(b, res)
 		b.WriteString(report.DecisionLink(opts, "Starts as a factor, and start-only baselines"))
 	}
+	WriteSharedStarts(b, res)
 	for i := range claims {
+		claims[i].Pooled = sectionResults(pooled, claims[i].Number)
 		WriteClaim(b, res, &claims[i], opts)
 	}
 	if len(res.Experiment(Table1)) > 0 {

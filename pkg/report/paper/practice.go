@@ -238,7 +238,7 @@ func WritePractice(b *strings.Builder, res *report.Results) {
 	fmt.Fprintf(b, "Table 1's arms that start from a trained network, read at the reference budget (%s: the SVGD reference protocol's gradient evaluations), "+
 		"each cell's snapshot chosen on development rows as in Table 1. Best mean in bold; the last column of each metric gives the best arm's paired "+
 		"advantage over the runner-up over the splits both ran, with its 95 %% paired-t interval (RMSE as the runner-up's over the best's, test LL as "+
-		"the difference). Each arm trains its own network with its own seed, so the differences include their starts'.\n\n", PracticeLevel)
+		"the difference). The arms read one shared trained network per split (the ensemble's first member is that network), so the differences are the methods'.\n\n", PracticeLevel)
 	if s := PracticeSentence(rows); s != "" {
 		b.WriteString(s + "\n\n")
 	}

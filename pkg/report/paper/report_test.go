@@ -309,7 +309,7 @@ func TestClaim1WithoutFiniteSVGDCurve(t *testing.T) {
 	sv := memCell("fig2a", "svgd", "svgd", "naval", 0, 20,
 		report.Row{Seconds: 1, Metric: "rmse", Value: math.NaN()}, report.Row{Seconds: 2, Metric: "rmse", Value: math.NaN()})
 	c := claim1(&report.Results{Metrics: reporttest.Meanings, Cells: []*report.Cell{fw, sv}})
-	if c.Verdict != NotMeasured || c.Paper != NotMeasured || len(c.Rows) != 2 || !strings.Contains(c.Rows[0][11], "not computable: the SVGD arm has no finite value") {
+	if c.Verdict != NotMeasured || c.Paper != NotMeasured || len(c.Rows) != 2 || !strings.Contains(c.Rows[0][10], "not computable: the SVGD arm has no finite value") {
 		t.Errorf("verdict %q with %d rows, want %q and one not computable row per protocol\n%s", c.Verdict, len(c.Rows), NotMeasured, c.Markdown())
 	}
 }

@@ -250,8 +250,8 @@ func gainContrast(res *report.Results, id, ds, metric, m, base string, cfg proto
 			d = math.Log(bv / av)
 		}
 		c.Splits, c.AVal, c.BVal, c.D = append(c.Splits, s), append(c.AVal, av), append(c.BVal, bv), append(c.D, d)
-		c.aCost = append(c.aCost, cost{float64(as.grads), as.secs, true})
-		c.bCost = append(c.bCost, cost{float64(bs.grads), bs.secs, true})
+		c.aCost = append(c.aCost, cost{grads: float64(as.grads), secs: as.secs, reached: true})
+		c.bCost = append(c.bCost, cost{grads: float64(bs.grads), secs: bs.secs, reached: true})
 	}
 	if len(c.D) == 0 {
 		c.Skip = "no split with both"
@@ -469,7 +469,7 @@ func gainTable(gs map[string][]Contrast) ClaimTable {
 		"rule chooses within the same gradient-evaluation budget, paired over splits; RMSE as the ratio baseline/arm, above 1: the arm beats its start, band ×%g; "+
 		"accuracy and test LL (marked) as arm − baseline, bands ±%g and ±%g nats; "+otherArmsNote+"; not part of the verdict)", GainBand, AccuracyBand, LLMargin),
 		Header: []string{"protocol", "figure", "dataset", "arm (start)", "start-only baseline", "splits", "arm", "baseline",
-			"gain, mean [95 % CI]", "sign test", "outcome", "arm snapshot: gradient evaluations; seconds", "baseline snapshot: gradient evaluations; seconds"}}
+			"gain, mean [95 % CI]", "outcome", "arm snapshot: gradient evaluations; seconds", "baseline snapshot: gradient evaluations; seconds"}}
 	for _, p := range []string{paper, fair} {
 		for i := range gs[p] {
 			k := &gs[p][i]
@@ -478,7 +478,7 @@ func gainTable(gs map[string][]Contrast) ClaimTable {
 				ds += ", " + metricWord("test_ll")
 			}
 			t.Rows = append(t.Rows, []string{protocolName(p), k.Figure, ds, k.A.Label(), k.B.Label(), fmt.Sprint(len(k.Splits)),
-				valueText(k.AVal, false), valueText(k.BVal, false), k.IntervalText(), k.SignText(), gainText(k), k.costText(true), k.costText(false)})
+				valueText(k.AVal, false), valueText(k.BVal, false), k.IntervalText(), gainText(k), k.costText(true), k.costText(false)})
 		}
 	}
 	return t

@@ -39,12 +39,17 @@ func quickProfile(res *report.Results) bool {
 	return false
 }
 
-// WriteVerdicts writes the Verdicts section: the protocols, the outcome
-// paragraph and the verdict table.
-func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
+// WriteVerdicts writes the Verdicts section: the pooled verdicts of the
+// declared claims (WritePooled; none when pooled is empty), then the
+// per-pair rule, the outcome paragraph and the per-pair verdict table.
+func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pooled ...ClaimResult) {
 	b.WriteString("## Verdicts\n\n")
+	WritePooled(b, pooled)
+	if len(pooled) > 0 {
+		b.WriteString("**Per-pair tallies.** The rule the verdicts were read with before the pooled estimates, kept beside them. ")
+	}
 	b.WriteString("Every verdict is a set of paired contrasts: two arms that should differ in the method only, compared split by split on the same rows, " +
-		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval and a sign test. A contrast is better or worse when its " +
+		"budget and snapshot rule; over the splits the mean difference, its 95 % paired-t interval. A contrast is better or worse when its " +
 		"interval lies beyond the tolerance band its claim states, inconclusive when it covers the band's edge. A contrast whose arms differ in more than the " +
 		"method is shown and not counted; one whose arms start from different start classes (the network's own initialisation, a trained network, the MAP) " +
 		"takes no part in the verdict at all. A claim is supported when more than half of its computed same-start contrasts are better and none is " +
@@ -54,7 +59,7 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim) {
 	if quickProfile(res) || oneSplit(claims) {
 		b.WriteString("**These results come from one split per contrast (the quick profile): their numbers show that the pipeline works and decide nothing.**\n\n")
 	}
-	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(claims))
+	fmt.Fprintf(b, "**Per-pair outcome.** %s\n\n", TallyOutcome(claims))
 	one := quickProfile(res) || oneSplit(claims)
 	b.WriteString("| claim | protocol | cost axis | better | worse | inconclusive | confounded (not counted) | not computable | verdict | why | counted contrasts, mean [95 % CI] | rests on |\n" +
 		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -112,6 +117,10 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 	if c.Number == 2 {
 		b.WriteString(report.DecisionLink(opts, "Claim 2: comparable series, a z that covers the target, a BNN it can judge"))
 	}
+	WriteClaimPooled(b, c.Pooled, c.Number)
+	if len(c.Pooled) > 0 {
+		b.WriteString("*The contrasts one by one* (each pair of arms, under the rule below; the pooled estimates above are the verdicts).\n\n")
+	}
 	for _, v := range c.Verdicts {
 		name := map[string]string{paper: "Paper's protocol", fair: "Fair protocol", "both": "Both protocols"}[v.Protocol]
 		if v.Axis != "" {
@@ -153,11 +162,11 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// OutcomeParagraph is the report's outcome paragraph, generated from the verdicts
+// TallyOutcome is the per-pair tallies' outcome paragraph, generated from the verdicts
 // and the swap tables: each protocol's verdicts on their own axes, and
 // which single factors change the paper's verdicts of claims 1, 3 and 5.
 // README.md's outcome paragraph is this text (a test checks it).
-func OutcomeParagraph(claims []Claim) string {
+func TallyOutcome(claims []Claim) string {
 	var parts []string
 	for _, p := range []struct{ proto, words string }{
 		{paper, "Under the paper's protocol as it states it (compute seconds, final snapshots, the methods as the paper configures them)"},

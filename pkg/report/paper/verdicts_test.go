@@ -235,10 +235,13 @@ func TestOneSplitDecidesNothing(t *testing.T) {
 }
 
 // An arm that never reaches the level is given its whole run's cost, a
-// bound in its favour: that cannot make it faster, and never reaching it
-// on any split is worse.
+// bound in its favour: that cannot make it faster. Never reaching it on
+// any split is worse when its whole run cost more than the other's cost to
+// the level; when its whole run cost less, the bound decides nothing: the
+// contrast is inconclusive, not worse, and each such split is excluded
+// from the pooled estimate as a bound.
 func TestCensoredCost(t *testing.T) {
-	build := func(reachOn map[int]bool) []*report.Cell {
+	build := func(reachOn map[int]bool, runGrads int64) []*report.Cell {
 		var cells []*report.Cell
 		for s := 0; s < 3; s++ {
 			e := 0.01 * float64(s)
@@ -247,20 +250,33 @@ func TestCensoredCost(t *testing.T) {
 				end = 0.5
 			}
 			cells = append(cells,
-				memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20, report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 2, GradEvals: 200, Metric: "rmse", Value: end}),
+				memCell("fig2a", "mmdfw", "mmdfw", "naval", s, 20, report.Row{Seconds: 1, GradEvals: 100, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 2, GradEvals: runGrads, Metric: "rmse", Value: end}),
 				memCell("fig2a", "svgd", "svgd", "naval", s, 20, report.Row{Seconds: 1, GradEvals: 1000, Metric: "rmse", Value: 3 + e}, report.Row{Seconds: 40, GradEvals: 40000, Metric: "rmse", Value: 1}))
 		}
 		return cells
 	}
-	k, _ := costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(nil)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
-	if k.Outcome != Worse || !(k.Stats.Lo > math.Log(CostBand)) {
-		t.Errorf("never reached: %s with interval [%v, %v]; want worse although the bounds favour MMD-FW", k.Outcome, k.Stats.Lo, k.Stats.Hi)
+	// MMD-FW's whole run (200) is cheaper than SVGD's cost to the level
+	// (about 40,000): a bound, inconclusive.
+	k, _ := costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(nil, 200)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	if k.Outcome != Inconclusive || !(k.Stats.Lo > math.Log(CostBand)) {
+		t.Errorf("never reached in a cheaper run: %s with interval [%v, %v]; want inconclusive", k.Outcome, k.Stats.Lo, k.Stats.Hi)
 	}
-	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	for i := range k.D {
+		if !strings.HasPrefix(k.ExcludedAt(i), ExclBound) {
+			t.Errorf("split %d: excluded %q, want a bound", k.Splits[i], k.ExcludedAt(i))
+		}
+	}
+	// Its whole run (80,000) costs more than SVGD's cost to the level:
+	// worse.
+	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(nil, 80000)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	if k.Outcome != Worse || !(k.Stats.Hi < -math.Log(CostBand)) || k.ExcludedAt(0) != "" {
+		t.Errorf("never reached in a dearer run: %s with interval [%v, %v], excluded %q; want worse, kept", k.Outcome, k.Stats.Lo, k.Stats.Hi, k.ExcludedAt(0))
+	}
+	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true}, 200)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Inconclusive || !strings.Contains(notesText(&k), "never reaches the level on split 2") {
 		t.Errorf("never reached on split 2: %s, notes %q; want inconclusive", k.Outcome, notesText(&k))
 	}
-	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true, 2: true})}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
+	k, _ = costContrast(&report.Results{Metrics: reporttest.Meanings, Cells: build(map[int]bool{0: true, 1: true, 2: true}, 200)}, "fig2a", "naval", "rmse", "mmdfw", "svgd", fairConfig)
 	if k.Outcome != Better {
 		t.Errorf("reached on every split: %s", k.Outcome)
 	}
@@ -292,7 +308,7 @@ func TestSwapTableNamesTheArm(t *testing.T) {
 			t.Errorf("claim %d: the cost axis is named as deciding: %q", c.Number, c.Difference)
 		}
 	}
-	if o := OutcomeParagraph(claims); !strings.Contains(o, "for claim 1: only the MMD-FW arm (not supported → supported)") {
+	if o := TallyOutcome(claims); !strings.Contains(o, "for claim 1: only the MMD-FW arm (not supported → supported)") {
 		t.Errorf("outcome paragraph: %s", o)
 	}
 }

@@ -1,0 +1,260 @@
+package paper
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mmdfw/mmdfw/pkg/report"
+)
+
+// The one-page summary that opens the report: the pooled verdict of every
+// declared claim under each protocol, one plain sentence per claim, the
+// practitioner's answer, posteriordb in two sentences, and links to the
+// sections that hold the evidence. README's outcome paragraph is
+// OutcomeParagraph of the same results.
+
+// SummaryMaxLines bounds the summary: a page a reader takes in.
+const SummaryMaxLines = 60
+
+// SentenceMaxWords bounds a claim's sentence.
+const SentenceMaxWords = 30
+
+// OutcomeMaxWords bounds the outcome paragraph that README repeats.
+const OutcomeMaxWords = 150
+
+// Summary writes the summary (report.Summarizer).
+func (Plugin) Summary(b *strings.Builder, res *report.Results, opts report.Options) {
+	WriteSummary(b, res, ClaimResults(res), opts)
+}
+
+// WriteSummary writes the summary of res with the claims' results rs.
+func WriteSummary(b *strings.Builder, res *report.Results, rs []ClaimResult, opts report.Options) {
+	if len(rs) == 0 {
+		return
+	}
+	b.WriteString("## Summary\n\n")
+	fmt.Fprintf(b, "Each claim is declared in `%s` and judged by one pooled estimate: the mean over its data sets of their paired contrasts over splits, "+
+		"with a 95 %% stratified bootstrap interval; a ratio above 1 or a difference above 0 goes the claim's way. "+
+		"The paper's protocol is the paper's arms, seconds and final snapshots; the fair one is the tuned or trained arms, gradient evaluations and snapshots chosen on development rows.\n\n",
+		PaperClaimsFile)
+	if quickProfile(res) {
+		b.WriteString("**One split per data set (the quick profile): these numbers show that the pipeline works and decide nothing.**\n\n")
+	}
+	b.WriteString("| claim | protocol | pooled estimate [95 % CI] | P(improvement) | verdict |\n|---|---|---|---|---|\n")
+	for i := range rs {
+		r := &rs[i]
+		claim := ""
+		if i == 0 || rs[i-1].ID != r.ID {
+			claim = r.ID + ". " + r.Statement
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | **%s** |\n", claim, protocolWord(r.Protocol), r.EstimateText(), r.PImproveText(), r.VerdictText())
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(res, rs))
+	for _, s := range claimSentences(rs, true) {
+		b.WriteString("- " + s + "\n")
+	}
+	b.WriteString("\n")
+	writeSummaryPractice(b, res)
+	writeSummaryPDB(b, res, opts)
+	var links []string
+	for _, h := range []string{"Verdicts", "Which to use: Table 1's arms from a trained network at equal budget", "Claim 1", "Claim 2", "Claim 3", "Claim 4", "Claim 5",
+		"Table 1", "posteriordb", "Deviations from the paper", "Flagged results"} {
+		label := h
+		if i := strings.Index(h, ":"); i > 0 {
+			label = h[:i]
+		}
+		links = append(links, fmt.Sprintf("[%s](#%s)", label, report.HeadingAnchor(h)))
+	}
+	b.WriteString("Details: " + strings.Join(links, " · ") + ".\n\n")
+}
+
+// claimSentences returns one plain sentence per claim section: the
+// primary claim's (its id a number), or with secondary true also one per
+// secondary claim (4a, 5a).
+func claimSentences(rs []ClaimResult, secondary bool) []string {
+	type both struct{ paper, fair *ClaimResult }
+	var order []string
+	by := map[string]*both{}
+	for i := range rs {
+		r := &rs[i]
+		if by[r.ID] == nil {
+			by[r.ID] = &both{}
+			order = append(order, r.ID)
+		}
+		if r.Protocol == paper {
+			by[r.ID].paper = r
+		} else {
+			by[r.ID].fair = r
+		}
+	}
+	var out []string
+	for _, id := range order {
+		if !secondary && strings.IndexFunc(id, func(c rune) bool { return c < '0' || c > '9' }) >= 0 {
+			continue
+		}
+		out = append(out, claimSentence(id, by[id].paper, by[id].fair))
+	}
+	return out
+}
+
+// verdictWords says a verdict in a sentence.
+func verdictWords(r *ClaimResult) string {
+	if r == nil {
+		return "not measured"
+	}
+	switch v := r.VerdictText(); v {
+	case VerdictUnmeasured:
+		return "not measured"
+	default:
+		return v
+	}
+}
+
+// claimSentence is one claim in at most 30 words: its statement, the
+// verdict under each protocol and the fair protocol's estimate.
+func claimSentence(id string, p, f *ClaimResult) string {
+	r := f
+	if r == nil {
+		r = p
+	}
+	var s string
+	if vp, vf := verdictWords(p), verdictWords(f); vp == vf {
+		s = fmt.Sprintf("Claim %s, %s: %s under both protocols", id, lowerFirst(r.Statement), vp)
+	} else {
+		s = fmt.Sprintf("Claim %s, %s: %s under the paper's protocol, %s under the fair one", id, lowerFirst(r.Statement), vp, vf)
+	}
+	for _, x := range []*ClaimResult{f, p} {
+		if x == nil || !report.Finite(x.Estimate) {
+			continue
+		}
+		what := map[string]string{ScaleRatio: "ratio", ScaleShare: "share of series", ScaleDifference: "difference"}[x.Scale]
+		s += fmt.Sprintf("; %s %s %s", protocolWord(x.Protocol), what, x.EstimateText())
+		if x.Scale != ScaleShare {
+			null := 0.0
+			if x.Scale == ScaleRatio {
+				null = 1
+			}
+			side := ""
+			switch {
+			case x.Lo > null:
+				side = ", for the claim"
+			case x.Hi < null:
+				side = ", against the claim"
+			}
+			if len(strings.Fields(s+side)) <= SentenceMaxWords {
+				s += side
+			}
+		}
+		break
+	}
+	return s + "."
+}
+
+// lowerFirst lowers the first letter of s unless its first word is a
+// name (upper case beyond its first letter, or a method).
+func lowerFirst(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	if len(w) < 2 || strings.ToLower(w[1:]) != w[1:] || strings.Contains(w, "-") || w == "Stein" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// OutcomeParagraph is the report's outcome in at most OutcomeMaxWords
+// words: one sentence per claim section and the practitioner's sentence
+// when it fits. README repeats it.
+func OutcomeParagraph(res *report.Results, rs []ClaimResult) string {
+	s := strings.Join(claimSentences(rs, false), " ")
+	if p := practiceShort(Practice(res)); p != "" && len(strings.Fields(s+" "+p)) <= OutcomeMaxWords {
+		s += " " + p
+	}
+	return s
+}
+
+// practiceShort says in one sentence which arm has the lowest mean test
+// RMSE at the reference budget on how many data sets.
+func practiceShort(rows []PracticeRow) string {
+	best := make([]int, len(PracticeArms))
+	n := 0
+	for _, r := range rows {
+		if c, ok := r.Cells["rmse"]; ok && c.Winner >= 0 {
+			best[c.Winner]++
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for i, a := range PracticeArms {
+		if best[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%s on %d", a.Noun, best[i]))
+		}
+	}
+	return fmt.Sprintf("From one shared trained network, the lowest mean test RMSE at the reference budget is %s of %d data sets.", joinAnd(parts), n)
+}
+
+// writeSummaryPractice writes the practitioner's table in short: per data
+// set the arms' mean test RMSE at the reference budget, the best in bold.
+func writeSummaryPractice(b *strings.Builder, res *report.Results) {
+	rows := Practice(res)
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**Which to use.** Mean test RMSE over splits at the reference budget (%s), every arm from the same trained network; lowest in bold.\n\n", PracticeLevel)
+	b.WriteString("| data set |")
+	for _, a := range PracticeArms {
+		b.WriteString(" " + a.Label + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(PracticeArms)) + "\n")
+	for _, r := range rows {
+		c, ok := r.Cells["rmse"]
+		if !ok {
+			continue
+		}
+		b.WriteString("| " + r.Label + " |")
+		for i, m := range c.Means {
+			v := "–"
+			if report.Finite(m) {
+				v = fmt.Sprintf("%.4g", m)
+				if i == c.Winner {
+					v = "**" + v + "**"
+				}
+			}
+			b.WriteString(" " + v + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// writeSummaryPDB writes posteriordb in two sentences and its heatmap.
+func writeSummaryPDB(b *strings.Builder, res *report.Results, opts report.Options) {
+	stats := report.PDBStats(report.Done(res.Experiment(report.PDBExperiment)))
+	if len(stats) == 0 {
+		return
+	}
+	vs := report.PDBVerdicts(stats)
+	if len(vs) == 0 {
+		return
+	}
+	var parts, off []string
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("%s on %d", v.Method, v.Close))
+		if v.SilentOff > 0 {
+			off = append(off, fmt.Sprintf("%s on %d", v.Method, v.SilentOff))
+		}
+	}
+	fmt.Fprintf(b, "**posteriordb.** At its largest N, each method from its zero settings is close to posteriordb's reference on every seed of %s of %d posteriors. ",
+		joinAnd(parts), vs[0].Posteriors)
+	if len(off) == 0 {
+		b.WriteString("No method is silently off, neither close nor flagged, on any posterior; no claim of the paper rests on this benchmark.\n\n")
+	} else {
+		fmt.Fprintf(b, "Silently off, neither close nor flagged: %s; no claim of the paper rests on this benchmark.\n\n", joinAnd(off))
+	}
+	if opts.Figures != "" {
+		fmt.Fprintf(b, "![posteriordb-heatmap](%s)\n\n", path.Join(opts.Figures, "posteriordb-heatmap.png"))
+	}
+}
