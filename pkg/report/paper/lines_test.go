@@ -2,6 +2,8 @@ package paper
 
 import (
 	"bytes"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,4 +33,40 @@ func TestReportLineLimits(t *testing.T) {
 		}
 	}
 	t.Logf("longest line %d characters, longest prose line %d", longest, prose)
+}
+
+// The plug-in's Plot draws the forest plot of every pooled claim result
+// with contrasts in the results, under its ForestName, in every format.
+func TestPlotWritesForests(t *testing.T) {
+	res := goodTree(t)
+	dir := t.TempDir()
+	files, err := Plugin{}.Plot(res, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, r := range ClaimResults(res) {
+		if len(r.PerDataset) == 0 {
+			continue
+		}
+		want++
+		for _, f := range report.Formats {
+			p := filepath.Join(dir, r.ForestName()+"."+f)
+			if !slices.Contains(files, p) {
+				t.Errorf("Plot did not write %s", p)
+			}
+		}
+	}
+	if want == 0 {
+		t.Fatal("no claim result with contrasts in the fixture tree: the test cannot fail")
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "claim-") {
+			n++
+		}
+	}
+	if n != want*len(report.Formats) {
+		t.Errorf("%d forest files, want %d", n, want*len(report.Formats))
+	}
 }
