@@ -10,8 +10,9 @@ import (
 // The progress lines of a running cell: one when it starts, then, while it
 // runs, one about every CellProgressInterval (its step, of how many when
 // that is known, the share of its budget, the time it has run and an
-// estimate of the time left), on top of the line when it finishes and the
-// bars on a terminal.
+// estimate of the time left), on top of the line when it finishes (which
+// says how far the run is: the cells finished of those it computes and
+// the time left, runProgress) and the bars on a terminal.
 
 // CellProgressInterval is the time between two progress lines of a
 // running cell.

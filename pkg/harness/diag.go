@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
@@ -106,6 +107,42 @@ func (d *Diagnostics) Checked() bool { return d == nil || len(d.Unchecked) == 0 
 
 // Flagged reports whether the record holds a flag (false for nil).
 func (d *Diagnostics) Flagged() bool { return d != nil && len(d.Flags) > 0 }
+
+// CountFlags adds one to counts[code] for each flag code of d: a cell
+// with two flags of one code counts once for it. counts must not be nil.
+func (d *Diagnostics) CountFlags(counts map[string]int) {
+	if d == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range d.Flags {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			counts[f.Code]++
+		}
+	}
+}
+
+// FlagCounts writes counts of cells by flag code (CountFlags) as
+// "code n, code n", the most frequent first, ties by code: the run's
+// summary and the report's flagged results count flags in these words.
+func FlagCounts(counts map[string]int) string {
+	codes := make([]string, 0, len(counts))
+	for c := range counts {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		if counts[codes[i]] != counts[codes[j]] {
+			return counts[codes[i]] > counts[codes[j]]
+		}
+		return codes[i] < codes[j]
+	})
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s %d", c, counts[c])
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Reason joins the flags into one line, "code: reason; code: reason", as
 // particle.Diagnostics.Reason does ("" for nil or no flag).

@@ -408,7 +408,10 @@
 // are any; they enter no cache key, so results made before a method said
 // anything stay current. A
 // flagged result is done: the log line of the cell, the run's summary
-// (Summary.Flagged) and the report's section "Flagged results" name it.
+// (Summary.Flagged) and the report's section "Flagged results" name it,
+// each with the same reasons (Diagnostics.Reason), and the summary and
+// the report count flagged cells by flag code in the same words
+// (FlagCounts).
 // Options.Strict (repro run --strict) fails the cell of a flagged result,
 // with the reasons in its error, and counts a cached flagged result as
 // failed without recomputing it (it would be flagged again).

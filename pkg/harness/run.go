@@ -111,6 +111,19 @@ func (t TimeReport) String() string {
 
 func fmtDur(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
+// runProgress returns the attributes of a "cell finished" line that say
+// how far the run is, a plain line for a log that is no terminal: the
+// cells finished of those it computes ("cells", k/n) and, until the last,
+// the time left ("left_seconds": the time per finished cell so far times
+// the cells left).
+func runProgress(finished, n int, elapsed time.Duration) []any {
+	args := []any{"cells", fmt.Sprintf("%d/%d", finished, n)}
+	if finished > 0 && finished < n {
+		args = append(args, "left_seconds", roundSec(elapsed.Seconds()/float64(finished)*float64(n-finished)))
+	}
+	return args
+}
+
 // flaggedLines is the most flagged cells the summary names one by one;
 // beyond it, it counts them by flag.
 const flaggedLines = 10
@@ -120,13 +133,7 @@ func (s *Summary) countFlags(d *Diagnostics) {
 	if s.FlagCodes == nil {
 		s.FlagCodes = map[string]int{}
 	}
-	seen := map[string]bool{}
-	for _, f := range d.Flags {
-		if !seen[f.Code] {
-			seen[f.Code] = true
-			s.FlagCodes[f.Code]++
-		}
-	}
+	d.CountFlags(s.FlagCodes)
 }
 
 // String is the summary printed at the end of a run: the failures one per
@@ -147,22 +154,8 @@ func (s *Summary) String() string {
 			b.WriteString("\n  flagged: " + f)
 		}
 	} else {
-		codes := make([]string, 0, len(s.FlagCodes))
-		for c := range s.FlagCodes {
-			codes = append(codes, c)
-		}
-		sort.Slice(codes, func(i, j int) bool {
-			if s.FlagCodes[codes[i]] != s.FlagCodes[codes[j]] {
-				return s.FlagCodes[codes[i]] > s.FlagCodes[codes[j]]
-			}
-			return codes[i] < codes[j]
-		})
-		parts := make([]string, len(codes))
-		for i, c := range codes {
-			parts[i] = fmt.Sprintf("%s %d", c, s.FlagCodes[c])
-		}
 		fmt.Fprintf(&b, "\n  flagged: %d cells, by flag: %s; each cell with its reasons in the report's section \"Flagged results\" and in its \"cell finished\" line",
-			len(s.Flagged), strings.Join(parts, ", "))
+			len(s.Flagged), FlagCounts(s.FlagCodes))
 	}
 	reasons := map[string]int{}
 	for _, sk := range s.Skips {
@@ -383,7 +376,8 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 	run := &runState{log: log, prog: prog, refTimes: map[string]time.Duration{}}
 	r.logNamespaces(log, cells)
 
-	var mu sync.Mutex // guards sum
+	var mu sync.Mutex // guards sum and finished
+	finished := 0     // cells of todo this run has finished, cached meanwhile or not
 	sem := make(chan struct{}, r.opts.Jobs)
 	clock := &waitClock{}
 	var wg sync.WaitGroup
@@ -410,6 +404,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 				sum.Interrupted++
 				return
 			}
+			finished++
 			if p.Diagnostics.Flagged() {
 				sum.Flagged = append(sum.Flagged, p.Cell+": "+p.Diagnostics.Reason())
 				sum.countFlags(p.Diagnostics)
@@ -445,6 +440,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (*Summary, error) {
 			if km := keyMetric(p); km != nil {
 				args = append(args, km...)
 			}
+			args = append(args, runProgress(finished, len(todo), time.Since(begin))...)
 			if p.Error != "" {
 				first, _, _ := strings.Cut(p.Error, "\n")
 				args = append(args, "error", first)

@@ -518,6 +518,16 @@ func TestProgressAndLog(t *testing.T) {
 	if !strings.Contains(s, "cell=toy/walk-b/gauss/s1 status=done") || !strings.Contains(s, "mean0=") {
 		t.Errorf("log lacks cell, status or key metric:\n%s", s)
 	}
+	// Each finished line says how far the run is, the time left until the
+	// last: plain periodic lines where no bar is drawn.
+	for k := 1; k <= 6; k++ {
+		if !strings.Contains(s, fmt.Sprintf(" cells=%d/6", k)) {
+			t.Errorf("no finished line says cells=%d/6:\n%s", k, s)
+		}
+	}
+	if n := strings.Count(s, " left_seconds="); n != 5 {
+		t.Errorf("%d lines give the time left, want 5 (all but the last):\n%s", n, s)
+	}
 	// The bars: every cell's and the overall one, complete.
 	bars := out.String()
 	for _, want := range []string{"toy/walk-a/gauss/s0/n3", "toy/walk-b/gauss/s1", "cells  6/6"} {

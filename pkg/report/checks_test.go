@@ -74,7 +74,7 @@ func TestFlaggedSectionNamesUnevaluatedChecks(t *testing.T) {
 	var b strings.Builder
 	writeFlagged(&b, res, false, Options{})
 	want := "\n## Flagged results\n\n1 cell(s) whose method flagged its result as not to be trusted (the figures above include them; " +
-		"`repro run --strict` fails them). The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
+		"`repro run --strict` fails them), by flag: narrow 1. The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
 		"(a cell computed before a check was not checked by it, which is not a pass):\n\n" +
 		"- narrow (MMD-FW, Stein Points): evaluated on 1 of 2 cells; the other 1 record no `spread_min`: computed before the check, " +
 		"or out of its reach (N ≤ d or d > 200: no spread spectrum); it changes labels, never numbers, and `repro run --force --cells …` re-evaluates.\n\n" +

@@ -12,7 +12,15 @@
 // beyond that (the paper's claims with their verdicts, its Table 1) comes
 // from a plug-in (Plugin, a section provider) that the caller passes and
 // that takes part only where an experiment file names it in its top-level
-// report key; pkg/report/paper is the paper's, which pkg/repro passes.//
+// report key; pkg/report/paper is the paper's, which pkg/repro passes.
+//
+// The report is written for a reader: Write passes it through Reflow, so
+// that no prose line exceeds MaxProseLine characters (a long paragraph is
+// broken after its sentences, which renders the same), and a long list
+// (skipped or ignored cells, code revisions) is counted in the text and
+// written in full by WriteLists to CSV files beside the report
+// (Options.Lists). Only a table row may be longer, up to MaxLine.
+//
 // # Current results
 //
 // A results directory keeps whatever was ever run into it: cells of methods
@@ -49,8 +57,10 @@
 // each cell's Traits). A kind without traits is drawn after those with
 // them, by method name, and its flags count as recorded. The code is
 // split into draw.go (plot primitives, styles, layout, file formats),
-// analysis.go (the series analysis the paper's claims use too) and
-// figures.go (the declared figures).
+// analysis.go (the series analysis the paper's claims use too),
+// figures.go (the declared figures) and forest.go (WriteForest: a forest
+// plot of one claim's per-dataset contrasts, their pooled estimate as a
+// diamond, the no-effect line and the margin band).
 //
 // # Curves over splits
 //
@@ -86,7 +96,9 @@
 // cells record it, since in the RBF kernel it flattens at the random-feature
 // approximation error; every other series by the RBF MMD². In the rff
 // figure a series whose LMO follows the exact direction is drawn dashed in
-// the colour of its twin of the paper's direction (ExactTwins).
+// the colour of its twin of the paper's direction (ExactTwins); its two
+// panels (own kernel, common RBF kernel) stand side by side with the
+// legend, one entry per series with its rate, below them.
 //
 // # Tuning
 //

@@ -412,14 +412,18 @@ type entry struct {
 	thumbs []plot.Thumbnailer
 }
 
-// layout draws plots side by side with the legend on the right, so the
-// legend never covers data. The legend takes as many columns as keep it
+// layout draws plots side by side with the legend on the right (or
+// below them: layout.below), so the legend never covers data. The legend takes as many columns as keep it
 // within legendRows rows, and the canvas grows to the legend's height when
 // that is taller than the panels: every entry is inside the canvas.
 type layout struct {
 	plots   []*plot.Plot
 	entries []entry
 	w, h    vg.Length // size of each panel
+	// below puts the legend under the panels instead of right of them,
+	// for panels side by side whose legend entries are long: the canvas
+	// is then as wide as the panels (or the legend, when wider).
+	below bool
 }
 
 // legendRows is the most entries of one legend column.
@@ -463,11 +467,21 @@ func (l *layout) legendSize() (ws []vg.Length, h vg.Length) {
 func (l *layout) size() (w, h vg.Length) {
 	ws, lh := l.legendSize()
 	w = l.w * vg.Length(len(l.plots))
+	lw := vg.Length(0)
 	for _, x := range ws {
-		w += x
+		lw += x
 	}
-	return w, max(l.h, lh+legendTop+0.1*vg.Inch)
+	if l.below {
+		if lh > 0 {
+			lh += legendGap + 0.1*vg.Inch
+		}
+		return max(w, lw+0.15*vg.Inch), l.h + lh
+	}
+	return w + lw, max(l.h, lh+legendTop+0.1*vg.Inch)
 }
+
+// legendGap is the space between the panels and a legend below them.
+const legendGap = 0.1 * vg.Inch
 
 func (l *layout) draw(dc draw.Canvas) {
 	plotsW := l.w * vg.Length(len(l.plots))
@@ -487,11 +501,18 @@ func (l *layout) draw(dc draw.Canvas) {
 	}
 	ws, _ := l.legendSize()
 	x := dc.Min.X + plotsW + 0.15*vg.Inch
+	if l.below {
+		x = dc.Min.X + 0.15*vg.Inch
+	}
 	for i, lg := range l.columns() {
 		right := dc
 		right.Min.X = x
 		right.Max.X = x + ws[i]
 		lg.YOffs = -legendTop // below the title
+		if l.below {
+			right.Max.Y = dc.Max.Y - l.h
+			lg.YOffs = -legendGap
+		}
 		lg.Draw(right)
 		x += ws[i]
 	}
@@ -523,6 +544,12 @@ func wrap(sty text.Style, txt string, width vg.Length) string {
 // save writes the layout as dir/name.<format> for every format.
 func (l *layout) save(dir, name string) ([]string, error) {
 	w, h := l.size()
+	return saveDrawing(dir, name, w, h, l.draw)
+}
+
+// saveDrawing writes a w×h canvas that paint draws as dir/name.<format>
+// for every format.
+func saveDrawing(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]string, error) {
 	var files []string
 	for _, f := range Formats {
 		var c interface {
@@ -539,7 +566,7 @@ func (l *layout) save(dir, name string) ([]string, error) {
 		default:
 			return files, fmt.Errorf("report: unknown figure format %q", f)
 		}
-		l.draw(draw.New(c))
+		paint(draw.New(c))
 		path := filepath.Join(dir, name+"."+f)
 		if err := writeTo(path, c); err != nil {
 			return files, err

@@ -481,11 +481,18 @@ func (st *style) rateFigure(dir, name string, f *Figure, cells []*Cell, ds, base
 		st.logSeries(q, common, nil)
 		l.entries = append(l.entries, addFloor(q, cells, ds, base, yl, common)...)
 		l.plots = append(l.plots, q.Plot)
+		// Two panels side by side with long legend entries (each series'
+		// rate): the legend goes under them, so that the figure keeps a
+		// width a page can show at its own size.
+		l.w, l.h, l.below = rateSide, rateSide*0.85, true
 	} else {
 		l.entries = append(l.entries, addFloor(p, cells, ds, base, yl, series)...)
 	}
 	return l.save(dir, name)
 }
+
+// rateSide is the width of each panel of a two-panel rate figure.
+const rateSide = 4.2 * vg.Inch
 
 // pairExact restyles the methods of cells for the rate figure: the methods
 // of the paper's direction take the colours they would have without the

@@ -81,7 +81,7 @@ func TestDeviationNamesPredictions(t *testing.T) {
 	for _, pf := range []bool{false, true} {
 		res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{refCell("fig2b", "a", "naval", 0, true, &pf, nil)}}
 		var b strings.Builder
-		writeDeviations(&b, res, "the paper")
+		writeDeviations(&b, res, "the paper", Options{})
 		want := "On the network's predictions at 100 test inputs (fmmd2) it is not flagged (max R̂ 1.004, min ESS 900)"
 		if pf {
 			want = "On the network's predictions at 100 test inputs (fmmd2) it is flagged too (max R̂ 1.004, min ESS 900)."

@@ -327,7 +327,7 @@ func TestTimedRunSettings(t *testing.T) {
 	floor.Prov.Steps = 0
 	res := &Results{Metrics: reporttest.Meanings, Cells: []*Cell{cell("mmdfw", 1, 2, 1.1), cell("svgd", 1, 2, 3.1), cell("sp", 2, 1, 2.9), cell("sgld", 2, 1, 3.2), floor}}
 	var b strings.Builder
-	writeDeviations(&b, res, "the paper")
+	writeDeviations(&b, res, "the paper", Options{})
 	for _, s := range []string{
 		"Timed experiment **fig1a** mixes run settings, so its times do not compare exactly: -j 1 on vm (cpu) (mmdfw, svgd); -j 2 on vm (cpu) (sgld, sp).",
 		"Timed experiment **fig1a**: 2 of 4 cells ran beside other work (a 1-minute load average above jobs × threads + 1 at their start or end; methods sgld, svgd)",

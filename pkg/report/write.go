@@ -213,7 +213,21 @@ type Options struct {
 	// (docs/DECISIONS.md) as the report links to it, relative to the
 	// report's own folder; "" links none (DecisionLink).
 	Decisions string
+	// Lists is the path of the report's list files as the report links
+	// to them, relative to its own folder, without their suffixes:
+	// Lists+CellsList holds every skipped, failed, ignored and not-run
+	// cell, Lists+VersionsList every code revision with its cell count
+	// (WriteLists writes them beside the report). The report lists the
+	// first MaxIgnoredListed items of a long list and counts the rest,
+	// which it sends to the file when Lists is set.
+	Lists string
 }
+
+// The suffixes of the report's list files (Options.Lists).
+const (
+	CellsList    = "-cells.csv"
+	VersionsList = "-versions.csv"
+)
 
 // DecisionLink is the line that sends a reader from a section to the
 // decision behind it, the section of opts.Decisions headed heading:
@@ -263,8 +277,8 @@ func Write(w io.Writer, res *Results, opts Options) error {
 			s.Summary(&b, res, opts)
 		}
 	}
-	writeStatus(&b, res)
-	writeDeviations(&b, res, h.Against)
+	writeStatus(&b, res, opts)
+	writeDeviations(&b, res, h.Against, opts)
 	for _, p := range plugins {
 		p.Sections(&b, res, opts)
 	}
@@ -273,7 +287,7 @@ func Write(w io.Writer, res *Results, opts Options) error {
 	writeOther(&b, res, opts, plugins, h)
 	writeRefDiags(&b, res, opts)
 	writeFlagged(&b, res, h.Claims, opts)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, Reflow(b.String()))
 	return err
 }
 
@@ -281,14 +295,21 @@ func Write(w io.Writer, res *Results, opts Options) error {
 // (harness.Provenance.Diagnostics), in cell order; nothing at all, not even
 // the heading, when no cell recorded a flag and every run-time check was
 // evaluated on every cell of its kinds. claims says
-// whether verdicts above may include them. After the count, one line per
+// whether verdicts above may include them. The count is followed by the
+// cells counted by flag code in the words of the run's summary
+// (harness.FlagCounts), and each row's reason is the cell's
+// harness.Diagnostics.Reason, as its "cell finished" line gives it, so
+// that a cell's flags read the same in the terminal and here. After the
+// count, one line per
 // run-time check (runChecks) says on how many cells of its kinds it was
 // evaluated; the section is written, too, when no cell is flagged but a
 // check was not evaluated on some cell.
 func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	var rows []string
+	codes := map[string]int{}
 	for _, c := range res.Cells {
 		if d := c.Prov.Diagnostics; d.Flagged() {
+			d.CountFlags(codes)
 			why := d.Reason()
 			if su := pdbSetupFlags(c); len(su) > 0 {
 				why += fmt.Sprintf(" (%s: raised by the set-up at this N, not counted in the posteriordb section)", strings.Join(su, ", "))
@@ -306,6 +327,11 @@ func writeFlagged(b *strings.Builder, res *Results, claims bool, opts Options) {
 	}
 	fmt.Fprintf(b, "\n## Flagged results\n\n%s%d cell(s) whose method flagged its result as not to be trusted (%s; "+
 		"`repro run --strict` fails them)", DecisionLink(opts, "Flags that mean something"), len(rows), above)
+	if len(rows) > 0 {
+		// In the words of the run's summary, so that the counts read the
+		// same in the terminal and here.
+		fmt.Fprintf(b, ", by flag: %s", harness.FlagCounts(codes))
+	}
 	if len(checks) > 0 {
 		b.WriteString(". The run-time checks that only raise a flag, and the cells of their methods they were evaluated on " +
 			"(a cell computed before a check was not checked by it, which is not a pass):\n\n")
@@ -365,11 +391,12 @@ func experimentLinks(res *Results, exp string, only []string, opts Options) []st
 	return out
 }
 
-func writeStatus(b *strings.Builder, res *Results) {
-	counts := map[harness.Status]int{}
-	revs := map[string]bool{}
+// revisions returns the code revisions of the cells of res, sorted, each
+// as the report names it (12 hex digits, "(uncommitted changes)" when the
+// tree was modified), with their cell counts.
+func revisions(res *Results) ([]string, map[string]int) {
+	count := map[string]int{}
 	for _, c := range res.Cells {
-		counts[c.Prov.Status]++
 		r := c.Prov.Code.Revision
 		if r == "" {
 			r = "unknown revision"
@@ -379,21 +406,29 @@ func writeStatus(b *strings.Builder, res *Results) {
 		if c.Prov.Code.Modified {
 			r += " (uncommitted changes)"
 		}
-		revs[r] = true
+		count[r]++
 	}
-	var rl []string
-	for r := range revs {
-		rl = append(rl, r)
+	return SortedKeys(count), count
+}
+
+func writeStatus(b *strings.Builder, res *Results, opts Options) {
+	counts := map[harness.Status]int{}
+	for _, c := range res.Cells {
+		counts[c.Prov.Status]++
 	}
-	sort.Strings(rl)
+	rl, _ := revisions(res)
 	if len(rl) == 0 {
 		rl = []string{"none"}
 	}
 	code := strings.Join(rl, ", ")
 	if len(rl) > codeListed {
 		// A long list says little in the header: each cell's revision is
-		// in its provenance.
+		// in its provenance, and every revision with its cell count in
+		// the versions file.
 		code = fmt.Sprintf("%d revisions, each cell's in its provenance", len(rl))
+		if opts.Lists != "" {
+			code += fmt.Sprintf(" (all with their cell counts in %s)", listLink(opts, VersionsList))
+		}
 	}
 	fmt.Fprintf(b, "Cells: %d (%d done, %d failed, %d skipped). Code: %s.\n\n", len(res.Cells), counts[harness.Done], counts[harness.Failed], counts[harness.Skipped], code)
 	if v, err := verifyText(res.Dir); err != nil {
@@ -401,6 +436,12 @@ func writeStatus(b *strings.Builder, res *Results) {
 	} else if v != "" {
 		b.WriteString(v + "\n\n")
 	}
+}
+
+// listLink is the Markdown link to the list file opts.Lists+suffix.
+func listLink(opts Options, suffix string) string {
+	f := opts.Lists + suffix
+	return fmt.Sprintf("[%s](%s)", path.Base(f), f)
 }
 
 // codeListed is the most code revisions the report's header lists.
@@ -411,7 +452,7 @@ var subsetWords = []string{"prefix", "subset", "subsample", "first", "rows"}
 
 // writeDeviations lists how the results depart from the experiment files'
 // full protocol, or from against ("the paper") when a plug-in names it.
-func writeDeviations(b *strings.Builder, res *Results, against string) {
+func writeDeviations(b *strings.Builder, res *Results, against string, opts Options) {
 	dataset := "not the whole dataset"
 	if against == "" {
 		b.WriteString("## Deviations\n\n")
@@ -425,9 +466,9 @@ func writeDeviations(b *strings.Builder, res *Results, against string) {
 		n++
 		fmt.Fprintf(b, "- "+format+"\n", a...)
 	}
-	writeIgnored(b, res, &n)
+	writeIgnored(b, res, &n, opts)
 	writeApart(b, res, &n)
-	writeNotRun(b, res, &n)
+	writeNotRun(b, res, &n, opts)
 	// Profiles other than the full protocol.
 	profiles := map[string]map[string]bool{}
 	for _, c := range res.Cells {
@@ -475,7 +516,7 @@ func writeDeviations(b *strings.Builder, res *Results, against string) {
 		}
 	}
 	// Skipped cells, grouped by reason.
-	writeCellGroups(b, res, harness.Skipped, "Skipped (data missing)", &n)
+	writeCellGroups(b, res, harness.Skipped, "Skipped (data missing)", &n, opts)
 	// Flagged references.
 	for _, d := range RefDiags(res) {
 		if d.Flagged {
@@ -492,7 +533,7 @@ func writeDeviations(b *strings.Builder, res *Results, against string) {
 				d.Dataset, d.Split, strings.Join(d.Experiments, ", "), FormatG(d.MaxRhat), FormatG(d.MinESS), strings.Join(d.Reasons, "; "), pred)
 		}
 	}
-	writeCellGroups(b, res, harness.Failed, "Failed", &n)
+	writeCellGroups(b, res, harness.Failed, "Failed", &n, opts)
 	// Timed experiments run under different -j or on different machines,
 	// or beside other work.
 	jobs := map[string]map[string]map[string]bool{} // experiment → setting → methods
@@ -544,13 +585,15 @@ func busy(p *harness.Provenance) bool {
 	return l != nil && max(l.Start, l.End) > float64(p.Jobs*p.Threads)+1
 }
 
-// MaxIgnoredListed bounds the ids of ignored result files the report
-// names: a renamed method can orphan hundreds of cells, and the count says
-// the rest.
-const MaxIgnoredListed = 20
+// MaxIgnoredListed bounds the items of a long list of the deviations
+// the report names (ignored result files, cells not run, skipped or
+// failed cells of one group): a renamed method can orphan hundreds of
+// cells, and the count says the rest, which the cells file
+// (Options.Lists) holds.
+const MaxIgnoredListed = 8
 
 // writeIgnored lists the result files LoadCurrent left out.
-func writeIgnored(b *strings.Builder, res *Results, n *int) {
+func writeIgnored(b *strings.Builder, res *Results, n *int, opts Options) {
 	if len(res.Ignored) == 0 {
 		return
 	}
@@ -568,7 +611,7 @@ func writeIgnored(b *strings.Builder, res *Results, n *int) {
 			items[i] = fmt.Sprintf("`%s` (%s: %s)", ig.Cell, ig.Reason, ig.Why)
 		}
 	}
-	writeListed(b, items)
+	writeListed(b, items, opts)
 }
 
 // writeApart lists the folders of the results that overrides kept apart,
@@ -587,12 +630,12 @@ func writeApart(b *strings.Builder, res *Results, n *int) {
 	for _, f := range SortedKeys(per) {
 		items = append(items, fmt.Sprintf("`%s` (%d)", f, per[f]))
 	}
-	writeListed(b, items)
+	writeListed(b, items, Options{})
 }
 
 // writeNotRun lists the planned cells that have no result yet, counted per
 // experiment, with the first MaxIgnoredListed ids.
-func writeNotRun(b *strings.Builder, res *Results, n *int) {
+func writeNotRun(b *strings.Builder, res *Results, n *int, opts Options) {
 	if len(res.NotRun) == 0 {
 		return
 	}
@@ -610,15 +653,19 @@ func writeNotRun(b *strings.Builder, res *Results, n *int) {
 	for i, id := range res.NotRun {
 		items[i] = "`" + id + "`"
 	}
-	writeListed(b, items)
+	writeListed(b, items, opts)
 }
 
 // writeListed ends a deviation line with the first MaxIgnoredListed items,
-// comma-separated, then "and K more" for the rest, and a full stop.
-func writeListed(b *strings.Builder, items []string) {
+// comma-separated, then "and K more" for the rest (all of them in the
+// cells file when opts.Lists is set), and a full stop.
+func writeListed(b *strings.Builder, items []string, opts Options) {
 	for i, it := range items {
 		if i == MaxIgnoredListed {
 			fmt.Fprintf(b, " and %d more", len(items)-i)
+			if opts.Lists != "" {
+				fmt.Fprintf(b, " (all in %s)", listLink(opts, CellsList))
+			}
 			break
 		}
 		if i > 0 {
@@ -631,7 +678,7 @@ func writeListed(b *strings.Builder, items []string) {
 
 // writeCellGroups lists the cells of one status grouped by experiment,
 // dataset and the first line of their reason.
-func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title string, n *int) {
+func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title string, n *int, opts Options) {
 	type key struct{ exp, ds, why string }
 	groups := map[key][]string{}
 	var keys []key
@@ -658,7 +705,12 @@ func writeCellGroups(b *strings.Builder, res *Results, st harness.Status, title 
 		*n++
 		ids := groups[k]
 		sort.Strings(ids)
-		fmt.Fprintf(b, "- %s: %d cell(s) of %s on `%s`: %s. Cells: %s.\n", title, len(ids), k.exp, k.ds, k.why, "`"+strings.Join(ids, "`, `")+"`")
+		fmt.Fprintf(b, "- %s: %d cell(s) of %s on `%s`: %s. Cells:", title, len(ids), k.exp, k.ds, k.why)
+		items := make([]string, len(ids))
+		for i, id := range ids {
+			items[i] = "`" + id + "`"
+		}
+		writeListed(b, items, opts)
 	}
 }
 

@@ -68,6 +68,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/atomicfile"
 	"github.com/mmdfw/mmdfw/pkg/data"
@@ -331,7 +332,9 @@ const decisionsFile = "docs/DECISIONS.md"
 // writes the Markdown report of res (deviations, the sections of the
 // plug-ins that present its experiments, as the paper's claims with their
 // verdicts, tuning, other experiments, reference diagnostics) to the file
-// out, atomically, its figure links relative to out's folder.
+// out, atomically, its figure links relative to out's folder, and its
+// long lists beside it (out without its extension, then report.CellsList
+// and report.VersionsList: REPORT-cells.csv and REPORT-versions.csv).
 func WriteResultsReport(res *Results, figures, out string) error {
 	if _, err := PlotResults(res, figures); err != nil {
 		return err
@@ -350,6 +353,13 @@ func WriteResultsReport(res *Results, figures, out string) error {
 		if d, err := filepath.Rel(filepath.Dir(out), decisionsFile); err == nil {
 			opts.Decisions = filepath.ToSlash(d)
 		}
+	}
+	// The long lists (every skipped cell, every code revision) go to CSV
+	// files beside the report, which counts them and links the files.
+	prefix := strings.TrimSuffix(out, filepath.Ext(out))
+	opts.Lists = filepath.Base(prefix)
+	if _, err := report.WriteLists(prefix, res); err != nil {
+		return err
 	}
 	if err := report.Write(&b, res, opts); err != nil {
 		return err

@@ -105,7 +105,9 @@
 // cost to it (inconclusive, not worse), runs flagged "collapse" or
 // "diverged", and measures against an HMC reference with a chain at the
 // leapfrog cap (RefCapped: hmc.Settings.PathCapped on every
-// reference). ClaimResult.Forest describes each result's forest plot.
+// reference). ClaimResult.Forest describes each result's forest plot,
+// which Plugin.Plot draws (report.WriteForest) as claim-<id>-<protocol>.png,
+// .svg and .pdf beside the other figures.
 //
 // # Table 1 under budgets
 //

@@ -70,8 +70,11 @@ func (Plugin) Sections(b *strings.Builder, res *report.Results, opts report.Opti
 	}
 }
 
-// Plot writes Table 1 as table1.md and table1.csv and the SVGD anchor's
-// table as svgd-anchor.csv into dir, each when res holds its results.
+// Plot writes Table 1 as table1.md and table1.csv, the SVGD anchor's
+// table as svgd-anchor.csv and the forest plot of each pooled claim
+// result (ClaimResult.Forest, report.WriteForest) as
+// claim-<id>-<protocol>.png, .svg and .pdf into dir, each when res holds
+// its results.
 func (Plugin) Plot(res *report.Results, dir string) ([]string, error) {
 	var files []string
 	var errs []error
@@ -90,6 +93,14 @@ func (Plugin) Plot(res *report.Results, dir string) ([]string, error) {
 	}
 	if rows := AnchorTable(res); len(rows) > 0 {
 		write(AnchorExperiment+".csv", AnchorCSV(rows))
+	}
+	for _, r := range ClaimResults(res) {
+		if len(r.PerDataset) == 0 {
+			continue // no contrast of the claim in res
+		}
+		fs, err := report.WriteForest(dir, r.ForestName(), r.Forest())
+		files = append(files, fs...)
+		errs = append(errs, err)
 	}
 	return files, errors.Join(errs...)
 }
