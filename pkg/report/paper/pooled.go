@@ -449,11 +449,23 @@ func quantile(v []float64, p float64) float64 {
 }
 
 // Evaluate computes the pooled estimate of every claim of specs under
-// each of its protocols from res. A rate claim (StatRate) is claim 2's
-// own code: its result is rateResult's.
+// each of its protocols from res. The claims of one section that share
+// their arms by role and read a protocol alike are computed in one pass
+// (groupContrasts). A rate claim (StatRate) is claim 2's own code: its
+// result is rateResult's.
+//
+// Any experiment of res can be pooled: the arm that stands for a kind
+// under a protocol is the method its experiment file declares for that
+// protocol (a method's protocols key), else the first method of the kind
+// in legend order.
 func Evaluate(res *report.Results, specs []ClaimSpec) []ClaimResult {
+	type group struct {
+		section int
+		arms    string
+		proto   ProtocolSpec
+	}
 	var out []ClaimResult
-	sections := map[int]map[string][]Contrast{}
+	done := map[group][]Contrast{}
 	for i := range specs {
 		s := &specs[i]
 		for _, p := range s.Protocols {
@@ -461,13 +473,18 @@ func Evaluate(res *report.Results, specs []ClaimSpec) []ClaimResult {
 				out = append(out, rateResult(res, s, p.Name))
 				continue
 			}
-			if sections[s.Section] == nil {
-				sections[s.Section] = map[string][]Contrast{}
-			}
-			cs, ok := sections[s.Section][p.Name]
+			g := group{s.Section, fmt.Sprint(s.Arms), p}
+			cs, ok := done[g]
 			if !ok {
-				cs = sectionContrasts(res, specs, s.Section, p.config())
-				sections[s.Section][p.Name] = cs
+				var mine []*ClaimSpec
+				for j := range specs {
+					o := &specs[j]
+					if q, ok := o.Protocol(p.Name); ok && q == p && o.Section == s.Section && fmt.Sprint(o.Arms) == g.arms && !slices.Contains(o.Statistics, StatRate) {
+						mine = append(mine, o)
+					}
+				}
+				cs = groupContrasts(res, mine, p.config())
+				done[g] = cs
 			}
 			out = append(out, pool(s, p.Name, cs))
 		}
