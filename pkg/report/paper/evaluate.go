@@ -104,7 +104,7 @@ var statistics = map[string]statistic{
 		return nil
 	},
 	StatAtBudget: func(res *report.Results, id, ds, metric, ut, cp string, cfg protocolConfig) []Contrast {
-		for _, c := range accuracyContrasts(res, id, ds, ut, cp, cfg) {
+		for _, c := range accuracyContrasts(res, id, ds, ut, cp, cfg, metric) {
 			if c.metric == metric {
 				return []Contrast{c}
 			}

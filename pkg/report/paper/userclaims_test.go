@@ -143,3 +143,33 @@ func rsEstimate(rs []ClaimResult) float64 {
 	}
 	return rs[0].Estimate
 }
+
+// "metric at budget" reads any recorded metric, not only the RMSE and
+// test LL of the paper's claim 5: on accuracy, fw's last snapshot against
+// sv's on each split, the pooled estimate is the mean of the differences
+// (0.10, 0.12, 0.08 → 0.10).
+func TestMetricAtBudgetAnyMetric(t *testing.T) {
+	src := strings.NewReplacer(`"cost to level"`, `"metric at budget"`, `"rmse"`, `"accuracy"`, `scale = "ratio"`, `scale = "difference"`,
+		`direction = "lower"`, `direction = "higher"`, `margin = 1.1`, `margin = 0.01`).Replace(userClaims)
+	specs, err := ParseClaims("mine.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []*report.Cell
+	for s, d := range []float64{0.10, 0.12, 0.08} {
+		sv := memCell("mine", "sv", "svgd", "ds", s, 20, report.Row{Step: 100, GradEvals: 2000, Metric: "accuracy", Value: 0.8})
+		sv.Prov.Settings = map[string]any{"init": "laplace"} // from the MAP, as fw
+		cells = append(cells, sv,
+			memCell("mine", "fw", "mmdfw", "ds", s, 20, report.Row{Step: 1, GradEvals: 100, Metric: "accuracy", Value: 0.5}, report.Row{Step: 20, GradEvals: 200, Metric: "accuracy", Value: 0.8 + d}))
+	}
+	rs := Evaluate(&report.Results{Metrics: reporttest.Meanings, Cells: cells}, specs)
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2", len(rs))
+	}
+	if r := rs[0]; r.ID != "fw" || !near(r.Estimate, 0.10, 1e-12) || r.Verdict != VerdictSupported || len(r.PerDataset) != 1 || r.PerDataset[0].N != 3 {
+		t.Errorf("claim fw: %s at %g over %+v; want supported at 0.10 over 3 splits", r.Verdict, r.Estimate, r.PerDataset)
+	}
+	if r := rs[1]; r.ID != "sv" || !near(r.Estimate, -0.10, 1e-12) || r.Verdict != VerdictContradicted {
+		t.Errorf("claim sv: %s at %g; want contradicted at −0.10", r.Verdict, r.Estimate)
+	}
+}
