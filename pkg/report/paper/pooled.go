@@ -562,11 +562,20 @@ func protocolWord(p string) string {
 func rateResult(res *report.Results, spec *ClaimSpec, proto string) ClaimResult {
 	r := ClaimResult{ID: spec.ID, Section: spec.Section, Statement: spec.Statement, Protocol: proto, Test: spec.Test, Scale: ScaleShare,
 		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN(), PImproveLo: math.NaN(), PImproveHi: math.NaN(), Margin: [2]float64{1, 1}}
+	// The pooled experiments, claim 2's first in its order, so that the
+	// paper's series come as its claim 2 lists them.
 	var ids []string
-	for _, p := range spec.Pool {
-		ids = append(ids, p.Experiment)
+	for _, e := range Claim2Experiments {
+		if slices.ContainsFunc(spec.Pool, func(p PoolEntry) bool { return p.Experiment == e }) {
+			ids = append(ids, e)
+		}
 	}
-	c := claim2(res)
+	for _, p := range spec.Pool {
+		if !slices.Contains(ids, p.Experiment) {
+			ids = append(ids, p.Experiment)
+		}
+	}
+	c := rateClaim(res, ids)
 	var keys []string
 	by := map[string][]float64{}
 	for _, s := range c.series {

@@ -173,3 +173,60 @@ func TestMetricAtBudgetAnyMetric(t *testing.T) {
 		t.Errorf("claim sv: %s at %g; want contradicted at −0.10", r.Verdict, r.Estimate)
 	}
 }
+
+// A rate claim ("rate in N") reads the MMD-FW series of the experiments it
+// pools, not only those of the paper's claim 2: on "mine", a series whose
+// MMD² falls geometrically in N (0.5·e^(−0.3 N), exact reference) is
+// counted and linear, one that falls as 1/N is counted and not.
+func TestRateClaimAnyExperiment(t *testing.T) {
+	src := `[claim.r]
+statement = "fw's MMD² falls geometrically in N"
+statistic = "rate in N"
+scale = "share"
+direction = "higher"
+test = "every"
+margin = 0
+pool = [{ experiment = "mine", metric = "mmd2" }]
+[claim.r.arms]
+under_test = "mmdfw"
+[claim.r.protocols.fair]
+cost = "particles"
+arms = "fair"
+`
+	specs, err := ParseClaims("mine.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := func(geometric bool) []*report.Cell {
+		var out []*report.Cell
+		for s := range 3 {
+			var rows []report.Row
+			for n := 1; n <= 40; n++ {
+				v := 0.5 / float64(n)
+				if geometric {
+					v = 0.5 * math.Exp(-0.3*float64(n))
+				}
+				rows = append(rows, report.Row{Step: n, Metric: "mmd2", Value: v})
+			}
+			c := memCell("mine", "fw", "mmdfw", "ds", s, 40, rows...)
+			c.Prov.Settings = map[string]any{"weights": "equal"}
+			c.Summary = map[string]any{"reference": map[string]any{"kind": "exact"}}
+			out = append(out, c)
+		}
+		return out
+	}
+	for _, geometric := range []bool{true, false} {
+		rs := Evaluate(&report.Results{Metrics: reporttest.Meanings, Cells: cells(geometric)}, specs)
+		if len(rs) != 1 {
+			t.Fatalf("%d results, want 1", len(rs))
+		}
+		r := rs[0]
+		want, share := VerdictContradicted, 0.0
+		if geometric {
+			want, share = VerdictSupported, 1
+		}
+		if r.Verdict != want || r.Estimate != share || len(r.PerDataset) != 1 || !strings.HasPrefix(r.PerDataset[0].Label, "mine ") {
+			t.Errorf("geometric %v: %s, share %g, strata %+v; want %s, %g, one stratum of mine", geometric, r.Verdict, r.Estimate, r.PerDataset, want, share)
+		}
+	}
+}
