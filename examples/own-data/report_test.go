@@ -111,6 +111,16 @@ func TestOwnClaims(t *testing.T) {
 	if strings.Contains(strings.ToLower(text), "paper") {
 		t.Errorf("report mentions the paper:\n%s", text)
 	}
+	// The command line writes the same report with --claims.
+	var stderr strings.Builder
+	cmd := filepath.Join(dir, "CMD.md")
+	if code := repro.Main(context.Background(), reg, []string{"report", "own-data.toml", "--profile", "quick", "--results", results,
+		"--figures", filepath.Join(dir, "figures"), "--out", cmd, "--claims", "claims.toml"}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("repro report --claims: exit %d: %s", code, stderr.String())
+	}
+	if b, err := os.ReadFile(cmd); err != nil || string(b) != text {
+		t.Errorf("repro report --claims wrote another report (%v):\n%s", err, b)
+	}
 
 	bad := filepath.Join(dir, "claims.toml")
 	src, err := os.ReadFile("claims.toml")
