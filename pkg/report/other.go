@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -47,13 +48,13 @@ func recordedMetrics(cells []*Cell) []string {
 // recorded metric (mean ± sample sd over the finished splits), then the
 // experiment's figures. h.Others opens the section, which is "Other
 // experiments" where plugins present some and "Experiments" where none
-// takes part.
+// but an Annotator takes part.
 func writeOther(b *strings.Builder, res *Results, opts Options, plugins []Plugin, h Head) {
 	ids := otherExperiments(res, plugins)
 	if len(ids) == 0 {
 		return
 	}
-	if len(plugins) > 0 {
+	if slices.ContainsFunc(plugins, func(p Plugin) bool { return !annotates(p) }) {
 		b.WriteString("## Other experiments\n\n")
 	} else {
 		b.WriteString("## Experiments\n\n")

@@ -42,6 +42,23 @@ type Summarizer interface {
 	Summary(b *strings.Builder, res *Results, opts Options)
 }
 
+// Annotator is a Plugin whose sections comment on the experiments it
+// returns without presenting them (the verdicts of a claims file on them,
+// say): those experiments keep their tables and figures in the section
+// "Experiments", which an Annotator alone does not turn into "Other
+// experiments".
+type Annotator interface {
+	Plugin
+	// Annotates marks the plug-in as an Annotator; it does nothing.
+	Annotates()
+}
+
+// annotates reports whether p is an Annotator.
+func annotates(p Plugin) bool {
+	_, ok := p.(Annotator)
+	return ok
+}
+
 // Head is the opening of a report as a plug-in gives it.
 type Head struct {
 	// Title is the report's heading ("Report" without a plug-in).
@@ -96,10 +113,11 @@ func head(res *Results, plugins []Plugin) Head {
 	return Head{Title: "Report"}
 }
 
-// presented reports whether one of plugins presents experiment id.
+// presented reports whether one of plugins presents experiment id (an
+// Annotator presents none).
 func presented(res *Results, plugins []Plugin, id string) bool {
 	for _, p := range plugins {
-		if slices.Contains(p.Experiments(res), id) {
+		if !annotates(p) && slices.Contains(p.Experiments(res), id) {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ func init() {
 func reportCmd(e *cli, args []string) error {
 	c := newResultsCmd(e, "report",
 		"usage: repro report [FILE...] [--experiments GLOB] [--profile quick|full] [--set KEY=VALUE]... [--posteriordb DIR]",
-		"                    [--results DIR] [--figures DIR] [--out REPORT.md]",
+		"                    [--results DIR] [--figures DIR] [--out REPORT.md] [--claims CLAIMS.toml]...",
 		"\nWrites the reproduction report from the cached results of the experiment files",
 		"(default "+defaultExperiments+"): the deviations from the paper, then each of the",
 		"paper's claims with its measured evidence and a computed verdict, Table 1 and the",
@@ -25,8 +25,17 @@ func reportCmd(e *cli, args []string) error {
 		"any did). It draws the figures it links to (as repro plot does)",
 		"and never computes results. Results that are not current (see repro plot -h) are",
 		"ignored and listed among the deviations. Give the --set and --posteriordb the",
-		"results were run with, or their cells are judged orphaned or stale.")
+		"results were run with, or their cells are judged orphaned or stale.",
+		"\nEach --claims file declares claims of one's own about the experiments, in the",
+		"format of pkg/report/paper/claims.toml ([claim.ID] tables: statement, statistic,",
+		"scale, direction, test, margin, pool, arms, protocols); the report adds a section",
+		"\"Claims (FILE)\" with each claim's pooled estimate, P(improvement) and verdict.",
+		"A claims file with an error, or pooling an experiment without current results,",
+		"stops the command before anything is written, the error naming the file, line",
+		"and key.")
 	out := c.fs.String("out", "REPORT.md", "report file (an existing directory: REPORT.md in it)")
+	var claims repeated
+	c.fs.Var(&claims, "claims", "claims file of one's own whose verdicts the report adds (repeatable)")
 	res, err := c.load(args)
 	if err != nil {
 		return err
@@ -36,7 +45,7 @@ func reportCmd(e *cli, args []string) error {
 	} else if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
 		return usagef("--out %s: the folder %s does not exist", *out, filepath.Dir(*out))
 	}
-	if err := WriteResultsReport(res, *c.figures, *out); err != nil {
+	if err := WriteResultsReport(res, *c.figures, *out, claims...); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, *out)

@@ -328,14 +328,45 @@ func FigureNames(res *Results, id string) []string { return report.FigureNames(r
 // to the folder the command runs in (the checkout).
 const decisionsFile = "docs/DECISIONS.md"
 
+// claimsPlugins reads the claims files at paths (paper.LoadClaims) and
+// returns a plug-in for each (paper.ClaimsPlugin); the first file that
+// cannot be read or parsed is an error naming the file, line and key.
+func claimsPlugins(paths []string) ([]paper.ClaimsPlugin, error) {
+	var out []paper.ClaimsPlugin
+	for _, p := range paths {
+		c, err := paper.LoadClaimsPlugin(p)
+		if err != nil {
+			return nil, fmt.Errorf("claims file: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // WriteResultsReport draws the figures of res as PlotResults does and
 // writes the Markdown report of res (deviations, the sections of the
 // plug-ins that present its experiments, as the paper's claims with their
 // verdicts, tuning, other experiments, reference diagnostics) to the file
 // out, atomically, its figure links relative to out's folder, and its
 // long lists beside it (out without its extension, then report.CellsList
-// and report.VersionsList: REPORT-cells.csv and REPORT-versions.csv).
-func WriteResultsReport(res *Results, figures, out string) error {
+// and report.VersionsList: REPORT-cells.csv and REPORT-versions.csv). Each of
+// claims is a claims file of one's own (the format of
+// pkg/report/paper/claims.toml): the report adds a section "Claims (FILE)"
+// with the verdict of each of its claims on res. The claims files are read
+// first: one that cannot be parsed, or pools an experiment res holds no
+// result of, is an error, and nothing is drawn or written.
+func WriteResultsReport(res *Results, figures, out string, claims ...string) error {
+	extra, err := claimsPlugins(claims)
+	if err != nil {
+		return err
+	}
+	plugins := reportPlugins()
+	for _, p := range extra {
+		if err := p.Check(res); err != nil {
+			return fmt.Errorf("claims file: %w", err)
+		}
+		plugins = append(plugins, p)
+	}
 	if _, err := PlotResults(res, figures); err != nil {
 		return err
 	}
@@ -346,7 +377,7 @@ func WriteResultsReport(res *Results, figures, out string) error {
 		}
 	}
 	var b bytes.Buffer
-	opts := report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures, Plugins: reportPlugins()}
+	opts := report.Options{Figures: filepath.ToSlash(rel), FigureDir: figures, Plugins: plugins}
 	// The report links its sections to the decisions behind them when it
 	// is written from a checkout that holds them.
 	if fi, err := os.Stat(decisionsFile); err == nil && fi.Mode().IsRegular() {
@@ -380,14 +411,17 @@ func Plot(r *Registry, files []string, profile, results, figures string) ([]stri
 }
 
 // WriteReport draws the figures as Plot does and writes the Markdown report
-// of the current results to the file out: LoadResults, then
-// WriteResultsReport.
-func WriteReport(r *Registry, files []string, profile, results, figures, out string) error {
+// of the current results to the file out, with the verdicts of the claims
+// files claims: LoadResults, then WriteResultsReport.
+func WriteReport(r *Registry, files []string, profile, results, figures, out string, claims ...string) error {
+	if _, err := claimsPlugins(claims); err != nil {
+		return err
+	}
 	res, err := current(r, files, profile, results)
 	if err != nil {
 		return err
 	}
-	return WriteResultsReport(res, figures, out)
+	return WriteResultsReport(res, figures, out, claims...)
 }
 
 // current loads the current results under results; none is an error.

@@ -23,8 +23,11 @@ func claim5Contrasts(res *report.Results, cfg protocolConfig) []Contrast {
 }
 
 // accuracyContrasts are claim 5's two contrasts of MMD-FW arm fw with SVGD
-// arm sv on one dataset under cfg (none when either arm has no cell).
-func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolConfig) []Contrast {
+// arm sv on one dataset under cfg (none when either arm has no cell),
+// then one per metric of others other than rmse and test_ll, its D the
+// under-test arm's value minus the comparator's (a declared claim orients
+// it by its own direction and scale).
+func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolConfig, others ...string) []Contrast {
 	cells := res.Reported(id)
 	fwc, svc := bySplit(cells, ds, fw), bySplit(cells, ds, sv)
 	if len(fwc) == 0 || len(svc) == 0 {
@@ -43,6 +46,14 @@ func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolC
 	rm := mk("rmse", Band{Tau: math.Log(RMSEMargin), Ratio: true, NonInferiority: true})
 	ll := mk("test_ll", Band{Tau: LLMargin, NonInferiority: true})
 	rm.metric, ll.metric = "rmse", "test_ll"
+	var more []Contrast
+	for _, m := range others {
+		if m != "rmse" && m != "test_ll" {
+			k := mk(m, Band{NonInferiority: true})
+			k.metric = m
+			more = append(more, k)
+		}
+	}
 	floor, src := constantFloor(res, id, ds, "rmse")
 	var diverged, fwDiverged, empty, noDev []string
 	for _, s := range sortedSplits(svc) {
@@ -106,6 +117,20 @@ func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolC
 				ll.exclude(len(ll.D)-1, excl)
 			}
 		}
+		for i := range more {
+			k := &more[i]
+			bv, ok1 := ss.vals[k.metric]
+			av, ok2 := fs.vals[k.metric]
+			if !ok1 || !ok2 || !report.Finite(av) || !report.Finite(bv) {
+				continue
+			}
+			k.Splits, k.AVal, k.BVal = append(k.Splits, s), append(k.AVal, av), append(k.BVal, bv)
+			k.D = append(k.D, av-bv)
+			k.aCost, k.bCost = append(k.aCost, kf), append(k.bCost, ks)
+			if excl != "" {
+				k.exclude(len(k.D)-1, excl)
+			}
+		}
 	}
 	var notes []string
 	if len(diverged) > 0 {
@@ -120,7 +145,7 @@ func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolC
 	if len(noDev) > 0 {
 		notes = append(notes, "a cell without development rows reports its final snapshot")
 	}
-	out := []Contrast{rm, ll}
+	out := append([]Contrast{rm, ll}, more...)
 	for i := range out {
 		out[i].Notes = append(out[i].Notes, notes...)
 		switch {

@@ -333,7 +333,10 @@ type rateGroup struct {
 	listed          int // series against a flagged reference: listed, not counted
 }
 
-func claim2(res *report.Results) Claim {
+func claim2(res *report.Results) Claim { return rateClaim(res, Claim2Experiments) }
+
+// rateClaim is claim 2 read on the MMD-FW series of the experiments ids.
+func rateClaim(res *report.Results, ids []string) Claim {
 	c := Claim{Number: 2,
 		Text: "MMD-FW's MMD² falls linearly (in log scale) in the number of particles; exactly so with RFF (finite-dimensional kernel) (Fig. 1b, 2b, rff).",
 		Rule: fmt.Sprintf("Each MMD-FW series (mean over splits of log MMD² at each N) is tested over the N above its numerical floor: N ≥ 1, up to the first N "+
@@ -387,7 +390,7 @@ func claim2(res *report.Results) Claim {
 	}
 	var fams rateFamilies
 	famCells := map[string][]*report.Cell{}
-	for _, id := range Claim2Experiments {
+	for _, id := range ids {
 		cells := res.Reported(id)
 		for _, ds := range report.Datasets(report.Done(cells)) {
 			cells := cells // narrowed below to the trusted splits of ds

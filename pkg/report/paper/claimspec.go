@@ -100,7 +100,7 @@ type ProtocolSpec struct {
 // ClaimSpec is one declared claim.
 type ClaimSpec struct {
 	// ID names the claim ("1", "4a"); Section is the report section (the
-	// paper's claim number) it is shown under.
+	// paper's claim number) it is shown under, 1 when the file gives none.
 	ID      string
 	Section int
 	// Statement is the claim in at most MaxStatementWords words.
@@ -164,7 +164,7 @@ func (p ProtocolSpec) config() protocolConfig {
 
 // claimDoc is a claim table as the file spells it.
 type claimDoc struct {
-	Section   int                     `toml:"section"`
+	Section   *int                    `toml:"section"`
 	Statement string                  `toml:"statement"`
 	Statistic any                     `toml:"statistic"`
 	Scale     string                  `toml:"scale"`
@@ -222,9 +222,12 @@ func ParseClaims(name string, src []byte) ([]ClaimSpec, error) {
 	var out []ClaimSpec
 	for id, d := range doc.Claim {
 		k := func(s ...string) []string { return append([]string{"claim", id}, s...) }
-		s := ClaimSpec{ID: id, Section: d.Section, Statement: d.Statement, Scale: d.Scale, Direction: d.Direction, Test: d.Test, Pool: d.Pool, Arms: d.Arms}
-		if d.Section <= 0 {
-			return nil, fail(k("section"), "section must be a positive claim number")
+		s := ClaimSpec{ID: id, Section: 1, Statement: d.Statement, Scale: d.Scale, Direction: d.Direction, Test: d.Test, Pool: d.Pool, Arms: d.Arms}
+		if d.Section != nil {
+			if *d.Section <= 0 {
+				return nil, fail(k("section"), "section must be a positive claim number")
+			}
+			s.Section = *d.Section
 		}
 		if w := len(strings.Fields(d.Statement)); w == 0 || w > MaxStatementWords {
 			return nil, fail(k("statement"), "a statement has 1 to %d words, this one %d", MaxStatementWords, w)

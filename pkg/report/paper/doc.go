@@ -12,7 +12,8 @@
 // the report explicitly.
 //
 // The files: paper.go (the plug-in), claims.toml (the claims declared as
-// data) and claimspec.go (its parser), evaluate.go (the evaluator's loop
+// data) and claimspec.go (its parser), userclaims.go (the plug-in of a
+// claims file of one's own), evaluate.go (the evaluator's loop
 // and the registered statistics), pooled.go and pooledmd.go (the pooled
 // estimates and their report), claims.go (Claim, Claims, claim 2),
 // claim1.go, claim2family.go, claim34.go, claim5.go (the other claims),
@@ -108,6 +109,19 @@
 // reference). ClaimResult.Forest describes each result's forest plot,
 // which Plugin.Plot draws (report.WriteForest) as claim-<id>-<protocol>.png,
 // .svg and .pdf beside the other figures.
+//
+// Claims of one's own: ClaimsPlugin (userclaims.go; LoadClaimsPlugin reads
+// a file) is a report plug-in for a claims file in the same format about
+// any experiments, which `repro report --claims FILE` adds to the report.
+// It writes a section "Claims (FILE)" with the pooled verdicts
+// (WritePooledFrom) and each claim's estimate (WriteClaimPooled), takes no
+// title and presents no experiment (report.Annotator). Evaluate reads any
+// experiment: the arm of a kind under a protocol is the method the
+// experiment file declares for it (a method's protocols key), else the
+// first of that kind in legend order; claims of one section are computed
+// together only where they share their arms by role and their protocol.
+// Check refuses a file pooling an experiment without results, naming the
+// file, line and key.
 //
 // # Table 1 under budgets
 //

@@ -104,7 +104,7 @@ var statistics = map[string]statistic{
 		return nil
 	},
 	StatAtBudget: func(res *report.Results, id, ds, metric, ut, cp string, cfg protocolConfig) []Contrast {
-		for _, c := range accuracyContrasts(res, id, ds, ut, cp, cfg) {
+		for _, c := range accuracyContrasts(res, id, ds, ut, cp, cfg, metric) {
 			if c.metric == metric {
 				return []Contrast{c}
 			}
@@ -160,13 +160,19 @@ func noPartnerWhat(stat, metric string) string {
 // that is not computable.
 func sectionContrasts(res *report.Results, specs []ClaimSpec, section int, cfg protocolConfig) []Contrast {
 	var mine []*ClaimSpec
-	var ids []string
 	for i := range specs {
-		s := &specs[i]
-		if s.Section != section || slices.Contains(s.Statistics, StatRate) {
-			continue
+		if s := &specs[i]; s.Section == section && !slices.Contains(s.Statistics, StatRate) {
+			mine = append(mine, s)
 		}
-		mine = append(mine, s)
+	}
+	return groupContrasts(res, mine, cfg)
+}
+
+// groupContrasts computes the contrasts of the claims mine, which share
+// their arms by role, under cfg, as sectionContrasts does.
+func groupContrasts(res *report.Results, mine []*ClaimSpec, cfg protocolConfig) []Contrast {
+	var ids []string
+	for _, s := range mine {
 		for _, p := range s.Pool {
 			if !slices.Contains(ids, p.Experiment) {
 				ids = append(ids, p.Experiment)

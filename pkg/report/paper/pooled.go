@@ -449,11 +449,23 @@ func quantile(v []float64, p float64) float64 {
 }
 
 // Evaluate computes the pooled estimate of every claim of specs under
-// each of its protocols from res. A rate claim (StatRate) is claim 2's
-// own code: its result is rateResult's.
+// each of its protocols from res. The claims of one section that share
+// their arms by role and read a protocol alike are computed in one pass
+// (groupContrasts). A rate claim (StatRate) is claim 2's own code: its
+// result is rateResult's.
+//
+// Any experiment of res can be pooled: the arm that stands for a kind
+// under a protocol is the method its experiment file declares for that
+// protocol (a method's protocols key), else the first method of the kind
+// in legend order.
 func Evaluate(res *report.Results, specs []ClaimSpec) []ClaimResult {
+	type group struct {
+		section int
+		arms    string
+		proto   ProtocolSpec
+	}
 	var out []ClaimResult
-	sections := map[int]map[string][]Contrast{}
+	done := map[group][]Contrast{}
 	for i := range specs {
 		s := &specs[i]
 		for _, p := range s.Protocols {
@@ -461,13 +473,18 @@ func Evaluate(res *report.Results, specs []ClaimSpec) []ClaimResult {
 				out = append(out, rateResult(res, s, p.Name))
 				continue
 			}
-			if sections[s.Section] == nil {
-				sections[s.Section] = map[string][]Contrast{}
-			}
-			cs, ok := sections[s.Section][p.Name]
+			g := group{s.Section, fmt.Sprint(s.Arms), p}
+			cs, ok := done[g]
 			if !ok {
-				cs = sectionContrasts(res, specs, s.Section, p.config())
-				sections[s.Section][p.Name] = cs
+				var mine []*ClaimSpec
+				for j := range specs {
+					o := &specs[j]
+					if q, ok := o.Protocol(p.Name); ok && q == p && o.Section == s.Section && fmt.Sprint(o.Arms) == g.arms && !slices.Contains(o.Statistics, StatRate) {
+						mine = append(mine, o)
+					}
+				}
+				cs = groupContrasts(res, mine, p.config())
+				done[g] = cs
 			}
 			out = append(out, pool(s, p.Name, cs))
 		}
@@ -545,11 +562,20 @@ func protocolWord(p string) string {
 func rateResult(res *report.Results, spec *ClaimSpec, proto string) ClaimResult {
 	r := ClaimResult{ID: spec.ID, Section: spec.Section, Statement: spec.Statement, Protocol: proto, Test: spec.Test, Scale: ScaleShare,
 		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Lo90: math.NaN(), Hi90: math.NaN(), PImprove: math.NaN(), PImproveLo: math.NaN(), PImproveHi: math.NaN(), Margin: [2]float64{1, 1}}
+	// The pooled experiments, claim 2's first in its order, so that the
+	// paper's series come as its claim 2 lists them.
 	var ids []string
-	for _, p := range spec.Pool {
-		ids = append(ids, p.Experiment)
+	for _, e := range Claim2Experiments {
+		if slices.ContainsFunc(spec.Pool, func(p PoolEntry) bool { return p.Experiment == e }) {
+			ids = append(ids, e)
+		}
 	}
-	c := claim2(res)
+	for _, p := range spec.Pool {
+		if !slices.Contains(ids, p.Experiment) {
+			ids = append(ids, p.Experiment)
+		}
+	}
+	c := rateClaim(res, ids)
 	var keys []string
 	by := map[string][]float64{}
 	for _, s := range c.series {

@@ -60,8 +60,12 @@ func (r *ClaimResult) TestText() string {
 
 // WritePooled writes the table of pooled verdicts: each declared claim
 // under each protocol, its pooled estimate [95 % CI], P(improvement) and
-// verdict.
-func WritePooled(b *strings.Builder, rs []ClaimResult) {
+// verdict. The claims are the paper's (PaperClaimsFile).
+func WritePooled(b *strings.Builder, rs []ClaimResult) { WritePooledFrom(b, rs, PaperClaimsFile) }
+
+// WritePooledFrom writes the table of pooled verdicts as WritePooled
+// does, of claims declared in the claims file named file.
+func WritePooledFrom(b *strings.Builder, rs []ClaimResult, file string) {
 	if len(rs) == 0 {
 		return
 	}
@@ -69,7 +73,7 @@ func WritePooled(b *strings.Builder, rs []ClaimResult) {
 		"(log ratio or difference, oriented so that above the no-effect line goes the claim's way), with a 95 % stratified bootstrap interval " +
 		fmt.Sprintf("(%d resamples of the splits within each data set, seeded). ", BootstrapResamples) +
 		"P(improvement) is the probability of improvement as rliable defines it for paired runs: per data set the share of its splits on which the arm under test does better (a tie counts ½), averaged over the data sets, with its 95 % interval from the same resamples. The verdict reads the interval against the margin the claims file " +
-		"declares (" + PaperClaimsFile + "); each claim's section lists what is excluded and why.\n\n")
+		"declares (" + file + "); each claim's section lists what is excluded and why.\n\n")
 	b.WriteString("| claim | statement | protocol | test | pooled estimate [95 % CI] | P(improvement) | verdict |\n|---|---|---|---|---|---|---|\n")
 	for i := range rs {
 		r := &rs[i]
