@@ -3,6 +3,7 @@ package paper
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/mmdfw/mmdfw/pkg/report"
@@ -52,6 +53,25 @@ func WriteSummary(b *strings.Builder, res *report.Results, rs []ClaimResult, opt
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(b, "**Outcome.** %s\n\n", OutcomeParagraph(res, rs))
+	if opts.Figures != "" {
+		// The forest plot of each primary claim under the fair protocol,
+		// or the paper's where the fair one has none.
+		var figs []string
+		for _, id := range primaryIDs(rs) {
+			var pick *ClaimResult
+			for i := range rs {
+				if r := &rs[i]; r.ID == id && len(r.PerDataset) > 0 && report.Finite(r.Estimate) && (pick == nil || r.Protocol == fair) {
+					pick = r
+				}
+			}
+			if pick != nil {
+				figs = append(figs, fmt.Sprintf("[claim %s, %s](%s)", id, protocolWord(pick.Protocol), path.Join(opts.Figures, pick.ForestName()+".png")))
+			}
+		}
+		if len(figs) > 0 {
+			b.WriteString("Forest plots: " + strings.Join(figs, " · ") + ".\n\n")
+		}
+	}
 	for _, s := range claimSentences(rs, true) {
 		b.WriteString("- " + s + "\n")
 	}
@@ -150,6 +170,18 @@ func claimSentence(id string, p, f *ClaimResult) string {
 		break
 	}
 	return s + "."
+}
+
+// primaryIDs returns the ids of the primary claims of rs (those that are
+// a number), in order.
+func primaryIDs(rs []ClaimResult) []string {
+	var out []string
+	for _, r := range rs {
+		if strings.IndexFunc(r.ID, func(c rune) bool { return c < '0' || c > '9' }) < 0 && !slices.Contains(out, r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
 }
 
 // lowerFirst lowers the first letter of s unless its first word is a

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -118,6 +119,15 @@ func WriteClaim(b *strings.Builder, res *report.Results, c *Claim, opts report.O
 		b.WriteString(report.DecisionLink(opts, "Claim 2: comparable series, a z that covers the target, a BNN it can judge"))
 	}
 	WriteClaimPooled(b, c.Pooled, c.Number)
+	var forests []string
+	for _, r := range c.Pooled {
+		if r.Section == c.Number && len(r.PerDataset) > 0 && opts.Figures != "" {
+			forests = append(forests, fmt.Sprintf("![%s](%s)", r.ForestName(), path.Join(opts.Figures, r.ForestName()+".png")))
+		}
+	}
+	if len(forests) > 0 {
+		b.WriteString(strings.Join(forests, "\n") + "\n\n")
+	}
 	if len(c.Pooled) > 0 {
 		b.WriteString("*The contrasts one by one* (each pair of arms, under the rule below; the pooled estimates above are the verdicts).\n\n")
 	}
