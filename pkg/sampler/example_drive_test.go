@@ -16,7 +16,10 @@ import (
 )
 
 // The five methods through one loop: each Init gives a sampler.State, and
-// Drive steps it to Done with a snapshot after every step.
+// Drive steps it to Done with a snapshot at each of the method's record
+// points (every particle of MMD-FW and Stein Points; the start, every
+// RecordEvery updates and the last of SVGD; every RecordEvery iterations of
+// SGLD's and HMC's chains once they keep draws).
 func ExampleDrive() {
 	t := target.Func{D: 2, F: func(x, g []float64) float64 {
 		g[0], g[1] = -x[0], -x[1]
@@ -59,8 +62,8 @@ func ExampleDrive() {
 	}
 	// Output:
 	// mmdfw done true,  12 particles,  12 snapshots, detail *mmdfw.Result, error <nil>
-	// svgd  done true,  20 particles,  61 snapshots, detail <nil>, error <nil>
+	// svgd  done true,  20 particles,   2 snapshots, detail <nil>, error <nil>
 	// sp    done true,   8 particles,   8 snapshots, detail sp.Cost, error <nil>
-	// sgld  done true,  40 particles, 191 snapshots, detail <nil>, error <nil>
-	// hmc   done true, 120 particles,  60 snapshots, detail *hmc.Result, error <nil>
+	// sgld  done true,  40 particles,   2 snapshots, detail <nil>, error <nil>
+	// hmc   done true, 120 particles,   1 snapshots, detail *hmc.Result, error <nil>
 }

@@ -469,18 +469,9 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // lies further from the monitored draws' mean than as many independent
 // draws would) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	defer st.Close()
-	set, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // jitter adds sd·z, z ~ N(0, I), to x.

@@ -46,8 +46,9 @@ type State struct {
 	s Settings
 	// w maps the chains' coordinates z to the target's x; nil with
 	// WhitenNone, where they are in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	w                    *laplace.Whitening
+	scaleEvals, mapEvals int64
+	buf                  []float64 // the snapshots' rows in x
 }
 
 // state holds the chains of a run in the coordinates of t and the workers
@@ -114,7 +115,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 	if err != nil {
 		return nil, err
 	}
-	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals, mapEvals: sc.MAP.GradEvals}, nil
 }
 
 // newState starts the chains of the resolved s on t around x0 (nil: the
@@ -397,55 +398,4 @@ func (st *State) end(ctx context.Context, set particle.Set, err error) (particle
 		err = particle.Strict("sgld", set, st.s.Strict)
 	}
 	return set, err
-}
-
-// run is Run's loop from st (just made by Init): segments of RecordEvery
-// iterations, a snapshot after each but those of the burn-in.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	d := r.d
-	for st.Iteration < r.s.Iterations {
-		if err := st.advance(ctx, min(st.Iteration+r.s.RecordEvery, r.s.Iterations)); err != nil {
-			return st.end(ctx, r.result(), err)
-		}
-		at := st.Iteration
-		if rec == nil {
-			if st.Converged {
-				break
-			}
-			continue
-		}
-
-		// Assembling the snapshot is the recorder's business: off the clock.
-		sw.Stop()
-		n := r.collect()
-		if n == 0 {
-			sw.Start()
-			continue
-		}
-		for i := range r.w[:n] {
-			r.w[i] = 1 / float64(n)
-		}
-		stopped, err := particle.Report(rec, sw, particle.Snapshot{
-			Step:      at,
-			X:         mat.NewDense(n, d, r.snap[:n*d]),
-			W:         r.w[:n],
-			GradEvals: r.evals(),
-		})
-		if err != nil {
-			return st.end(ctx, r.result(), fmt.Errorf("sgld: recorder at iteration %d: %w", at, err))
-		}
-		if stopped {
-			set, err := r.finish(at, false)
-			return st.end(ctx, set, err)
-		}
-		if st.Converged {
-			break
-		}
-	}
-	set, err := r.finish(st.Iteration, true)
-	return st.end(ctx, set, err)
 }

@@ -255,17 +255,9 @@ func (c Cost) KSD2(n int) float64 {
 // target's coordinates with WhitenLaplace); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	set, cost, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c, Detail: cost}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // runner holds the state of one run.

@@ -46,8 +46,9 @@ type State struct {
 	s Settings
 	// w maps the run's coordinates z to the target's x; nil with
 	// WhitenNone, where the run is in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	w                    *laplace.Whitening
+	scaleEvals, mapEvals int64
+	buf                  []float64 // the snapshots' rows in x
 }
 
 // Init returns the state of a Stein Points run before its first point.
@@ -95,7 +96,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 	// In z the mode is the origin.
 	r := newRunner(w.Target(t), inner, make([]float64, d), src)
 	r.frame = &laplace.Frame{Target: t, W: w}
-	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, w: w, scaleEvals: sc.GradEvals, mapEvals: sc.MAP.GradEvals}, nil
 }
 
 // Step places one more point, xₙ₊₁ = argmin of the greedy objective
@@ -180,41 +181,4 @@ func (st *State) end(ctx context.Context, set particle.Set, err error) (particle
 		err = particle.Strict("sp", set, st.s.Strict)
 	}
 	return set, err
-}
-
-// run is Run's loop over Step from st (just made by Init), with a
-// snapshot after every point.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, Cost, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	d := r.obj.d
-	for st.Points < r.s.N {
-		if err := Step(ctx, st); err != nil {
-			if ctx.Err() != nil {
-				set, err := st.end(ctx, r.set(), ctx.Err())
-				return set, r.cost, err
-			}
-			set, err := st.end(ctx, particle.Set{}, err)
-			return set, r.cost, err
-		}
-		n := st.Points
-		snap := particle.Snapshot{
-			Step:      n,
-			X:         mat.NewDense(r.obj.n, d, r.obj.x),
-			W:         r.weights(),
-			GradEvals: st.GradEvals - st.scaleEvals, // w.Recorder adds scaleEvals
-		}
-		stop, err := particle.Report(rec, sw, snap)
-		if err != nil {
-			set, err := st.end(ctx, particle.Set{}, err)
-			return set, r.cost, err
-		}
-		if stop || st.Settled {
-			break
-		}
-	}
-	set, err := st.result()
-	return set, r.cost, err
 }

@@ -54,8 +54,9 @@ type State struct {
 	s Settings
 	// w maps the run's coordinates z to the target's x = M + Lz; nil with
 	// WhitenNone, where the run is in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	w                    *laplace.Whitening
+	scaleEvals, mapEvals int64
+	buf                  []float64 // the snapshots' rows in x
 }
 
 // Init returns the state of an SVGD run before its first update, from
@@ -139,7 +140,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 		return nil, err
 	}
 	r.frame = &laplace.Frame{Target: t, W: w}
-	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals, mapEvals: sc.MAP.GradEvals}, nil
 }
 
 // Step makes one SVGD update of st: the scores of the particles (on the
@@ -222,39 +223,4 @@ func (st *State) end(set particle.Set, it int, err error) (particle.Set, error) 
 		err = particle.Strict("svgd", set, st.s.Strict)
 	}
 	return set, err
-}
-
-// run is Run's loop over Step from st (just made by Init), with its
-// snapshots: the start (step 0), every RecordEvery updates, and the last.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	snap := func(step int) (bool, error) {
-		return particle.Report(rec, sw, particle.Snapshot{
-			Step: step, X: r.x, W: r.w, GradEvals: r.evals,
-		})
-	}
-	if stop, err := snap(0); stop || err != nil {
-		return st.end(r.finish(0, nil), 0, err)
-	}
-	for st.Iteration < st.s.Iterations {
-		if err := ctx.Err(); err != nil {
-			return st.end(r.set(), st.Iteration, err)
-		}
-		if err := st.update(); err != nil {
-			return particle.Set{}, err
-		}
-		it := st.Iteration
-		if st.Settled || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
-			if stop, err := snap(it); stop || err != nil {
-				return st.end(r.finish(it, nil), it, err)
-			}
-		}
-		if st.Settled {
-			break
-		}
-	}
-	return st.result()
 }

@@ -231,18 +231,9 @@ func (s Settings) resolved() (Settings, error) {
 // particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
 // of StopPlateau included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	defer st.Close()
-	set, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // state is one SVGD run: the particles, their scores and direction, the
