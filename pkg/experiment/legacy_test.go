@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
@@ -19,7 +21,7 @@ func TestLegacySettings(t *testing.T) {
 	if v.Whiten != svgd.WhitenNone || v.Stop != svgd.StopFixed || v.Step != 1e-3 || v.Iterations != 1000 {
 		t.Errorf("svgd: %+v", v)
 	}
-	v = svgd.Settings{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}
+	v = svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}}
 	legacySVGD(&v)
 	if v.Step != 0 || v.Iterations != 0 {
 		t.Errorf("svgd opting in: step %v, iterations %v, want the package's defaults (0)", v.Step, v.Iterations)
@@ -34,7 +36,7 @@ func TestLegacySettings(t *testing.T) {
 	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant}}).Validate(); err == nil {
 		t.Error("sgld: a constant schedule without a accepted")
 	}
-	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant, Whiten: sgld.WhitenLaplace}}).Validate(); err != nil {
+	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant, Frame: sampler.Frame{Whiten: sgld.WhitenLaplace}}}).Validate(); err != nil {
 		t.Errorf("sgld: whitened constant schedule: %v", err)
 	}
 

@@ -33,7 +33,7 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 			Z:          mmdfw.ZExact,
 			Start:      mmdfw.StartGiven,
 			Scale:      mmdfw.ScaleBandwidth,
-			Stop:       mmdfw.StopFixed,
+			Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
 		}
 		sStart, sIn := particle.Start{X0: []float64{0.5, -0.3}}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 		s.Inputs = sIn

@@ -143,7 +143,9 @@ func (r *run) finish(ctx context.Context, err error) (Result, error) {
 	r.weightStats(&res)
 	if err == nil {
 		r.ks.finish(&res.Set)
-		r.diagnose(&res.Set)
+		if !s.NoDiagnostics {
+			r.diagnose(&res.Set)
+		}
 		err = particle.Strict("mmdfw", res.Set, s.Strict)
 	}
 	return res, err

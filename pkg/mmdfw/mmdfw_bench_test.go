@@ -73,7 +73,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("mmdfw/N=100", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+			mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), nil)
 			res, _ := mmdfwRes.Detail.(*Result)
 			if err != nil {
 				b.Fatal(err)
@@ -101,7 +101,7 @@ func BenchmarkRunRFF(b *testing.B) {
 		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
+				if _, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

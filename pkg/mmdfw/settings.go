@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
@@ -166,16 +167,16 @@ type Settings struct {
 	// StopKSD.
 	N int `toml:"-" json:"-"`
 
-	// Stop selects when the run ends: StopKSD (the default, also "", with
-	// Stein weights) once the weighted particles are as close to the
-	// target in the kernel Stein discrepancy as KSDSize independent draws
-	// are expected to be, N being a ceiling whose reaching flags the
-	// result when it is worse than N draws (metric.CeilingFlagged); StopFixed (the default with the other rules) after N
-	// particles.
-	Stop string `toml:"stop" json:"stop,omitempty"`
-	// KSDSize is StopKSD's number of independent draws. Default
-	// DefaultKSDSize.
-	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
+	// Frame is the run frame MMD-FW shares (its keys stop, ksd_size and
+	// strict; NoDiagnostics): Stop StopKSD (the default with Stein
+	// weights) ends the run once the weighted particles are as close to
+	// the target in the kernel Stein discrepancy as KSDSize independent
+	// draws are expected to be, N being a ceiling whose reaching flags the
+	// result when it is worse than N draws (metric.CeilingFlagged);
+	// StopFixed (the default with the other rules) after N particles.
+	// MMD-FW's coordinates are its Scale, not Whiten, and a run is one
+	// goroutine (Workers is not used).
+	sampler.Frame
 
 	// Start selects the first particle. Default StartAuto.
 	Start Start `toml:"start" json:"start,omitempty"`
@@ -288,11 +289,6 @@ type Settings struct {
 	// with an exact Hessian (laplace.MAPSettings.NewtonTol). Default 0:
 	// not checked.
 	MAPNewtonTol float64 `toml:"map_newton_tol" json:"map_newton_tol,omitempty"`
-
-	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
-	// a *particle.FlaggedError returned beside the set. Default false: the
-	// flags are only recorded.
-	Strict bool `toml:"strict" json:"strict,omitempty"`
 
 	// Inputs is what the run is given beside its settings: data and
 	// strategies that cannot be written to a file (see Inputs). It has no

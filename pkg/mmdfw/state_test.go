@@ -1,6 +1,8 @@
 package mmdfw_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -40,7 +42,7 @@ func TestStepLoopIsRun(t *testing.T) {
 	}{
 		{"zero", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{}, mmdfw.Settings{}},
 		{"bq-exact", g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 15, Bandwidth: 1, Weights: mmdfw.BQ}},
-		{"equal-bandwidth", g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
+		{"equal-bandwidth", g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}},
 		{"bq-pool", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{PoolSampler: pool}, mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: 200}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func ExampleDrive() {
 			return sp.Init(ctx, t, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}, src)
 		}},
 		{"sgld", func(src rand.Source) (sampler.State, error) {
-			return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 400, Chains: 2, Stop: sgld.StopFixed}, src)
+			return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 400, Chains: 2, Frame: sampler.Frame{Stop: sgld.StopFixed}}, src)
 		}},
 		{"hmc", func(src rand.Source) (sampler.State, error) {
 			return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60}, src)

@@ -53,30 +53,30 @@ func TestRunGolden(t *testing.T) {
 			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 25, LMOSteps: 20}, src, rec)
 		}},
 		{"mmdfw-embed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			s := mmdfw.Settings{N: 20, Bandwidth: 1, Stop: mmdfw.StopFixed}
+			s := mmdfw.Settings{N: 20, Bandwidth: 1, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}
 			s.Inputs = mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 			return mmdfw.Run(ctx, g, start, s, src, rec)
 		}},
 		{"mmdfw-laplace", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Scale: mmdfw.ScaleLaplace, Start: mmdfw.StartMAP, Stop: mmdfw.StopFixed}, src, rec)
+			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Scale: mmdfw.ScaleLaplace, Start: mmdfw.StartMAP, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, src, rec)
 		}},
 		{"svgd", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 20, Iterations: 150, RecordEvery: 7}, src, rec)
 		}},
 		{"svgd-fixed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return svgd.Run(ctx, g, start, svgd.Settings{N: 15, Iterations: 40, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, src, rec)
+			return svgd.Run(ctx, g, start, svgd.Settings{N: 15, Iterations: 40, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}, src, rec)
 		}},
 		{"sp", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return sp.Run(ctx, g, start, sp.Settings{N: 12, Candidates: 10, NelderMeadEvals: 40}, src, rec)
 		}},
 		{"sp-fixed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return sp.Run(ctx, g, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 30, Whiten: sp.WhitenNone, Stop: sp.StopFixed}, src, rec)
+			return sp.Run(ctx, g, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 30, Frame: sampler.Frame{Whiten: sp.WhitenNone, Stop: sp.StopFixed}}, src, rec)
 		}},
 		{"sgld", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 3000, Chains: 3, RecordEvery: 50}, src, rec)
 		}},
 		{"sgld-fixed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 500, Chains: 2, Stop: sgld.StopFixed, Whiten: sgld.WhitenNone, Workers: 2}, src, rec)
+			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 500, Chains: 2, Frame: sampler.Frame{Stop: sgld.StopFixed, Whiten: sgld.WhitenNone, Workers: 2}}, src, rec)
 		}},
 		{"hmc", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return hmc.Run(ctx, g, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 10}, src, rec)

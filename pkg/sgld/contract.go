@@ -31,8 +31,8 @@ func (st *State) Set(dst *particle.Set) {
 	}
 	x := sampler.Resize(dst, n, r.d)
 	z := mat.NewDense(n, r.d, r.snap[:n*r.d])
-	if st.w != nil {
-		st.w.RowsToX(x, z)
+	if st.wh.W != nil {
+		st.wh.W.RowsToX(x, z)
 		return
 	}
 	x.Copy(z)
@@ -66,7 +66,7 @@ func (st *State) Snapshot(snap *particle.Snapshot) bool {
 	}
 	*snap = particle.Snapshot{
 		Step:      st.Iteration,
-		X:         st.w.Snapshot(&st.buf, mat.NewDense(n, r.d, r.snap[:n*r.d])),
+		X:         st.wh.Rows(mat.NewDense(n, r.d, r.snap[:n*r.d])),
 		W:         r.w[:n],
 		GradEvals: st.GradEvals,
 	}
@@ -103,14 +103,5 @@ func (st *State) Finish(ctx context.Context, err error) (sampler.Result, error) 
 		set = r.result()
 	}
 	set, err = st.end(ctx, set, err)
-	return sampler.Result{Set: set, Cost: st.cost()}, err
-}
-
-// cost is the bill of st so far, without seconds.
-func (st *State) cost() sampler.Cost {
-	return sampler.Cost{
-		GradEvals: st.GradEvals,
-		MAP:       sampler.Part{GradEvals: st.mapEvals},
-		Laplace:   sampler.Part{GradEvals: st.scaleEvals - st.mapEvals},
-	}
+	return sampler.Result{Set: set, Cost: st.wh.Cost(st.GradEvals)}, err
 }

@@ -50,7 +50,7 @@ func (st *State) Snapshot(snap *particle.Snapshot) bool {
 	}
 	*snap = particle.Snapshot{
 		Step:      n,
-		X:         st.w.Snapshot(&st.buf, mat.NewDense(n, d, r.obj.x[:n*d])),
+		X:         st.wh.Rows(mat.NewDense(n, d, r.obj.x[:n*d])),
 		W:         r.weights(),
 		GradEvals: st.GradEvals,
 	}
@@ -84,14 +84,5 @@ func (st *State) Finish(ctx context.Context, err error) (sampler.Result, error) 
 	default:
 		set, err = st.end(ctx, particle.Set{}, err)
 	}
-	return sampler.Result{Set: set, Cost: st.cost(), Detail: r.cost}, err
-}
-
-// cost is the bill of st so far, without seconds.
-func (st *State) cost() sampler.Cost {
-	return sampler.Cost{
-		GradEvals: st.GradEvals,
-		MAP:       sampler.Part{GradEvals: st.mapEvals},
-		Laplace:   sampler.Part{GradEvals: st.scaleEvals - st.mapEvals},
-	}
+	return sampler.Result{Set: set, Cost: st.wh.Cost(st.GradEvals), Detail: r.cost}, err
 }

@@ -41,7 +41,7 @@ func (st *State) Snapshot(snap *particle.Snapshot) bool {
 		return false
 	}
 	r := st.r
-	*snap = particle.Snapshot{Step: it, X: st.w.Snapshot(&st.buf, r.x), W: r.w, GradEvals: st.GradEvals}
+	*snap = particle.Snapshot{Step: it, X: st.wh.Rows(r.x), W: r.w, GradEvals: st.GradEvals}
 	return true
 }
 
@@ -76,14 +76,5 @@ func (st *State) Finish(ctx context.Context, err error) (sampler.Result, error) 
 	case ctx.Err() != nil:
 		set, err = st.end(r.set(), it, err)
 	}
-	return sampler.Result{Set: set, Cost: st.cost()}, err
-}
-
-// cost is the bill of st so far, without seconds.
-func (st *State) cost() sampler.Cost {
-	return sampler.Cost{
-		GradEvals: st.GradEvals,
-		MAP:       sampler.Part{GradEvals: st.mapEvals},
-		Laplace:   sampler.Part{GradEvals: st.scaleEvals - st.mapEvals},
-	}
+	return sampler.Result{Set: set, Cost: st.wh.Cost(st.GradEvals)}, err
 }

@@ -216,7 +216,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	for i := 0; i < 20; i++ {
 		m.Init(srng, sinit.RawRowView(i))
 	}
-	set, err := sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Workers: 1},
+	set, err := sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Frame: sampler.Frame{Workers: 1}},
 		rand.NewPCG(seed, 5), particle.Discard))
 	if err != nil {
 		return err

@@ -265,7 +265,7 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 					Bandwidth:  h,
 					Weights:    mmdfw.BQ,
 					RawWeights: true,
-					Stop:       mmdfw.StopFixed,
+					Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
 					Direction:  dirn,
 				}
 				in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
@@ -381,7 +381,7 @@ var configs = []struct {
 	// covertypeOnly marks fig1b's arm.
 	covertypeOnly bool
 }{
-	{"zero Settings (whitened, Stein)", mmdfw.Settings{N: 200, Stop: mmdfw.StopFixed}, false},
+	{"zero Settings (whitened, Stein)", mmdfw.Settings{N: 200, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, false},
 	{"fig1b arm (laplace scale, equal, batch 100)", mmdfw.Settings{N: 200, Scale: mmdfw.ScaleLaplace, Noise: 0.5, Weights: mmdfw.Equal, Batch: 100}, true},
 }
 

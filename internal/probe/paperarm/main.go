@@ -104,7 +104,7 @@ func probe(dir, name string, split int, seed uint64) error {
 		StepSize:      0.01,
 		Batch:         100,
 		Weights:       mmdfw.Schedule,
-		Stop:          mmdfw.StopFixed,
+		Frame:         sampler.Frame{Stop: mmdfw.StopFixed},
 	}
 	start := particle.Start{X0: x0}
 	for _, v := range []struct {
