@@ -31,10 +31,10 @@ func TestConformance(t *testing.T) {
 		"mmdfw": {
 			Zero: mmdfw.Settings{},
 			Small: func(_ int) sampler.Sampler {
-				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}
+				return mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
+				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 			},
 		},
 		"svgd": {

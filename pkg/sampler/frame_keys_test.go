@@ -15,8 +15,9 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
-// TestFrameKeepsKeys holds the four Settings that embed sampler.Frame to
-// the encodings they had when each declared the frame's fields itself: a
+// TestFrameKeepsKeys holds the four Settings that embed sampler.Frame (and
+// MMD-FW's, that groups its own settings by concern) to the encodings they
+// had when each declared every field itself: a
 // cell's cache key hashes its settings' JSON, so the bytes must not move
 // (the strings were written by the code before the frame), and an
 // experiment file's flat keys decode into the embedded fields.
@@ -26,9 +27,17 @@ func TestFrameKeepsKeys(t *testing.T) {
 		json string
 		toml string
 	}{
-		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500}, Start: mmdfw.StartMAP, Scale: mmdfw.ScaleTarget, WeightSolver: mmdfw.SolverPairwise, Bandwidth: 0.5},
+		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500}, Candidates: mmdfw.Candidates{Start: mmdfw.StartMAP, Scale: mmdfw.ScaleTarget}, Weighting: mmdfw.Weighting{WeightSolver: mmdfw.SolverPairwise}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.5}},
 			`{"stop":"ksd","ksd_size":500,"start":"map","scale":"target","weight_solver":"pairwise","bandwidth":0.5}`,
 			"stop = \"ksd\"\nksd_size = 500\nstart = \"map\"\nscale = \"target\"\nweight_solver = \"pairwise\"\nbandwidth = 0.5\n"},
+		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500},
+			Candidates: mmdfw.Candidates{Start: mmdfw.StartMAP, CandidateInit: mmdfw.InitLaplace, Starts: 3, Noise: 0.2, Scale: mmdfw.ScaleTarget},
+			LMO:        mmdfw.LMO{LMOSteps: 40, StepSize: 0.3, Batch: 10},
+			Weighting:  mmdfw.Weighting{Weights: mmdfw.Stein, Jitter: 1e-9, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-7},
+			KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool, PoolSize: 300, Kernel: mmdfw.RFFKernel, Features: 100, Bandwidth: 0.5},
+			MAPSearch:  mmdfw.MAPSearch{MAPIterations: 50, MAPNewtonTol: 0.5}},
+			`{"stop":"ksd","ksd_size":500,"start":"map","init":"laplace","starts":3,"noise":0.2,"scale":"target","lmo_steps":40,"step_size":0.3,"batch":10,"weights":"stein","jitter":1e-9,"weight_solver":"pairwise","weight_tol":1e-7,"z":"pool","pool_size":300,"kernel":"rff","features":100,"bandwidth":0.5,"map_iterations":50,"map_newton_tol":0.5}`,
+			"stop = \"ksd\"\nksd_size = 500\nstart = \"map\"\ninit = \"laplace\"\nstarts = 3\nnoise = 0.2\nscale = \"target\"\nlmo_steps = 40\nstep_size = 0.3\nbatch = 10\nweights = \"stein\"\njitter = 1e-9\nweight_solver = \"pairwise\"\nweight_tol = 1e-7\nz = \"pool\"\npool_size = 300\nkernel = \"rff\"\nfeatures = 100\nbandwidth = 0.5\nmap_iterations = 50\nmap_newton_tol = 0.5\n"},
 		{sp.Settings{N: 30, Candidates: 20, C: 2, Frame: sampler.Frame{Whiten: "laplace", Stop: "ksd", KSDSize: 200}},
 			`{"candidates":20,"c":2,"whiten":"laplace","stop":"ksd","ksd_size":200}`,
 			"candidates = 20\nc = 2.0\nwhiten = \"laplace\"\nstop = \"ksd\"\nksd_size = 200\n"},

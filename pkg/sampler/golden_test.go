@@ -50,15 +50,15 @@ func TestRunGolden(t *testing.T) {
 		run  run
 	}{
 		{"mmdfw", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 25, LMOSteps: 20}, src, rec)
+			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 25, LMO: mmdfw.LMO{LMOSteps: 20}}, src, rec)
 		}},
 		{"mmdfw-embed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			s := mmdfw.Settings{N: 20, Bandwidth: 1, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}
+			s := mmdfw.Settings{N: 20, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}
 			s.Inputs = mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 			return mmdfw.Run(ctx, g, start, s, src, rec)
 		}},
 		{"mmdfw-laplace", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Scale: mmdfw.ScaleLaplace, Start: mmdfw.StartMAP, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, src, rec)
+			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, Start: mmdfw.StartMAP}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, src, rec)
 		}},
 		{"svgd", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 20, Iterations: 150, RecordEvery: 7}, src, rec)
