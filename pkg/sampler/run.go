@@ -46,6 +46,7 @@ type RecordError struct {
 	Err  error
 }
 
+// Error names the step and the recorder's error.
 func (e *RecordError) Error() string {
 	return fmt.Sprintf("sampler: recorder at step %d: %v", e.Step, e.Err)
 }
