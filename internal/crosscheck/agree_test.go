@@ -82,7 +82,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	sv, err := sampler.Set(svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
 		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
 		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
-		Whiten: svgd.WhitenNone, Stop: svgd.StopFixed,
+		Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed},
 	}, rand.NewPCG(3, 0), rec))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	sg, err := sampler.Set(sgld.Run(ctx, lr, particle.Start{}, sgld.Settings{
 		Chains: sgldChains, Iterations: sgldIterations, BurnIn: sgldBurnIn, Thin: sgldThin,
 		A: sgldEps1 * math.Pow(sgldB+1, sgldGamma), B: sgldB, Gamma: sgldGamma,
-		Whiten: sgld.WhitenNone, Stop: sgld.StopFixed,
+		Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed},
 	}, rand.NewPCG(4, 0), nil))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"testing"
 
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
@@ -19,7 +21,7 @@ func TestLegacySettings(t *testing.T) {
 	if v.Whiten != svgd.WhitenNone || v.Stop != svgd.StopFixed || v.Step != 1e-3 || v.Iterations != 1000 {
 		t.Errorf("svgd: %+v", v)
 	}
-	v = svgd.Settings{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}
+	v = svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}}
 	legacySVGD(&v)
 	if v.Step != 0 || v.Iterations != 0 {
 		t.Errorf("svgd opting in: step %v, iterations %v, want the package's defaults (0)", v.Step, v.Iterations)
@@ -34,7 +36,7 @@ func TestLegacySettings(t *testing.T) {
 	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant}}).Validate(); err == nil {
 		t.Error("sgld: a constant schedule without a accepted")
 	}
-	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant, Whiten: sgld.WhitenLaplace}}).Validate(); err != nil {
+	if err := (SGLDConfig{Settings: sgld.Settings{Schedule: sgld.ScheduleConstant, Frame: sampler.Frame{Whiten: sgld.WhitenLaplace}}}).Validate(); err != nil {
 		t.Errorf("sgld: whitened constant schedule: %v", err)
 	}
 
@@ -48,7 +50,7 @@ func TestLegacySettings(t *testing.T) {
 		start mmdfw.Start
 		want  mmdfw.Scale
 	}{{mmdfw.StartGiven, mmdfw.ScaleBandwidth}, {mmdfw.StartTrained, mmdfw.ScaleGiven}, {mmdfw.StartAuto, mmdfw.ScaleBandwidth}} {
-		m := mmdfw.Settings{Start: c.start, N: 200}
+		m := mmdfw.Settings{Candidates: mmdfw.Candidates{Start: c.start}, N: 200}
 		legacyMMDFW(&m, particle.Start{}, mmdfw.Inputs{})
 		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 || m.CandidateInit != mmdfw.InitPerturb {
 			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d, init %v", c.start, m.Scale, m.Stop, m.N, m.CandidateInit)
@@ -61,14 +63,14 @@ func TestLegacySettings(t *testing.T) {
 		in   mmdfw.Inputs
 		want mmdfw.Init
 	}{{mmdfw.Settings{}, mmdfw.Inputs{SVGD: pools.SVGD(particle.Start{}, svgd.Settings{})}, mmdfw.InitAuto},
-		{mmdfw.Settings{CandidateInit: mmdfw.InitPrior}, mmdfw.Inputs{}, mmdfw.InitPrior},
-		{mmdfw.Settings{CandidateInit: mmdfw.InitLaplace}, mmdfw.Inputs{}, mmdfw.InitLaplace}} {
+		{mmdfw.Settings{Candidates: mmdfw.Candidates{CandidateInit: mmdfw.InitPrior}}, mmdfw.Inputs{}, mmdfw.InitPrior},
+		{mmdfw.Settings{Candidates: mmdfw.Candidates{CandidateInit: mmdfw.InitLaplace}}, mmdfw.Inputs{}, mmdfw.InitLaplace}} {
 		legacyMMDFW(&c.s, particle.Start{}, c.in)
 		if c.s.CandidateInit != c.want || c.s.Starts != 1 {
 			t.Errorf("mmdfw: init %v, %d starts, want %v, 1", c.s.CandidateInit, c.s.Starts, c.want)
 		}
 	}
-	m := mmdfw.Settings{Scale: mmdfw.ScaleLaplace}
+	m := mmdfw.Settings{Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}
 	legacyMMDFW(&m, particle.Start{}, mmdfw.Inputs{})
 	if m.Scale != mmdfw.ScaleLaplace || m.N != mmdfw.DefaultN {
 		t.Errorf("mmdfw: scale %v, n %d", m.Scale, m.N)

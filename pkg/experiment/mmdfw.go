@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -216,7 +218,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	}
 	if start == "svgd" || c.CandidateInit == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
-		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Workers: in.Threads}
+		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Frame: sampler.Frame{Workers: in.Threads}}
 		legacySVGD(sv)
 		var svStart particle.Start
 		if svStart.Particles, err = d.Start("", n, rng); err != nil {

@@ -123,12 +123,12 @@ func TestMMDFWConfigPoolSampler(t *testing.T) {
 		cfg  MMDFWConfig
 		want string // "" for valid
 	}{
-		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, ""},
-		{MMDFWConfig{PoolSampler: "sgld", Settings: mmdfw.Settings{Z: mmdfw.ZPool}}, ""},
-		{MMDFWConfig{PoolSampler: "nuts", Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_sampler"},
-		{MMDFWConfig{PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_hmc"},
-		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: -7}, Settings: mmdfw.Settings{Weights: mmdfw.BQ}}, "pool_hmc"},
-		{MMDFWConfig{PoolSampler: "hmc", Settings: mmdfw.Settings{Weights: mmdfw.Equal}}, "pool_sampler"},
+		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}}, ""},
+		{MMDFWConfig{PoolSampler: "sgld", Settings: mmdfw.Settings{KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool}}}, ""},
+		{MMDFWConfig{PoolSampler: "nuts", Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}}, "pool_sampler"},
+		{MMDFWConfig{PoolHMC: &hmc.Settings{Warmup: 500}, Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}}, "pool_hmc"},
+		{MMDFWConfig{PoolSampler: "hmc", PoolHMC: &hmc.Settings{Warmup: -7}, Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}}, "pool_hmc"},
+		{MMDFWConfig{PoolSampler: "hmc", Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}}}, "pool_sampler"},
 	} {
 		err := c.cfg.Validate()
 		switch {
@@ -145,7 +145,7 @@ func TestMMDFWConfigPoolSampler(t *testing.T) {
 // without a trained start, as it was when Scales were a setting.
 func TestMMDFWConfigScaleGiven(t *testing.T) {
 	for _, start := range []string{"", "map", "trained"} {
-		cfg := MMDFWConfig{Start: start, Settings: mmdfw.Settings{Scale: mmdfw.ScaleGiven}}
+		cfg := MMDFWConfig{Start: start, Settings: mmdfw.Settings{Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleGiven}}}
 		if e, ok := setting.As(cfg.Validate()); !ok || e.Field != "scale" {
 			t.Errorf("start %q, scale given: error %v, want a setting.Error on scale", start, cfg.Validate())
 		}
@@ -208,10 +208,10 @@ settings = { weights = "mmd", lmo_steps = 20, weight_solver = "pairwise" }
 		cfg  MMDFWConfig
 		want string
 	}{
-		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightTol: 1e-4}}, "weight_solver"},
-		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, SteinIterations: 100}}, ""},
-		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, SteinIterations: 100}}, "stein_iterations"},
-		{MMDFWConfig{Settings: mmdfw.Settings{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-4}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightTol: 1e-4}}}, "weight_solver"},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, SteinIterations: 100}}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, SteinIterations: 100}}}, "stein_iterations"},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-4}}}, ""},
 	} {
 		err := c.cfg.Validate()
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {

@@ -85,7 +85,7 @@ func TestStartTrainedIsMMDFWFirst(t *testing.T) {
 	}
 	b.stopAfter = 1
 	in := harness.Input[MMDFWConfig]{Problem: &harness.Problem{Target: d.BNN, Model: d},
-		Settings: MMDFWConfig{Start: "trained", Settings: mmdfw.Settings{Weights: mmdfw.Stein, Batch: 50, LMOSteps: 5}},
+		Settings: MMDFWConfig{Start: "trained", Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, LMO: mmdfw.LMO{Batch: 50, LMOSteps: 5}}},
 		N:        3, Threads: 1, Src: rand.NewPCG(6, 10), Recorder: &b, Env: startEnv()}
 	if _, err := runMMDFW(context.Background(), in); err != nil {
 		t.Fatal(err)

@@ -165,7 +165,7 @@ func TestMeasureTuneCovertype(t *testing.T) {
 	h := medianBandwidth(refX)
 	ref := metric.NewMMD(kernel.RBF{H: h}, refX)
 	ns := []int{1, 10, 30, 100}
-	base := mmdfw.Settings{N: 100, Start: mmdfw.StartGiven, Batch: 100}
+	base := mmdfw.Settings{N: 100, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, LMO: mmdfw.LMO{Batch: 100}}
 	start := particle.Start{X0: x}
 	// The variants whose z is estimated from 1000 draws of the reference.
 	refPool := refX.Slice(0, 1000, 0, m.Dim()).(*mat.Dense)
@@ -353,30 +353,30 @@ func TestMeasureTuneBNN(t *testing.T) {
 			model bool // start at a BNN.Init draw, h from 200 of them
 			s     mmdfw.Settings
 		}{
-			{"model start, schedule, noise 0.035·h, step 0.01·h (current)", true, mmdfw.Settings{Weights: mmdfw.Schedule, Noise: 0.035, StepSize: 0.01}},
-			{"model start, stein, noise 0.035·h, step 0.01·h (current)", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.035, StepSize: 0.01}},
-			{"model start, schedule, laplace noise 1 step 0.1", true, mmdfw.Settings{Weights: mmdfw.Schedule, Scale: mmdfw.ScaleLaplace}},
-			{"model start, stein, laplace noise 1 step 0.1", true, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace}},
-			{"MAP start, stein, laplace noise 1 step 0.1", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace}},
-			{"MAP start, equal, laplace noise 1 step 0.1", false, mmdfw.Settings{Weights: mmdfw.Equal, Scale: mmdfw.ScaleLaplace}},
-			{"MAP start, stein, noise 0.035·h step 0.01·h, h from Init", false, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.035, StepSize: 0.01}},
-			{"grid: model start, stein, noise 0.0175·h, step 0.01·h", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.0175, StepSize: 0.01}},
-			{"grid: model start, stein, noise 0.07·h, step 0.01·h", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.07, StepSize: 0.01}},
-			{"grid: model start, stein, noise 0.035·h, step 0.003·h", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.035, StepSize: 0.003}},
-			{"grid: model start, stein, noise 0.035·h, step 0.03·h", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.035, StepSize: 0.03}},
-			{"grid: model start, stein, noise 0.035·h, step 0.01·h, T 300", true, mmdfw.Settings{Weights: mmdfw.Stein, Noise: 0.035, StepSize: 0.01, LMOSteps: 300}},
-			{"grid: model start, schedule, noise 0.035·h, step 0.003·h", true, mmdfw.Settings{Weights: mmdfw.Schedule, Noise: 0.035, StepSize: 0.003}},
-			{"grid: model start, equal, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weights: mmdfw.Equal, Noise: 0.035, StepSize: 0.01}},
-			{"sched: model start, schedule c 10, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weights: mmdfw.Schedule, ScheduleC: 10, Noise: 0.035, StepSize: 0.01}},
-			{"sched: model start, schedule c 30, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weights: mmdfw.Schedule, ScheduleC: 30, Noise: 0.035, StepSize: 0.01}},
-			{"sched: model start, schedule c 3, pick by weight", true, mmdfw.Settings{Weights: mmdfw.Schedule, Pick: mmdfw.PickByWeight, Noise: 0.035, StepSize: 0.01}},
-			{"sched: model start, stein, pick by weight", true, mmdfw.Settings{Weights: mmdfw.Stein, Pick: mmdfw.PickByWeight, Noise: 0.035, StepSize: 0.01}},
-			{"MAP start, schedule, laplace noise 1 step 0.1", false, mmdfw.Settings{Weights: mmdfw.Schedule, Scale: mmdfw.ScaleLaplace}},
-			{"MAP start, stein, laplace noise 0.5 step 0.1", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace, Noise: 0.5}},
-			{"MAP start, stein, laplace noise 2 step 0.1", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace, Noise: 2}},
-			{"MAP start, stein, laplace noise 1 step 0.03", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace, StepSize: 0.03}},
-			{"MAP start, stein, laplace noise 1 step 0.3", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace, StepSize: 0.3}},
-			{"MAP start, stein, laplace batch 100", false, mmdfw.Settings{Weights: mmdfw.Stein, Scale: mmdfw.ScaleLaplace, LaplaceBatch: 100}},
+			{"model start, schedule, noise 0.035·h, step 0.01·h (current)", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"model start, stein, noise 0.035·h, step 0.01·h (current)", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"model start, schedule, laplace noise 1 step 0.1", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}},
+			{"model start, stein, laplace noise 1 step 0.1", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}},
+			{"MAP start, stein, laplace noise 1 step 0.1", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}},
+			{"MAP start, equal, laplace noise 1 step 0.1", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}},
+			{"MAP start, stein, noise 0.035·h step 0.01·h, h from Init", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"grid: model start, stein, noise 0.0175·h, step 0.01·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.0175}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"grid: model start, stein, noise 0.07·h, step 0.01·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.07}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"grid: model start, stein, noise 0.035·h, step 0.003·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.003}}},
+			{"grid: model start, stein, noise 0.035·h, step 0.03·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.03}}},
+			{"grid: model start, stein, noise 0.035·h, step 0.01·h, T 300", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01, LMOSteps: 300}}},
+			{"grid: model start, schedule, noise 0.035·h, step 0.003·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.003}}},
+			{"grid: model start, equal, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"sched: model start, schedule c 10, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule, ScheduleC: 10}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"sched: model start, schedule c 30, noise 0.035·h, step 0.01·h", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule, ScheduleC: 30}, Candidates: mmdfw.Candidates{Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"sched: model start, schedule c 3, pick by weight", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule}, Candidates: mmdfw.Candidates{Pick: mmdfw.PickByWeight, Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"sched: model start, stein, pick by weight", true, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Pick: mmdfw.PickByWeight, Noise: 0.035}, LMO: mmdfw.LMO{StepSize: 0.01}}},
+			{"MAP start, schedule, laplace noise 1 step 0.1", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Schedule}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}}},
+			{"MAP start, stein, laplace noise 0.5 step 0.1", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, Noise: 0.5}}},
+			{"MAP start, stein, laplace noise 2 step 0.1", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, Noise: 2}}},
+			{"MAP start, stein, laplace noise 1 step 0.03", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}, LMO: mmdfw.LMO{StepSize: 0.03}}},
+			{"MAP start, stein, laplace noise 1 step 0.3", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace}, LMO: mmdfw.LMO{StepSize: 0.3}}},
+			{"MAP start, stein, laplace batch 100", false, mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, LaplaceBatch: 100}}},
 		}
 		for _, v := range vs {
 			if only := os.Getenv("MMDFW_MEASURE_ONLY"); only != "" && !containsStr(v.name, only) {

@@ -3,11 +3,13 @@ package hmc
 import (
 	"context"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
-var _ sampler.State = (*State)(nil)
+var _ sampler.Scheduled = (*State)(nil)
 
 // Step is Step(ctx, st), one transition of every chain: State is a
 // sampler.State.
@@ -32,6 +34,41 @@ func (st *State) Set(dst *particle.Set) {
 // Evals returns GradEvals.
 func (st *State) Evals() int64 { return st.GradEvals }
 
+// Advance makes the warm-up (at its first call) and then the next
+// Settings.RecordEvery sampling iterations of every chain (fewer at the
+// end), one goroutine per chain, with the result of as many calls of Step.
+func (st *State) Advance(ctx context.Context) error {
+	if !st.warm {
+		if err := st.advance(ctx, st.Warmup, false); err != nil {
+			return err
+		}
+		st.warm = true
+	}
+	next := min(st.recorded+st.s.RecordEvery, st.Draws)
+	if err := st.advance(ctx, st.Warmup+next, false); err != nil {
+		return err
+	}
+	st.recorded = next
+	return nil
+}
+
+// Snapshot writes the pooled sampling draws of the last Advance, with
+// equal weights, Step the draws per chain, into snap; none before it.
+func (st *State) Snapshot(snap *particle.Snapshot) bool {
+	done := st.recorded
+	if done == 0 {
+		return false
+	}
+	n := done * st.s.Chains
+	*snap = particle.Snapshot{
+		Step:      done,
+		X:         st.pooled.Slice(0, n, 0, st.d).(*mat.Dense),
+		W:         particle.Equal(n),
+		GradEvals: st.GradEvals,
+	}
+	return true
+}
+
 // Result returns the sampling draws every chain has made so far
 // (Iteration − Warmup of them) with their diagnostics, the gradient
 // evaluations and the *Result (per-chain draws and diagnostics, R̂, ESS,
@@ -45,6 +82,20 @@ func (st *State) Result() (sampler.Result, error) {
 	if res == nil {
 		return sampler.Result{}, err
 	}
+	return res.Sampler(), err
+}
+
+// Finish returns the result of the run ended with err (see
+// sampler.Scheduled): after nil or particle.ErrStop the draws of the last
+// Advance, as Result gives them; nothing beside another error.
+func (st *State) Finish(_ context.Context, err error) (sampler.Result, error) {
+	if err != nil && err != particle.ErrStop {
+		return sampler.Result{}, err
+	}
+	if st.recorded == 0 {
+		return st.Result()
+	}
+	res, err := st.result(st.recorded, nil)
 	return res.Sampler(), err
 }
 

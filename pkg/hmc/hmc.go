@@ -287,18 +287,13 @@ type Result struct {
 // for bit as a hand loop of Step. The Result's Detail is the *Result: the
 // per-chain draws and statistics.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
+	res, err := sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
+	if r, ok := res.Detail.(*Result); ok {
+		r.Seconds = res.Cost.Seconds
 	}
-	defer st.Close()
-	res, err := st.run(ctx, &sw, rec)
-	if res == nil {
-		return sampler.Result{}, err
-	}
-	return res.Sampler(), err
+	return res, err
 }
 
 // diagnose fills Rhat, ESS and the flag.

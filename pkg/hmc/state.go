@@ -60,6 +60,11 @@ type State struct {
 	pooled *mat.Dense // draw i of chain c in row i·Chains + c
 	ck     *checkpointer
 	errs   []error // Step's per-chain errors, reused
+	// recorded is the count of sampling draws per chain of the last
+	// Advance, the Step of its snapshot; warm tells that Advance has
+	// made the warm-up.
+	recorded int
+	warm     bool
 }
 
 // Init returns the state of an HMC run before its first transition:
@@ -223,36 +228,4 @@ func (st *State) result(done int, sw *particle.Stopwatch) (*Result, error) {
 	res.ResumedAt = st.ResumedAt
 	res.fillDiag()
 	return res, particle.Strict("hmc", res.Set, s.Strict)
-}
-
-// run is Run's loop from st (just made by Init): the warm-up, then
-// segments of RecordEvery sampling iterations with a snapshot of the
-// pooled draws after each.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (*Result, error) {
-	s, d := st.s, st.d
-	if err := st.advance(ctx, s.Warmup, false); err != nil {
-		return nil, err
-	}
-	done := 0
-	for done < s.Draws {
-		next := min(done+s.RecordEvery, s.Draws)
-		if err := st.advance(ctx, s.Warmup+next, false); err != nil {
-			return nil, err
-		}
-		done = next
-		snap := particle.Snapshot{
-			Step:      done,
-			X:         st.pooled.Slice(0, done*s.Chains, 0, d).(*mat.Dense),
-			W:         particle.Equal(done * s.Chains),
-			GradEvals: st.GradEvals,
-		}
-		stop, err := particle.Report(rec, sw, snap)
-		if err != nil {
-			return nil, err
-		}
-		if stop {
-			break
-		}
-	}
-	return st.result(done, sw)
 }

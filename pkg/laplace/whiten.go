@@ -176,6 +176,21 @@ func (w *Whitening) RowsToX(dst, z *mat.Dense) *mat.Dense {
 	return dst
 }
 
+// Snapshot returns the rows of z in x, written into *buf (grown when
+// short, and kept for the next call), as a method's snapshot holds them;
+// z itself, not copied, when w is nil (a run in the target's own
+// coordinates).
+func (w *Whitening) Snapshot(buf *[]float64, z *mat.Dense) *mat.Dense {
+	if w == nil {
+		return z
+	}
+	n, d := z.Dims()
+	if cap(*buf) < n*d {
+		*buf = make([]float64, n*d, 2*n*d)
+	}
+	return w.RowsToX(mat.NewDense(n, d, (*buf)[:n*d]), z)
+}
+
 // RowsToZ writes z = L⁻¹(x − M) for every row of x into the rows of dst
 // (allocated when nil) and returns dst.
 func (w *Whitening) RowsToZ(dst, x *mat.Dense) *mat.Dense {

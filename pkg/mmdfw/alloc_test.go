@@ -1,6 +1,8 @@
 package mmdfw_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"math/rand/v2"
 	"testing"
@@ -31,10 +33,10 @@ func TestStepAllocates(t *testing.T) {
 		in   mmdfw.Inputs
 		s    mmdfw.Settings
 	}{
-		{"zero", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Stop: mmdfw.StopFixed}},
-		{"bq-exact", g, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, Bandwidth: 1, Weights: mmdfw.BQ}},
-		{"equal-bandwidth", g, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
-		{"rff", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Kernel: mmdfw.RFFKernel, Stop: mmdfw.StopFixed}},
+		{"zero", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}},
+		{"bq-exact", g, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 200, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}},
+		{"equal-bandwidth", g, mmdfw.Inputs{}, mmdfw.Settings{N: 200, Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleBandwidth}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}},
+		{"rff", post, mmdfw.Inputs{}, mmdfw.Settings{N: 200, KernelSpec: mmdfw.KernelSpec{Kernel: mmdfw.RFFKernel}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}},
 	} {
 		ctx := context.Background()
 		c.s.Inputs = c.in

@@ -59,7 +59,7 @@ func TestCandidateBestOfStarts(t *testing.T) {
 	wantF := []float64{0.011108, -0.170851, -0.164665, 0.785101, -0.003329}
 	r := &run{
 		t:    &seqPrior{xs: xs},
-		s:    Settings{Starts: len(xs), CandidateInit: InitPrior},
+		s:    Settings{Candidates: Candidates{Starts: len(xs), CandidateInit: InitPrior}},
 		d:    1,
 		n:    2,
 		X:    mat.NewDense(2, 1, []float64{0, 2}),

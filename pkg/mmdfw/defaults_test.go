@@ -76,7 +76,7 @@ func TestFailureLeavesNoSet(t *testing.T) {
 		}
 		return lp
 	}}
-	for _, s := range []mmdfw.Settings{{}, {Scale: mmdfw.ScaleBandwidth}} {
+	for _, s := range []mmdfw.Settings{{}, {Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleBandwidth}}} {
 		calls.Store(0)
 		set, err := s.Run(context.Background(), bad, particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err == nil || set.Len() != 0 {
@@ -90,7 +90,7 @@ func TestFailureLeavesNoSet(t *testing.T) {
 // which runs in the Laplace fit's coordinates and no longer diverges.
 func TestBandwidthScaleWithoutPrior(t *testing.T) {
 	g := testutil.BadlyScaled(t)
-	mmdfwRes, err := mmdfw.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 4)}, mmdfw.Settings{Scale: mmdfw.ScaleBandwidth, N: 10},
+	mmdfwRes, err := mmdfw.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 4)}, mmdfw.Settings{Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleBandwidth}, N: 10},
 		rand.NewPCG(1, 2), nil)
 	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil && strings.Contains(err.Error(), "diverged") {

@@ -29,11 +29,10 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		s := mmdfw.Settings{
 			N:          40,
-			RawWeights: true,
-			Z:          mmdfw.ZExact,
-			Start:      mmdfw.StartGiven,
-			Scale:      mmdfw.ScaleBandwidth,
-			Stop:       mmdfw.StopFixed,
+			Weighting:  mmdfw.Weighting{RawWeights: true},
+			KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZExact},
+			Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven, Scale: mmdfw.ScaleBandwidth},
+			Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
 		}
 		sStart, sIn := particle.Start{X0: []float64{0.5, -0.3}}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 		s.Inputs = sIn

@@ -39,7 +39,7 @@ func ExampleInit() {
 		}
 		return 2 * res.MMD2[len(res.MMD2)-1]
 	}
-	def, old := mmd(mmdfw.Settings{}), mmd(mmdfw.Settings{CandidateInit: mmdfw.InitPerturb, Starts: 1})
+	def, old := mmd(mmdfw.Settings{}), mmd(mmdfw.Settings{Candidates: mmdfw.Candidates{CandidateInit: mmdfw.InitPerturb, Starts: 1}})
 	fmt.Printf("MMD² at N = 40 below the old start's: %v\n", def < old)
 	// Output:
 	// init = "laplace"

@@ -28,7 +28,7 @@ func ExampleRun_ownPosterior() {
 		grad[1] = -r
 		return -0.5*a*a - 0.5*r*r
 	}}
-	s := mmdfw.Settings{N: 60, Bandwidth: 1}
+	s := mmdfw.Settings{N: 60, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}}
 	set, err := sampler.Set(mmdfw.Run(context.Background(), banana, particle.Start{}, s, rand.NewPCG(1, 2), particle.Discard))
 	if err != nil {
 		fmt.Println(err)

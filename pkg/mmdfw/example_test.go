@@ -33,7 +33,7 @@ func ExampleRun() {
 		last = m
 		return nil
 	})
-	s := mmdfw.Settings{N: 50, Bandwidth: 1}
+	s := mmdfw.Settings{N: 50, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 	s.Inputs = sIn
 	set, err := sampler.Set(mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(1, 2), rec))
@@ -74,7 +74,7 @@ func ExampleStep() {
 		return
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, Bandwidth: 1, Weights: mmdfw.BQ},
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}},
 		rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

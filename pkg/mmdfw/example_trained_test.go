@@ -42,11 +42,10 @@ func ExampleRun_trainedStart() {
 	x0 := make([]float64, m.Dim())
 	m.Init(rng, x0)
 	s := mmdfw.Settings{
-		N:        10,
-		Start:    mmdfw.StartTrained,
-		Weights:  mmdfw.Stein,
-		Batch:    50,
-		LMOSteps: 50,
+		N:          10,
+		Candidates: mmdfw.Candidates{Start: mmdfw.StartTrained},
+		Weighting:  mmdfw.Weighting{Weights: mmdfw.Stein},
+		LMO:        mmdfw.LMO{Batch: 50, LMOSteps: 50},
 	}
 	sStart, sIn := particle.Start{X0: x0}, mmdfw.Inputs{Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
 		return -valRMSE(mat.NewDense(1, len(x), x), []float64{1})

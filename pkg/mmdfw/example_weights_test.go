@@ -22,8 +22,7 @@ func ExampleWeightSolver() {
 		fmt.Println(err)
 		return
 	}
-	s := mmdfw.Settings{N: 40, Bandwidth: 1, Weights: mmdfw.Stein,
-		WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-8}
+	s := mmdfw.Settings{N: 40, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-8}}
 	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {

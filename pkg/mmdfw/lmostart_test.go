@@ -61,7 +61,7 @@ func TestLMOStartDefault(t *testing.T) {
 	mean := func(init mmdfw.Init) (m, se float64) {
 		var ls []float64
 		for seed := uint64(0); seed < seeds; seed++ {
-			s := mmdfw.Settings{N: 60, CandidateInit: init}
+			s := mmdfw.Settings{N: 60, Candidates: mmdfw.Candidates{CandidateInit: init}}
 			sStart, sIn := particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 			s.Inputs = sIn
 			mmdfwRes, err := mmdfw.Run(context.Background(), g, sStart, s, rand.NewPCG(seed, 3), nil)
@@ -87,17 +87,17 @@ func TestLMOStartDefault(t *testing.T) {
 // naming the setting, and a negative count is refused by Validate.
 func TestStartsNeedZ(t *testing.T) {
 	g := testutil.Gauss5(t)
-	_, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{N: 5, Starts: 3, Scale: mmdfw.ScaleBandwidth, Weights: mmdfw.Equal}, rand.NewPCG(1, 2), nil))
+	_, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{N: 5, Candidates: mmdfw.Candidates{Starts: 3, Scale: mmdfw.ScaleBandwidth}, Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}}, rand.NewPCG(1, 2), nil))
 	if err == nil || !strings.Contains(err.Error(), "Starts 3 needs z") {
 		t.Errorf("Starts without z: error %v", err)
 	}
-	if err := (mmdfw.Settings{Starts: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "starts") {
+	if err := (mmdfw.Settings{Candidates: mmdfw.Candidates{Starts: -1}}).Validate(); err == nil || !strings.Contains(err.Error(), "starts") {
 		t.Errorf("Starts −1: error %v", err)
 	}
 	// With z the default is DefaultStarts, and an explicit 1 is one start:
 	// both run.
 	for _, k := range []int{0, 1} {
-		if _, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 5, Starts: k}, rand.NewPCG(1, 2), nil)); err != nil {
+		if _, err := sampler.Set(mmdfw.Run(context.Background(), g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 5, Candidates: mmdfw.Candidates{Starts: k}}, rand.NewPCG(1, 2), nil)); err != nil {
 			t.Errorf("Starts %d with z: %v", k, err)
 		}
 	}

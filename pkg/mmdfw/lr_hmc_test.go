@@ -100,7 +100,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 			for seed := uint64(0); seed < seeds; seed++ {
 				var at20 float64
 				rec := recordAt(20, func(X *mat.Dense, w []float64) { at20 = mm.MMD2(X, w) })
-				s := Settings{N: 100, Direction: dir, Weights: rule, Bandwidth: h}
+				s := Settings{N: 100, LMO: LMO{Direction: dir}, Weighting: Weighting{Weights: rule}, KernelSpec: KernelSpec{Bandwidth: h}}
 				var in Inputs
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.

@@ -42,7 +42,7 @@ func TestMeasureDirections(t *testing.T) {
 				var l10, l60 float64
 				for seed := uint64(0); seed < seeds; seed++ {
 					g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
-					mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: c.h, Direction: dir, Weights: rule, RawWeights: true}, seed)
+					mmd, _ := runGauss(t, g, Settings{N: N, KernelSpec: KernelSpec{Bandwidth: c.h}, LMO: LMO{Direction: dir}, Weighting: Weighting{Weights: rule, RawWeights: true}}, seed)
 					l10 += math.Log(mmd[9]) / seeds
 					l60 += math.Log(mmd[N-1]) / seeds
 					res[key{c.d, dir, rule}] = append(res[key{c.d, dir, rule}], mmd[N-1])
@@ -94,7 +94,7 @@ func TestMeasureInit(t *testing.T) {
 			var l float64
 			for seed := uint64(0); seed < seeds; seed++ {
 				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
-				s := Settings{N: N, Bandwidth: c.h, Weights: BQ, RawWeights: true, CandidateInit: init}
+				s := Settings{N: N, KernelSpec: KernelSpec{Bandwidth: c.h}, Weighting: Weighting{Weights: BQ, RawWeights: true}, Candidates: Candidates{CandidateInit: init}}
 				sStart, sIn := particle.Start{}, Inputs{Embed: g.embed}
 				s.Inputs = sIn
 				mmdfwRes, err := Run(context.Background(), broadPrior{g}, sStart, s, rand.NewPCG(seed, 7), nil)

@@ -32,7 +32,7 @@ func TestMeasureWeightSolvers(t *testing.T) {
 	}
 	const N = 400
 	tg := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-	mmdfwRes, err := Run(context.Background(), tg, particle.Start{}, Settings{N: N, Batch: 100, WeightSolver: SolverFISTA}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := Run(context.Background(), tg, particle.Start{}, Settings{N: N, LMO: LMO{Batch: 100}, Weighting: Weighting{WeightSolver: SolverFISTA}}, rand.NewPCG(1, 1), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)

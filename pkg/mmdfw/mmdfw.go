@@ -101,31 +101,15 @@ const (
 // Detail is the *Result: the kernel and bandwidth, the MMD² trace, the
 // parts of the cost, the Laplace fit, the training.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	res, err := runResult(ctx, t, start, s, src, rec)
-	return res.Sampler(), err
-}
-
-// runResult is Run with the package's own Result.
-func runResult(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (Result, error) {
-	st, res, done, err := initState(ctx, t, start, s, src, rec)
-	if st == nil {
-		return res, err
-	}
-	if !done {
-		r := st.r
-		r.sw.Start()
-		for r.n < r.s.N {
-			if err = ctx.Err(); err != nil {
-				break
-			}
-			var stop bool
-			if stop, err = st.next(); stop || err != nil {
-				break
-			}
+	return sampler.Run(ctx, func(rec particle.Recorder) (sampler.State, error) {
+		st, _, done, err := initState(ctx, t, start, s, src, rec)
+		if st == nil || (done && err != nil) {
+			return nil, err
 		}
-		r.sw.Stop()
-	}
-	return st.result(ctx, err)
+		// done with a nil error: the recorder stopped the run in its
+		// set-up, and sampler.Run finishes it at once.
+		return st, nil
+	}, rec)
 }
 
 // finish assembles the Result of r after its run ended with err (nil, a
@@ -159,7 +143,9 @@ func (r *run) finish(ctx context.Context, err error) (Result, error) {
 	r.weightStats(&res)
 	if err == nil {
 		r.ks.finish(&res.Set)
-		r.diagnose(&res.Set)
+		if !s.NoDiagnostics {
+			r.diagnose(&res.Set)
+		}
 		err = particle.Strict("mmdfw", res.Set, s.Strict)
 	}
 	return res, err
@@ -220,6 +206,13 @@ type run struct {
 	// its one key.
 	stats   map[string]float64
 	statKey string
+	// rec is the recorder of the set-up (nil after it); snapped the
+	// count of particles of the last snapshot reported.
+	snapped int
+	// ksPrev is StopKSD's state before the last particle: a run that its
+	// recorder stops at a particle's snapshot reports the rule as it
+	// stood before that particle's check.
+	ksPrev ksdStop
 
 	// Views of the first n rows of X and S during an LMO (xv, sv: the
 	// headers xview, sview), and its step; snapX is the header of the
@@ -309,6 +302,9 @@ func (st *State) next() (stop bool, err error) {
 	if stop, err := r.add(x); stop || err != nil {
 		st.sync()
 		return true, err
+	}
+	if r.ks != nil {
+		r.ksPrev = *r.ks
 	}
 	st.Settled = r.ks.add(r.wt)
 	st.sync()
@@ -672,20 +668,28 @@ func (r *run) add(x []float64) (stop bool, err error) {
 	if r.emb != nil {
 		r.mmd = append(r.mmd, r.wt.mmd2(r.self))
 	}
-	w := r.reported()
-	if r.n == 1 && r.early {
-		return false, nil // reported by reportFirst
+	if r.rec == nil || (r.n == 1 && r.early) {
+		// Reported by the run's loop (State.Snapshot), or by reportFirst.
+		return false, nil
 	}
+	r.snapped = r.n
+	return particle.Report(r.rec, &r.sw, r.snapshot())
+}
+
+// snapshot is the snapshot of the n particles placed, in the run's
+// coordinates: their reported weights and, with z, the statistics.
+func (r *run) snapshot() particle.Snapshot {
+	w := r.reported()
 	if r.stats != nil {
 		r.stats[r.statKey] = r.kernelMMD2(w)
 	}
-	return particle.Report(r.rec, &r.sw, particle.Snapshot{
+	return particle.Snapshot{
 		Step:      r.n,
 		X:         firstRows(&r.snapX, r.X, r.n),
 		W:         w,
 		GradEvals: r.evals,
 		Stats:     r.stats,
-	})
+	}
 }
 
 // kernelMMD2 returns ‖Σᵢ wᵢ k(xᵢ, ·) − μ_p‖² in the run's kernel for the
@@ -821,6 +825,9 @@ func (r *run) draw(x []float64) {
 func (r *run) reportFirst(x []float64) (stop bool, err error) {
 	r.early = true
 	r.x1 = append([]float64(nil), x...)
+	if r.rec != nil {
+		r.snapped = 1
+	}
 	return particle.Report(r.rec, &r.sw, particle.Snapshot{
 		Step:      1,
 		X:         mat.NewDense(1, r.d, r.x1),

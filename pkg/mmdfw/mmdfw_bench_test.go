@@ -36,7 +36,7 @@ func BenchmarkLMOStep(b *testing.B) {
 					}
 				}
 				r := &run{
-					k: kernel.RBF{H: math.Sqrt(float64(d))}, s: Settings{Direction: Frozen},
+					k: kernel.RBF{H: math.Sqrt(float64(d))}, s: Settings{LMO: LMO{Direction: Frozen}},
 					xv: X, sv: S, d: d,
 					g: make([]float64, d), hist: make([]float64, d), tmp: make([]float64, d),
 					eps: make([]float64, d),
@@ -73,7 +73,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("mmdfw/N=100", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+			mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, LMO: LMO{Batch: 100}, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), nil)
 			res, _ := mmdfwRes.Detail.(*Result)
 			if err != nil {
 				b.Fatal(err)
@@ -101,7 +101,7 @@ func BenchmarkRunRFF(b *testing.B) {
 		b.Run(fmt.Sprintf("N=100/D=%d", D), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, Batch: 100, Kernel: RFFKernel, Features: D, Stop: StopFixed}, rand.NewPCG(1, 1), nil); err != nil {
+				if _, err := Run(context.Background(), t, particle.Start{}, Settings{N: 100, LMO: LMO{Batch: 100}, KernelSpec: KernelSpec{Kernel: RFFKernel, Features: D}, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -113,7 +113,7 @@ func BenchmarkRunRFF(b *testing.B) {
 // x ← x + Noise·σ ⊙ z, for a BNN-sized point (d = 953): no allocation.
 func BenchmarkPerturbGiven(b *testing.B) {
 	const d = 953
-	r := &run{s: Settings{Noise: 1}, rng: rand.New(rand.NewPCG(1, 2)), sig: make([]float64, d)}
+	r := &run{s: Settings{Candidates: Candidates{Noise: 1}}, rng: rand.New(rand.NewPCG(1, 2)), sig: make([]float64, d)}
 	for j := range r.sig {
 		r.sig[j] = 0.01 * float64(1+j%7)
 	}

@@ -90,8 +90,8 @@ func TestGaussianBQBeatsHerding(t *testing.T) {
 		g := newGaussian(c.d, rand.New(rand.NewPCG(1, uint64(c.d))))
 		const N = 60
 		const lambda = 1e-8 // the default jitter; k(x, x) = 1
-		bq, wsq, _ := runGaussW(t, g, Settings{N: N, Bandwidth: c.h, Direction: c.dir, Weights: BQ, RawWeights: true}, 1)
-		eq, _ := runGauss(t, g, Settings{N: N, Bandwidth: c.h, Direction: c.dir, Weights: Equal}, 1)
+		bq, wsq, _ := runGaussW(t, g, Settings{N: N, KernelSpec: KernelSpec{Bandwidth: c.h}, LMO: LMO{Direction: c.dir}, Weighting: Weighting{Weights: BQ, RawWeights: true}}, 1)
+		eq, _ := runGauss(t, g, Settings{N: N, KernelSpec: KernelSpec{Bandwidth: c.h}, LMO: LMO{Direction: c.dir}, Weighting: Weighting{Weights: Equal}}, 1)
 		for n := 1; n < N; n++ {
 			// Nested spans: the jittered BQ weights minimise
 			// MMD² + λ‖w‖² over a growing span, which never increases.
@@ -135,8 +135,7 @@ func TestRFFLinearRate(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(1, 2)))
 	for _, D := range []int{100, 300, 500} {
 		const N = 80
-		mmd, _ := runGauss(t, g, Settings{N: N, Bandwidth: 1, Kernel: RFFKernel, Features: D, Direction: Exact, Weights: BQ, RawWeights: true,
-			CandidateInit: InitPerturb, Starts: 1}, 3)
+		mmd, _ := runGauss(t, g, Settings{N: N, KernelSpec: KernelSpec{Bandwidth: 1, Kernel: RFFKernel, Features: D}, LMO: LMO{Direction: Exact}, Weighting: Weighting{Weights: BQ, RawWeights: true}, Candidates: Candidates{CandidateInit: InitPerturb, Starts: 1}}, 3)
 		slope, r2 := logLinearFit(mmd, N/4)
 		t.Logf("D=%d: MMD² n=1 %.3g, n=%d %.3g; log MMD² ≈ a %+.3f n over n ≥ %d, R² = %.3f (rate e^%.3f = %.3f per particle)",
 			D, mmd[0], N, mmd[N-1], slope, N/4+1, r2, slope, math.Exp(slope))
@@ -245,7 +244,7 @@ func TestExactDirectionFD(t *testing.T) {
 		ge := e.(GradEmbedder)
 		X := g.sample(5, rng)
 		w := []float64{0.3, -0.1, 0.4, 0.2, 0.2}
-		r := &run{k: k, gemb: ge, X: X, wt: &weights{w: w}, s: Settings{Direction: Exact, LMOSteps: 1}, g: make([]float64, d), tmp: make([]float64, d)}
+		r := &run{k: k, gemb: ge, X: X, wt: &weights{w: w}, s: Settings{LMO: LMO{Direction: Exact, LMOSteps: 1}}, g: make([]float64, d), tmp: make([]float64, d)}
 		F := func(x []float64) float64 {
 			v := -e.Embedding(x)
 			for i, wi := range w {
@@ -281,7 +280,7 @@ func TestSVGDCombinationStartsFromSVGD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	sv := g.sample(10, rng)
 	// A vanishing LMO step leaves every particle where its LMO started.
-	s := Settings{N: 10, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	s := Settings{N: 10, LMO: LMO{StepSize: 1e-12, LMOSteps: 1}, Weighting: Weighting{Weights: Equal}}
 	sStart, sIn := particle.Start{Particles: sv}, Inputs{}
 	s.Inputs = sIn
 	mmdfwRes, err := Run(context.Background(), g, sStart, s, rand.NewPCG(1, 1), nil)
@@ -325,7 +324,7 @@ func TestRunCallsSVGD(t *testing.T) {
 		}
 		return x, 1234, nil
 	})
-	s := Settings{N: 8, StepSize: 1e-12, LMOSteps: 1, Weights: Equal}
+	s := Settings{N: 8, LMO: LMO{StepSize: 1e-12, LMOSteps: 1}, Weighting: Weighting{Weights: Equal}}
 	sStart, sIn := particle.Start{}, Inputs{SVGD: sampler}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return nil })
 	s.Inputs = sIn
@@ -346,7 +345,7 @@ func TestRunCallsSVGD(t *testing.T) {
 func TestScheduleShrinksEarlyWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(6, 6)))
 	const N = 30
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: N, Start: StartPrior, Weights: Schedule, LMOSteps: 5}, rand.NewPCG(2, 2), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: N, Candidates: Candidates{Start: StartPrior}, Weighting: Weighting{Weights: Schedule}, LMO: LMO{LMOSteps: 5}}, rand.NewPCG(2, 2), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +370,7 @@ func TestScheduleShrinksEarlyWeights(t *testing.T) {
 
 func TestLineSearchMinimises(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(3, 1)))
-	_, res := runGauss(t, g, Settings{N: 6, Bandwidth: 1, Weights: LineSearch}, 4)
+	_, res := runGauss(t, g, Settings{N: 6, KernelSpec: KernelSpec{Bandwidth: 1}, Weighting: Weighting{Weights: LineSearch}}, 4)
 	X := res.Set.X
 	e, _ := g.embed(res.Kernel)
 	// Rebuild the weights before the last particle: w = res.W[:5]/(1−ρ).
@@ -398,7 +397,7 @@ func TestLineSearchMinimises(t *testing.T) {
 
 func TestSteinWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(3, 3)))
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 20, Bandwidth: 1, Weights: Stein}, rand.NewPCG(5, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 20, KernelSpec: KernelSpec{Bandwidth: 1}, Weighting: Weighting{Weights: Stein}}, rand.NewPCG(5, 1), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +469,7 @@ func TestPoolSamplerCharged(t *testing.T) {
 	ps := PoolSamplerFunc(func(ctx context.Context, tt target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		return g.sample(size, rand.New(src)), 12345, nil
 	})
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{PoolSampler: ps}, N: 5, PoolSize: 200, LMOSteps: 10}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{PoolSampler: ps}, N: 5, KernelSpec: KernelSpec{PoolSize: 200}, LMO: LMO{LMOSteps: 10}}, rand.NewPCG(1, 1), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -485,7 +484,7 @@ func TestPoolSamplerCharged(t *testing.T) {
 
 func TestMAPStart(t *testing.T) {
 	g := newGaussian(5, rand.New(rand.NewPCG(2, 9)))
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 1, Scale: ScaleBandwidth}, rand.NewPCG(1, 1), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 1, Candidates: Candidates{Scale: ScaleBandwidth}}, rand.NewPCG(1, 1), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -511,10 +510,10 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		name string
 		s    Settings
 	}{
-		{"rbf", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5}},
-		{"rbf-raw", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, RawWeights: true}},
-		{"rff", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40}},
-		{"rff-raw", Settings{N: 25, LMOSteps: 20, Bandwidth: 1.5, Kernel: RFFKernel, Features: 40, RawWeights: true}},
+		{"rbf", Settings{N: 25, LMO: LMO{LMOSteps: 20}, KernelSpec: KernelSpec{Bandwidth: 1.5}}},
+		{"rbf-raw", Settings{N: 25, LMO: LMO{LMOSteps: 20}, KernelSpec: KernelSpec{Bandwidth: 1.5}, Weighting: Weighting{RawWeights: true}}},
+		{"rff", Settings{N: 25, LMO: LMO{LMOSteps: 20}, KernelSpec: KernelSpec{Bandwidth: 1.5, Kernel: RFFKernel, Features: 40}}},
+		{"rff-raw", Settings{N: 25, LMO: LMO{LMOSteps: 20}, KernelSpec: KernelSpec{Bandwidth: 1.5, Kernel: RFFKernel, Features: 40}, Weighting: Weighting{RawWeights: true}}},
 	} {
 		type snap struct {
 			x    *mat.Dense
@@ -573,7 +572,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{Pool: pool}, N: 8, LMOSteps: 5, Bandwidth: 1.5, Z: ZPool}, rand.NewPCG(3, 3), prec)); err != nil || n != 8 {
+	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{Pool: pool}, N: 8, LMO: LMO{LMOSteps: 5}, KernelSpec: KernelSpec{Bandwidth: 1.5, Z: ZPool}}, rand.NewPCG(3, 3), prec)); err != nil || n != 8 {
 		t.Fatalf("pool run: %d snapshots, err %v", n, err)
 	}
 
@@ -584,7 +583,7 @@ func TestStatsMMD2Kernel(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{N: 5, LMOSteps: 5, Bandwidth: 1.5}, rand.NewPCG(3, 3), rec)); err != nil {
+	if _, err := sampler.Set(Run(context.Background(), g, particle.Start{}, Settings{N: 5, LMO: LMO{LMOSteps: 5}, KernelSpec: KernelSpec{Bandwidth: 1.5}}, rand.NewPCG(3, 3), rec)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,10 +3,11 @@ package mmdfw
 import (
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
-// Stopping rules (Settings.Stop).
+// The run frame's stopping rules (sampler.Frame) that MMD-FW takes.
 const (
 	// StopKSD ends the run after particle n once the kernel Stein
 	// discrepancy of the weighted particles, KSD²ₙ = wᵀK₀w in the Stein
@@ -15,35 +16,27 @@ const (
 	// Σᵢ wᵢ k₀(xᵢ, xᵢ): the expected KSD² of KSDSize independent draws of
 	// the target is E k₀(x, x)/KSDSize, so that the particles are then at
 	// least as close to it, in this discrepancy, as that many draws. N is
-	// the ceiling: a run that reaches it first is returned with the flag
-	// "ceiling" in particle.Set.Diag when its set is worse than N
-	// independent draws in KSD² (metric.CeilingFlagged), with the note
-	// "ceiling" (Diag.Notes) otherwise; Diag also records "particles" and
+	// the ceiling (see sampler.StopKSD); Diag also records "particles" and
 	// "ksd_size" (k̄/KSD²ₙ). It needs the Stein weights, whose K₀ the run
 	// keeps.
-	StopKSD = "ksd"
+	StopKSD = sampler.StopKSD
 	// StopFixed adds exactly N particles.
-	StopFixed = "fixed"
-)
-
-// Defaults of the stopping rule.
-const (
-	// DefaultCeiling is the zero N with StopKSD.
-	DefaultCeiling = 400
+	StopFixed = sampler.StopFixed
 	// DefaultKSDSize is the zero KSDSize.
-	DefaultKSDSize = 1000
+	DefaultKSDSize = sampler.DefaultKSDSize
 )
 
-// validateScale checks Stop, KSDSize and the starts ScaleTarget allows
+// DefaultCeiling is the zero N with StopKSD.
+const DefaultCeiling = 400
+
+// rules is what of the run frame MMD-FW takes.
+var rules = sampler.Rules{Stops: []string{StopKSD, StopFixed}, KSD: true}
+
+// validateScale checks the frame and the starts ScaleTarget allows
 // (given.check the inputs it allows).
 func (s Settings) validateScale() error {
-	switch s.Stop {
-	case "", StopKSD, StopFixed:
-	default:
-		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopKSD, StopFixed})
-	}
-	if s.KSDSize < 0 {
-		return setting.Errorf("ksd_size", s.KSDSize, "must not be negative")
+	if err := s.Frame.Validate(rules); err != nil {
+		return err
 	}
 	if s.Stop == StopKSD && s.Weights != RuleAuto && s.Weights != Stein {
 		return setting.Errorf("stop", s.Stop, "needs the Stein weights (weights %q)", s.Weights)
@@ -80,15 +73,8 @@ func (s *Settings) resolveStop() {
 			s.Stop = StopKSD
 		}
 	}
-	if s.KSDSize == 0 {
-		s.KSDSize = DefaultKSDSize
-	}
-	if s.N == 0 {
-		s.N = DefaultN
-		if s.Stop == StopKSD {
-			s.N = DefaultCeiling
-		}
-	}
+	s.Frame = s.Frame.Resolved(rules)
+	s.N = s.Frame.Ceiling(s.N, DefaultCeiling, DefaultN)
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

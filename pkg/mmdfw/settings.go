@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"math"
 
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
@@ -160,23 +161,58 @@ const (
 // the run's data and strategies, have none. What a run starts from, its
 // start point and starting set (particle.Start), is an argument of Run and
 // NewState, as for every method.
+//
+// The fields are grouped by concern in anonymously embedded structs (the
+// run frame, Candidates, LMO, Weighting, KernelSpec, MAPSearch), whose
+// fields are the Settings' own in experiment files, in recorded settings
+// and in Go (s.LMOSteps); only a composite literal names the group:
+//
+//	mmdfw.Settings{N: 30, LMO: mmdfw.LMO{LMOSteps: 20}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}
 type Settings struct {
 	// N is the number of particles with StopFixed and their ceiling with
 	// StopKSD. Default DefaultN (100) with StopFixed, DefaultCeiling with
 	// StopKSD.
 	N int `toml:"-" json:"-"`
 
-	// Stop selects when the run ends: StopKSD (the default, also "", with
-	// Stein weights) once the weighted particles are as close to the
-	// target in the kernel Stein discrepancy as KSDSize independent draws
-	// are expected to be, N being a ceiling whose reaching flags the
-	// result when it is worse than N draws (metric.CeilingFlagged); StopFixed (the default with the other rules) after N
-	// particles.
-	Stop string `toml:"stop" json:"stop,omitempty"`
-	// KSDSize is StopKSD's number of independent draws. Default
-	// DefaultKSDSize.
-	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
+	// Frame is the run frame MMD-FW shares (its keys stop, ksd_size and
+	// strict; NoDiagnostics): Stop StopKSD (the default with Stein
+	// weights) ends the run once the weighted particles are as close to
+	// the target in the kernel Stein discrepancy as KSDSize independent
+	// draws are expected to be, N being a ceiling whose reaching flags the
+	// result when it is worse than N draws (metric.CeilingFlagged);
+	// StopFixed (the default with the other rules) after N particles.
+	// MMD-FW's coordinates are its Scale, not Whiten, and a run is one
+	// goroutine (Workers is not used).
+	sampler.Frame
 
+	// Candidates is where the particles come from: the first particle,
+	// each LMO's starting point and the coordinates they are drawn in.
+	Candidates
+
+	// LMO is the Approx-LMO that moves a candidate to the next particle.
+	LMO
+
+	// Weighting is the rule and solver of the particles' weights.
+	Weighting
+
+	// KernelSpec is the run's kernel and the estimator of its embedding
+	// zᵢ = μ_p(xᵢ).
+	KernelSpec
+
+	// MAPSearch is the L-BFGS search for the MAP of the MAP starts and of
+	// ScaleTarget.
+	MAPSearch
+
+	// Inputs is what the run is given beside its settings: data and
+	// strategies that cannot be written to a file (see Inputs). It has no
+	// key in experiment files and is no part of the recorded settings
+	// (nor of a cache key); the zero value asks for none.
+	Inputs Inputs `toml:"-" json:"-"`
+}
+
+// Candidates groups the settings of where MMD-FW's particles come from
+// (Settings.Candidates; its keys are the Settings' own).
+type Candidates struct {
 	// Start selects the first particle. Default StartAuto.
 	Start Start `toml:"start" json:"start,omitempty"`
 	// CandidateInit selects the starting point of each LMO. Default InitAuto.
@@ -199,7 +235,11 @@ type Settings struct {
 	// LaplaceBatch is the fixed minibatch of the Laplace fit's gradients
 	// (laplace.FitSettings.Batch); 0 uses full-data gradients. Default 0.
 	LaplaceBatch int `toml:"laplace_batch" json:"laplace_batch,omitempty"`
+}
 
+// LMO groups the settings of MMD-FW's Approx-LMO (Settings.LMO; its keys
+// are the Settings' own).
+type LMO struct {
 	// Direction selects the LMO direction. Default Self.
 	Direction Direction `toml:"direction" json:"direction,omitempty"`
 	// LMOSteps is the number T of gradient steps of each Approx-LMO.
@@ -213,7 +253,11 @@ type Settings struct {
 	// direction (target.Stochastic); 0 uses the full-data score. The cached
 	// scores of the particles are always full-data. Default 0.
 	Batch int `toml:"batch" json:"batch,omitempty"`
+}
 
+// Weighting groups the settings of MMD-FW's weights (Settings.Weighting;
+// its keys are the Settings' own).
+type Weighting struct {
 	// Weights selects the weight rule. Default RuleAuto.
 	Weights Rule `toml:"weights" json:"weights,omitempty"`
 	// ScheduleC is c of the Schedule rule ρₙ = c/(n+c). Default
@@ -246,7 +290,11 @@ type Settings struct {
 	// particle; a solve that reaches it is counted in Result.Weights and
 	// flagged in the set's diagnostics. Default DefaultWeightIter (10000).
 	WeightIterations int `toml:"weight_iterations" json:"weight_iterations,omitempty"`
+}
 
+// KernelSpec groups the settings of MMD-FW's kernel and of the estimator
+// of its embedding (Settings.KernelSpec; its keys are the Settings' own).
+type KernelSpec struct {
 	// Z selects the estimator of zᵢ = μ_p(xᵢ). Default ZAuto.
 	Z ZSource `toml:"z" json:"z,omitempty"`
 	// PoolSize is the size of the pool PoolSampler draws. Default
@@ -272,7 +320,11 @@ type Settings struct {
 	// MedianDraws is the number of draws of the median heuristic. Default
 	// DefaultMedianDraws (200).
 	MedianDraws int `toml:"median_draws" json:"median_draws,omitempty"`
+}
 
+// MAPSearch groups the settings of MMD-FW's MAP search (Settings.MAPSearch;
+// its keys are the Settings' own).
+type MAPSearch struct {
 	// MAPIterations bounds the L-BFGS major iterations. Default
 	// DefaultMAPIterations (1000).
 	MAPIterations int `toml:"map_iterations" json:"map_iterations,omitempty"`
@@ -288,17 +340,6 @@ type Settings struct {
 	// with an exact Hessian (laplace.MAPSettings.NewtonTol). Default 0:
 	// not checked.
 	MAPNewtonTol float64 `toml:"map_newton_tol" json:"map_newton_tol,omitempty"`
-
-	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
-	// a *particle.FlaggedError returned beside the set. Default false: the
-	// flags are only recorded.
-	Strict bool `toml:"strict" json:"strict,omitempty"`
-
-	// Inputs is what the run is given beside its settings: data and
-	// strategies that cannot be written to a file (see Inputs). It has no
-	// key in experiment files and is no part of the recorded settings
-	// (nor of a cache key); the zero value asks for none.
-	Inputs Inputs `toml:"-" json:"-"`
 }
 
 // Validate returns a *setting.Error naming the first field that is

@@ -23,15 +23,15 @@ func TestSettingsValidate(t *testing.T) {
 		field string
 	}{
 		{Settings{N: -5}, "n"},
-		{Settings{LMOSteps: -1}, "lmo_steps"},
-		{Settings{Noise: math.NaN()}, "noise"},
-		{Settings{Bandwidth: math.Inf(1)}, "bandwidth"},
-		{Settings{Features: 10}, "features"},
-		{Settings{Weights: Rule(99)}, "weights"},
-		{Settings{PoolIterations: -2}, "pool_iterations"},
-		{Settings{MAPNewtonTol: -0.5}, "map_newton_tol"},
-		{Settings{Scale: ScaleTarget, CandidateInit: InitSVGD}, "scale"},
-		{Settings{Scale: ScaleTarget, Z: ZExact}, "scale"},
+		{Settings{LMO: LMO{LMOSteps: -1}}, "lmo_steps"},
+		{Settings{Candidates: Candidates{Noise: math.NaN()}}, "noise"},
+		{Settings{KernelSpec: KernelSpec{Bandwidth: math.Inf(1)}}, "bandwidth"},
+		{Settings{KernelSpec: KernelSpec{Features: 10}}, "features"},
+		{Settings{Weighting: Weighting{Weights: Rule(99)}}, "weights"},
+		{Settings{KernelSpec: KernelSpec{PoolIterations: -2}}, "pool_iterations"},
+		{Settings{MAPSearch: MAPSearch{MAPNewtonTol: -0.5}}, "map_newton_tol"},
+		{Settings{Candidates: Candidates{Scale: ScaleTarget, CandidateInit: InitSVGD}}, "scale"},
+		{Settings{Candidates: Candidates{Scale: ScaleTarget}, KernelSpec: KernelSpec{Z: ZExact}}, "scale"},
 	} {
 		err := c.s.Validate()
 		e, ok := setting.As(err)
@@ -47,10 +47,10 @@ func TestSettingsValidate(t *testing.T) {
 		t.Errorf("zero Settings: %v", err)
 	}
 	for _, ok := range []Settings{
-		{Start: StartTrained},
-		{Start: StartTrained, Scale: ScaleGiven},
-		{Start: StartTrained, Scale: ScaleLaplace},
-		{Start: StartGiven, Scale: ScaleGiven},
+		{Candidates: Candidates{Start: StartTrained}},
+		{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}},
+		{Candidates: Candidates{Start: StartTrained, Scale: ScaleLaplace}},
+		{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}},
 	} {
 		if err := ok.Validate(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
@@ -65,15 +65,15 @@ func TestSettingsValidate(t *testing.T) {
 		start particle.Start
 		field string
 	}{
-		{Settings{Scale: ScaleGiven}, Inputs{}, particle.Start{}, "scale"},
-		{Settings{Scale: ScaleLaplace}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
+		{Settings{Candidates: Candidates{Scale: ScaleGiven}}, Inputs{}, particle.Start{}, "scale"},
+		{Settings{Candidates: Candidates{Scale: ScaleLaplace}}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
 		{Settings{}, Inputs{Scales: []float64{0}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Scales: []float64{math.Inf(1)}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
-		{Settings{Start: StartMAP}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
-		{Settings{Scale: ScaleTarget}, Inputs{Pool: mat.NewDense(3, 1, nil)}, particle.Start{}, "scale"},
-		{Settings{Scale: ScaleTarget}, Inputs{}, particle.Start{Particles: mat.NewDense(3, 1, nil)}, "scale"},
-		{Settings{Scale: ScaleTarget}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
+		{Settings{Candidates: Candidates{Start: StartMAP}}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
+		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Pool: mat.NewDense(3, 1, nil)}, particle.Start{}, "scale"},
+		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{}, particle.Start{Particles: mat.NewDense(3, 1, nil)}, "scale"},
+		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
 	} {
 		if err := c.s.Validate(); err != nil {
 			t.Errorf("%+v: Validate() = %v, want nil (the conflict is with the inputs)", c.s, err)
@@ -90,8 +90,8 @@ func TestSettingsValidate(t *testing.T) {
 		s  Settings
 		in Inputs
 	}{
-		{Settings{Start: StartTrained, Scale: ScaleGiven}, Inputs{Train: &optim.Settings{Steps: 10}}},
-		{Settings{Start: StartGiven, Scale: ScaleGiven}, Inputs{Scales: []float64{0.5}}},
+		{Settings{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}}, Inputs{Train: &optim.Settings{Steps: 10}}},
+		{Settings{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}}, Inputs{Scales: []float64{0.5}}},
 		{Settings{}, Inputs{Scales: []float64{0.5}}},
 	} {
 		g := newGiven(particle.Start{}, c.in)
@@ -99,7 +99,7 @@ func TestSettingsValidate(t *testing.T) {
 			t.Errorf("%+v with %+v: %v", c.s, c.in, err)
 		}
 	}
-	if err := (Settings{Kernel: RFFKernel, Features: 10}).Validate(); err != nil {
+	if err := (Settings{KernelSpec: KernelSpec{Kernel: RFFKernel, Features: 10}}).Validate(); err != nil {
 		t.Errorf("rff with features: %v", err)
 	}
 }
@@ -125,8 +125,8 @@ features = 50
 	if u := md.Undecoded(); len(u) > 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Start: StartPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace, Direction: Frozen,
-		Weights: LineSearch, Z: ZPool, Kernel: RFFKernel, Features: 50}
+	want := Settings{Candidates: Candidates{Start: StartPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace}, LMO: LMO{Direction: Frozen},
+		Weighting: Weighting{Weights: LineSearch}, KernelSpec: KernelSpec{Z: ZPool, Kernel: RFFKernel, Features: 50}}
 	b, _ := json.Marshal(s)
 	wb, _ := json.Marshal(want)
 	if string(b) != string(wb) {

@@ -334,12 +334,10 @@ func TestPairwiseCeiling(t *testing.T) {
 	}
 	for _, ceil := range []int{1, 0} {
 		mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{
-			N:                30,
-			Bandwidth:        1,
-			Weights:          Stein,
-			LMOSteps:         20,
-			WeightTol:        1e-12,
-			WeightIterations: ceil,
+			N:          30,
+			KernelSpec: KernelSpec{Bandwidth: 1},
+			Weighting:  Weighting{Weights: Stein, WeightTol: 1e-12, WeightIterations: ceil},
+			LMO:        LMO{LMOSteps: 20},
 		}, rand.NewPCG(1, 2), nil)
 		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
@@ -369,7 +367,7 @@ func TestPairwiseRunStein(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 60, Bandwidth: 1, Weights: Stein, Scale: ScaleBandwidth},
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: 60, KernelSpec: KernelSpec{Bandwidth: 1}, Weighting: Weighting{Weights: Stein}, Candidates: Candidates{Scale: ScaleBandwidth}},
 		rand.NewPCG(3, 4), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
@@ -422,10 +420,9 @@ func TestMMDRule(t *testing.T) {
 	for _, sv := range []WeightSolver{SolverPairwise, SolverFISTA} {
 		var first, last float64
 		mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{Inputs: Inputs{Embed: GaussianEmbedding(g)},
-			N:            40,
-			Bandwidth:    1,
-			Weights:      MMD,
-			WeightSolver: sv,
+			N:          40,
+			KernelSpec: KernelSpec{Bandwidth: 1},
+			Weighting:  Weighting{Weights: MMD, WeightSolver: sv},
 		}, rand.NewPCG(5, 6), nil)
 		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
@@ -453,21 +450,21 @@ func TestWeightSolverSettings(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{WeightTol: 1}, "weight_tol"},
-		{Settings{WeightTol: math.NaN()}, "weight_tol"},
-		{Settings{WeightTol: -1e-3}, "weight_tol"},
-		{Settings{WeightIterations: -1}, "weight_iterations"},
-		{Settings{WeightSolver: SolverFISTA, WeightTol: 1e-4}, "weight_solver"},
-		{Settings{SteinIterations: 100}, "stein_iterations"},
-		{Settings{WeightSolver: SolverPairwise, SteinIterations: 100}, "stein_iterations"},
-		{Settings{WeightSolver: 7}, "weight_solver"},
+		{Settings{Weighting: Weighting{WeightTol: 1}}, "weight_tol"},
+		{Settings{Weighting: Weighting{WeightTol: math.NaN()}}, "weight_tol"},
+		{Settings{Weighting: Weighting{WeightTol: -1e-3}}, "weight_tol"},
+		{Settings{Weighting: Weighting{WeightIterations: -1}}, "weight_iterations"},
+		{Settings{Weighting: Weighting{WeightSolver: SolverFISTA, WeightTol: 1e-4}}, "weight_solver"},
+		{Settings{Weighting: Weighting{SteinIterations: 100}}, "stein_iterations"},
+		{Settings{Weighting: Weighting{WeightSolver: SolverPairwise, SteinIterations: 100}}, "stein_iterations"},
+		{Settings{Weighting: Weighting{WeightSolver: 7}}, "weight_solver"},
 	} {
 		var e *setting.Error
 		if err := c.s.Validate(); !errors.As(err, &e) || e.Field != c.field {
 			t.Errorf("%+v: error %v, want one naming %s", c.s, err, c.field)
 		}
 	}
-	for _, s := range []Settings{{WeightSolver: SolverFISTA, SteinIterations: 50}, {WeightTol: 1e-4, WeightIterations: 10}} {
+	for _, s := range []Settings{{Weighting: Weighting{WeightSolver: SolverFISTA, SteinIterations: 50}}, {Weighting: Weighting{WeightTol: 1e-4, WeightIterations: 10}}} {
 		if err := s.Validate(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}

@@ -45,6 +45,7 @@ type State struct {
 	// the seconds and gradient evaluations of the MAP and the fit.
 	w   *laplace.Whitening
 	pre Result
+	buf []float64 // the snapshots' rows in x
 }
 
 // NewState validates s, sets an MMD-FW run on t up and places its first
@@ -150,6 +151,9 @@ func initState(ctx context.Context, t target.Target, start particle.Start, s Set
 	r.sw.Start()
 	done, err := r.setup(ctx)
 	r.sw.Stop()
+	// The set-up reports its snapshots itself; then sampler.Run's loop
+	// does (Snapshot).
+	r.rec = nil
 	st.sync()
 	return st, Result{}, done, err
 }

@@ -1,6 +1,8 @@
 package mmdfw_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -39,9 +41,9 @@ func TestStepLoopIsRun(t *testing.T) {
 		s     mmdfw.Settings
 	}{
 		{"zero", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{}, mmdfw.Settings{}},
-		{"bq-exact", g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 15, Bandwidth: 1, Weights: mmdfw.BQ}},
-		{"equal-bandwidth", g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 12, Weights: mmdfw.Equal, Scale: mmdfw.ScaleBandwidth, Stop: mmdfw.StopFixed}},
-		{"bq-pool", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{PoolSampler: pool}, mmdfw.Settings{N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: 200}},
+		{"bq-exact", g, particle.Start{}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, mmdfw.Settings{N: 15, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}}},
+		{"equal-bandwidth", g, particle.Start{}, mmdfw.Inputs{}, mmdfw.Settings{N: 12, Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleBandwidth}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}},
+		{"bq-pool", post, particle.Start{X0: []float64{0, 0}}, mmdfw.Inputs{PoolSampler: pool}, mmdfw.Settings{N: 10, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}, KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool, PoolSize: 200}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var last particle.Snapshot
@@ -102,7 +104,7 @@ func TestStepPastCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, Bandwidth: 1}, rand.NewPCG(1, 2))
+	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,10 @@ func TestRunTrainedBNN(t *testing.T) {
 	x0 := make([]float64, d)
 	m.Init(rand.New(rand.NewPCG(33, 34)), x0)
 	s := Settings{
-		N:        20,
-		Start:    StartTrained,
-		Weights:  Stein,
-		Batch:    50,
-		LMOSteps: 50,
+		N:          20,
+		Candidates: Candidates{Start: StartTrained},
+		Weighting:  Weighting{Weights: Stein},
+		LMO:        LMO{Batch: 50, LMOSteps: 50},
 	}
 	sStart, sIn := particle.Start{X0: x0}, Inputs{Train: &optim.Settings{Batch: 50, Validate: func(x []float64) float64 {
 		return -rmse(Xva, yva, mat.NewDense(1, d, x), []float64{1})

@@ -40,7 +40,7 @@ func BenchmarkRunPerParticle(b *testing.B) {
 					at[s.Step], cpu[s.Step] = time.Now(), cpuSeconds()
 					return nil
 				})
-				mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: c.N, Batch: 100, WeightSolver: c.solver, Stop: StopFixed}, rand.NewPCG(1, 1), rec)
+				mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: c.N, LMO: LMO{Batch: 100}, Weighting: Weighting{WeightSolver: c.solver}, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), rec)
 				res, _ := mmdfwRes.Detail.(*Result)
 				if err != nil {
 					b.Fatal(err)
@@ -96,12 +96,12 @@ func benchWeightProblem(b *testing.B) *weightProblem {
 	weightProblemOnce.Do(func() {
 		const N, P = 1600, 400
 		t := syntheticLR(20000, 54, rand.New(rand.NewPCG(3, 3)))
-		mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: N, Batch: 100, Stop: StopFixed}, rand.NewPCG(1, 1), nil)
+		mmdfwRes, err := Run(context.Background(), t, particle.Start{}, Settings{N: N, LMO: LMO{Batch: 100}, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(1, 1), nil)
 		res, _ := mmdfwRes.Detail.(*Result)
 		if err != nil {
 			b.Fatal(err)
 		}
-		pool, err := sampler.Set(Run(context.Background(), t, particle.Start{}, Settings{N: P, Batch: 100, Stop: StopFixed}, rand.NewPCG(2, 2), nil))
+		pool, err := sampler.Set(Run(context.Background(), t, particle.Start{}, Settings{N: P, LMO: LMO{Batch: 100}, Frame: sampler.Frame{Stop: StopFixed}}, rand.NewPCG(2, 2), nil))
 		if err != nil {
 			b.Fatal(err)
 		}

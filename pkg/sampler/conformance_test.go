@@ -31,19 +31,19 @@ func TestConformance(t *testing.T) {
 		"mmdfw": {
 			Zero: mmdfw.Settings{},
 			Small: func(_ int) sampler.Sampler {
-				return mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}
+				return mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
+				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 			},
 		},
 		"svgd": {
 			Zero: svgd.Settings{},
 			Small: func(w int) sampler.Sampler {
-				return svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: w}
+				return svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: w}}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Workers: 1}, src)
+				return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: 1}}, src)
 			},
 			MaxCallsAfterCancel: 20, // the particles of one iteration
 		},
@@ -59,10 +59,10 @@ func TestConformance(t *testing.T) {
 		"sgld": {
 			Zero: sgld.Settings{},
 			Small: func(w int) sampler.Sampler {
-				return sgld.Settings{Iterations: 2000, Chains: 4, Workers: w, RecordEvery: 200}
+				return sgld.Settings{Iterations: 2000, Chains: 4, Frame: sampler.Frame{Workers: w}, RecordEvery: 200}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 2000, Chains: 4, Workers: 1, RecordEvery: 200}, src)
+				return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 2000, Chains: 4, Frame: sampler.Frame{Workers: 1}, RecordEvery: 200}, src)
 			},
 			MaxCallsAfterCancel: 4, // one per chain
 		},

@@ -243,15 +243,15 @@ func TestStrict(t *testing.T) {
 		good         target.Target
 		strictOnGood sampler.Sampler
 	}{
-		{"mmdfw", mmdfw.Settings{Strict: true}, mmdfw.Settings{}, mixture, normal(2), nil},
-		{"sp", sp.Settings{Strict: true}, sp.Settings{}, mixture, normal(2), nil},
+		{"mmdfw", mmdfw.Settings{Frame: sampler.Frame{Strict: true}}, mmdfw.Settings{}, mixture, normal(2), nil},
+		{"sp", sp.Settings{Frame: sampler.Frame{Strict: true}}, sp.Settings{}, mixture, normal(2), nil},
 		{"hmc", hmc.Settings{Strict: true}, hmc.Settings{}, mixture, normal(2), nil},
 		// Ten small steps leave SVGD's particles in the gap between the
 		// modes, and 2000 SGLD iterations leave its chains apart.
-		{"svgd", svgd.Settings{Iterations: 10, Strict: true}, svgd.Settings{Iterations: 10}, mixture, normal(1),
-			svgd.Settings{Step: 0.05, Iterations: 2000, Strict: true}},
-		{"sgld", sgld.Settings{Iterations: 2000, Strict: true}, sgld.Settings{Iterations: 2000}, mixture, normal(1),
-			sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Strict: true}},
+		{"svgd", svgd.Settings{Iterations: 10, Frame: sampler.Frame{Strict: true}}, svgd.Settings{Iterations: 10}, mixture, normal(1),
+			svgd.Settings{Step: 0.05, Iterations: 2000, Frame: sampler.Frame{Strict: true}}},
+		{"sgld", sgld.Settings{Iterations: 2000, Frame: sampler.Frame{Strict: true}}, sgld.Settings{Iterations: 2000}, mixture, normal(1),
+			sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Frame: sampler.Frame{Strict: true}}},
 	} {
 		lax, err := c.lax.Run(context.Background(), c.bad, particle.Start{X0: x0}, rand.NewPCG(1, 2), nil)
 		if err != nil || !lax.Diag.Flagged() {

@@ -1,6 +1,8 @@
 package sampler_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +43,7 @@ func ExampleSampler_diagnostics() {
 		fmt.Println("flag:", f.Code)
 	}
 
-	_, err = sp.Settings{Strict: true}.Run(context.Background(), post, particle.Start{X0: []float64{3}}, rand.NewPCG(1, 2), nil)
+	_, err = sp.Settings{Frame: sampler.Frame{Strict: true}}.Run(context.Background(), post, particle.Start{X0: []float64{3}}, rand.NewPCG(1, 2), nil)
 	var fe *particle.FlaggedError
 	fmt.Println("strict:", errors.Is(err, particle.ErrFlagged), errors.As(err, &fe) && fe.Method == "sp")
 	// Output:

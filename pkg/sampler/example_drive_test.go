@@ -16,7 +16,10 @@ import (
 )
 
 // The five methods through one loop: each Init gives a sampler.State, and
-// Drive steps it to Done with a snapshot after every step.
+// Drive steps it to Done with a snapshot at each of the method's record
+// points (every particle of MMD-FW and Stein Points; the start, every
+// RecordEvery updates and the last of SVGD; every RecordEvery iterations of
+// SGLD's and HMC's chains once they keep draws).
 func ExampleDrive() {
 	t := target.Func{D: 2, F: func(x, g []float64) float64 {
 		g[0], g[1] = -x[0], -x[1]
@@ -29,7 +32,7 @@ func ExampleDrive() {
 		init func(src rand.Source) (sampler.State, error)
 	}{
 		{"mmdfw", func(src rand.Source) (sampler.State, error) {
-			return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMOSteps: 20, Start: mmdfw.StartGiven, Bandwidth: 0.8}, src)
+			return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 		}},
 		{"svgd", func(src rand.Source) (sampler.State, error) {
 			return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05}, src)
@@ -38,7 +41,7 @@ func ExampleDrive() {
 			return sp.Init(ctx, t, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}, src)
 		}},
 		{"sgld", func(src rand.Source) (sampler.State, error) {
-			return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 400, Chains: 2, Stop: sgld.StopFixed}, src)
+			return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 400, Chains: 2, Frame: sampler.Frame{Stop: sgld.StopFixed}}, src)
 		}},
 		{"hmc", func(src rand.Source) (sampler.State, error) {
 			return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60}, src)
@@ -59,8 +62,8 @@ func ExampleDrive() {
 	}
 	// Output:
 	// mmdfw done true,  12 particles,  12 snapshots, detail *mmdfw.Result, error <nil>
-	// svgd  done true,  20 particles,  61 snapshots, detail <nil>, error <nil>
+	// svgd  done true,  20 particles,   2 snapshots, detail <nil>, error <nil>
 	// sp    done true,   8 particles,   8 snapshots, detail sp.Cost, error <nil>
-	// sgld  done true,  40 particles, 191 snapshots, detail <nil>, error <nil>
-	// hmc   done true, 120 particles,  60 snapshots, detail *hmc.Result, error <nil>
+	// sgld  done true,  40 particles,   2 snapshots, detail <nil>, error <nil>
+	// hmc   done true, 120 particles,   1 snapshots, detail *hmc.Result, error <nil>
 }

@@ -10,7 +10,9 @@
 // Points' cost, MMD-FW's bandwidth and MAP cost) comes from each package's
 // package function Run, which returns a Result (Result.Cost,
 // Result.Detail), as its State's Result does, or from snapshot statistics
-// (particle.Snapshot.Stats).
+// (particle.Snapshot.Stats). Every package function Run is Run over the
+// method's Init: one loop (Drive's) steps, records, times and stops every
+// method, each State saying where its snapshots fall (Scheduled).
 //
 // # Non-finite values
 //

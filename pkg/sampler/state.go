@@ -2,7 +2,6 @@ package sampler
 
 import (
 	"context"
-	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -88,108 +87,36 @@ type Result struct {
 }
 
 // Cost is what a run spent: Seconds of compute (recording and the final
-// diagnostics excluded; zero from a State that does not time itself, see
-// Drive) and GradEvals, the per-datapoint gradient evaluations (calls ×
-// target.NData), in all and broken down by Parts where the method knows
-// them.
+// diagnostics excluded; Run and Drive fill it in for a State that does not
+// time itself) and GradEvals, the per-datapoint gradient evaluations
+// (calls × target.NData), in all and broken down into the parts that come
+// before or beside the method's steps, each counted in the totals. A part
+// the run did not have is zero; a part's Seconds are zero where the method
+// does not time it apart.
 type Cost struct {
 	Seconds   float64
 	GradEvals int64
-	// Parts names the parts of the cost that come before or beside the
-	// method's steps, each counted in the totals above: "map" (the MAP
-	// search), "laplace" (the Laplace fit), "scale" (the MAP and Laplace
-	// fit of a whitened run, when not told apart), "start" (an SVGD run
-	// drawing the starting particles), "pool" (a sample pool), "training"
-	// (the training of a start), "references" (reference draws). A part
-	// the run did not have is absent.
-	Parts []Part
+	// MAP is the search for the mode (of a whitened run, of MMD-FW's
+	// target scales or first particle).
+	MAP Part
+	// Laplace is the Laplace fit at the mode or at the first particle.
+	Laplace Part
+	// Start is the run that drew the starting particles (MMD-FW's SVGD
+	// particles).
+	Start Part
+	// Pool is the drawing of a sample pool.
+	Pool Part
+	// Training is the training of a start (MMD-FW's StartTrained).
+	Training Part
+	// References is the reference draws a run was given to measure
+	// against, charged by the caller that shares them.
+	References Part
 }
 
 // Part is one named part of a Cost.
 type Part struct {
-	Name      string
 	Seconds   float64
 	GradEvals int64
-}
-
-// Part returns the part of c named name and whether there is one.
-func (c Cost) Part(name string) (Part, bool) {
-	for _, p := range c.Parts {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Part{}, false
-}
-
-// Drive runs st to its end: it records the start (Step 0) and the set
-// after every step through rec (nil records nothing), steps until st.Done,
-// and returns st.Result. particle.ErrStop from rec ends the run with the
-// result at that snapshot and a nil error (beside Strict's); another error
-// from rec, from ctx or from Step ends it with that error wrapped and the
-// result of the steps made so far when a cancellation left the state
-// readable. Drive does not close st. The snapshots' Seconds and, when st
-// does not time itself (Result's Cost.Seconds is zero), the result's, are
-// the seconds of the steps, recording excluded; their GradEvals is
-// st.Evals. A snapshot before the method has a set (SGLD's burn-in, HMC's
-// warm-up) is skipped. Each snapshot copies the set (State.Set into one
-// buffer that Drive reuses): a recorder that keeps a snapshot past its
-// Record call copies it.
-func Drive(ctx context.Context, st State, rec particle.Recorder) (Result, error) {
-	var sw particle.Stopwatch
-	var set particle.Set
-	snap := func(step int) (bool, error) {
-		if rec == nil {
-			return false, nil
-		}
-		sw.Stop()
-		st.Set(&set)
-		sw.Start()
-		if set.X == nil {
-			return false, nil
-		}
-		return particle.Report(rec, &sw, particle.Snapshot{Step: step, X: set.X, W: set.W, GradEvals: st.Evals()})
-	}
-	end := func(err error) (Result, error) {
-		sw.Stop()
-		res, rerr := st.Result()
-		if res.Cost.Seconds == 0 {
-			res.Cost.Seconds = sw.Seconds()
-		}
-		if err != nil {
-			return res, err
-		}
-		return res, rerr
-	}
-	sw.Start()
-	if stop, err := snap(0); stop || err != nil {
-		return end(wrapRec(err, 0))
-	}
-	for step := 1; !st.Done(); step++ {
-		if err := ctx.Err(); err != nil {
-			return end(err)
-		}
-		if err := st.Step(ctx); err != nil {
-			if ctx.Err() != nil {
-				// A cancelled state is still readable.
-				return end(err)
-			}
-			sw.Stop()
-			return Result{}, err
-		}
-		if stop, err := snap(step); stop || err != nil {
-			return end(wrapRec(err, step))
-		}
-	}
-	return end(nil)
-}
-
-// wrapRec wraps a recorder's error with the step of its snapshot.
-func wrapRec(err error, step int) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("sampler: recorder at step %d: %w", step, err)
 }
 
 // SetOf writes the rows of x (nil for none) with the weights w into dst as
@@ -227,7 +154,3 @@ func Resize(dst *particle.Set, n, d int) *mat.Dense {
 	dst.Diag = particle.Diagnostics{}
 	return dst.X
 }
-
-// Set returns the set of r with err: Set(m.Run(…)) for a caller that
-// keeps only the particles, as Sampler.Run returns them.
-func Set(r Result, err error) (particle.Set, error) { return r.Set, err }

@@ -1,6 +1,8 @@
 package sgld_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"errors"
 	"math"
@@ -63,7 +65,7 @@ func TestCeilingFlagged(t *testing.T) {
 // the sampling phase keeps the adapted step.
 func TestAdaptiveStepShrinks(t *testing.T) {
 	std := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
-	set, err := sgld.Settings{A: 1.5, Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
+	set, err := sgld.Settings{A: 1.5, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestAdaptiveStepShrinks(t *testing.T) {
 	if !(eps > 0.05 && eps < 1.2) {
 		t.Errorf("adapted step %v, want below the ceiling 1.5", eps)
 	}
-	kept, err := sgld.Settings{Stop: sgld.StopFixed, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
+	kept, err := sgld.Settings{Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 4000}.Run(context.Background(), std, particle.Start{X0: []float64{0}}, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestAdaptiveStepShrinks(t *testing.T) {
 func TestBurnInRejects(t *testing.T) {
 	banana := samplertest.KnownTargetByName("banana")
 	for seed := uint64(0); seed < 3; seed++ {
-		set, err := sgld.Settings{Stop: sgld.StopFixed, Iterations: 2000}.Run(context.Background(), banana,
+		set, err := sgld.Settings{Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 2000}.Run(context.Background(), banana,
 			particle.Start{X0: banana.X0}, rand.NewPCG(seed, 7), nil)
 		if err != nil {
 			t.Fatalf("banana, seed %d: %v", seed, err)
@@ -118,7 +120,7 @@ func TestBurnInRejects(t *testing.T) {
 		}}
 		const burn = 1000
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := sgld.Settings{X0Scale: sgld.NoJitter, A: 3, Stop: sgld.StopFixed, Iterations: 3000, BurnIn: burn}
+			s := sgld.Settings{X0Scale: sgld.NoJitter, A: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 3000, BurnIn: burn}
 			set, err := s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			var nf *particle.NonFiniteError
 			switch {

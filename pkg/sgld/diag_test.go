@@ -31,7 +31,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 		// StopFixed: a ring of Keep rows (StopConverged's monitor keeps
 		// every draw, so its ring would not wrap).
 		s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: keep,
-			Schedule: ScheduleConstant, Whiten: WhitenNone, Stop: StopFixed}
+			Schedule: ScheduleConstant, Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}}
 		set, err := sampler.Set(Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil))
 		var nf *particle.NonFiniteError
 		if !errors.As(err, &nf) || nf.Point != "chain" || nf.Index != 0 || nf.Coord != -1 {
@@ -56,7 +56,7 @@ func TestNonFiniteTakesBackTheState(t *testing.T) {
 	// StopConverged with Keep 5 keeps every draw for its monitor: the set
 	// is the last 5 of the draws before the one taken back.
 	s := Settings{Iterations: 10000, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: 0.5, Keep: 5,
-		Schedule: ScheduleConstant, Whiten: WhitenNone}
+		Schedule: ScheduleConstant, Frame: sampler.Frame{Whiten: WhitenNone}}
 	set, err := sampler.Set(Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(3, 4), nil))
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) {

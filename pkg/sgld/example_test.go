@@ -54,7 +54,7 @@ func ExampleRun_constantSchedule() {
 		grad[0] = -r / sd
 		return -r * r / 2
 	}}
-	s := sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
+	s := sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed}, Schedule: sgld.ScheduleConstant, A: 0.03, Iterations: 40000}
 	set, err := sampler.Set(sgld.Run(context.Background(), gauss, particle.Start{}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		fmt.Println(err)
@@ -95,8 +95,7 @@ func ExampleSteps() {
 	}}
 	ctx := context.Background()
 	st, err := sgld.Init(ctx, gauss, particle.Start{X0: []float64{0}}, sgld.Settings{
-		Whiten: sgld.WhitenNone, Schedule: sgld.ScheduleConstant, A: 0.05, Stop: sgld.StopFixed,
-		Iterations: 100000, BurnIn: 500,
+		Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed}, Schedule: sgld.ScheduleConstant, A: 0.05, Iterations: 100000, BurnIn: 500,
 	}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

@@ -8,25 +8,21 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// Coordinates of the chains (Settings.Whiten).
+// The run frame's values (sampler.Frame) that SGLD takes.
 const (
-	// WhitenLaplace runs the chains in the coordinates z = L⁻¹(x − x̂) of
-	// the target's Laplace fit N(x̂, LLᵀ) at its MAP x̂ (laplace.FitAtMAP:
-	// L-BFGS from the start point X0, then the target's exact Hessian where it
-	// offers one, else 2d gradients by central differences; a diagonal L
-	// above laplace.DenseMaxDim dimensions), whose gradient evaluations
-	// are charged to the run. In z the posterior's curvature is about 1 in
-	// every direction, whatever the units of x or the number of data, so
-	// that one step size fits every coordinate; in x the update is
-	// preconditioned Langevin dynamics with the fit's covariance. The
-	// draws are returned, and reported, in x.
-	WhitenLaplace = "laplace"
+	// WhitenLaplace (the default) runs the chains in the coordinates of
+	// the target's Laplace fit: there the posterior's curvature is about 1
+	// in every direction, whatever the units of x or the number of data,
+	// so that one step size fits every coordinate; in x the update is
+	// preconditioned Langevin dynamics with the fit's covariance.
+	WhitenLaplace = sampler.WhitenLaplace
 	// WhitenNone runs the chains in the target's own coordinates.
-	WhitenNone = "none"
+	WhitenNone = sampler.WhitenNone
 )
 
 // Stopping rules (Settings.Stop).
@@ -47,8 +43,11 @@ const (
 	// rejected).
 	StopConverged = "converged"
 	// StopFixed runs exactly Iterations iterations per chain.
-	StopFixed = "fixed"
+	StopFixed = sampler.StopFixed
 )
+
+// rules is what of the run frame SGLD takes.
+var rules = sampler.Rules{Stops: []string{StopConverged, StopFixed}, Whiten: true}
 
 // Monitors of StopConverged (Settings.Monitor) when Settings.Keep caps the
 // particle set.
@@ -115,17 +114,10 @@ const (
 	RejectLogRatio = -3.0
 )
 
-// validateScale checks Whiten, Stop, MaxRhat and MinESS.
+// validateScale checks the frame, Monitor, MaxRhat and MinESS.
 func (s Settings) validateScale() error {
-	switch s.Whiten {
-	case "", WhitenLaplace, WhitenNone:
-	default:
-		return setting.Errorf("whiten", s.Whiten, "is not one of %q", []string{WhitenLaplace, WhitenNone})
-	}
-	switch s.Stop {
-	case "", StopConverged, StopFixed:
-	default:
-		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopConverged, StopFixed})
+	if err := s.Frame.Validate(rules); err != nil {
+		return err
 	}
 	switch s.Monitor {
 	case "", MonitorAll, MonitorKept:
@@ -146,10 +138,7 @@ func (s Settings) validateScale() error {
 
 // defaultIterations is the zero Iterations of s.
 func (s Settings) defaultIterations() int {
-	if s.Stop == StopFixed {
-		return DefaultIterations
-	}
-	return DefaultCeiling
+	return s.Frame.Ceiling(0, DefaultCeiling, DefaultIterations)
 }
 
 // defaultBurnIn is the zero BurnIn of s with iters iterations.
@@ -163,8 +152,7 @@ func (s Settings) defaultBurnIn(iters int) int {
 // resolveScale fills Whiten, Stop, Schedule, A, B, Gamma, MaxRhat and
 // MinESS for the target t.
 func (s *Settings) resolveScale(t target.Target) {
-	s.Whiten = cmp.Or(s.Whiten, WhitenLaplace)
-	s.Stop = cmp.Or(s.Stop, StopConverged)
+	s.Frame = s.Frame.Resolved(rules)
 	s.MaxRhat = cmp.Or(s.MaxRhat, DefaultMaxRhat)
 	s.MinESS = cmp.Or(s.MinESS, DefaultMinESS)
 	if s.Whiten == WhitenLaplace {

@@ -22,7 +22,7 @@ import (
 func TestConstantSchedule(t *testing.T) {
 	std := target.Func{D: 1, F: func(x, g []float64) float64 { g[0] = -x[0]; return -x[0] * x[0] / 2 }}
 	set, err := sampler.Set(Run(context.Background(), std, particle.Start{}, Settings{
-		Whiten: WhitenNone, Stop: StopFixed, Schedule: ScheduleConstant, A: 0.5, Iterations: 200000, BurnIn: 100000, Thin: 10, Chains: 4,
+		Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Schedule: ScheduleConstant, A: 0.5, Iterations: 200000, BurnIn: 100000, Thin: 10, Chains: 4,
 	}, rand.NewPCG(7, 8), nil))
 	if err != nil {
 		t.Fatal(err)

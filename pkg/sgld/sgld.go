@@ -39,9 +39,6 @@ type Settings struct {
 
 	// Chains is the number of independent chains. Default 4.
 	Chains int `toml:"chains" json:"chains,omitempty"`
-	// Workers is the number of goroutines that run the chains. The
-	// particles do not depend on it. Default min(Chains, GOMAXPROCS).
-	Workers int `toml:"-" json:"-"`
 
 	// Batch is the minibatch size |B| for a target.Stochastic target, whose
 	// likelihood is rescaled by N/|B|. A target that is not Stochastic, or
@@ -81,17 +78,18 @@ type Settings struct {
 	// are errors.
 	X0Scale float64 `toml:"jitter" json:"jitter,omitempty"`
 
-	// Whiten selects the coordinates of the chains: WhitenLaplace (the
-	// default, also "") runs them in z = L⁻¹(x − x̂), the coordinates of
-	// the Laplace fit N(x̂, LLᵀ) at the MAP, i.e. preconditioned Langevin
-	// dynamics θ ← θ + (ε/2)Σĝ + N(0, εΣ) with Σ = LLᵀ; WhitenNone in the
-	// target's own coordinates. See the constants.
-	Whiten string `toml:"whiten" json:"whiten,omitempty"`
-	// Stop selects when the chains end: StopConverged (the default, also
-	// "") when the draws of the chains' second halves agree (R̂) and are
-	// plentiful (ESS), Iterations being a ceiling whose reaching flags the
-	// result; StopFixed after exactly Iterations.
-	Stop string `toml:"stop" json:"stop,omitempty"`
+	// Frame is the run frame SGLD shares (its keys whiten, stop and
+	// strict; Workers; NoDiagnostics): Whiten WhitenLaplace (the default)
+	// runs the chains in z = L⁻¹(x − x̂), the coordinates of the Laplace fit
+	// N(x̂, LLᵀ) at the MAP, i.e. preconditioned Langevin dynamics
+	// θ ← θ + (ε/2)Σĝ + N(0, εΣ) with Σ = LLᵀ, WhitenNone in the target's
+	// own coordinates; Stop StopConverged (the default) ends the chains
+	// when the draws of their second halves agree (R̂) and are plentiful
+	// (ESS), Iterations being a ceiling whose reaching flags the result,
+	// StopFixed after exactly Iterations; Workers is the number of
+	// goroutines that run the chains (the particles do not depend on it;
+	// default min(Chains, GOMAXPROCS)). SGLD takes no KSDSize.
+	sampler.Frame
 	// MaxRhat is StopConverged's bound on the largest rank-normalised
 	// split-R̂ over the coordinates. Zero means DefaultMaxRhat (1.01).
 	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
@@ -112,15 +110,6 @@ type Settings struct {
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
 	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
-
-	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
-	// a *particle.FlaggedError returned beside the set. Default false: the
-	// flags are only recorded.
-	Strict bool `toml:"strict" json:"strict,omitempty"`
-	// NoDiagnostics leaves Set.Diag empty and skips the evaluations of the
-	// diagnostics (see diagnose), for a run nested in another method whose
-	// clock would count them. Default false.
-	NoDiagnostics bool `toml:"-" json:"-"`
 }
 
 // Step-size schedules (Settings.Schedule).
@@ -469,18 +458,9 @@ func (c *chain) copyLast(dst []float64, n int) int {
 // lies further from the monitored draws' mean than as many independent
 // draws would) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	defer st.Close()
-	set, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // jitter adds sd·z, z ~ N(0, I), to x.

@@ -72,7 +72,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 // iter/s counts iterations of all chains.
 func BenchmarkRun(b *testing.B) {
 	m := newLogReg(10000, 55, 1)
-	s := Settings{Iterations: 1000, Chains: 2, Workers: 2}
+	s := Settings{Iterations: 1000, Chains: 2, Frame: sampler.Frame{Workers: 2}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(1, 2), nil)); err != nil {

@@ -46,7 +46,7 @@ func TestUpdateRule(t *testing.T) {
 		return c[0]*x[0] + c[1]*x[1]
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
-	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
+	s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
 		X0Scale: NoJitter}
 	got, err := sampler.Set(Run(context.Background(), tgt, particle.Start{X0: []float64{0.5, -0.5}}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
@@ -127,7 +127,7 @@ func TestGaussianFunc(t *testing.T) {
 	}}
 	const b, gamma, burn, iters, thin = 1e5, 0.55, 10000, 110000, 10
 	a := 0.05 * math.Pow(b+1, gamma) // ε₁ = 0.05
-	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
+	s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, BurnIn: burn, Thin: thin, Chains: 4, A: a, B: b, Gamma: gamma}
 	set, err := sampler.Set(Run(context.Background(), tgt, particle.Start{}, s, rand.NewPCG(11, 12), nil))
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestGaussianStochastic(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	m := newGaussMean(1000, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
 	run := func(workers int, seed uint64) particle.Set {
-		s := Settings{Iterations: 2000, Chains: 3, Workers: workers, RecordEvery: 70}
+		s := Settings{Iterations: 2000, Chains: 3, Frame: sampler.Frame{Workers: workers}, RecordEvery: 70}
 		set, err := sampler.Set(Run(context.Background(), m, particle.Start{}, s, rand.NewPCG(seed, 1), nil))
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func TestDeterminism(t *testing.T) {
 func TestSnapshots(t *testing.T) {
 	const n, batch, chains, iters, burn, every, keep = 1000, 50, 2, 1030, 300, 100, 40
 	m := newGaussMean(n, []float64{0.7, -1.3}, []float64{0, 0}, 1, 100, 7)
-	s := Settings{Whiten: WhitenNone, Stop: StopFixed, Iterations: iters, BurnIn: burn, Thin: 3, Keep: keep, Chains: chains, Batch: batch, RecordEvery: every}
+	s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, BurnIn: burn, Thin: 3, Keep: keep, Chains: chains, Batch: batch, RecordEvery: every}
 	var steps []int
 	var last particle.Set
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
@@ -360,7 +360,7 @@ func TestInvalidSettings(t *testing.T) {
 		"init dimension":      {Settings{}, "", particle.Start{X0: []float64{1, 2}}},
 		"starting set":        {Settings{}, "", particle.Start{Particles: mat.NewDense(3, 1, nil)}},
 		"schedule":            {Settings{Schedule: "cosine"}, "schedule", particle.Start{}},
-		"constant without a":  {Settings{Whiten: WhitenNone, Schedule: ScheduleConstant}, "a", particle.Start{}},
+		"constant without a":  {Settings{Frame: sampler.Frame{Whiten: WhitenNone}, Schedule: ScheduleConstant}, "a", particle.Start{}},
 		"constant with b":     {Settings{Schedule: ScheduleConstant, A: 0.1, B: 10}, "b", particle.Start{}},
 		"constant with gamma": {Settings{Schedule: ScheduleConstant, A: 0.1, Gamma: 0.6}, "gamma", particle.Start{}},
 	} {

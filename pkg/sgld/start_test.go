@@ -1,6 +1,8 @@
 package sgld_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"errors"
 	"math"
@@ -32,7 +34,7 @@ var gamma5 = target.Func{D: 1, F: func(x, g []float64) float64 {
 func TestStartOutsideSupportRedrawn(t *testing.T) {
 	redrawn := 0
 	for seed := uint64(1); seed <= 8; seed++ {
-		s := sgld.Settings{X0Scale: 3, Stop: sgld.StopFixed, Iterations: 300, BurnIn: 200}
+		s := sgld.Settings{X0Scale: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 300, BurnIn: 200}
 		set, err := s.Run(context.Background(), gamma5, particle.Start{X0: []float64{3}}, rand.NewPCG(seed, 7), nil)
 		var nf *particle.NonFiniteError
 		if errors.As(err, &nf) && nf.Iteration <= 1 {
@@ -62,8 +64,8 @@ func TestStartOutsideSupportError(t *testing.T) {
 		s    sgld.Settings
 		want string
 	}{
-		{[]float64{-5}, sgld.Settings{X0Scale: sgld.NoJitter, Whiten: sgld.WhitenNone}, "the start point (Init, no jitter) is outside the target's support"},
-		{[]float64{-50}, sgld.Settings{Whiten: sgld.WhitenNone}, "none of 100 start points drawn has a finite log density"},
+		{[]float64{-5}, sgld.Settings{X0Scale: sgld.NoJitter, Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "the start point (Init, no jitter) is outside the target's support"},
+		{[]float64{-50}, sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "none of 100 start points drawn has a finite log density"},
 	} {
 		_, err := c.s.Run(context.Background(), gamma5, particle.Start{X0: c.x0}, rand.NewPCG(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, particle.ErrNonFinite) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -44,10 +45,9 @@ type State struct {
 	// s is the resolved Settings of the caller (in x with WhitenLaplace;
 	// r.s are those of the chains in z).
 	s Settings
-	// w maps the chains' coordinates z to the target's x; nil with
-	// WhitenNone, where they are in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	// wh maps the run's coordinates z to the target's x (its W nil with
+	// WhitenNone, where the run is in x) and holds what the fit cost.
+	wh sampler.Whitened
 }
 
 // state holds the chains of a run in the coordinates of t and the workers
@@ -114,7 +114,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 	if err != nil {
 		return nil, err
 	}
-	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, s: s, wh: sampler.Fit(sc)}, nil
 }
 
 // newState starts the chains of the resolved s on t around x0 (nil: the
@@ -247,7 +247,7 @@ func (st *State) advance(ctx context.Context, until int) error {
 			bad = c
 		}
 	}
-	st.GradEvals = st.scaleEvals + r.evals()
+	st.GradEvals = st.wh.Evals + r.evals()
 	if bad != nil {
 		st.Iteration = r.lowest(until)
 		return bad.err
@@ -362,8 +362,8 @@ func (st *State) Draws(dst *mat.Dense) *mat.Dense {
 		dst = mat.NewDense(n, r.d, nil)
 	}
 	z := mat.NewDense(n, r.d, r.snap[:n*r.d])
-	if st.w != nil {
-		return st.w.RowsToX(dst, z)
+	if st.wh.W != nil {
+		return st.wh.W.RowsToX(dst, z)
 	}
 	dst.Copy(z)
 	return dst
@@ -378,74 +378,8 @@ func (st *State) Close() {
 	st.r.start = nil
 }
 
-// end returns set, the chains' draws, and err as Run does: with
-// WhitenLaplace, nothing on an error other than ctx's cancellation, else
-// the draws mapped to x with the scale's gradient evaluations and the
-// caller's Strict.
+// end returns set, the run's set, and err as Run does (see
+// sampler.Whitened.End).
 func (st *State) end(ctx context.Context, set particle.Set, err error) (particle.Set, error) {
-	if st.w == nil {
-		return set, err
-	}
-	if err != nil && ctx.Err() == nil {
-		return particle.Set{}, err
-	}
-	if set.X != nil {
-		set.X = st.w.RowsToX(nil, set.X)
-		set.Diag.Set("scale_grad_evals", float64(st.scaleEvals))
-	}
-	if err == nil {
-		err = particle.Strict("sgld", set, st.s.Strict)
-	}
-	return set, err
-}
-
-// run is Run's loop from st (just made by Init): segments of RecordEvery
-// iterations, a snapshot after each but those of the burn-in.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	d := r.d
-	for st.Iteration < r.s.Iterations {
-		if err := st.advance(ctx, min(st.Iteration+r.s.RecordEvery, r.s.Iterations)); err != nil {
-			return st.end(ctx, r.result(), err)
-		}
-		at := st.Iteration
-		if rec == nil {
-			if st.Converged {
-				break
-			}
-			continue
-		}
-
-		// Assembling the snapshot is the recorder's business: off the clock.
-		sw.Stop()
-		n := r.collect()
-		if n == 0 {
-			sw.Start()
-			continue
-		}
-		for i := range r.w[:n] {
-			r.w[i] = 1 / float64(n)
-		}
-		stopped, err := particle.Report(rec, sw, particle.Snapshot{
-			Step:      at,
-			X:         mat.NewDense(n, d, r.snap[:n*d]),
-			W:         r.w[:n],
-			GradEvals: r.evals(),
-		})
-		if err != nil {
-			return st.end(ctx, r.result(), fmt.Errorf("sgld: recorder at iteration %d: %w", at, err))
-		}
-		if stopped {
-			set, err := r.finish(at, false)
-			return st.end(ctx, set, err)
-		}
-		if st.Converged {
-			break
-		}
-	}
-	set, err := r.finish(st.Iteration, true)
-	return st.end(ctx, set, err)
+	return st.wh.End(ctx, "sgld", set, err, st.s.Strict)
 }

@@ -42,9 +42,9 @@ func stateCases(t *testing.T) []struct {
 		start particle.Start
 	}{
 		{"zero", gauss, sgld.Settings{}, particle.Start{X0: []float64{0, 0}}},
-		{"reference-1", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 1, RecordEvery: 150}, particle.Start{}},
-		{"reference-3", lr, sgld.Settings{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Iterations: 700, Batch: 50, Workers: 3, RecordEvery: 150}, particle.Start{}},
-		{"ceiling", lr, sgld.Settings{Iterations: 400, BurnIn: 100, Batch: 50, Workers: 2}, particle.Start{}},
+		{"reference-1", lr, sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Workers: 1}, Iterations: 700, Batch: 50, RecordEvery: 150}, particle.Start{}},
+		{"reference-3", lr, sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, Workers: 3}, Iterations: 700, Batch: 50, RecordEvery: 150}, particle.Start{}},
+		{"ceiling", lr, sgld.Settings{Iterations: 400, BurnIn: 100, Batch: 50, Frame: sampler.Frame{Workers: 2}}, particle.Start{}},
 	}
 }
 

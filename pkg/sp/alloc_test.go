@@ -1,6 +1,8 @@
 package sp
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"math/rand/v2"
 	"runtime"
@@ -34,7 +36,7 @@ func TestStepAllocations(t *testing.T) {
 	ctx := context.Background()
 	for _, whiten := range []string{WhitenLaplace, WhitenNone} {
 		st, err := Init(ctx, normal, particle.Start{X0: []float64{0.3, -0.2}},
-			Settings{N: 200, Stop: StopFixed, Whiten: whiten}, rand.NewPCG(1, 2))
+			Settings{N: 200, Frame: sampler.Frame{Stop: StopFixed, Whiten: whiten}}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,11 +3,13 @@ package sp
 import (
 	"context"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
-var _ sampler.State = (*State)(nil)
+var _ sampler.Scheduled = (*State)(nil)
 
 // Step is Step(ctx, st), one point: State is a sampler.State.
 func (st *State) Step(ctx context.Context) error { return Step(ctx, st) }
@@ -34,24 +36,53 @@ func (st *State) Evals() int64 { return st.GradEvals }
 // steps.
 func (st *State) Close() {}
 
+// Advance is Step: a snapshot follows every point.
+func (st *State) Advance(ctx context.Context) error { return Step(ctx, st) }
+
+// Snapshot writes the points placed so far, in the target's coordinates,
+// with equal weights, Step the count of points, into snap; none before the
+// first point.
+func (st *State) Snapshot(snap *particle.Snapshot) bool {
+	r := st.r
+	n, d := r.obj.n, r.obj.d
+	if n == 0 {
+		return false
+	}
+	*snap = particle.Snapshot{
+		Step:      n,
+		X:         st.wh.Rows(mat.NewDense(n, d, r.obj.x[:n*d])),
+		W:         r.weights(),
+		GradEvals: st.GradEvals,
+	}
+	return true
+}
+
 // Result returns the points placed so far with equal weights 1/n and
-// their diagnostics (Set.Diag, as Run returns them, in the
-// target's coordinates; the flag "ceiling" when StopKSD has not settled
-// within Settings.N points), the gradient evaluations (the MAP search's
-// and the Laplace fit's as the part "scale" with WhitenLaplace), the Cost
-// of the run so far as Detail, and with Settings.Strict the
+// their diagnostics (Set.Diag, as Run returns them, in the target's
+// coordinates; the flag "ceiling" when StopKSD has not settled within
+// Settings.N points), the gradient evaluations (with WhitenLaplace the
+// MAP search's and the Laplace fit's as the parts MAP and Laplace), the
+// Cost of the run so far as Detail, and with Settings.Strict the
 // *particle.FlaggedError of a flagged set. It does not change st, and it
 // does not time: Cost.Seconds is zero.
 func (st *State) Result() (sampler.Result, error) {
-	set, err := st.result()
-	return sampler.Result{Set: set, Cost: st.cost(), Detail: st.Cost()}, err
+	return st.Finish(context.Background(), nil)
 }
 
-// cost is the bill of st so far, without seconds.
-func (st *State) cost() sampler.Cost {
-	c := sampler.Cost{GradEvals: st.GradEvals}
-	if st.w != nil {
-		c.Parts = []sampler.Part{{Name: "scale", GradEvals: st.scaleEvals}}
+// Finish returns the result of the run ended with err (see
+// sampler.Scheduled): the points with their diagnostics after nil or
+// particle.ErrStop; the points so far without diagnostics after a
+// cancellation (with ctx.Err()); none after another error.
+func (st *State) Finish(ctx context.Context, err error) (sampler.Result, error) {
+	r := st.r
+	var set particle.Set
+	switch {
+	case err == nil || err == particle.ErrStop:
+		set, err = st.result()
+	case ctx.Err() != nil:
+		set, err = st.end(ctx, r.set(), ctx.Err())
+	default:
+		set, err = st.end(ctx, particle.Set{}, err)
 	}
-	return c
+	return sampler.Result{Set: set, Cost: st.wh.Cost(st.GradEvals), Detail: r.cost}, err
 }

@@ -1,6 +1,8 @@
 package sp_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -88,7 +90,7 @@ func ExampleStep() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 200}, rand.NewPCG(1, 2))
+	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Frame: sampler.Frame{Whiten: sp.WhitenNone, Stop: sp.StopFixed}, N: 200}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return

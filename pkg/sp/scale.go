@@ -6,87 +6,44 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/metric"
 	"github.com/mmdfw/mmdfw/pkg/particle"
-	"github.com/mmdfw/mmdfw/pkg/setting"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
 
-// Coordinates of a run (Settings.Whiten).
+// The run frame's values (sampler.Frame) that Stein Points takes.
 const (
-	// WhitenLaplace places the points in the coordinates z = L⁻¹(x − x̂)
-	// of the target's Laplace fit N(x̂, LLᵀ) at its MAP x̂
-	// (laplace.FitAtMAP: L-BFGS from the start point X0, then the target's
-	// exact Hessian where it offers one, else 2d gradients by central
-	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
-	// whose gradient evaluations are charged to the run. The base kernel
-	// is then the IMQ of ‖L⁻¹(x − y)‖ and the Stein kernel that of the
-	// whitened target, whose discrepancy is that of x up to the constant
-	// map; the first pool, the perturbations and the box are in posterior
-	// standard deviations. The target's prior is not used for candidates
-	// (its draws are far outside the posterior's scales). The points are
-	// returned, and reported, in x.
-	WhitenLaplace = "laplace"
+	// WhitenLaplace (the default) searches the points in the whitened
+	// coordinates of the Laplace fit; the target's prior is then not used
+	// for candidates (its draws are far outside the posterior's scales).
+	WhitenLaplace = sampler.WhitenLaplace
 	// WhitenNone searches in the target's own coordinates, as the
 	// original.
-	WhitenNone = "none"
-)
-
-// Stopping rules (Settings.Stop).
-const (
-	// StopKSD ends the run after point n once the points' KSD²_n (Cost.KSD2,
-	// in the run's Stein kernel) is at most k̄/KSDSize, k̄ the mean of
-	// k₀(xᵢ, xᵢ) over the points: the expected KSD² of KSDSize independent
-	// draws of the target is E k₀(x, x)/KSDSize, so that the points are
-	// then at least as close to it, in this discrepancy, as that many
-	// draws. Points is the ceiling: a run that reaches it first is returned
-	// with the flag "ceiling" in particle.Set.Diag when its points are
-	// worse than as many independent draws in KSD² (metric.CeilingFlagged),
-	// with the note "ceiling" (Diag.Notes) otherwise; Diag also records
-	// "points" and "ksd_size" (k̄/KSD²_n, the number of independent draws
-	// the points equal).
-	StopKSD = "ksd"
-	// StopFixed places exactly Points points.
-	StopFixed = "fixed"
-)
-
-// Defaults of the stopping rule.
-const (
-	// DefaultCeiling is the zero Points with StopKSD.
-	DefaultCeiling = 400
+	WhitenNone = sampler.WhitenNone
+	// StopKSD (the default) ends the run after point n once the points'
+	// KSD²_n (Cost.KSD2, in the run's Stein kernel) is at most k̄/KSDSize,
+	// k̄ the mean of k₀(xᵢ, xᵢ) over the points; N is the ceiling, and
+	// Diag records "points" and "ksd_size" (k̄/KSD²_n, the number of
+	// independent draws the points equal). See sampler.StopKSD.
+	StopKSD = sampler.StopKSD
+	// StopFixed places exactly N points.
+	StopFixed = sampler.StopFixed
 	// DefaultKSDSize is the zero KSDSize.
-	DefaultKSDSize = 1000
+	DefaultKSDSize = sampler.DefaultKSDSize
 )
 
-// validateScale checks Whiten, Stop and KSDSize.
-func (s Settings) validateScale() error {
-	switch s.Whiten {
-	case "", WhitenLaplace, WhitenNone:
-	default:
-		return setting.Errorf("whiten", s.Whiten, "is not one of %q", []string{WhitenLaplace, WhitenNone})
-	}
-	switch s.Stop {
-	case "", StopKSD, StopFixed:
-	default:
-		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopKSD, StopFixed})
-	}
-	if s.KSDSize < 0 {
-		return setting.Errorf("ksd_size", s.KSDSize, "must not be negative")
-	}
-	return nil
-}
+// DefaultCeiling is the zero N with StopKSD.
+const DefaultCeiling = 400
 
-// resolveScale fills Whiten, Stop, KSDSize, Points and, with
-// WhitenLaplace, C for dimension d.
+// rules is what of the run frame Stein Points takes.
+var rules = sampler.Rules{Stops: []string{StopKSD, StopFixed}, Whiten: true, KSD: true}
+
+// resolveScale fills the frame, N and, with WhitenLaplace, C for
+// dimension d.
 func (s *Settings) resolveScale(d int) {
-	s.Whiten = cmp.Or(s.Whiten, WhitenLaplace)
+	s.Frame = s.Frame.Resolved(rules)
 	if s.Whiten == WhitenLaplace {
 		s.C = cmp.Or(s.C, math.Sqrt(float64(d)))
 	}
-	s.Stop = cmp.Or(s.Stop, StopKSD)
-	s.KSDSize = cmp.Or(s.KSDSize, DefaultKSDSize)
-	if s.Stop == StopKSD {
-		s.N = cmp.Or(s.N, DefaultCeiling)
-	} else {
-		s.N = cmp.Or(s.N, DefaultN)
-	}
+	s.N = s.Frame.Ceiling(s.N, DefaultCeiling, DefaultN)
 }
 
 // ksdStop is the state of StopKSD; a nil *ksdStop never stops.

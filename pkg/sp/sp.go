@@ -102,25 +102,17 @@ type Settings struct {
 	C    float64 `toml:"c" json:"c,omitempty"`
 	Beta float64 `toml:"beta" json:"beta,omitempty"`
 
-	// Whiten selects the coordinates of the points' search and of the
-	// kernel: WhitenLaplace (the default, also "") those of the Laplace
-	// fit at the MAP, in which Scale, Perturb, Box, C and the
-	// perturbations' spreads are in posterior standard deviations;
-	// WhitenNone the target's own, as the original. See the constants.
-	Whiten string `toml:"whiten" json:"whiten,omitempty"`
-	// Stop selects when the run ends: StopKSD (the default, also "") once
-	// the points' KSD² is as small as that expected of KSDSize independent
-	// draws of the target, N being a ceiling whose reaching flags the
-	// result when it is worse than N draws (metric.CeilingFlagged); StopFixed after exactly N points.
-	Stop string `toml:"stop" json:"stop,omitempty"`
-	// KSDSize is StopKSD's number of independent draws whose expected KSD²
-	// the points must reach. Zero means DefaultKSDSize.
-	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
-
-	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
-	// a *particle.FlaggedError returned beside the set. Default false: the
-	// flags are only recorded.
-	Strict bool `toml:"strict" json:"strict,omitempty"`
+	// Frame is the run frame Stein Points shares (its keys whiten, stop,
+	// ksd_size and strict): Whiten WhitenLaplace (the default) searches the
+	// points and measures the kernel in the coordinates of the Laplace fit
+	// at the MAP, in which Scale, Perturb, Box, C and the perturbations'
+	// spreads are in posterior standard deviations, WhitenNone in the
+	// target's own, as the original; Stop StopKSD (the default) ends the
+	// run once the points' KSD² is as small as that expected of KSDSize
+	// independent draws, N being a ceiling whose reaching flags the result
+	// when it is worse than N draws (metric.CeilingFlagged), StopFixed
+	// after exactly N points. Workers is not used: a run is one goroutine.
+	sampler.Frame
 }
 
 // NoRefinement as Settings.NelderMeadEvals, NoBox as Settings.Box and
@@ -163,7 +155,7 @@ func (s Settings) Validate() error {
 	case s.Beta <= -1 || s.Beta > 0 || math.IsNaN(s.Beta):
 		return setting.Errorf("beta", s.Beta, "is outside (−1, 0)")
 	}
-	return s.validateScale()
+	return s.Frame.Validate(rules)
 }
 
 // resolved returns s with the defaults filled in for dimension d, or an
@@ -255,17 +247,9 @@ func (c Cost) KSD2(n int) float64 {
 // target's coordinates with WhitenLaplace); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	set, cost, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c, Detail: cost}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // runner holds the state of one run.

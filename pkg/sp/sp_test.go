@@ -57,7 +57,7 @@ func TestObjectiveDoubleSum(t *testing.T) {
 	}
 
 	// Run's objective trace against the double sum over its own points.
-	spRes, err := Run(context.Background(), g, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 8}, rand.NewPCG(5, 5), nil)
+	spRes, err := Run(context.Background(), g, particle.Start{}, Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: 8}, rand.NewPCG(5, 5), nil)
 	set := spRes.Set
 	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
@@ -193,7 +193,7 @@ func TestHighDimCost(t *testing.T) {
 		last = s
 		return nil
 	})
-	s := Settings{Whiten: WhitenNone, Stop: StopFixed, N: points, NelderMeadEvals: 20 * d}
+	s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: points, NelderMeadEvals: 20 * d}
 	spRes, err := Run(context.Background(), lr, particle.Start{}, s, rand.NewPCG(9, 9), rec)
 	set := spRes.Set
 	cost, _ := spRes.Detail.(Cost)
@@ -228,7 +228,7 @@ func TestHighDimCost(t *testing.T) {
 	// The refinement must actually improve on the best candidate: the
 	// accepted objective of the first point is k₀(x,x)/2, monotone in
 	// ‖s(x)‖², so compare against the best candidate alone.
-	noRefine := Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1, NelderMeadEvals: NoRefinement}
+	noRefine := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: 1, NelderMeadEvals: NoRefinement}
 	spRes, err = Run(context.Background(), lr.Logistic, particle.Start{}, noRefine, rand.NewPCG(9, 9), nil)
 	c0, _ := spRes.Detail.(Cost)
 	if err != nil {
@@ -288,7 +288,7 @@ func TestDeterminism(t *testing.T) {
 // score is zero, the minimum of k₀(x, x)).
 func TestMAPStart(t *testing.T) {
 	g, m := gaussian2()
-	spRes, err := Run(context.Background(), g, particle.Start{X0: m}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(1, 1), nil)
+	spRes, err := Run(context.Background(), g, particle.Start{X0: m}, Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: 1}, rand.NewPCG(1, 1), nil)
 	set := spRes.Set
 	cost, _ := spRes.Detail.(Cost)
 	if err != nil {
@@ -400,7 +400,7 @@ func TestSettingsErrors(t *testing.T) {
 		{particle.Start{X0: []float64{1, math.NaN()}}, "sp: X0: diverged at step 0: coordinate 1 is NaN"},
 		{particle.Start{Particles: mat.NewDense(3, 2, nil)}, "sp: a starting set"},
 	} {
-		for _, s := range []Settings{{}, {Whiten: WhitenNone}} {
+		for _, s := range []Settings{{}, {Frame: sampler.Frame{Whiten: WhitenNone}}} {
 			if _, err := sampler.Set(Run(context.Background(), g, c.start, s, rand.NewPCG(1, 1), nil)); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: error %v, want one saying %q", s.Whiten, err, c.want)
 			}
@@ -493,8 +493,8 @@ func TestLogistic2D(t *testing.T) {
 		s    Settings
 		x0   []float64
 	}{
-		{"prior", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, nil},
-		{"MAP", Settings{Whiten: WhitenNone, Stop: StopFixed, N: points}, mode},
+		{"prior", Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: points}, nil},
+		{"MAP", Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: points}, mode},
 	} {
 		spRes, err := Run(context.Background(), lr, particle.Start{X0: c.x0}, c.s, rand.NewPCG(1, 2), nil)
 		set := spRes.Set

@@ -1,6 +1,8 @@
 package sp
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"math"
 	"math/rand/v2"
@@ -28,7 +30,7 @@ func (withPrior) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestSearchStart(t *testing.T) {
 	g, m := gaussian2()
 	for name, tg := range map[string]target.Target{"box": g, "prior": withPrior{g}} {
-		spRes, err := Run(context.Background(), tg, particle.Start{}, Settings{Whiten: WhitenNone, Stop: StopFixed, N: 1}, rand.NewPCG(5, 6), nil)
+		spRes, err := Run(context.Background(), tg, particle.Start{}, Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, N: 1}, rand.NewPCG(5, 6), nil)
 		set := spRes.Set
 		cost, _ := spRes.Detail.(Cost)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -44,10 +45,9 @@ type State struct {
 	// s is the resolved Settings of the caller (in x with WhitenLaplace;
 	// r.s are those of the run in z).
 	s Settings
-	// w maps the run's coordinates z to the target's x; nil with
-	// WhitenNone, where the run is in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	// wh maps the run's coordinates z to the target's x (its W nil with
+	// WhitenNone, where the run is in x) and holds what the fit cost.
+	wh sampler.Whitened
 }
 
 // Init returns the state of a Stein Points run before its first point.
@@ -95,7 +95,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 	// In z the mode is the origin.
 	r := newRunner(w.Target(t), inner, make([]float64, d), src)
 	r.frame = &laplace.Frame{Target: t, W: w}
-	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, ks: inner.ksdStop(d), s: s, wh: sampler.Fit(sc)}, nil
 }
 
 // Step places one more point, xₙ₊₁ = argmin of the greedy objective
@@ -124,7 +124,7 @@ func Step(ctx context.Context, st *State) error {
 	}
 	d := r.obj.d
 	st.Points = n
-	st.GradEvals = st.scaleEvals + r.obj.calls*int64(target.NData(r.t))
+	st.GradEvals = st.wh.Evals + r.obj.calls*int64(target.NData(r.t))
 	st.Settled = st.ks.add(n, r.obj.s[(n-1)*d:n*d], &r.cost)
 	st.KSD2 = r.cost.KSD2(n)
 	return nil
@@ -146,8 +146,8 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 	if dst == nil {
 		dst = mat.NewDense(o.n, o.d, nil)
 	}
-	if st.w != nil {
-		return st.w.RowsToX(dst, z)
+	if st.wh.W != nil {
+		return st.wh.W.RowsToX(dst, z)
 	}
 	dst.Copy(z)
 	return dst
@@ -157,64 +157,14 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 func (st *State) result() (particle.Set, error) {
 	r := st.r
 	set := st.ks.finish(r.set(), r.obj.n)
-	r.diagnose(&set)
+	if !r.s.NoDiagnostics {
+		r.diagnose(&set)
+	}
 	return st.end(context.Background(), set, particle.Strict("sp", set, r.s.Strict))
 }
 
-// end returns set, the run's points, and err as Run does: with
-// WhitenLaplace, nothing on an error other than ctx's cancellation, else
-// the points mapped to x with the scale's gradient evaluations and the
-// caller's Strict.
+// end returns set, the run's set, and err as Run does (see
+// sampler.Whitened.End).
 func (st *State) end(ctx context.Context, set particle.Set, err error) (particle.Set, error) {
-	if st.w == nil {
-		return set, err
-	}
-	if err != nil && ctx.Err() == nil {
-		return particle.Set{}, err
-	}
-	if set.X != nil {
-		set.X = st.w.RowsToX(nil, set.X)
-		set.Diag.Set("scale_grad_evals", float64(st.scaleEvals))
-	}
-	if err == nil {
-		err = particle.Strict("sp", set, st.s.Strict)
-	}
-	return set, err
-}
-
-// run is Run's loop over Step from st (just made by Init), with a
-// snapshot after every point.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, Cost, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	d := r.obj.d
-	for st.Points < r.s.N {
-		if err := Step(ctx, st); err != nil {
-			if ctx.Err() != nil {
-				set, err := st.end(ctx, r.set(), ctx.Err())
-				return set, r.cost, err
-			}
-			set, err := st.end(ctx, particle.Set{}, err)
-			return set, r.cost, err
-		}
-		n := st.Points
-		snap := particle.Snapshot{
-			Step:      n,
-			X:         mat.NewDense(r.obj.n, d, r.obj.x),
-			W:         r.weights(),
-			GradEvals: st.GradEvals - st.scaleEvals, // w.Recorder adds scaleEvals
-		}
-		stop, err := particle.Report(rec, sw, snap)
-		if err != nil {
-			set, err := st.end(ctx, particle.Set{}, err)
-			return set, r.cost, err
-		}
-		if stop || st.Settled {
-			break
-		}
-	}
-	set, err := st.result()
-	return set, r.cost, err
+	return st.wh.End(ctx, "sp", set, err, st.s.Strict)
 }

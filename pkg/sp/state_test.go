@@ -1,6 +1,8 @@
 package sp_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -32,7 +34,7 @@ func TestStepLoopIsRun(t *testing.T) {
 		s    sp.Settings
 	}{
 		{"zero", sp.Settings{}},
-		{"original", sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 25}},
+		{"original", sp.Settings{Frame: sampler.Frame{Whiten: sp.WhitenNone, Stop: sp.StopFixed}, N: 25}},
 		{"ceiling", sp.Settings{N: 12}},
 	} {
 		start := particle.Start{X0: []float64{0, 0}}
@@ -91,7 +93,7 @@ func TestStepPastN(t *testing.T) {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Whiten: sp.WhitenNone, Stop: sp.StopFixed, N: 3}, rand.NewPCG(1, 2))
+	st, err := sp.Init(ctx, normal, particle.Start{X0: []float64{0, 0}}, sp.Settings{Frame: sampler.Frame{Whiten: sp.WhitenNone, Stop: sp.StopFixed}, N: 3}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestStepPastN(t *testing.T) {
 // TestStepCancelled: a cancelled context stops Step before the point.
 func TestStepCancelled(t *testing.T) {
 	normal := target.Func{D: 1, F: func(x, grad []float64) float64 { grad[0] = -x[0]; return -x[0] * x[0] / 2 }}
-	st, err := sp.Init(context.Background(), normal, particle.Start{X0: []float64{0}}, sp.Settings{Whiten: sp.WhitenNone}, rand.NewPCG(1, 2))
+	st, err := sp.Init(context.Background(), normal, particle.Start{X0: []float64{0}}, sp.Settings{Frame: sampler.Frame{Whiten: sp.WhitenNone}}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

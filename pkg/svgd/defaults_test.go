@@ -1,6 +1,8 @@
 package svgd_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"math"
 	"math/rand/v2"
@@ -54,7 +56,7 @@ func TestCeilingFlagged(t *testing.T) {
 	if len(set.Diag.Flags) != 1 || set.Diag.Flags[0].Code != "ceiling" || set.Diag.Values["iterations"] != 60 {
 		t.Errorf("flags %q after %v iterations, want the ceiling's after 60", set.Diag.Reason(), set.Diag.Values["iterations"])
 	}
-	fixed, err := svgd.Settings{Iterations: 60, Stop: svgd.StopFixed}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
+	fixed, err := svgd.Settings{Iterations: 60, Frame: sampler.Frame{Stop: svgd.StopFixed}}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestBandwidthScale(t *testing.T) {
 	g := testutil.Gauss5(t)
 	run := func(scale float64) particle.Set {
 		t.Helper()
-		set, err := svgd.Settings{Stop: svgd.StopFixed, Iterations: 500, BandwidthScale: scale}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
+		set, err := svgd.Settings{Frame: sampler.Frame{Stop: svgd.StopFixed}, Iterations: 500, BandwidthScale: scale}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

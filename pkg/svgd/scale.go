@@ -7,27 +7,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
-// Coordinates of a run (Settings.Whiten).
+// The run frame's values (sampler.Frame) that SVGD takes.
 const (
-	// WhitenLaplace runs SVGD on the target in the coordinates
-	// z = L⁻¹(x − x̂) of its Laplace fit N(x̂, LLᵀ) at the MAP x̂
-	// (laplace.FitAtMAP: L-BFGS from the start point X0, then the target's exact
-	// Hessian where it offers one, else 2d gradients by central
-	// differences; a diagonal L above laplace.DenseMaxDim dimensions),
-	// whose gradient evaluations are charged to the run. The kernel is
-	// then k(x, y) = exp(−‖L⁻¹(x − y)‖²/(2h²)), an RBF on whitened
-	// coordinates, equivalent to SVGD with the constant matrix kernel
-	// k·LLᵀ; the median heuristic, the start spread and the AdaGrad step
-	// are measured in posterior standard deviations along the fit's axes,
-	// so that coordinates whose scales differ by orders of magnitude need
-	// no hand scaling. The particles are returned, and reported, in x.
-	WhitenLaplace = "laplace"
+	// WhitenLaplace (the default) runs SVGD in the coordinates of the
+	// target's Laplace fit: the kernel is then k(x, y) =
+	// exp(−‖L⁻¹(x − y)‖²/(2h²)), an RBF on whitened coordinates,
+	// equivalent to SVGD with the constant matrix kernel k·LLᵀ, and the
+	// median heuristic, the start spread and the AdaGrad step are measured
+	// in posterior standard deviations along the fit's axes.
+	WhitenLaplace = sampler.WhitenLaplace
 	// WhitenNone runs in the target's own coordinates, as the reference
 	// code does.
-	WhitenNone = "none"
+	WhitenNone = sampler.WhitenNone
 )
 
 // Bandwidth rules (Settings.BandwidthRule), for a zero Settings.Bandwidth.
@@ -76,8 +71,11 @@ const (
 	// updates made.
 	StopPlateau = "plateau"
 	// StopFixed runs exactly Iterations updates.
-	StopFixed = "fixed"
+	StopFixed = sampler.StopFixed
 )
+
+// rules is what of the run frame SVGD takes.
+var rules = sampler.Rules{Stops: []string{StopPlateau, StopFixed}, Whiten: true}
 
 // Defaults of the stopping rule and of the whitened coordinates.
 const (
@@ -97,18 +95,8 @@ const (
 	PlateauPatience = 3
 )
 
-// validateScale checks Whiten, Stop and StopTol.
+// validateScale checks StopTol and the bandwidth rule against the frame.
 func (s Settings) validateScale() error {
-	switch s.Whiten {
-	case "", WhitenLaplace, WhitenNone:
-	default:
-		return setting.Errorf("whiten", s.Whiten, "is not one of %q", []string{WhitenLaplace, WhitenNone})
-	}
-	switch s.Stop {
-	case "", StopPlateau, StopFixed:
-	default:
-		return setting.Errorf("stop", s.Stop, "is not one of %q", []string{StopPlateau, StopFixed})
-	}
 	if s.StopTol < 0 || s.StopTol >= 1 || math.IsNaN(s.StopTol) {
 		return setting.Errorf("stop_tol", s.StopTol, "is outside [0, 1)")
 	}
@@ -127,23 +115,15 @@ func (s Settings) validateScale() error {
 // resolveScale fills Whiten, Stop, StopTol, Iterations and Step, whose
 // defaults depend on the coordinates and the stopping rule.
 func (s *Settings) resolveScale() {
-	s.Whiten = cmp.Or(s.Whiten, WhitenLaplace)
-	s.Stop = cmp.Or(s.Stop, StopPlateau)
+	s.Frame = s.Frame.Resolved(rules)
 	s.StopTol = cmp.Or(s.StopTol, DefaultStopTol)
-	if s.Stop == StopPlateau {
-		s.Iterations = cmp.Or(s.Iterations, DefaultCeiling)
-	} else {
-		s.Iterations = cmp.Or(s.Iterations, DefaultIterations)
-	}
+	s.Iterations = s.Frame.Ceiling(s.Iterations, DefaultCeiling, DefaultIterations)
 	if s.Whiten == WhitenLaplace {
 		s.Step = cmp.Or(s.Step, DefaultWhitenedStep)
 	} else {
 		s.Step = cmp.Or(s.Step, DefaultStep)
 	}
 }
-
-// whitened reports whether s runs in the Laplace fit's coordinates.
-func (s Settings) whitened() bool { return s.Whiten == "" || s.Whiten == WhitenLaplace }
 
 // plateau is the state of StopPlateau; a nil *plateau never stops.
 type plateau struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/laplace"
 	"github.com/mmdfw/mmdfw/pkg/particle"
+	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
@@ -52,10 +53,9 @@ type State struct {
 	// s is the resolved Settings of the caller (in x with WhitenLaplace;
 	// r.s are those of the run in z).
 	s Settings
-	// w maps the run's coordinates z to the target's x = M + Lz; nil with
-	// WhitenNone, where the run is in x.
-	w          *laplace.Whitening
-	scaleEvals int64
+	// wh maps the run's coordinates z to the target's x (its W nil with
+	// WhitenNone, where the run is in x) and holds what the fit cost.
+	wh sampler.Whitened
 }
 
 // Init returns the state of an SVGD run before its first update, from
@@ -74,7 +74,7 @@ type State struct {
 //
 // The State may keep goroutines (Settings.Workers): Close releases them.
 func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
-	if !s.whitened() {
+	if !s.Whitened() {
 		r, err := newState(t, s, start, src)
 		if err != nil {
 			return nil, err
@@ -139,7 +139,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 		return nil, err
 	}
 	r.frame = &laplace.Frame{Target: t, W: w}
-	return &State{GradEvals: sc.GradEvals, r: r, s: s, w: w, scaleEvals: sc.GradEvals}, nil
+	return &State{GradEvals: sc.GradEvals, r: r, s: s, wh: sampler.Fit(sc)}, nil
 }
 
 // Step makes one SVGD update of st: the scores of the particles (on the
@@ -167,7 +167,7 @@ func (st *State) update() error {
 		return err
 	}
 	st.Iteration = it
-	st.GradEvals = st.scaleEvals + r.evals
+	st.GradEvals = st.wh.Evals + r.evals
 	st.Bandwidth = r.h
 	st.Settled = r.plat.add(r.x)
 	return nil
@@ -183,8 +183,8 @@ func (st *State) Particles(dst *mat.Dense) *mat.Dense {
 		n, d := st.r.x.Dims()
 		dst = mat.NewDense(n, d, nil)
 	}
-	if st.w != nil {
-		return st.w.RowsToX(dst, st.r.x)
+	if st.wh.W != nil {
+		return st.wh.W.RowsToX(dst, st.r.x)
 	}
 	dst.Copy(st.r.x)
 	return dst
@@ -209,52 +209,17 @@ func (st *State) Close() { st.r.close() }
 // caller's Strict.
 func (st *State) end(set particle.Set, it int, err error) (particle.Set, error) {
 	set, err = st.r.conclude(set, it, err)
-	if st.w == nil {
+	if st.wh.W == nil {
 		return set, err
 	}
 	if set.X != nil {
-		set.X = st.w.RowsToX(nil, set.X)
+		set.X = st.wh.W.RowsToX(nil, set.X)
 	}
 	if set.X != nil || err == nil {
-		set.Diag.Set("scale_grad_evals", float64(st.scaleEvals))
+		set.Diag.Set("scale_grad_evals", float64(st.wh.Evals))
 	}
 	if err == nil {
 		err = particle.Strict("svgd", set, st.s.Strict)
 	}
 	return set, err
-}
-
-// run is Run's loop over Step from st (just made by Init), with its
-// snapshots: the start (step 0), every RecordEvery updates, and the last.
-func (st *State) run(ctx context.Context, sw *particle.Stopwatch, rec particle.Recorder) (particle.Set, error) {
-	r := st.r
-	if st.w != nil {
-		rec = st.w.Recorder(rec, 0, st.scaleEvals)
-	}
-	snap := func(step int) (bool, error) {
-		return particle.Report(rec, sw, particle.Snapshot{
-			Step: step, X: r.x, W: r.w, GradEvals: r.evals,
-		})
-	}
-	if stop, err := snap(0); stop || err != nil {
-		return st.end(r.finish(0, nil), 0, err)
-	}
-	for st.Iteration < st.s.Iterations {
-		if err := ctx.Err(); err != nil {
-			return st.end(r.set(), st.Iteration, err)
-		}
-		if err := st.update(); err != nil {
-			return particle.Set{}, err
-		}
-		it := st.Iteration
-		if st.Settled || it == st.s.Iterations || (st.s.RecordEvery > 0 && it%st.s.RecordEvery == 0) {
-			if stop, err := snap(it); stop || err != nil {
-				return st.end(r.finish(it, nil), it, err)
-			}
-		}
-		if st.Settled {
-			break
-		}
-	}
-	return st.result()
 }

@@ -1,6 +1,8 @@
 package svgd_test
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -56,7 +58,7 @@ func TestStrayFlagged(t *testing.T) {
 	const n, d = 20, 5
 	x := strayDraws(n, d, 1)
 	x.Set(3, 0, 25)
-	set, err := svgd.Settings{Stop: svgd.StopFixed, Iterations: 1}.Run(context.Background(), strayNormal(t, d),
+	set, err := svgd.Settings{Frame: sampler.Frame{Stop: svgd.StopFixed}, Iterations: 1}.Run(context.Background(), strayNormal(t, d),
 		particle.Start{Particles: x}, rand.NewPCG(1, 2), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -125,26 +125,17 @@ type Settings struct {
 	// DefaultX0Scale (1).
 	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
-	// Whiten selects the coordinates of the run: WhitenLaplace (the
-	// default, also "") runs SVGD in the target's own scales, the
-	// coordinates z = L⁻¹(x − x̂) of the Laplace fit N(x̂, LLᵀ) at the MAP x̂,
-	// so that the kernel is an RBF on whitened coordinates, the start
-	// spread X0Scale and the step Step are in posterior standard
-	// deviations; WhitenNone runs in the target's coordinates as the
-	// reference code does. See Whiten's constants.
-	Whiten string `toml:"whiten" json:"whiten,omitempty"`
-
-	// Stop selects when the run ends: StopPlateau (the default, also "")
+	// Frame is the run frame SVGD shares (its keys whiten, stop and
+	// strict; Workers; NoDiagnostics): Whiten WhitenLaplace (the default)
+	// runs SVGD in the target's own scales, the coordinates of the Laplace
+	// fit at the MAP, so that the kernel is an RBF on whitened coordinates
+	// and the start spread X0Scale and the step Step are in posterior
+	// standard deviations, WhitenNone in the target's coordinates as the
+	// reference code does; Stop StopPlateau (the default) ends the run
 	// when the particles' moments have settled, Iterations being a ceiling
-	// whose reaching flags the result; StopFixed after exactly Iterations
-	// updates, as the reference code does.
-	Stop string `toml:"stop" json:"stop,omitempty"`
-
-	// StopTol is the change of the window-averaged particles' means and
-	// standard deviations, in those standard deviations, below which
-	// StopPlateau counts a window as settled. Zero means DefaultStopTol.
-	StopTol float64 `toml:"stop_tol" json:"stop_tol,omitempty"`
-
+	// whose reaching flags the result, StopFixed after exactly Iterations
+	// updates, as the reference code does. SVGD takes no KSDSize.
+	//
 	// Workers is the number of goroutines that evaluate the particles'
 	// scores. Zero means runtime.GOMAXPROCS(0). The result does not depend
 	// on it. A target that scores all particles in one call
@@ -153,23 +144,18 @@ type Settings struct {
 	// except that the minibatch scores of model.Logistic and model.BNN
 	// share the run's team. A target with a gradient-only minibatch pass
 	// (MinibatchGradBatch, as both models have) is called through it: SVGD
-	// never reads the log densities.
-	//
-	// With Workers and GOMAXPROCS above 1 and n²d ≥ 2¹⁶ (n particles in
-	// dimension d), a run also keeps a par.Team of min(Workers, GOMAXPROCS)
-	// goroutines, the caller's included, that splits the direction and the
-	// update of every iteration (and the logistic scores) by blocks of
-	// rows; its helper blocks when idle for a few microseconds.
-	Workers int `toml:"-" json:"-"`
+	// never reads the log densities. With Workers and GOMAXPROCS above 1
+	// and n²d ≥ 2¹⁶ (n particles in dimension d), a run also keeps a
+	// par.Team of min(Workers, GOMAXPROCS) goroutines, the caller's
+	// included, that splits the direction and the update of every
+	// iteration (and the logistic scores) by blocks of rows; its helper
+	// blocks when idle for a few microseconds.
+	sampler.Frame
 
-	// Strict turns a result whose diagnostics raise a flag (Set.Diag) into
-	// a *particle.FlaggedError returned beside the set. Default false: the
-	// flags are only recorded.
-	Strict bool `toml:"strict" json:"strict,omitempty"`
-	// NoDiagnostics leaves Set.Diag empty and skips the evaluations of the
-	// diagnostics (see diagnose), for a run nested in another method whose
-	// clock would count them. Default false.
-	NoDiagnostics bool `toml:"-" json:"-"`
+	// StopTol is the change of the window-averaged particles' means and
+	// standard deviations, in those standard deviations, below which
+	// StopPlateau counts a window as settled. Zero means DefaultStopTol.
+	StopTol float64 `toml:"stop_tol" json:"stop_tol,omitempty"`
 }
 
 // Validate returns a *setting.Error naming the first invalid field, nil
@@ -193,6 +179,9 @@ func (s Settings) Validate() error {
 	}
 	if s.Alpha >= 1 {
 		return setting.Errorf("alpha", s.Alpha, "is outside [0, 1)")
+	}
+	if err := s.Frame.Validate(rules); err != nil {
+		return err
 	}
 	return s.validateScale()
 }
@@ -231,18 +220,9 @@ func (s Settings) resolved() (Settings, error) {
 // particles they evaluate; with Settings.Strict a flagged set (a "ceiling"
 // of StopPlateau included) comes with a *particle.FlaggedError.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-	var sw particle.Stopwatch
-	sw.Start()
-	st, err := Init(ctx, t, start, s, src)
-	if err != nil {
-		return sampler.Result{}, err
-	}
-	defer st.Close()
-	set, err := st.run(ctx, &sw, rec)
-	sw.Stop()
-	c := st.cost()
-	c.Seconds = sw.Seconds()
-	return sampler.Result{Set: set, Cost: c}, err
+	return sampler.Run(ctx, func(particle.Recorder) (sampler.State, error) {
+		return Init(ctx, t, start, s, src)
+	}, rec)
 }
 
 // state is one SVGD run: the particles, their scores and direction, the

@@ -1,6 +1,8 @@
 package svgd
 
 import (
+	"github.com/mmdfw/mmdfw/pkg/sampler"
+
 	"math/rand/v2"
 	"testing"
 
@@ -23,7 +25,7 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 			row[j] = 0.1 * rng.NormFloat64()
 		}
 	}
-	st, err := newState(lr, Settings{Step: 0.05, BatchSize: batch, Workers: workers}, particle.Start{Particles: init}, rand.NewPCG(3, 4))
+	st, err := newState(lr, Settings{Step: 0.05, BatchSize: batch, Frame: sampler.Frame{Workers: workers}}, particle.Start{Particles: init}, rand.NewPCG(3, 4))
 	if err != nil {
 		tb.Fatal(err)
 	}

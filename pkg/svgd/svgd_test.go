@@ -60,7 +60,7 @@ func TestOneStepByHand(t *testing.T) {
 	}
 	init := mat.NewDense(2, 1, []float64{0, 1})
 	got, err := sampler.Set(svgd.Run(context.Background(), stdNormal(1), particle.Start{Particles: init},
-		svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil))
+		svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRunMatchesNaiveIterations(t *testing.T) {
 		evals = append(evals, s.GradEvals)
 		return nil
 	})
-	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1, Workers: 2}, rand.NewPCG(9, 9), rec))
+	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 2}, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1}, rand.NewPCG(9, 9), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	init := randInit(rng, 23, 2, 3)
 	var ref *mat.Dense
 	for _, w := range []int{1, 2, 3, 7, 40} {
-		got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 50, Step: 0.05, BatchSize: 20, Workers: w}, rand.NewPCG(1, 2), nil))
+		got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: w}, Iterations: 50, Step: 0.05, BatchSize: 20}, rand.NewPCG(1, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch}, rand.NewPCG(1, 1), rec))
+	_, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch}, rand.NewPCG(1, 1), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestDivergenceIsAnError(t *testing.T) {
 		}
 		return 0
 	}}
-	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1)}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Iterations: 10, Workers: 1}, rand.NewPCG(1, 1), nil))
+	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rand.New(rand.NewPCG(3, 3)), 3, 2, 1)}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 1}, Iterations: 10}, rand.NewPCG(1, 1), nil))
 	var nf *particle.NonFiniteError
 	if !errors.As(err, &nf) || err.Error() != "svgd: iteration 4, particle 0: non-finite score: coordinate 1 is NaN" {
 		t.Fatalf("error %v, want the NaN score of iteration 4", err)
@@ -382,7 +382,7 @@ func (p priorNormal) SamplePrior(rng *rand.Rand, dst []float64) {
 func TestInitialisation(t *testing.T) {
 	ctx := context.Background()
 	src := rand.NewPCG(1, 1)
-	got, err := sampler.Set(svgd.Run(ctx, priorNormal{stdNormal(3), 2}, particle.Start{}, svgd.Settings{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, N: 9, Iterations: 1}, src, nil))
+	got, err := sampler.Set(svgd.Run(ctx, priorNormal{stdNormal(3), 2}, particle.Start{}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, N: 9, Iterations: 1}, src, nil))
 	if err != nil || got.Len() != 9 {
 		t.Fatalf("prior initialisation: %d particles, error %v", got.Len(), err)
 	}
@@ -393,13 +393,13 @@ func TestInitialisation(t *testing.T) {
 		s     svgd.Settings
 		want  string
 	}{
-		{"no prior", stdNormal(3), particle.Start{}, svgd.Settings{Whiten: svgd.WhitenNone}, "PriorSampler"},
+		{"no prior", stdNormal(3), particle.Start{}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone}}, "PriorSampler"},
 		{"columns", stdNormal(3), particle.Start{Particles: mat.NewDense(4, 2, nil)}, svgd.Settings{}, "columns"},
 		{"NaN init", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, []float64{0, math.NaN()})}, svgd.Settings{}, "initial particle 1"},
 		{"alpha", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{Alpha: 1}, "alpha = 1"},
 		{"step", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{Step: -1}, "step = -1"},
 		{"X0 length", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{}, "X0 has length 1"},
-		{"X0 length, no whitening", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{Whiten: svgd.WhitenNone}, "X0 has length 1"},
+		{"X0 length, no whitening", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone}}, "X0 has length 1"},
 	} {
 		if _, err := sampler.Set(svgd.Run(ctx, tc.t, tc.start, tc.s, src, nil)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)

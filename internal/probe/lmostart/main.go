@@ -262,11 +262,10 @@ func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
 			for seed := 0; seed < seeds; seed++ {
 				s := mmdfw.Settings{
 					N:          200,
-					Bandwidth:  h,
-					Weights:    mmdfw.BQ,
-					RawWeights: true,
-					Stop:       mmdfw.StopFixed,
-					Direction:  dirn,
+					KernelSpec: mmdfw.KernelSpec{Bandwidth: h},
+					Weighting:  mmdfw.Weighting{Weights: mmdfw.BQ, RawWeights: true},
+					Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
+					LMO:        mmdfw.LMO{Direction: dirn},
 				}
 				in := mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}
 				v.set(&s)
@@ -381,8 +380,8 @@ var configs = []struct {
 	// covertypeOnly marks fig1b's arm.
 	covertypeOnly bool
 }{
-	{"zero Settings (whitened, Stein)", mmdfw.Settings{N: 200, Stop: mmdfw.StopFixed}, false},
-	{"fig1b arm (laplace scale, equal, batch 100)", mmdfw.Settings{N: 200, Scale: mmdfw.ScaleLaplace, Noise: 0.5, Weights: mmdfw.Equal, Batch: 100}, true},
+	{"zero Settings (whitened, Stein)", mmdfw.Settings{N: 200, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, false},
+	{"fig1b arm (laplace scale, equal, batch 100)", mmdfw.Settings{N: 200, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, Noise: 0.5}, Weighting: mmdfw.Weighting{Weights: mmdfw.Equal}, LMO: mmdfw.LMO{Batch: 100}}, true},
 }
 
 // partVariants are the candidate starts of part (2), where there is no z

@@ -95,16 +95,12 @@ func probe(dir, name string, split int, seed uint64) error {
 	fmt.Printf("\n== %s split %d: %d training rows, d = %d, h = %.3g (median distance of 200 Init draws); candidate noise 0.035·h per coordinate, ‖ξ‖ ≈ %.2f·h; LMO reach ≤ 100·0.01·h per coordinate\n",
 		name, split, m.NData(), d, h, 0.035*math.Sqrt(float64(d)))
 	base := mmdfw.Settings{
-		N:             100,
-		Start:         mmdfw.StartGiven,
-		Bandwidth:     h,
-		Scale:         mmdfw.ScaleBandwidth,
-		CandidateInit: mmdfw.InitPerturb,
-		Noise:         0.035,
-		StepSize:      0.01,
-		Batch:         100,
-		Weights:       mmdfw.Schedule,
-		Stop:          mmdfw.StopFixed,
+		N:          100,
+		Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven, Scale: mmdfw.ScaleBandwidth, CandidateInit: mmdfw.InitPerturb, Noise: 0.035},
+		KernelSpec: mmdfw.KernelSpec{Bandwidth: h},
+		LMO:        mmdfw.LMO{StepSize: 0.01, Batch: 100},
+		Weighting:  mmdfw.Weighting{Weights: mmdfw.Schedule},
+		Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
 	}
 	start := particle.Start{X0: x0}
 	for _, v := range []struct {

@@ -24,11 +24,9 @@ func ExampleHMC() {
 		return
 	}
 	s := mmdfw.Settings{
-		N:         20,
-		Bandwidth: 1,
-		Weights:   mmdfw.BQ,
-		Z:         mmdfw.ZPool,
-		PoolSize:  400,
+		N:          20,
+		KernelSpec: mmdfw.KernelSpec{Bandwidth: 1, Z: mmdfw.ZPool, PoolSize: 400},
+		Weighting:  mmdfw.Weighting{Weights: mmdfw.BQ},
 	}
 	sStart, sIn := particle.Start{}, mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 200})}
 	s.Inputs = sIn

@@ -45,7 +45,7 @@ func SGLD(iterations int) mmdfw.PoolSampler {
 		keep := (size + 3) / 4
 		thin := max(1, (iterations-iterations/2)/keep)
 		set, err := sampler.Set(sgld.Run(ctx, t, particle.Start{}, sgld.Settings{Iterations: iterations, Chains: 4, Keep: keep, Thin: thin,
-			Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, NoDiagnostics: true},
+			Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed, NoDiagnostics: true}},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec))
 		if err != nil {
 			return nil, grads, err
@@ -121,8 +121,7 @@ func SGLDLocal() mmdfw.LocalSampler {
 		keep := (size + 3) / 4
 		var grads int64
 		rec := particle.RecorderFunc(func(s particle.Snapshot) error { grads = s.GradEvals; return nil })
-		set, err := sampler.Set(sgld.Run(ctx, t, particle.Start{X0: x}, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Stop: sgld.StopFixed,
-			NoDiagnostics: true},
+		set, err := sampler.Set(sgld.Run(ctx, t, particle.Start{X0: x}, sgld.Settings{Iterations: 20 * keep, Chains: 4, Keep: keep, Frame: sampler.Frame{Stop: sgld.StopFixed, NoDiagnostics: true}},
 			rand.NewPCG(rng.Uint64(), rng.Uint64()), rec))
 		if err != nil {
 			return nil, grads, err

@@ -51,7 +51,7 @@ func TestHMC(t *testing.T) {
 		}
 	}
 	mmdfwRes, err := mmdfw.Run(context.Background(), g, particle.Start{},
-		mmdfw.Settings{Inputs: mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})}, N: 10, Weights: mmdfw.BQ, Z: mmdfw.ZPool, PoolSize: size, LMOSteps: 20}, rand.NewPCG(1, 1), nil)
+		mmdfw.Settings{Inputs: mmdfw.Inputs{PoolSampler: pools.HMC(particle.Start{}, hmc.Settings{Warmup: 300})}, N: 10, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}, KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool, PoolSize: size}, LMO: mmdfw.LMO{LMOSteps: 20}}, rand.NewPCG(1, 1), nil)
 	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestSGLD(t *testing.T) {
 // cost that of the last snapshot.
 func TestSVGD(t *testing.T) {
 	g := gaussian(t)
-	s := svgd.Settings{Iterations: 40, Step: 0.05, Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}
+	s := svgd.Settings{Iterations: 40, Step: 0.05, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}
 	start := particle.Start{X0: []float64{0, 0, 0}}
 	got, grads, err := pools.SVGD(start, s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
 	if err != nil {
@@ -126,18 +126,18 @@ func TestFill(t *testing.T) {
 		t.Errorf("ZAuto: pool sampler %v, local sampler %v", auto.PoolSampler, auto.LocalSampler)
 	}
 	var pool mmdfw.Inputs
-	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &pool)
+	pools.Fill(mmdfw.Settings{KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool}}, &pool)
 	if pool.PoolSampler == nil {
 		t.Error("ZPool without a pool: no pool sampler")
 	}
 	drawn := mmdfw.Inputs{Pool: mat.NewDense(2, 1, nil)}
-	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &drawn)
+	pools.Fill(mmdfw.Settings{KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool}}, &drawn)
 	if drawn.PoolSampler != nil {
 		t.Error("ZPool with a pool: a pool sampler too")
 	}
 	own := pools.HMC(particle.Start{}, hmc.Settings{})
 	given := mmdfw.Inputs{PoolSampler: own}
-	pools.Fill(mmdfw.Settings{Z: mmdfw.ZPool}, &given)
+	pools.Fill(mmdfw.Settings{KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool}}, &given)
 	if given.PoolSampler == nil {
 		t.Error("Fill dropped the caller's pool sampler")
 	}
