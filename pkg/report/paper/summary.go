@@ -72,10 +72,18 @@ func WriteSummary(b *strings.Builder, res *report.Results, rs []ClaimResult, opt
 			b.WriteString("Forest plots: " + strings.Join(figs, " · ") + ".\n\n")
 		}
 	}
+	// The secondary claims (4a, 5a), which the outcome leaves out.
+	prim := claimSentences(rs, false)
+	var more int
 	for _, s := range claimSentences(rs, true) {
-		b.WriteString("- " + s + "\n")
+		if !slices.Contains(prim, s) {
+			b.WriteString("- " + s + "\n")
+			more++
+		}
 	}
-	b.WriteString("\n")
+	if more > 0 {
+		b.WriteString("\n")
+	}
 	writeSummaryPractice(b, res)
 	writeSummaryPDB(b, res, opts)
 	var links []string
@@ -133,7 +141,8 @@ func verdictWords(r *ClaimResult) string {
 }
 
 // claimSentence is one claim in at most 30 words: its statement, the
-// verdict under each protocol and the fair protocol's estimate.
+// verdict under each protocol and on which side of no effect the deciding
+// estimate lies (the numbers are in the table above it).
 func claimSentence(id string, p, f *ClaimResult) string {
 	r := f
 	if r == nil {
@@ -145,27 +154,21 @@ func claimSentence(id string, p, f *ClaimResult) string {
 	} else {
 		s = fmt.Sprintf("Claim %s, %s: %s under the paper's protocol, %s under the fair one", id, lowerFirst(r.Statement), vp, vf)
 	}
+	// The direction of the estimate that decides (the fair protocol's,
+	// else the paper's), when its interval lies on one side of no effect.
 	for _, x := range []*ClaimResult{f, p} {
-		if x == nil || !report.Finite(x.Estimate) {
+		if x == nil || !report.Finite(x.Estimate) || x.Scale == ScaleShare {
 			continue
 		}
-		what := map[string]string{ScaleRatio: "ratio", ScaleShare: "share of series", ScaleDifference: "difference"}[x.Scale]
-		s += fmt.Sprintf("; %s %s %s", protocolWord(x.Protocol), what, x.EstimateText())
-		if x.Scale != ScaleShare {
-			null := 0.0
-			if x.Scale == ScaleRatio {
-				null = 1
-			}
-			side := ""
-			switch {
-			case x.Lo > null:
-				side = ", for the claim"
-			case x.Hi < null:
-				side = ", against the claim"
-			}
-			if len(strings.Fields(s+side)) <= SentenceMaxWords {
-				s += side
-			}
+		null := 0.0
+		if x.Scale == ScaleRatio {
+			null = 1
+		}
+		switch {
+		case x.Lo > null:
+			s += ", the " + protocolWord(x.Protocol) + " estimate on the claim's side"
+		case x.Hi < null:
+			s += ", the " + protocolWord(x.Protocol) + " estimate against it"
 		}
 		break
 	}
@@ -235,7 +238,7 @@ func writeSummaryPractice(b *strings.Builder, res *report.Results) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "**Which to use.** Mean test RMSE over splits at the reference budget (%s), every arm from the same trained network; lowest in bold.\n\n", PracticeLevel)
+	b.WriteString("**Which to use.** Mean test RMSE over splits at the reference budget, the SVGD reference protocol's gradient evaluations, every arm from the same trained network; lowest in bold.\n\n")
 	b.WriteString("| data set |")
 	for _, a := range PracticeArms {
 		b.WriteString(" " + a.Label + " |")

@@ -40,6 +40,19 @@ func TestSummary(t *testing.T) {
 			t.Errorf("nested parentheses: %s", line)
 		}
 	}
+	// The outcome paragraph holds the primary claims' sentences; the
+	// bullets the others'.
+	for _, line := range strings.Split(OutcomeParagraph(res, rs), ". ") {
+		if strings.HasPrefix(line, "Claim ") {
+			sentences++
+			if n := len(strings.Fields(line)); n > SentenceMaxWords {
+				t.Errorf("%d words, want at most %d: %s", n, SentenceMaxWords, line)
+			}
+			if nested.MatchString(line) {
+				t.Errorf("nested parentheses: %s", line)
+			}
+		}
+	}
 	if sentences == 0 {
 		t.Error("no claim sentence")
 	}

@@ -89,15 +89,24 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pool
 			if c.Number == 2 {
 				counts = []string{"–", "–", "–", "–", "–"}
 			}
-			iv := strings.Join(v.Intervals, "; ")
+			why := strings.TrimSuffix(v.Why, ".")
+			// The first few intervals; the claim's section lists them all,
+			// so that no row runs past a screen's width many times over.
+			ivs := v.Intervals
+			if len(ivs) > tallyIntervals {
+				ivs = append(slices.Clip(ivs[:tallyIntervals]), fmt.Sprintf("%d more in the claim's section", len(v.Intervals)-tallyIntervals))
+			}
+			iv := strings.Join(ivs, "; ")
 			if iv == "" {
 				iv = "–"
+			}
+			if len(why) > tallyWhy {
+				why = why[:strings.LastIndex(why[:tallyWhy], " ")] + " …"
 			}
 			rests := ""
 			if i == 0 {
 				rests = strings.Join(c.Figures, ", ")
 			}
-			why := strings.TrimSuffix(v.Why, ".")
 			verdict := string(v.Verdict)
 			if one && v.Verdict != NotMeasured {
 				// The full profile's verdict rule is not applied to one split:
@@ -110,6 +119,13 @@ func WriteVerdicts(b *strings.Builder, res *report.Results, claims []Claim, pool
 	}
 	b.WriteString("\n")
 }
+
+// tallyIntervals is how many contrasts a row of the per-pair tallies
+// lists, tallyWhy how many bytes of its reason it keeps.
+const (
+	tallyIntervals = 3
+	tallyWhy       = 240
+)
 
 // WriteClaim writes the section of claim c, with the links to the figures
 // it rests on.
