@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -93,7 +94,7 @@ func accuracyContrasts(res *report.Results, id, ds, fw, sv string, cfg protocolC
 			fwDiverged = append(fwDiverged, fmt.Sprintf("%d (RMSE %.4g against %.4g)", s, fr, f))
 		}
 		kf, ks := cost{grads: float64(fs.grads), secs: fs.secs, reached: true}, cost{grads: float64(ss.grads), secs: ss.secs, reached: true}
-		excl := runFlagged(fc, svc[s])
+		excl := cmp.Or(runFlagged(fc, svc[s]), ranShort(cfg.Budget, fc, svc[s]))
 		switch {
 		case excl != "":
 		case atStart(a.Kind, fs.step):

@@ -103,8 +103,9 @@
 // (both arms reach the level at their first snapshot, or an arm is read
 // at N = 1 or before its first step), the bound of an arm that never
 // reaches the level although its whole run cost less than the other's
-// cost to it (inconclusive, not worse), runs flagged "collapse" or
-// "diverged", and measures against an HMC reference with a chain at the
+// cost to it (inconclusive, not worse), an arm read at a budget it
+// stopped more than BudgetTolerance short of (ranShort: the arms' costs
+// differ), runs flagged "collapse" or "diverged", and measures against an HMC reference with a chain at the
 // leapfrog cap (RefCapped: hmc.Settings.PathCapped on every
 // reference). ClaimResult.Forest describes each result's forest plot,
 // which Plugin.Plot draws (report.WriteForest) as claim-<id>-<protocol>.png,

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/mmdfw/mmdfw/pkg/report"
@@ -23,6 +24,9 @@ const (
 	ExclBound = "bound"
 	// ExclFlagged: a run flagged by a run-time check.
 	ExclFlagged = "flagged run"
+	// ExclShort: an arm's run stopped short of the budget it is read at
+	// (BudgetTolerance), so the two arms were not given the same budget.
+	ExclShort = "costs differ"
 	// ExclConfounded: the arms differ in more than the method.
 	ExclConfounded = "arms differ in more than the method"
 	// ExclNotComputable: the contrast could not be computed.
@@ -46,6 +50,38 @@ func runFlagged(cells ...*report.Cell) string {
 			if slices.Contains(ExcludedFlags, f.Code) {
 				return fmt.Sprintf("%s: %s flagged %q", ExclFlagged, c.Prov.Method, f.Code)
 			}
+		}
+	}
+	return ""
+}
+
+// BudgetTolerance is the share of a budget by which an arm read at it may
+// stop short: a run whose last snapshot within the budget lies below
+// (1 − BudgetTolerance) of it, and that records nothing beyond it, was
+// given less than the other arm and is excluded (ExclShort).
+const BudgetTolerance = 0.1
+
+// ranShort returns why the runs of cells, read at the budget of level lv
+// in gradient evaluations, were not given that budget ("" when each ran to
+// within BudgetTolerance of it or beyond).
+func ranShort(lv BudgetLevel, cells ...*report.Cell) string {
+	for _, c := range cells {
+		b := budgetOf(c, lv)
+		if math.IsInf(b, 1) || b <= 0 {
+			continue
+		}
+		var last float64
+		beyond := false
+		for _, r := range c.Rows {
+			g := float64(r.GradEvals)
+			if g > b {
+				beyond = true
+				break
+			}
+			last = max(last, g)
+		}
+		if !beyond && last < (1-BudgetTolerance)*b {
+			return fmt.Sprintf("%s: %s stopped at %.3g gradient evaluations, %.0f %% of the budget %.3g", ExclShort, c.Prov.Method, last, 100*last/b, b)
 		}
 	}
 	return ""

@@ -398,3 +398,27 @@ func TestProbImprove(t *testing.T) {
 		t.Errorf("interval [%v, %v] of %v, want inside [0.5, 1] around it", lo, hi, p)
 	}
 }
+
+// TestRanShort excludes an arm that stopped short of the budget it is read
+// at: run budget 4·10⁶, read at 1× (10⁶): a run whose last snapshot is at
+// 5·10⁵ was not given the budget; one at 9.5·10⁵ (within
+// BudgetTolerance) and one with snapshots beyond 10⁶ were.
+func TestRanShort(t *testing.T) {
+	cell := func(method string, grads ...int64) *report.Cell {
+		c := memCell("table1", method, "svgd", "boston", 0, 20)
+		c.Prov.KeyDoc.Budget.GradEvals = 4_000_000
+		for i, g := range grads {
+			c.Rows = append(c.Rows, report.Row{Step: i + 1, GradEvals: g, Metric: "rmse", Value: 1})
+		}
+		return c
+	}
+	lv := BudgetLevel{"1x", 1}
+	short, near, beyond := cell("a", 1e5, 5e5), cell("b", 5e5, 9.5e5), cell("c", 5e5, 2e6)
+	if why := ranShort(lv, near, beyond); why != "" {
+		t.Errorf("runs at 95 %% and beyond the budget excluded: %s", why)
+	}
+	why := ranShort(lv, near, short)
+	if !strings.HasPrefix(why, ExclShort) || !strings.Contains(why, "a stopped at 5e+05") {
+		t.Errorf("a run at half the budget: %q, want an exclusion naming it", why)
+	}
+}
