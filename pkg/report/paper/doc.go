@@ -105,7 +105,8 @@
 // reaches the level although its whole run cost less than the other's
 // cost to it (inconclusive, not worse), an arm read at a budget it
 // stopped more than BudgetTolerance short of (ranShort: the arms' costs
-// differ), runs flagged "collapse" or "diverged", and measures against an HMC reference with a chain at the
+// differ), a data set with one kept split beside data sets with several
+// (ExclOneSplit), runs flagged "collapse" or "diverged", and measures against an HMC reference with a chain at the
 // leapfrog cap (RefCapped: hmc.Settings.PathCapped on every
 // reference). ClaimResult.Forest describes each result's forest plot,
 // which Plugin.Plot draws (report.WriteForest) as claim-<id>-<protocol>.png,

@@ -27,6 +27,9 @@ const (
 	// ExclShort: an arm's run stopped short of the budget it is read at
 	// (BudgetTolerance), so the two arms were not given the same budget.
 	ExclShort = "costs differ"
+	// ExclOneSplit: a data set keeps one split while others keep
+	// several; one value has no spread for the bootstrap to resample.
+	ExclOneSplit = "one split left: no spread to resample beside data sets with several"
 	// ExclConfounded: the arms differ in more than the method.
 	ExclConfounded = "arms differ in more than the method"
 	// ExclNotComputable: the contrast could not be computed.

@@ -238,6 +238,23 @@ func pool(spec *ClaimSpec, proto string, cs []Contrast) ClaimResult {
 		counted = append(counted, len(r.PerDataset)-1)
 		r.Splits = max(r.Splits, len(d))
 	}
+	// A data set with one kept split has no spread for the bootstrap to
+	// resample: pooled beside data sets with several, it would narrow the
+	// interval with a value that may be noise. When some data set keeps
+	// two splits or more, those with one are left out, with the reason.
+	if r.Splits >= 2 {
+		keep, keptIdx := strata[:0:0], counted[:0:0]
+		for i, st := range strata {
+			if len(st.d) >= 2 {
+				keep, keptIdx = append(keep, st), append(keptIdx, counted[i])
+				continue
+			}
+			dc := &r.PerDataset[counted[i]]
+			dc.Excluded = ExclOneSplit
+			r.Excluded = append(r.Excluded, Exclusion{Label: st.label, Reason: ExclOneSplit})
+		}
+		strata, counted = keep, keptIdx
+	}
 	// Per data set: the claim's test on the paired-t statistic, Holm-
 	// adjusted over the strata.
 	ps, opp := make([]float64, len(strata)), make([]float64, len(strata))

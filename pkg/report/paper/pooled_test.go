@@ -422,3 +422,24 @@ func TestRanShort(t *testing.T) {
 		t.Errorf("a run at half the budget: %q, want an exclusion naming it", why)
 	}
 }
+
+// A data set with one kept split, pooled beside data sets with several,
+// is left out with its reason (it has no spread to resample): the
+// estimate is the others'. When every data set keeps one split, none is
+// left out and the verdict is "one split: no verdict".
+func TestPoolOneSplitLeftOut(t *testing.T) {
+	spec := ClaimSpec{ID: "c", Scale: ScaleRatio, Direction: "lower", Test: TestSuperiority, Margin: 1.1}
+	two := ratioContrast("c", []float64{1, 1}, []float64{2, 2})
+	one := ratioContrast("c", []float64{1}, []float64{0.1})
+	r := pool(&spec, fair, []Contrast{two, one})
+	if !near(r.Estimate, 2, 1e-12) || r.Verdict != VerdictSupported {
+		t.Errorf("pooled %g (%s); want 2 from the two-split data set alone, supported", r.Estimate, r.Verdict)
+	}
+	if len(r.Excluded) != 1 || r.Excluded[0].Reason != ExclOneSplit || r.PerDataset[1].Excluded != ExclOneSplit {
+		t.Errorf("exclusions %+v, per data set %+v", r.Excluded, r.PerDataset)
+	}
+	r = pool(&spec, fair, []Contrast{one, one})
+	if len(r.Excluded) != 0 || r.VerdictText() != noVerdict {
+		t.Errorf("every data set with one split: exclusions %+v, verdict %q", r.Excluded, r.VerdictText())
+	}
+}

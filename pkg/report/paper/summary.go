@@ -160,6 +160,11 @@ func claimSentence(id string, p, f *ClaimResult) string {
 		if x == nil || !report.Finite(x.Estimate) || x.Scale == ScaleShare {
 			continue
 		}
+		if x.Test == TestEquivalence {
+			// Either side of no effect is against "about as good";
+			// the verdict says whether it is beyond the margin.
+			break
+		}
 		null := 0.0
 		if x.Scale == ScaleRatio {
 			null = 1
