@@ -511,7 +511,19 @@ func Evaluate(res *report.Results, specs []ClaimSpec) []ClaimResult {
 
 // ClaimResults returns the pooled estimates of the paper's declared
 // claims (claims.toml) on res.
-func ClaimResults(res *report.Results) []ClaimResult { return Evaluate(res, paperSpecs) }
+//
+// On the quick profile (one split per data set) every result reads "one
+// split: no verdict", a rate claim's included: its series are the quick
+// profile's too.
+func ClaimResults(res *report.Results) []ClaimResult {
+	rs := Evaluate(res, paperSpecs)
+	if quickProfile(res) {
+		for i := range rs {
+			rs[i].Splits = min(rs[i].Splits, 1)
+		}
+	}
+	return rs
+}
 
 // Forest describes the forest plot of the result: a row per data set (an
 // excluded one with its reason as the note), the pooled estimate as the

@@ -135,6 +135,8 @@ func verdictWords(r *ClaimResult) string {
 	switch v := r.VerdictText(); v {
 	case VerdictUnmeasured:
 		return "not measured"
+	case noVerdict:
+		return "no verdict from one split"
 	default:
 		return v
 	}
@@ -160,9 +162,10 @@ func claimSentence(id string, p, f *ClaimResult) string {
 		if x == nil || !report.Finite(x.Estimate) || x.Scale == ScaleShare {
 			continue
 		}
-		if x.Test == TestEquivalence {
-			// Either side of no effect is against "about as good";
-			// the verdict says whether it is beyond the margin.
+		if x.Test == TestEquivalence || x.VerdictText() == noVerdict {
+			// Either side of no effect is against "about as good",
+			// the verdict says whether it is beyond the margin; one
+			// split has no side worth naming.
 			break
 		}
 		null := 0.0
