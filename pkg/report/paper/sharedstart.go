@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -29,6 +30,11 @@ type SharedStart struct {
 	// names the others.
 	First, FirstEqual int
 	FirstDiffer       []string
+	// StartGrads and StartSeconds are the mean over the pairs of the
+	// start's own cost (member 0's training, "train_grad_evals" and
+	// "train_seconds" of the summaries), charged alike to every arm that
+	// reads it; NaN when no summary records it.
+	StartGrads, StartSeconds float64
 }
 
 // startArtefact returns the start artefact a cell read, "" for none.
@@ -95,10 +101,12 @@ func SharedStarts(res *report.Results) []SharedStart {
 	slices.Sort(ids)
 	for _, id := range ids {
 		type group struct {
-			keys  map[string]bool
-			n     int
-			fw    *report.Cell
-			start *report.Cell
+			keys        map[string]bool
+			n           int
+			fw          *report.Cell
+			start       *report.Cell
+			grads, secs float64
+			costed      bool
 		}
 		groups := map[string]*group{}
 		methods := map[string]bool{}
@@ -116,6 +124,10 @@ func SharedStarts(res *report.Results) []SharedStart {
 			gr.keys[k] = true
 			gr.n++
 			m, _ := c.Summary["method"].(map[string]any)
+			if g, ok := m["train_grad_evals"].(float64); ok && !gr.costed {
+				sec, _ := m["train_seconds"].(float64)
+				gr.grads, gr.secs, gr.costed = g, sec, true
+			}
 			switch {
 			case IsMMDFW(c.Prov.Kind):
 				gr.fw = c
@@ -126,7 +138,8 @@ func SharedStarts(res *report.Results) []SharedStart {
 		if len(groups) == 0 {
 			continue
 		}
-		s := SharedStart{Experiment: id}
+		s := SharedStart{Experiment: id, StartGrads: math.NaN(), StartSeconds: math.NaN()}
+		var grads, secs []float64
 		for m := range methods {
 			s.Methods = append(s.Methods, m)
 		}
@@ -142,6 +155,9 @@ func SharedStarts(res *report.Results) []SharedStart {
 				continue
 			}
 			s.Splits++
+			if gr.costed {
+				grads, secs = append(grads, gr.grads), append(secs, gr.secs)
+			}
 			if len(gr.keys) == 1 {
 				s.Shared++
 			} else {
@@ -155,6 +171,10 @@ func SharedStarts(res *report.Results) []SharedStart {
 					s.FirstDiffer = append(s.FirstDiffer, g)
 				}
 			}
+		}
+		if len(grads) > 0 {
+			s.StartGrads, _ = report.MeanSD(grads)
+			s.StartSeconds, _ = report.MeanSD(secs)
 		}
 		if s.Splits > 0 {
 			out = append(out, s)
@@ -174,6 +194,9 @@ func WriteSharedStarts(b *strings.Builder, res *report.Results) {
 		fmt.Fprintf(b, "%s: on %d of %d dataset splits the arms %s read one start artefact", s.Experiment, s.Shared, s.Splits, strings.Join(s.Methods, ", "))
 		if len(s.Differ) > 0 {
 			fmt.Fprintf(b, " (not on %s)", strings.Join(s.Differ, ", "))
+		}
+		if report.Finite(s.StartGrads) {
+			fmt.Fprintf(b, "; each is charged the network's training, on average %.3g gradient evaluations and %.3g s per split (train_grad_evals and train_seconds in every cell's summary)", s.StartGrads, s.StartSeconds)
 		}
 		if s.First > 0 {
 			fmt.Fprintf(b, "; MMD-FW's first snapshot is the network alone (same metrics at the same gradient evaluations) on %d of %d", s.FirstEqual, s.First)

@@ -13,7 +13,7 @@ import (
 // another network and an MMD-FW whose first snapshot differs.
 func TestSharedStarts(t *testing.T) {
 	with := func(c *report.Cell, key, start string) *report.Cell {
-		m := map[string]any{"start_artefact": key}
+		m := map[string]any{"start_artefact": key, "train_grad_evals": float64(90000), "train_seconds": 0.5}
 		if start != "" {
 			m["start"] = start
 		}
@@ -45,6 +45,9 @@ func TestSharedStarts(t *testing.T) {
 	}
 	if strings.Join(s.Methods, ",") != "mmdfw-trained,start-trained,svgd-trained" {
 		t.Errorf("methods %v", s.Methods)
+	}
+	if s.StartGrads != 90000 || s.StartSeconds != 0.5 {
+		t.Errorf("start cost %g gradient evaluations, %g s; want 90000 and 0.5", s.StartGrads, s.StartSeconds)
 	}
 	var b strings.Builder
 	WriteSharedStarts(&b, res)
