@@ -192,7 +192,7 @@ func finish(res *Approx, P *mat.SymDense, relFloor float64) error {
 		top = math.Max(top, math.Abs(v))
 	}
 	if !(top > 0) {
-		return errors.New("laplace: Laplace: the Hessian is zero")
+		return errors.New("laplace: the Hessian is zero")
 	}
 	floor := relFloor * top
 	for i, v := range lam {
