@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -21,7 +22,10 @@ import (
 // when it was saved, and ends the run at its snapshot at: by cancelling
 // ctx after recording it (mode "after"), by cancelling ctx and refusing
 // it (mode "refuse"), or, with a checkpoint wanted at that snapshot, by
-// failing two snapshots later as a killed process would (mode "kill").
+// failing two snapshots later as a killed process would (mode "kill"), or
+// with a checkpoint wanted at the at-th step that the loop asks about
+// (between snapshots, in SGLD's burn-in), by failing at the next
+// snapshot (mode "early").
 type ckRecorder struct {
 	cancel context.CancelFunc
 	at     int
@@ -34,6 +38,7 @@ type ckRecorder struct {
 	restored int
 	rerr     error
 	due      bool
+	dueCalls int
 }
 
 var errKilled = errors.New("killed")
@@ -44,7 +49,7 @@ func (r *ckRecorder) Record(s particle.Snapshot) error {
 		r.cancel()
 		return context.Canceled
 	}
-	if r.at > 0 && k == r.at+2 && r.mode == "kill" {
+	if r.at > 0 && k == r.at+2 && r.mode == "kill" || r.mode == "early" && r.ck != nil {
 		return errKilled
 	}
 	h := sha256.New()
@@ -65,7 +70,15 @@ func (r *ckRecorder) Saved() []byte { return r.saved }
 func (r *ckRecorder) Restored(step int, err error) {
 	r.restored, r.rerr = step, err
 }
-func (r *ckRecorder) Due() bool { d := r.due; r.due = false; return d }
+func (r *ckRecorder) Due() bool {
+	r.dueCalls++
+	if r.mode == "early" && r.dueCalls == r.at {
+		return true
+	}
+	d := r.due
+	r.due = false
+	return d
+}
 func (r *ckRecorder) Save(step int, b []byte) {
 	r.ck = append([]byte(nil), b...)
 	r.ckSnaps = len(r.snaps)
@@ -120,6 +133,18 @@ func TestResumeBitIdentical(t *testing.T) {
 		{"svgd-plateau", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 12, Iterations: 400, RecordEvery: 9, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopPlateau}}, src, rec)
 		}},
+		{"sgld", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 3000, Chains: 3, RecordEvery: 50}, src, rec)
+		}},
+		{"sgld-ceiling", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 2000, BurnIn: 300, Chains: 2, RecordEvery: 10, MinESS: 1e6}, src, rec)
+		}},
+		{"sgld-fixed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 500, Chains: 2, RecordEvery: 20, Frame: sampler.Frame{Stop: sgld.StopFixed, Whiten: sgld.WhitenNone, Workers: 2}}, src, chargedRec{rec})
+		}},
+		{"sgld-minibatch", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sgld.Run(ctx, post, start, sgld.Settings{Iterations: 400, Chains: 2, Batch: 4, RecordEvery: 25, Frame: sampler.Frame{Stop: sgld.StopFixed, Whiten: sgld.WhitenNone}}, src, rec)
+		}},
 	}
 	for _, c := range cases {
 		full := &ckRecorder{}
@@ -131,7 +156,7 @@ func TestResumeBitIdentical(t *testing.T) {
 		if n < 4 {
 			t.Fatalf("%s: %d snapshots, too few to interrupt", c.name, n)
 		}
-		for _, mode := range []string{"after", "refuse", "kill"} {
+		for _, mode := range []string{"after", "refuse", "kill", "early"} {
 			for _, at := range []int{1, 2, n / 2, n - 2} {
 				ctx, cancel := context.WithCancel(context.Background())
 				first := &ckRecorder{cancel: cancel, at: at, mode: mode}
