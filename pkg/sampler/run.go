@@ -149,6 +149,10 @@ func copySnapshot(s particle.Snapshot) particle.Snapshot {
 // before the method has a set (SGLD's burn-in, HMC's warm-up) is skipped.
 // Each snapshot is assembled off the clock into buffers that Drive or st
 // reuse: a recorder that keeps a snapshot past its Record call copies it.
+// A recorder that is (or wraps) a Checkpoints, with a State that is a
+// Checkpointer, has the run saved as it goes and resumed from its saved
+// checkpoint (see Checkpoints); Run does the same, and holds back the
+// set-up's snapshots of a run that resumes.
 func Drive(ctx context.Context, st State, rec particle.Recorder) (Result, error) {
 	l := newLoop(rec)
 	l.sw.Start()
