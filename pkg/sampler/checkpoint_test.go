@@ -13,6 +13,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
+	"github.com/mmdfw/mmdfw/pkg/sp"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
@@ -132,6 +133,12 @@ func TestResumeBitIdentical(t *testing.T) {
 		}},
 		{"svgd-plateau", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 12, Iterations: 400, RecordEvery: 9, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopPlateau}}, src, rec)
+		}},
+		{"sp", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sp.Run(ctx, g, start, sp.Settings{N: 12, Candidates: 10, NelderMeadEvals: 40}, src, rec)
+		}},
+		{"sp-fixed", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
+			return sp.Run(ctx, g, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 30, Frame: sampler.Frame{Whiten: sp.WhitenNone, Stop: sp.StopFixed}}, src, chargedRec{rec})
 		}},
 		{"sgld", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 3000, Chains: 3, RecordEvery: 50}, src, rec)
