@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
+	"github.com/mmdfw/mmdfw/pkg/sgld"
 	"github.com/mmdfw/mmdfw/pkg/svgd"
 )
 
@@ -27,6 +29,20 @@ metrics = ["mean0", "sq"]
 [methods.svgd]
 kind = "svgd"
 particles = [8]
+`
+
+// ckSGLDText is one SGLD cell of 2 chains and 600 iterations, a snapshot
+// every 10 after a burn-in of 100.
+const ckSGLDText = `id = "ck"
+seed = 3
+datasets = ["gauss"]
+splits = [1]
+
+[eval]
+metrics = ["mean0", "sq"]
+
+[methods.sgld]
+kind = "sgld"
 `
 
 // ckMethod is an SVGD method whose recorder, when cancelAt is set,
@@ -64,16 +80,27 @@ func ckRegistry(m *ckMethod) *Registry {
 		set, err := sampler.Set(svgd.Run(ctx, in.Problem.Target, start, s, in.Src, ckRec{m, in.Recorder}))
 		return Output{Set: set}, err
 	})
+	RegisterMethod(ty.reg, "sgld", "1", func(ctx context.Context, in Input[struct{}]) (Output, error) {
+		s := sgld.Settings{Iterations: 600, BurnIn: 100, Chains: 2, RecordEvery: 10, Frame: sampler.Frame{Whiten: sgld.WhitenNone, Stop: sgld.StopFixed}}
+		start := particle.Start{X0: []float64{0.3, -0.2}}
+		set, err := sampler.Set(sgld.Run(ctx, in.Problem.Target, start, s, in.Src, ckRec{m, in.Recorder}))
+		return Output{Set: set}, err
+	})
 	return ty.reg
 }
 
 // runCk runs ckText into dir, cancelling at step cancelAt (0: never), and
 // returns the summary, the log and the steps the method recorded.
 func runCk(t *testing.T, dir string, cancelAt int) (*Summary, string, []int) {
+	return runCkText(t, ckText, dir, cancelAt)
+}
+
+// runCkText is runCk of the experiment text.
+func runCkText(t *testing.T, text, dir string, cancelAt int) (*Summary, string, []int) {
 	t.Helper()
 	m := &ckMethod{cancelAt: cancelAt}
 	reg := ckRegistry(m)
-	e, err := Load(reg, "ck.toml", []byte(ckText), "")
+	e, err := Load(reg, "ck.toml", []byte(text), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,52 +125,65 @@ func checkpointFiles(t *testing.T, dir string) []string {
 }
 
 // TestCellResumesFromCheckpoint interrupts an SVGD cell at its 25th
-// update and reruns it: the rerun resumes from that update, says so, makes
-// only the updates after it, removes the checkpoint and writes the CSV
-// of an uninterrupted run (the seconds aside).
+// update, and an SGLD cell at its 250th iteration, and reruns each: the
+// rerun resumes from there, says so, records only the snapshots from
+// there on, removes the checkpoint and writes the CSV of an uninterrupted
+// run (the seconds aside).
 func TestCellResumesFromCheckpoint(t *testing.T) {
 	old := CellCheckpointEvery
 	defer func() { CellCheckpointEvery = old }()
 	CellCheckpointEvery = old // the checkpoint comes from the cancellation
 
-	ref := t.TempDir()
-	if sum, _, _ := runCk(t, ref, 0); sum.Err() != nil {
-		t.Fatal(sum)
-	}
-	want := readResults(t, ref)
-	if len(want) != 1 {
-		t.Fatalf("%d CSVs", len(want))
-	}
-	if f := checkpointFiles(t, ref); len(f) != 0 {
-		t.Errorf("checkpoints left after a finished cell: %v", f)
-	}
-
-	dir := t.TempDir()
-	sum, _, _ := runCk(t, dir, 25)
-	if sum.Interrupted != 1 {
-		t.Fatalf("first run: %v", sum)
-	}
-	if f := checkpointFiles(t, dir); len(f) != 1 {
-		t.Fatalf("checkpoints after the interruption: %v", f)
-	}
-	sum, log, steps := runCk(t, dir, 0)
-	if sum.Err() != nil {
-		t.Fatal(sum)
-	}
-	if !strings.Contains(log, "resumed from step 25") {
-		t.Errorf("log does not say the cell resumed from step 25:\n%s", log)
-	}
-	if len(steps) == 0 || steps[0] != 25 || len(steps) != 36 {
-		t.Errorf("the rerun recorded steps %v, want 25 to 60", steps)
-	}
-	got := readResults(t, dir)
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s differs from the uninterrupted run's:\n%s\nwant\n%s", k, got[k], v)
+	for _, c := range []struct {
+		name, text string
+		at         int
+	}{{"svgd", ckText, 25}, {"sgld", ckSGLDText, 250}} {
+		ref := t.TempDir()
+		sum, _, all := runCkText(t, c.text, ref, 0)
+		if sum.Err() != nil {
+			t.Fatal(sum)
 		}
-	}
-	if f := checkpointFiles(t, dir); len(f) != 0 {
-		t.Errorf("checkpoints left after the resumed cell: %v", f)
+		want := readResults(t, ref)
+		if len(want) != 1 {
+			t.Fatalf("%s: %d CSVs", c.name, len(want))
+		}
+		if f := checkpointFiles(t, ref); len(f) != 0 {
+			t.Errorf("%s: checkpoints left after a finished cell: %v", c.name, f)
+		}
+		var after []int // the steps from c.at on
+		for _, s := range all {
+			if s >= c.at {
+				after = append(after, s)
+			}
+		}
+
+		dir := t.TempDir()
+		sum, _, _ = runCkText(t, c.text, dir, c.at)
+		if sum.Interrupted != 1 {
+			t.Fatalf("%s: first run: %v", c.name, sum)
+		}
+		if f := checkpointFiles(t, dir); len(f) != 1 {
+			t.Fatalf("%s: checkpoints after the interruption: %v", c.name, f)
+		}
+		sum, log, steps := runCkText(t, c.text, dir, 0)
+		if sum.Err() != nil {
+			t.Fatal(sum)
+		}
+		if s := fmt.Sprintf("resumed from step %d", c.at); !strings.Contains(log, s) {
+			t.Errorf("%s: log does not say %q:\n%s", c.name, s, log)
+		}
+		if fmt.Sprint(steps) != fmt.Sprint(after) {
+			t.Errorf("%s: the rerun recorded steps %v, want %v", c.name, steps, after)
+		}
+		got := readResults(t, dir)
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %s differs from the uninterrupted run's:\n%s\nwant\n%s", c.name, k, got[k], v)
+			}
+		}
+		if f := checkpointFiles(t, dir); len(f) != 0 {
+			t.Errorf("%s: checkpoints left after the resumed cell: %v", c.name, f)
+		}
 	}
 }
 
