@@ -107,3 +107,7 @@ func (c chargeRecorder) Record(s particle.Snapshot) error {
 	s.GradEvals += c.grads
 	return c.rec.Record(s)
 }
+
+// Unwrap returns the recorder c charges: a run looks through it for the
+// cell's checkpoints (sampler.UnwrapRecorder).
+func (c chargeRecorder) Unwrap() particle.Recorder { return c.rec }

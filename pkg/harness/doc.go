@@ -373,13 +373,31 @@
 // metrics (evaluation time is excluded from the method's clock by
 // particle.Report), enforces the budget by returning particle.ErrStop, and
 // returns the context's error once the run is cancelled, so that an
-// interrupted cell stops at its next snapshot and writes nothing. The
+// interrupted cell stops at its next snapshot and writes no result (only its
+// checkpoint, below). The
 // recorder keeps no rows: each evaluated snapshot's lines go at once to a
 // temporary file beside the cell's CSV (hashed as they are written), which
 // is renamed into place when the cell ends, so that memory does not grow
 // with the number of snapshots (eval.every = 1 over 10⁸ iterations). A cell
 // that fails or panics is recorded as failed with its error and retried by
 // the next run; the others go on.
+//
+// The recorder is a sampler.Checkpoints: a method whose State is a
+// sampler.Checkpointer (SVGD, SGLD, Stein Points) run through sampler.Run with the
+// cell's recorder (or a sampler.UnwrapRecorder around it) saves its state,
+// with the CSV written and the recorder's counts, every
+// CellCheckpointEvery and when it is cancelled between two steps, to
+// Runner.CheckpointFile(key), <results>/.tmp/checkpoints/<key>.ckpt (key
+// the cell's cache key). A later run of the cell under the same key reads
+// it (package safefile: a regular file, no link, at most 1 GiB), checks
+// its sha256, key and cell, restores the state and logs "cell resumed from
+// step K"; the rows that follow are those of an uninterrupted run, seconds
+// aside. A checkpoint that fails any check, or that the method's
+// UnmarshalState refuses, is logged ("checkpoint ignored") and removed,
+// and the cell starts from its beginning; one that cannot be written is
+// logged once and the cell goes on. The file is removed when the cell is
+// written, done or failed. MMD-FW and HMC cells have no state encoder and
+// restart from their first step.
 //
 // Before any cell runs, Run checks what would otherwise fail every cell
 // late: the memory each cell to run needs, estimated by its method kind

@@ -82,6 +82,8 @@ type recorder struct {
 
 	// onStep, when set, follows the method's progress (the progress bar).
 	onStep func(step int, seconds float64)
+	// ck, when set, keeps the cell's checkpoints (cellCheckpoints).
+	ck *recCheckpoints
 }
 
 func newRecorder(ctx context.Context, c *Cell, metrics []namedMetric) *recorder {
@@ -230,7 +232,11 @@ func (r *recorder) start() {
 	r.prefix = csvField(c.Experiment.ID) + "," + csvField(c.ID) + "," + csvField(c.Method.Name) + "," +
 		csvField(c.Dataset) + "," + strconv.Itoa(c.Split) + "," + strconv.Itoa(c.N) + ","
 	r.sum = sha256.New()
-	r.w = bufio.NewWriterSize(io.MultiWriter(r.sink, r.sum), 64<<10)
+	if r.ck != nil {
+		r.w = bufio.NewWriterSize(io.MultiWriter(r.sink, r.sum, &r.ck.csv), 64<<10)
+	} else {
+		r.w = bufio.NewWriterSize(io.MultiWriter(r.sink, r.sum), 64<<10)
+	}
 	r.w.WriteString(CSVHeader)
 	r.w.WriteByte('\n')
 }

@@ -691,6 +691,12 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	defer csvFile.Abort()
 	rec := newRecorder(ctx, c, nil)
 	rec.stream(csvFile)
+	// A method whose state can be saved keeps a checkpoint under the
+	// cell's key as it runs, and resumes from the one an interrupted run
+	// left; it is removed once the cell is written.
+	if pathSegment(st.Key) {
+		rec.cellCheckpoints(run.log, st.Key, r.CheckpointFile(st.Key))
+	}
 	bar := run.prog.cell(c)
 	s.bar = bar
 	cp := startProgress(run.log, c, s, threads)
@@ -747,6 +753,7 @@ func (r *Runner) runCell(ctx context.Context, run *runState, st CellStatus, s *s
 	if err != nil {
 		prov.Status, prov.Error = Failed, "writing results: "+err.Error()
 	}
+	rec.ck.remove()
 	return prov, computed
 }
 

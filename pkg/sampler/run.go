@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
 
@@ -66,10 +68,23 @@ type Init func(rec particle.Recorder) (State, error)
 // package function Run is this loop over its Init. An error of init is
 // returned as it is, with an empty Result.
 func Run(ctx context.Context, init Init, rec particle.Recorder) (Result, error) {
-	l := &loop{rec: rec}
+	l := newLoop(rec)
 	l.sw.Start()
 	var setup particle.Recorder
-	if rec != nil {
+	var held []particle.Snapshot
+	switch {
+	case l.ck != nil && l.ck.Saved() != nil:
+		// The set-up's snapshots were recorded by the run that saved the
+		// checkpoint: they are held, and recorded only when it is not
+		// restored.
+		setup = particle.RecorderFunc(func(s particle.Snapshot) error {
+			l.sw.Stop()
+			s.Seconds = l.seconds()
+			held = append(held, copySnapshot(s))
+			l.sw.Start()
+			return nil
+		})
+	case rec != nil:
 		setup = particle.RecorderFunc(l.setup)
 	}
 	st, err := init(setup)
@@ -78,7 +93,46 @@ func Run(ctx context.Context, init Init, rec particle.Recorder) (Result, error) 
 		return Result{}, err
 	}
 	defer st.Close()
+	if l.ck != nil && l.ck.Saved() != nil {
+		step, pending, ok := l.restore(st)
+		if ok {
+			return l.resume(ctx, st, step, pending)
+		}
+		for _, s := range held {
+			if l.stopped {
+				break
+			}
+			l.sw.Stop()
+			err := l.rec.Record(s)
+			l.sw.Start()
+			switch {
+			case errors.Is(err, particle.ErrStop):
+				l.stopped = true
+			case err != nil:
+				l.sw.Stop()
+				sc, _ := st.(Scheduled)
+				return l.end(ctx, st, sc, &RecordError{Step: s.Step, Err: err})
+			}
+		}
+	}
 	return l.drive(ctx, st)
+}
+
+// copySnapshot returns a copy of s that owns its particles, weights and
+// statistics.
+func copySnapshot(s particle.Snapshot) particle.Snapshot {
+	if s.X != nil {
+		s.X = mat.DenseCopyOf(s.X)
+	}
+	s.W = append([]float64(nil), s.W...)
+	if s.Stats != nil {
+		m := make(map[string]float64, len(s.Stats))
+		for k, v := range s.Stats {
+			m[k] = v
+		}
+		s.Stats = m
+	}
+	return s
 }
 
 // Drive runs st to its end: it records the start (the snapshot before the
@@ -95,10 +149,21 @@ func Run(ctx context.Context, init Init, rec particle.Recorder) (Result, error) 
 // before the method has a set (SGLD's burn-in, HMC's warm-up) is skipped.
 // Each snapshot is assembled off the clock into buffers that Drive or st
 // reuse: a recorder that keeps a snapshot past its Record call copies it.
+// A recorder that is (or wraps) a Checkpoints, with a State that is a
+// Checkpointer, has the run saved as it goes and resumed from its saved
+// checkpoint (see Checkpoints); Run does the same, and holds back the
+// set-up's snapshots of a run that resumes.
 func Drive(ctx context.Context, st State, rec particle.Recorder) (Result, error) {
-	l := &loop{rec: rec}
+	l := newLoop(rec)
 	l.sw.Start()
+	if step, pending, ok := l.restore(st); ok {
+		return l.resume(ctx, st, step, pending)
+	}
 	return l.drive(ctx, st)
+}
+
+func newLoop(rec particle.Recorder) *loop {
+	return &loop{rec: rec, ck: checkpointsOf(rec)}
 }
 
 // loop is the one run loop of Run and Drive: its clock, its recorder and
@@ -109,13 +174,21 @@ type loop struct {
 	stopped bool // the set-up's recorder returned particle.ErrStop
 	set     particle.Set
 	snap    particle.Snapshot
+	// ck is the recorder's Checkpoints, nil when it keeps none; base is
+	// the seconds of the run a checkpoint restored.
+	ck   Checkpoints
+	base float64
 }
+
+// seconds returns the loop's clock: the restored run's seconds and this
+// one's.
+func (l *loop) seconds() float64 { return l.base + l.sw.Seconds() }
 
 // setup records a snapshot that a method's set-up reports itself, on the
 // loop's clock.
 func (l *loop) setup(s particle.Snapshot) error {
 	l.sw.Stop()
-	s.Seconds = l.sw.Seconds()
+	s.Seconds = l.seconds()
 	err := l.rec.Record(s)
 	l.sw.Start()
 	switch {
@@ -133,10 +206,33 @@ func (l *loop) drive(ctx context.Context, st State) (Result, error) {
 	if l.stopped {
 		return l.end(ctx, st, sc, particle.ErrStop)
 	}
-	if err := l.record(st, sc, 0); err != nil {
+	if err := l.record(ctx, st, sc, 0); err != nil {
 		return l.end(ctx, st, sc, err)
 	}
-	for step := 1; !st.Done(); step++ {
+	return l.steps(ctx, st, sc, 1)
+}
+
+// resume goes on with st restored after the loop's step: it records the
+// snapshot of that step when it is pending, then steps.
+func (l *loop) resume(ctx context.Context, st State, step int, pending bool) (Result, error) {
+	sc, _ := st.(Scheduled)
+	if pending {
+		if err := l.record(ctx, st, sc, step); err != nil {
+			return l.end(ctx, st, sc, err)
+		}
+	}
+	return l.steps(ctx, st, sc, step+1)
+}
+
+// steps steps st from the loop's step first until it is done, recording
+// after each step.
+func (l *loop) steps(ctx context.Context, st State, sc Scheduled, first int) (Result, error) {
+	for step := first; !st.Done(); step++ {
+		if l.ck != nil && ctx.Err() != nil {
+			// Between two steps the state is whole: the run resumes
+			// from here.
+			l.save(st, step-1, false)
+		}
 		var err error
 		if sc != nil {
 			err = sc.Advance(ctx)
@@ -146,7 +242,7 @@ func (l *loop) drive(ctx context.Context, st State) (Result, error) {
 		if err != nil {
 			return l.end(ctx, st, sc, err)
 		}
-		if err := l.record(st, sc, step); err != nil {
+		if err := l.record(ctx, st, sc, step); err != nil {
 			return l.end(ctx, st, sc, err)
 		}
 	}
@@ -154,8 +250,11 @@ func (l *loop) drive(ctx context.Context, st State) (Result, error) {
 }
 
 // record reports the state after step to the recorder, off the clock; it
-// returns particle.ErrStop or a *RecordError from the recorder.
-func (l *loop) record(st State, sc Scheduled, step int) error {
+// returns particle.ErrStop or a *RecordError from the recorder. With a
+// recorder that keeps checkpoints it saves one when the recorder wants it
+// after the snapshot, and one pending the snapshot when the recorder
+// refused it for ctx's cancellation.
+func (l *loop) record(ctx context.Context, st State, sc Scheduled, step int) error {
 	if l.rec == nil {
 		return nil
 	}
@@ -163,6 +262,9 @@ func (l *loop) record(st State, sc Scheduled, step int) error {
 	defer l.sw.Start()
 	if sc != nil {
 		if !sc.Snapshot(&l.snap) {
+			if l.ck != nil && l.ck.Due() {
+				l.save(st, step, false)
+			}
 			return nil
 		}
 	} else {
@@ -172,11 +274,16 @@ func (l *loop) record(st State, sc Scheduled, step int) error {
 		}
 		l.snap = particle.Snapshot{Step: step, X: l.set.X, W: l.set.W, GradEvals: st.Evals()}
 	}
-	l.snap.Seconds = l.sw.Seconds()
+	l.snap.Seconds = l.seconds()
 	err := l.rec.Record(l.snap)
 	switch {
 	case err == nil:
+		if l.ck != nil && l.ck.Due() {
+			l.save(st, step, false)
+		}
 		return nil
+	case ctx.Err() != nil && l.ck != nil && !errors.Is(err, particle.ErrStop):
+		l.save(st, step, true)
 	case errors.Is(err, particle.ErrStop):
 		return particle.ErrStop
 	}
@@ -204,7 +311,7 @@ func (l *loop) end(ctx context.Context, st State, sc Scheduled, err error) (Resu
 		rerr = err
 	}
 	if res.Cost.Seconds == 0 {
-		res.Cost.Seconds = l.sw.Seconds()
+		res.Cost.Seconds = l.seconds()
 	}
 	return res, rerr
 }

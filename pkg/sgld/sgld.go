@@ -267,6 +267,7 @@ type chain struct {
 	x   []float64 // current state
 	g   []float64 // gradient buffer
 	rng *rand.Rand
+	pcg *rand.PCG // rng's source, whose state MarshalState saves
 	est *estimator
 
 	it  int   // iterations done

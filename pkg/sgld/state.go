@@ -137,13 +137,15 @@ func newState(t target.Target, s Settings, x0 []float64, src rand.Source, fr *la
 	master := rand.New(src)
 	r.chains = make([]*chain, s.Chains)
 	for i := range r.chains {
-		rng := rand.New(rand.NewPCG(master.Uint64(), master.Uint64()))
+		pcg := rand.NewPCG(master.Uint64(), master.Uint64())
+		rng := rand.New(pcg)
 		c := &chain{
 			id:    i,
 			s:     &r.s,
 			x:     make([]float64, d),
 			g:     make([]float64, d),
 			rng:   rng,
+			pcg:   pcg,
 			draws: make([]float64, 0, min(rows, 1024)*d),
 			rows:  rows,
 			keep:  keep,

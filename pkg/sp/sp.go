@@ -259,6 +259,7 @@ type runner struct {
 	s     Settings
 	mode  []float64 // the start point X0: the first candidate (nil: none)
 	rng   *rand.Rand
+	src   rand.Source // rng's source, whose state MarshalState saves
 	prior target.PriorSampler
 	obj   *objective
 	cost  Cost
@@ -283,6 +284,7 @@ func newRunner(t target.Target, s Settings, mode []float64, src rand.Source) *ru
 		s:     s,
 		mode:  mode,
 		rng:   rand.New(src),
+		src:   src,
 		obj:   newObjective(t, k, s.N),
 		sigma: make([]float64, d),
 		lo:    make([]float64, d),
