@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/sgld"
@@ -43,6 +44,21 @@ metrics = ["mean0", "sq"]
 
 [methods.sgld]
 kind = "sgld"
+`
+
+// ckFWText is one MMD-FW cell of 30 particles with Stein weights by the
+// pairwise solver, every snapshot evaluated.
+const ckFWText = `id = "ck"
+seed = 3
+datasets = ["gauss"]
+splits = [1]
+
+[eval]
+metrics = ["mean0", "sq"]
+
+[methods.mmdfw]
+kind = "mmdfw"
+particles = [30]
 `
 
 // ckMethod is an SVGD method whose recorder, when cancelAt is set,
@@ -86,6 +102,13 @@ func ckRegistry(m *ckMethod) *Registry {
 		set, err := sampler.Set(sgld.Run(ctx, in.Problem.Target, start, s, in.Src, ckRec{m, in.Recorder}))
 		return Output{Set: set}, err
 	})
+	RegisterMethod(ty.reg, "mmdfw", "1", func(ctx context.Context, in Input[struct{}]) (Output, error) {
+		var s mmdfw.Settings
+		s.N, s.Weights, s.WeightSolver, s.Stop = in.N, mmdfw.Stein, mmdfw.SolverPairwise, mmdfw.StopFixed
+		start := particle.Start{X0: []float64{0.3, -0.2}}
+		set, err := sampler.Set(mmdfw.Run(ctx, in.Problem.Target, start, s, in.Src, ckRec{m, in.Recorder}))
+		return Output{Set: set}, err
+	})
 	return ty.reg
 }
 
@@ -125,7 +148,8 @@ func checkpointFiles(t *testing.T, dir string) []string {
 }
 
 // TestCellResumesFromCheckpoint interrupts an SVGD cell at its 25th
-// update, and an SGLD cell at its 250th iteration, and reruns each: the
+// update, an SGLD cell at its 250th iteration and an MMD-FW cell at its
+// 12th particle, and reruns each: the
 // rerun resumes from there, says so, records only the snapshots from
 // there on, removes the checkpoint and writes the CSV of an uninterrupted
 // run (the seconds aside).
@@ -137,7 +161,7 @@ func TestCellResumesFromCheckpoint(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
 		at         int
-	}{{"svgd", ckText, 25}, {"sgld", ckSGLDText, 250}} {
+	}{{"svgd", ckText, 25}, {"sgld", ckSGLDText, 250}, {"mmdfw", ckFWText, 12}} {
 		ref := t.TempDir()
 		sum, _, all := runCkText(t, c.text, ref, 0)
 		if sum.Err() != nil {

@@ -383,7 +383,7 @@
 // the next run; the others go on.
 //
 // The recorder is a sampler.Checkpoints: a method whose State is a
-// sampler.Checkpointer (SVGD, SGLD, Stein Points) run through sampler.Run with the
+// sampler.Checkpointer (SVGD, SGLD, Stein Points, MMD-FW) run through sampler.Run with the
 // cell's recorder (or a sampler.UnwrapRecorder around it) saves its state,
 // with the CSV written and the recorder's counts, every
 // CellCheckpointEvery and when it is cancelled between two steps, to
@@ -396,8 +396,9 @@
 // UnmarshalState refuses, is logged ("checkpoint ignored") and removed,
 // and the cell starts from its beginning; one that cannot be written is
 // logged once and the cell goes on. The file is removed when the cell is
-// written, done or failed. MMD-FW and HMC cells have no state encoder and
-// restart from their first step.
+// written, done or failed. HMC cells have no state encoder and restart
+// from their first step, as does an MMD-FW cell stopped in its set-up
+// (before the snapshot of its first particle).
 //
 // Before any cell runs, Run checks what would otherwise fail every cell
 // late: the memory each cell to run needs, estimated by its method kind

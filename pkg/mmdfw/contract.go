@@ -48,11 +48,11 @@ func (st *State) Advance(ctx context.Context) error { return Step(ctx, st) }
 // Snapshot writes the particles placed so far, in the target's coordinates,
 // with the weights the run reports, Step the count of particles and, with
 // z, the statistics (StatMMD2Kernel or StatMMD2KernelPool) into snap; none
-// before the first particle, and none for a count of particles already
-// reported (the first particle, which Run reports from the set-up).
+// before the first particle, and none for the first particle once
+// reported (Run reports it from the set-up).
 func (st *State) Snapshot(snap *particle.Snapshot) bool {
 	r := st.r
-	if r.n == 0 || r.n == r.snapped {
+	if r.n == 0 || r.n == 1 && r.snapped == 1 {
 		return false
 	}
 	r.snapped = r.n

@@ -154,7 +154,8 @@ func (r *run) finish(ctx context.Context, err error) (Result, error) {
 type run struct {
 	t     target.Target
 	s     Settings
-	in    *given // the run's own copy: set-up fills TrainTarget and SVGDParticles
+	in    *given      // the run's own copy: set-up fills TrainTarget and SVGDParticles
+	src   rand.Source // the source of rng, saved by MarshalState
 	rng   *rand.Rand
 	rec   particle.Recorder
 	sw    particle.Stopwatch

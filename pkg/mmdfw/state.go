@@ -22,6 +22,10 @@ import (
 // with its snapshots. The particles, their cached scores, the weights'
 // Gram matrices, the kernel and the embedding live inside the State; the
 // fields below are what a caller reads between steps. Step sets them.
+// A State is a sampler.Checkpointer: MarshalState saves it between two
+// particles and UnmarshalState restores it into a State that NewState made
+// from the same inputs and source (a *rand.PCG or *rand.ChaCha8), which
+// then continues bit for bit.
 type State struct {
 	// Particles is the number n of particles placed, 1 after NewState.
 	Particles int
@@ -146,7 +150,7 @@ func initState(ctx context.Context, t target.Target, start particle.Start, s Set
 		rt, fr = w.Target(t), &laplace.Frame{Target: t, W: w}
 		rec = w.Recorder(rec, res.Seconds, sc.GradEvals)
 	}
-	r := &run{t: rt, s: inner, in: innerG, rng: rng, rec: rec, d: rt.Dim(), ndata: int64(target.NData(rt)), ks: inner.ksdStop(), frame: fr}
+	r := &run{t: rt, s: inner, in: innerG, src: src, rng: rng, rec: rec, d: rt.Dim(), ndata: int64(target.NData(rt)), ks: inner.ksdStop(), frame: fr}
 	st.r = r
 	r.sw.Start()
 	done, err := r.setup(ctx)

@@ -10,8 +10,8 @@ import (
 )
 
 // Checkpointer is a State that can save its whole run between two steps
-// and be restored to it: svgd.State, sgld.State and sp.State are ones
-// (mmdfw.State and hmc.State are not). A State
+// and be restored to it: svgd.State, sgld.State, sp.State and
+// mmdfw.State are ones (hmc.State is not). A State
 // made by the same Init (the same target, start, settings and source)
 // and given the bytes of MarshalState by UnmarshalState continues as the
 // saved state would have, bit for bit: its steps, snapshots and result
