@@ -225,24 +225,23 @@ func (st *State) UnmarshalState(b []byte) error {
 			}
 		}
 	}
-	var restoreSrc func()
+	// The stream is the last check: from it on nothing fails.
 	switch s := r.src.(type) {
 	case *rand.PCG:
 		var t rand.PCG
 		if err := t.UnmarshalBinary(v.Src); err != nil {
 			return fmt.Errorf("mmdfw: saved random stream: %w", err)
 		}
-		restoreSrc = func() { *s = t }
+		*s = t
 	case *rand.ChaCha8:
 		var t rand.ChaCha8
 		if err := t.UnmarshalBinary(v.Src); err != nil {
 			return fmt.Errorf("mmdfw: saved random stream: %w", err)
 		}
-		restoreSrc = func() { *s = t }
+		*s = t
 	default:
 		return fmt.Errorf("mmdfw: a source of type %T cannot be restored", r.src)
 	}
-	restoreSrc()
 	r.evals, r.mapEvals, r.poolEvals, r.svgdEvals, r.lapEvals, r.trainEvals = v.Evals, v.MAPEvals, v.PoolEvals, v.SVGDEvals, v.LapEvals, v.TrainEvals
 	r.n = n
 	copy(r.X.RawMatrix().Data, v.X)
