@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/mmdfw/mmdfw/pkg/sampler"
@@ -110,18 +109,9 @@ func (st *State) MarshalState() ([]byte, error) {
 	if r.n == 0 {
 		return nil, errors.New("mmdfw: no particle to save")
 	}
-	var src []byte
-	var err error
-	switch s := r.src.(type) {
-	case *rand.PCG:
-		src, err = s.MarshalBinary()
-	case *rand.ChaCha8:
-		src, err = s.MarshalBinary()
-	default:
-		err = fmt.Errorf("mmdfw: a source of type %T cannot be saved", r.src)
-	}
+	src, err := sampler.MarshalSource(r.src)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mmdfw: %w", err)
 	}
 	n, d, c := r.n, r.d, r.wt.cap
 	wt := r.wt
@@ -226,21 +216,8 @@ func (st *State) UnmarshalState(b []byte) error {
 		}
 	}
 	// The stream is the last check: from it on nothing fails.
-	switch s := r.src.(type) {
-	case *rand.PCG:
-		var t rand.PCG
-		if err := t.UnmarshalBinary(v.Src); err != nil {
-			return fmt.Errorf("mmdfw: saved random stream: %w", err)
-		}
-		*s = t
-	case *rand.ChaCha8:
-		var t rand.ChaCha8
-		if err := t.UnmarshalBinary(v.Src); err != nil {
-			return fmt.Errorf("mmdfw: saved random stream: %w", err)
-		}
-		*s = t
-	default:
-		return fmt.Errorf("mmdfw: a source of type %T cannot be restored", r.src)
+	if err := sampler.UnmarshalSource(r.src, v.Src); err != nil {
+		return fmt.Errorf("mmdfw: saved random stream: %w", err)
 	}
 	r.evals, r.mapEvals, r.poolEvals, r.svgdEvals, r.lapEvals, r.trainEvals = v.Evals, v.MAPEvals, v.PoolEvals, v.SVGDEvals, v.LapEvals, v.TrainEvals
 	r.n = n

@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/pkg/particle"
 )
@@ -151,4 +152,40 @@ func (l *loop) restore(st State) (step int, pending, ok bool) {
 	l.base = c.Seconds
 	l.ck.Restored(c.Label, nil)
 	return c.Step, c.Pending, true
+}
+
+// MarshalSource returns the stream of src for a checkpoint: src must be a
+// *rand.PCG or a *rand.ChaCha8 (their MarshalBinary); another source is an
+// error, and a run from it cannot be saved.
+func MarshalSource(src rand.Source) ([]byte, error) {
+	switch s := src.(type) {
+	case *rand.PCG:
+		return s.MarshalBinary()
+	case *rand.ChaCha8:
+		return s.MarshalBinary()
+	}
+	return nil, fmt.Errorf("a source of type %T cannot be saved", src)
+}
+
+// UnmarshalSource sets src to the stream b that MarshalSource returned. It
+// decodes b first and changes src only when b decodes, so that a caller
+// may make it its last check.
+func UnmarshalSource(src rand.Source, b []byte) error {
+	switch s := src.(type) {
+	case *rand.PCG:
+		var t rand.PCG
+		if err := t.UnmarshalBinary(b); err != nil {
+			return err
+		}
+		*s = t
+		return nil
+	case *rand.ChaCha8:
+		var t rand.ChaCha8
+		if err := t.UnmarshalBinary(b); err != nil {
+			return err
+		}
+		*s = t
+		return nil
+	}
+	return fmt.Errorf("a source of type %T cannot be restored", src)
 }

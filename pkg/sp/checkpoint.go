@@ -5,7 +5,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 )
@@ -55,18 +54,9 @@ func (st *State) MarshalState() ([]byte, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("sp: the run failed: %w", o.err)
 	}
-	var src []byte
-	var err error
-	switch s := r.src.(type) {
-	case *rand.PCG:
-		src, err = s.MarshalBinary()
-	case *rand.ChaCha8:
-		src, err = s.MarshalBinary()
-	default:
-		err = fmt.Errorf("sp: a source of type %T cannot be saved", r.src)
-	}
+	src, err := sampler.MarshalSource(r.src)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sp: %w", err)
 	}
 	v := savedState{
 		Format: stateFormat, D: o.d, Points: st.Points, GradEvals: st.GradEvals, KSD2: st.KSD2, Settled: st.Settled,
@@ -112,21 +102,8 @@ func (st *State) UnmarshalState(b []byte) error {
 	case (v.Stop != nil) != (st.ks != nil):
 		return errors.New("sp: saved state of another stopping rule")
 	}
-	switch s := r.src.(type) {
-	case *rand.PCG:
-		var t rand.PCG
-		if err := t.UnmarshalBinary(v.Src); err != nil {
-			return fmt.Errorf("sp: saved random stream: %w", err)
-		}
-		*s = t
-	case *rand.ChaCha8:
-		var t rand.ChaCha8
-		if err := t.UnmarshalBinary(v.Src); err != nil {
-			return fmt.Errorf("sp: saved random stream: %w", err)
-		}
-		*s = t
-	default:
-		return fmt.Errorf("sp: a source of type %T cannot be restored", r.src)
+	if err := sampler.UnmarshalSource(r.src, v.Src); err != nil {
+		return fmt.Errorf("sp: saved random stream: %w", err)
 	}
 	st.Points, st.GradEvals, st.KSD2, st.Settled = v.Points, v.GradEvals, v.KSD2, v.Settled
 	o.x = append(o.x[:0], v.X...)
