@@ -128,12 +128,9 @@ type SVGDConfig struct {
 // SVGDConfig.InitNoise).
 const DefaultInitNoise = 0.3
 
-// Validate checks the package's settings, as the wiring runs them
-// (legacySVGD), and the wiring's own.
+// Validate checks the package's settings and the wiring's own.
 func (c SVGDConfig) Validate() error {
-	s := c.Settings
-	legacySVGD(&s)
-	if err := s.Validate(); err != nil {
+	if err := c.Settings.Validate(); err != nil {
 		return err
 	}
 	if err := oneOf("init", c.InitFrom, "", "prior", "model", "laplace", "trained", InitReference); err != nil {
@@ -168,7 +165,6 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 	c := in.Settings
 	n := cmp.Or(in.N, svgd.DefaultN)
 	s := c.Settings
-	legacySVGD(&s)
 	s.N, s.Workers, s.RecordEvery = n, in.Threads, max(1, c.RecordEvery)
 	rng := rand.New(in.Src)
 	rec := in.Recorder
@@ -221,11 +217,9 @@ type SGLDConfig struct {
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
 
-// Validate checks the package's settings, as the wiring runs them
-// (legacySGLD), and the wiring's own.
+// Validate checks the package's settings and the wiring's own.
 func (c SGLDConfig) Validate() error {
 	s := c.Settings
-	legacySGLD(&s)
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -233,7 +227,11 @@ func (c SGLDConfig) Validate() error {
 		return err
 	}
 	if c.InitFrom == "laplace" && s.Whiten != sgld.WhitenNone {
-		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %q starts the chains at Laplace draws already`, sgld.WhitenNone, s.Whiten)
+		w := fmt.Sprintf("%q", s.Whiten)
+		if s.Whiten == "" {
+			w = fmt.Sprintf("%q (the default)", sgld.WhitenLaplace)
+		}
+		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %s starts the chains at Laplace draws already`, sgld.WhitenNone, w)
 	}
 	if c.InitFrom == "laplace" && c.X0Scale != 0 {
 		return fieldErr("jitter", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
@@ -248,7 +246,6 @@ func runSGLD(ctx context.Context, in harness.Input[SGLDConfig]) (harness.Output,
 	}
 	c := in.Settings
 	s := c.Settings
-	legacySGLD(&s)
 	s.Workers = in.Threads
 	chains := cmp.Or(c.Chains, sgld.DefaultChains)
 	if in.N > 0 {

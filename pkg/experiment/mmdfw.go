@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 
 	"cmp"
@@ -24,12 +25,13 @@ import (
 // the SVGD run of the SVGD→MMD-FW combination. The cell's particle count is
 // the number of particles N.
 //
-// The weight solver of the Stein and MMD rules is weight_solver: "fista"
-// (also when the file names none, so that results do not move) or
-// "pairwise" (mmdfw.SolverPairwise, with weight_tol and weight_iterations;
-// its solve statistics go into the summary as weight_solves,
-// weight_iterations, weight_not_converged and weight_gap_max). The
-// package's own default, for callers of mmdfw.Run, is "pairwise".
+// A key the file leaves out takes the package's default, as for callers of
+// mmdfw.Run: scales "target", candidates "laplace", the KSD stop with the
+// particle count as a ceiling, the "pairwise" weight solver. The paper's
+// protocol is written out in the experiment files (scale "bandwidth" or
+// "given", init "perturb", starts 1, stop "fixed", weight_solver "fista").
+// The pairwise solver's statistics go into the summary as weight_solves,
+// weight_iterations, weight_not_converged and weight_gap_max.
 //
 // Z "pool", and "" with weights "bq", "line-search" or "mmd", draws the pool with
 // pools.SGLD(pool_iterations), or with pool_sampler = "hmc" an HMC
@@ -71,14 +73,14 @@ type MMDFWConfig struct {
 
 // Validate checks the package's settings and the wiring's own.
 func (c MMDFWConfig) Validate() error {
-	if err := c.solver().Validate(); err != nil {
+	if err := c.Settings.Validate(); err != nil {
 		return err
 	}
-	// The wiring gives the package no mmdfw.Inputs.Scales (a trained start
-	// brings its own under scale "auto"), so scale "given" is refused here,
-	// as mmdfw.Settings.Validate refused it when Scales were a setting.
-	if c.Scale == mmdfw.ScaleGiven {
-		return setting.Errorf("scale", c.Scale, `needs Scales or start "trained"`)
+	// The wiring gives the package mmdfw.Inputs.Scales only from a trained
+	// start (the training's scales, which scale "auto" takes too), so
+	// scale "given" needs one.
+	if c.Scale == mmdfw.ScaleGiven && c.Start != "trained" {
+		return setting.Errorf("scale", c.Scale, `needs start = "trained", whose scales are the training's`)
 	}
 	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
 		"svgd_particles", c.SVGDParticleCount); err != nil {
@@ -107,16 +109,6 @@ func (c MMDFWConfig) Validate() error {
 	return oneOf("start", c.Start, "", "map", "prior", "model", "trained", "svgd")
 }
 
-// solver returns the package settings with the harness's weight solver:
-// "fista" unless the file names one.
-func (c MMDFWConfig) solver() mmdfw.Settings {
-	s := c.Settings
-	if s.WeightSolver == mmdfw.SolverAuto {
-		s.WeightSolver = mmdfw.SolverFISTA
-	}
-	return s
-}
-
 // needsPool reports whether the run draws a pool for z (on a target
 // without an exact embedding).
 func (c MMDFWConfig) needsPool() bool {
@@ -137,7 +129,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		return harness.Output{}, err
 	}
 	c := in.Settings
-	s := c.solver()
+	s := c.Settings
 	s.N = in.N
 	gauss, _ := d.Exact()
 	var from particle.Start // the run's start
@@ -219,7 +211,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	if start == "svgd" || c.CandidateInit == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
 		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Frame: sampler.Frame{Workers: in.Threads}}
-		legacySVGD(sv)
+		referenceCodeSVGD(sv)
 		var svStart particle.Start
 		if svStart.Particles, err = d.Start("", n, rng); err != nil {
 			return harness.Output{}, err
@@ -232,11 +224,17 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	if c.PoolSampler == "hmc" {
 		mi.PoolSampler = pools.HMC(pilotStart, pilot)
 	}
-	legacyMMDFW(&s, from, mi)
 	pools.Fill(s, &mi)
 	s.Inputs = mi
 	mmdfwRes, err := mmdfw.Run(ctx, in.Problem.Target, from, s, in.Src, rec)
 	res, _ := mmdfwRes.Detail.(*mmdfw.Result)
+	if res == nil {
+		// The run failed before it had a result to describe.
+		if err == nil {
+			err = errors.New("mmdfw: no result")
+		}
+		return harness.Output{}, err
+	}
 	ms := map[string]any{
 		"bandwidth": res.Bandwidth, "seconds": res.Seconds, "grad_evals": res.GradEvals,
 		"map_grad_evals": res.MAPGradEvals, "pool_grad_evals": res.PoolGradEvals, "svgd_grad_evals": res.SVGDGradEvals,
@@ -249,7 +247,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		maps.Copy(ms, net.summary())
 		ms["grad_evals"], ms["seconds"] = res.GradEvals+net.GradEvals, res.Seconds+net.Seconds
 	}
-	if ws := res.WeightSolve; s.WeightSolver == mmdfw.SolverPairwise && ws.Solves > 0 {
+	if ws := res.WeightSolve; ws.Solves > 0 { // the pairwise solver's
 		ms["weight_solves"], ms["weight_iterations"] = ws.Solves, ws.Iterations
 		ms["weight_not_converged"], ms["weight_gap_max"] = ws.NotConverged, finite(ws.WorstGap)
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,26 +141,27 @@ func TestMMDFWConfigPoolSampler(t *testing.T) {
 	}
 }
 
-// scale = "given" is refused by the wiring, which gives the package no
-// Scales (a trained start brings its own under scale "auto"), with or
-// without a trained start, as it was when Scales were a setting.
+// scale = "given" takes the scales of a trained start, the only Scales
+// the wiring gives the package: it is refused without one.
 func TestMMDFWConfigScaleGiven(t *testing.T) {
-	for _, start := range []string{"", "map", "trained"} {
+	for _, start := range []string{"", "map", "prior"} {
 		cfg := MMDFWConfig{Start: start, Settings: mmdfw.Settings{Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleGiven}}}
 		if e, ok := setting.As(cfg.Validate()); !ok || e.Field != "scale" {
 			t.Errorf("start %q, scale given: error %v, want a setting.Error on scale", start, cfg.Validate())
 		}
 	}
-	if err := (MMDFWConfig{Start: "trained"}).Validate(); err != nil {
-		t.Errorf("start trained, scale auto: %v", err)
+	for _, sc := range []mmdfw.Scale{mmdfw.ScaleAuto, mmdfw.ScaleGiven} {
+		if err := (MMDFWConfig{Start: "trained", Settings: mmdfw.Settings{Candidates: mmdfw.Candidates{Scale: sc}}}).Validate(); err != nil {
+			t.Errorf("start trained, scale %v: %v", sc, err)
+		}
 	}
 }
 
-// The weight solver: a file that names none runs the FISTA solver (the
-// same series as weight_solver = "fista", so committed results keep their
-// numbers); "pairwise" runs the pairwise solver and records its solves in
-// the summary; the "mmd" rule takes the exact embedding on a Gaussian
-// target. The pairwise solver's settings are refused without it.
+// The weight solver: a file that names none runs the package's default,
+// the pairwise solver (the same series as weight_solver = "pairwise", its
+// solves recorded in the summary); "fista" runs the FISTA solver, which
+// records none; the "mmd" rule takes the exact embedding on a Gaussian
+// target. Each solver's own settings are refused with the other.
 func TestMMDFWWeightSolver(t *testing.T) {
 	file := func(stein string) string {
 		return `
@@ -172,29 +174,33 @@ every = 1
 [methods.stein]
 kind = "mmdfw"
 particles = [25]
-settings = { weights = "stein", lmo_steps = 20` + stein + ` }
+settings = { weights = "stein", lmo_steps = 20, stop = "fixed"` + stein + ` }
 [methods.mmd]
 kind = "mmdfw"
 particles = [25]
-settings = { weights = "mmd", lmo_steps = 20, weight_solver = "pairwise" }
+settings = { weights = "mmd", lmo_steps = 20, stop = "fixed", weight_solver = "pairwise" }
 `
 	}
 	silent := runExp(t, "", file(""))
 	fista := runExp(t, "", file(`, weight_solver = "fista"`))
-	pairwise := runExp(t, "", file(`, weight_solver = "pairwise", weight_tol = 1e-8`))
-	a, b := silent["stein/gauss2d"].series[MMD2Exact], fista["stein/gauss2d"].series[MMD2Exact]
+	pairwise := runExp(t, "", file(`, weight_solver = "pairwise"`))
+	a, b := silent["stein/gauss2d"].series[MMD2Exact], pairwise["stein/gauss2d"].series[MMD2Exact]
 	if len(a) != 25 || len(a) != len(b) {
 		t.Fatalf("%d and %d values", len(a), len(b))
 	}
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			t.Fatalf("step %d: silent %v, fista %v", i+1, a[i], b[i])
+			t.Fatalf("step %d: silent %v, pairwise %v", i+1, a[i], b[i])
 		}
 	}
-	if m := summaryOf(t, silent["stein/gauss2d"])["method"].(map[string]any); m["weight_solves"] != nil {
+	f := fista["stein/gauss2d"].series[MMD2Exact]
+	if len(f) != len(a) || slices.Equal(f, a) {
+		t.Errorf("fista series %v, the same as the pairwise one", f)
+	}
+	if m := summaryOf(t, fista["stein/gauss2d"])["method"].(map[string]any); m["weight_solves"] != nil {
 		t.Errorf("the FISTA run records pairwise solves: %v", m)
 	}
-	for _, r := range []result{pairwise["stein/gauss2d"], silent["mmd/gauss2d"]} {
+	for _, r := range []result{silent["stein/gauss2d"], silent["mmd/gauss2d"]} {
 		m := summaryOf(t, r)["method"].(map[string]any)
 		if m["weight_solves"] != 24.0 || m["weight_not_converged"] != 0.0 {
 			t.Errorf("summary %v", m)
@@ -208,8 +214,10 @@ settings = { weights = "mmd", lmo_steps = 20, weight_solver = "pairwise" }
 		cfg  MMDFWConfig
 		want string
 	}{
-		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightTol: 1e-4}}}, "weight_solver"},
-		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, SteinIterations: 100}}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightTol: 1e-4}}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, SteinIterations: 100}}}, "stein_iterations"},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverFISTA, SteinIterations: 100}}}, ""},
+		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverFISTA, WeightTol: 1e-4}}}, "weight_solver"},
 		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, SteinIterations: 100}}}, "stein_iterations"},
 		{MMDFWConfig{Settings: mmdfw.Settings{Weighting: mmdfw.Weighting{Weights: mmdfw.Stein, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-4}}}, ""},
 	} {

@@ -34,7 +34,7 @@ metrics = ["mmd2_exact"]
 [methods.sgld-laplace]
 kind = "sgld"
 particles = [400]
-settings = { init = "laplace", chains = 400, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
+settings = { init = "laplace", whiten = "none", chains = 400, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
 [methods.sgld-map]
 kind = "sgld"
 particles = [400]
@@ -162,7 +162,7 @@ metrics = ["accuracy"]
 [methods.m]
 kind = "sgld-probe"
 particles = [2000]
-settings = { init = "laplace", chains = 2000, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
+settings = { init = "laplace", whiten = "none", chains = 2000, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
 `), "")
 	if err != nil {
 		t.Fatal(err)
@@ -231,15 +231,16 @@ func TestSGLDInitValidation(t *testing.T) {
 	}
 	for _, tc := range []struct{ settings, key string }{
 		{`{ init = "lapalce" }`, "init"},
-		{`{ init = "laplace", jitter = 0.5 }`, "jitter"},
-		{`{ init = "laplace", jitter = -1 }`, "jitter"},
+		{`{ init = "laplace", whiten = "none", jitter = 0.5 }`, "jitter"},
+		{`{ init = "laplace", whiten = "none", jitter = -1 }`, "jitter"},
 		{`{ init = "laplace", whiten = "laplace" }`, "init"},
+		{`{ init = "laplace" }`, "init"},
 	} {
 		if err := load(tc.settings); err == nil || !strings.Contains(err.Error(), "key methods.m.settings."+tc.key) {
 			t.Errorf("%s: error %v, want one naming %s", tc.settings, err, tc.key)
 		}
 	}
-	if err := load(`{ init = "laplace" }`); err != nil {
-		t.Errorf(`init = "laplace": %v`, err)
+	if err := load(`{ init = "laplace", whiten = "none" }`); err != nil {
+		t.Errorf(`init = "laplace", whiten = "none": %v`, err)
 	}
 }

@@ -19,13 +19,8 @@ type SPConfig struct {
 	MAPStart bool `toml:"map" json:"map,omitempty"`
 }
 
-// Validate checks the package's settings as the wiring runs them
-// (legacySP).
-func (c SPConfig) Validate() error {
-	s := c.Settings
-	legacySP(&s)
-	return s.Validate()
-}
+// Validate checks the package's settings.
+func (c SPConfig) Validate() error { return c.Settings.Validate() }
 
 func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, error) {
 	d, err := modelOf(in.Problem)
@@ -35,7 +30,6 @@ func runSP(ctx context.Context, in harness.Input[SPConfig]) (harness.Output, err
 	c := in.Settings
 	s := c.Settings
 	s.N = in.N
-	legacySP(&s)
 	rec := in.Recorder
 	var m *MAP
 	var start particle.Start

@@ -52,7 +52,7 @@ type SVGDAnchorConfig struct {
 // Validate checks the package's settings; the protocol needs minibatches.
 func (c SVGDAnchorConfig) Validate() error {
 	s := c.Settings
-	legacySVGD(&s)
+	referenceCodeSVGD(&s)
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	n := cmp.Or(in.N, 20)
 	s.N, s.Workers, s.RecordEvery, s.Sequential = n, in.Threads, max(1, c.RecordEvery), true
 	s.Iterations = cmp.Or(s.Iterations, 2000)
-	legacySVGD(&s)
+	referenceCodeSVGD(&s)
 	rng := rand.New(in.Src)
 	dim := sub.Dim()
 	start := particle.Start{Particles: mat.NewDense(n, dim, nil)}
@@ -270,4 +270,21 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 	return harness.Output{Set: set, Summary: summary(ctx, in.Env, d, map[string]any{
 		"training_rows": n0, "development_rows": m,
 	}, nil)}, err
+}
+
+// referenceCodeSVGD sets, where s leaves them out, what the SVGD reference
+// code does: the target's own coordinates (whiten "none") with its step
+// (svgd.DefaultStep) and a fixed iteration count (stop "fixed",
+// svgd.DefaultIterations). It defines the svgd-anchor kind, which is that
+// code's protocol, and the SVGD particles of MMD-FW's init or start "svgd"
+// (svgd_iterations, svgd_step), which the paper takes from that code.
+func referenceCodeSVGD(s *svgd.Settings) {
+	if s.Whiten == "" {
+		s.Whiten = svgd.WhitenNone
+		s.Step = cmp.Or(s.Step, svgd.DefaultStep)
+	}
+	if s.Stop == "" {
+		s.Stop = svgd.StopFixed
+		s.Iterations = cmp.Or(s.Iterations, svgd.DefaultIterations)
+	}
 }

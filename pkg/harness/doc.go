@@ -79,22 +79,17 @@
 // range is what the package's Validate refuses (a *setting.Error, reported
 // at the key's line).
 //
-// The paper's protocols keep their settings: where the packages' zero
-// values run in the target's own scales and stop by a convergence
-// criterion (svgd, sgld, sp, mmdfw), an experiment file that is silent on
-// the keys that choose them runs the methods as the paper and the
-// reference code do, as it did when its results were committed. The
-// built-in kinds set, when the file leaves them out, whiten = "none" and
-// stop = "fixed" (svgd, with step 1e-3 and 1000 iterations, the reference
-// defaults; sgld, with the polynomial schedule, a = 1/N and 10000
-// iterations; sp, with 100 points), and for mmdfw scale = "bandwidth" (or
-// the training's scales with start = "trained") and stop = "fixed" (100
-// particles); an SVGD run inside mmdfw likewise. They do so before
-// validating the table, so a file is accepted or refused as before. The
-// cache key hashes the table as written, so no committed cell changes; a
-// file opts in to the new defaults by naming them (whiten = "laplace" with
-// stop = "plateau", "converged" or "ksd"; scale = "target" with stop =
-// "ksd" for mmdfw).
+// A key that an experiment file leaves out takes the package's zero value,
+// the same default a caller of the package gets: the target's own scales
+// (the Laplace fit's whitened coordinates) and a convergence stop with the
+// iteration or particle count as its ceiling for svgd, sgld, sp and mmdfw.
+// The paper's protocols are written out in experiments/*.toml (whiten =
+// "none", stop = "fixed", and for mmdfw scale = "bandwidth" or "given",
+// init = "perturb", starts = 1, weight_solver = "fista"). Two runs inside
+// the wiring keep the reference code's settings because they are defined
+// by it: the svgd-anchor kind and the SVGD particles of mmdfw's init or
+// start "svgd". The cache key hashes the settings as written; repro rekey
+// keeps results whose settings were only renamed or written out.
 // A method's protocols key says under which of the report's two protocols
 // ("paper": the paper's as it states it; "fair": gradient-evaluation
 // budgets, validated snapshots, tuned arms) it is the arm that stands for

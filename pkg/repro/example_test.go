@@ -62,7 +62,6 @@ particles = [50]
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 100, step = 0.1 }
 `), 0o644)
 	if err != nil {
 		log.Fatal(err)
