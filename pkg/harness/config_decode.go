@@ -154,7 +154,7 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 		}
 	}
 	if u := d.md.Undecoded(); len(u) > 0 {
-		return nil, d.errAt(u[0], "unknown key")
+		return nil, d.errAt(u[0], "unknown key%s", reg.renamedHint(u[0]))
 	}
 	if want == nil {
 		// A profile the file does not define would run the base settings
@@ -178,7 +178,7 @@ func LoadSet(reg *Registry, name string, src []byte, profile string, sets []stri
 	if ov != nil {
 		d.cur = ov
 		if u := ov.md.Undecoded(); len(u) > 0 {
-			return nil, d.errAt(append([]string{setMark}, u[0]...), "unknown key")
+			return nil, d.errAt(append([]string{setMark}, u[0]...), "unknown key%s", reg.renamedHint(u[0]))
 		}
 		d.cur = nil
 		want.Overrides = ov.strings()

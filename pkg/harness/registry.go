@@ -208,6 +208,8 @@ type methodKind struct {
 	memory func(settings any, n int, e *Experiment) Memory
 	// steps is the kind's step count (SetStepCount), nil for none.
 	steps func(settings any, n int, e *Experiment) int
+	// renamed maps a settings key's old name to its new one (RenamedKey).
+	renamed map[string]string
 }
 
 // Registry holds what experiment files may name: method kinds, datasets and
