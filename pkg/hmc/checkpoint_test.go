@@ -49,7 +49,7 @@ func sameResult(t *testing.T, name string, a, b *Result) {
 func TestCheckpointResumeBitIdentical(t *testing.T) {
 	const warmup, draws = 300, 200
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
-	for _, metric := range []string{MetricDiag, MetricDense} {
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
 		base := Settings{Chains: 3, Warmup: warmup, Draws: draws, Metric: metric, RecordEvery: 50}
 		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(7, 8), nil)
 		want, _ := hmcRes.Detail.(*Result)
@@ -69,7 +69,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			{"several times", []int{20, 110, 299, 301, 420}, 0},
 			{"every 25", []int{133, 460}, 25},
 		} {
-			name := metric + "/" + tc.name
+			name := string(metric) + "/" + tc.name
 			path := filepath.Join(t.TempDir(), "ref.ckpt")
 			for i, stop := range tc.stops {
 				ctx, cancel := context.WithCancel(context.Background())

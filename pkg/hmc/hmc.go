@@ -68,7 +68,7 @@ type Settings struct {
 	// diag_e), MetricDense (their covariance, Stan's dense_e, which undoes
 	// linear correlations at O(d²) per leapfrog step) or MetricAuto, dense
 	// when Dim ≤ AutoDenseMaxDim and diagonal above. Default MetricAuto.
-	Metric string `toml:"metric" json:"metric,omitempty"`
+	Metric Metric `toml:"metric" json:"metric,omitempty"`
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
@@ -130,6 +130,9 @@ func (s Settings) Validate() error {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
 	}
+	if err := setting.OneOf("metric", s.Metric, MetricAuto, MetricDiag, MetricDense); err != nil {
+		return err
+	}
 	switch {
 	case s.Warmup < 0 && s.Warmup != NoWarmup:
 		return setting.Errorf("warmup", s.Warmup, "must not be negative (NoWarmup, -1, means no warm-up)")
@@ -139,8 +142,6 @@ func (s Settings) Validate() error {
 		return setting.Errorf("target_accept", s.TargetAccept, "is outside (0, 1)")
 	case s.Jitter >= 1:
 		return setting.Errorf("jitter", s.Jitter, "must be below 1")
-	case s.Metric != "" && s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
-		return setting.Errorf("metric", s.Metric, "is not one of %q", []string{MetricAuto, MetricDiag, MetricDense})
 	case s.Checkpoint != nil && s.Checkpoint.Every < 0:
 		return setting.Errorf("checkpoint.every", s.Checkpoint.Every, "must not be negative")
 	case s.Checkpoint != nil && s.Checkpoint.Interval < 0 && s.Checkpoint.Interval != NoInterval:

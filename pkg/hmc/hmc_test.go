@@ -305,7 +305,7 @@ func TestDenseMomentumCovariance(t *testing.T) {
 
 func TestLeapfrogAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
-	for _, metric := range []string{MetricDiag, MetricDense} {
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
 		s := mustDefaults(Settings{Metric: metric})
 		c := newChain(0, g.target(), &s, nil, rand.NewPCG(1, 2))
 		if err := c.start(); err != nil {
@@ -455,7 +455,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 func TestDenseMetricOnIllConditionedGaussian(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(31, 31)), d, 0.01, 1e4)
-	run := func(metric string) (*Result, float64) {
+	run := func(metric Metric) (*Result, float64) {
 		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
 		res, _ := hmcRes.Detail.(*Result)
 		if err != nil {

@@ -32,9 +32,9 @@ func longTests(t *testing.T) string {
 }
 
 // metricFromEnv lets a measurement pick the metric: MMDFW_HMC_METRIC=diag.
-func metricFromEnv() string {
+func metricFromEnv() Metric {
 	if m := os.Getenv("MMDFW_HMC_METRIC"); m != "" {
-		return m
+		return Metric(m)
 	}
 	return MetricAuto
 }

@@ -157,7 +157,7 @@ func TestStepCheckpoint(t *testing.T) {
 func TestStepAllocs(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
 	ctx := context.Background()
-	for _, metric := range []string{MetricDiag, MetricDense} {
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
 		st, err := Init(ctx, g.target(), particle.Start{}, Settings{Chains: 2, Warmup: 10, Draws: 200, Metric: metric}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)

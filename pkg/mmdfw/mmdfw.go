@@ -510,12 +510,12 @@ func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, first
 func (r *run) kernel() error {
 	r.steinK = kernel.RBF{H: r.h}
 	switch r.s.Kernel {
-	case RBFKernel:
+	case "", RBFKernel:
 		r.k = kernel.RBF{H: r.h}
 	case RFFKernel:
 		r.k = rff.New(r.rng, r.d, r.s.Features, r.h)
 	default:
-		return fmt.Errorf("mmdfw: unknown kernel kind %d", r.s.Kernel)
+		return fmt.Errorf("mmdfw: unknown kernel kind %q", r.s.Kernel)
 	}
 	return nil
 }
@@ -1103,7 +1103,7 @@ func (r *run) first(ctx context.Context, x []float64) error {
 	case startSVGD:
 		copy(x, r.in.SVGDParticles.RawRowView(0))
 	default:
-		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
+		return fmt.Errorf("mmdfw: unknown start %q", s.Start)
 	}
 	return particle.CheckFinite("mmdfw", 1, x)
 }

@@ -30,7 +30,7 @@ const (
 const DefaultCeiling = 400
 
 // rules is what of the run frame MMD-FW takes.
-var rules = sampler.Rules{Stops: []string{StopKSD, StopFixed}, KSD: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopKSD, StopFixed}, KSD: true}
 
 // validateScale checks the frame and the starts ScaleTarget allows
 // (given.check the inputs it allows).

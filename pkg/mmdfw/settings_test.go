@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -27,7 +28,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Candidates: Candidates{Noise: math.NaN()}}, "noise"},
 		{Settings{KernelSpec: KernelSpec{Bandwidth: math.Inf(1)}}, "bandwidth"},
 		{Settings{KernelSpec: KernelSpec{Features: 10}}, "features"},
-		{Settings{Weighting: Weighting{Weights: Rule(99)}}, "weights"},
+		{Settings{Weighting: Weighting{Weights: Rule("greedy")}}, "weights"},
 		{Settings{KernelSpec: KernelSpec{PoolIterations: -2}}, "pool_iterations"},
 		{Settings{MAPSearch: MAPSearch{MAPNewtonTol: -0.5}}, "map_newton_tol"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget, CandidateInit: InitSVGD}}, "scale"},
@@ -149,6 +150,47 @@ features = 50
 	}
 	if _, err := toml.Decode(`weights = "bogus"`, &s); err == nil {
 		t.Error("unknown weight rule accepted")
+	}
+}
+
+// The names of the defaults that have one, pick = "uniform" and kernel =
+// "rbf", decode to the empty text, so that a file naming them records the
+// same settings as one that does not (as when the enumerations were
+// integers, whose zero was omitted); "start = "svgd"" and every other
+// constant decode to themselves, and an unknown text is refused at decode
+// by an error naming the key and listing the texts.
+func TestSettingsTextDefaults(t *testing.T) {
+	var s Settings
+	if _, err := toml.Decode("pick = \"uniform\"\nkernel = \"rbf\"\n", &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Pick != "" || s.Kernel != "" {
+		t.Errorf("pick %q kernel %q, want the empty texts", s.Pick, s.Kernel)
+	}
+	if b, _ := json.Marshal(s); string(b) != "{}" {
+		t.Errorf("JSON %s, want {}", b)
+	}
+	for _, v := range startValues {
+		var st Start
+		if err := st.UnmarshalText([]byte(v)); err != nil || st != v {
+			t.Errorf("start %q reads as %q (%v)", v, st, err)
+		}
+	}
+	for _, c := range []struct{ src, key, list string }{
+		{`scale = "sideways"`, "scale", `["bandwidth" "laplace" "given" "target"]`},
+		{`pick = "first"`, "pick", `["uniform" "weight"]`},
+		{`kernel = "imq"`, "kernel", `["rbf" "rff"]`},
+		{`start = "auto"`, "start", `["map" "prior" "given" "trained" "svgd"]`},
+	} {
+		var s Settings
+		_, err := toml.Decode(c.src, &s)
+		if err == nil || !strings.Contains(err.Error(), c.key+" = ") || !strings.Contains(err.Error(), c.list) {
+			t.Errorf("%s: error %v, want one naming %s and listing %s", c.src, err, c.key, c.list)
+		}
+	}
+	bad := Settings{LMO: LMO{Direction: "sideways"}}
+	if e, ok := setting.As(bad.Validate()); !ok || e.Field != "direction" {
+		t.Errorf("direction sideways: Validate gave %v", bad.Validate())
 	}
 }
 

@@ -101,7 +101,7 @@ func TestFrameRules(t *testing.T) {
 			t.Errorf("%v: want an error naming %s", c.err, c.want)
 		}
 	}
-	r := sampler.Rules{Stops: []string{"plateau", sampler.StopFixed}, Whiten: true}
+	r := sampler.Rules{Stops: []sampler.Stop{"plateau", sampler.StopFixed}, Whiten: true}
 	f := sampler.Frame{}.Resolved(r)
 	if f.Whiten != sampler.WhitenLaplace || f.Stop != "plateau" || f.KSDSize != 0 {
 		t.Errorf("resolved %+v", f)

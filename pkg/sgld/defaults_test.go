@@ -160,7 +160,7 @@ func TestBurnInRejects(t *testing.T) {
 // with 13 draws per chain.
 func TestMonitorReadsEveryDraw(t *testing.T) {
 	g := testutil.Gauss5(t)
-	run := func(keep int, monitor string) particle.Set {
+	run := func(keep int, monitor sgld.Monitor) particle.Set {
 		t.Helper()
 		set, err := sgld.Settings{Iterations: 20000, Keep: keep, Monitor: monitor}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err != nil {

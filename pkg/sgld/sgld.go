@@ -48,7 +48,7 @@ type Settings struct {
 	// Schedule names the step-size schedule: ScheduleAdaptive (the
 	// default, also "", with WhitenLaplace), SchedulePolynomial (the
 	// default with WhitenNone) or ScheduleConstant.
-	Schedule string `toml:"schedule" json:"schedule,omitempty"`
+	Schedule Schedule `toml:"schedule" json:"schedule,omitempty"`
 
 	// A, B and Gamma set the polynomial step size ε_t = A·(B + t)^(−Gamma)
 	// of iteration t = 1, 2, … (Welling & Teh); the constant schedule has
@@ -105,22 +105,26 @@ type Settings struct {
 	// checked, flag "kept", see FlagKeptZ); MonitorKept only the second
 	// half of the last Keep draws, which is also the set (Chains·⌈Keep/2⌉
 	// particles). Without Keep the two are the same. See the constants.
-	Monitor string `toml:"monitor" json:"monitor,omitempty"`
+	Monitor Monitor `toml:"monitor" json:"monitor,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
 	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
 }
 
+// Schedule names SGLD's step-size schedule (Settings.Schedule); the empty
+// text is the default of the run's coordinates.
+type Schedule string
+
 // Step-size schedules (Settings.Schedule).
 const (
 	// SchedulePolynomial is ε_t = A·(B + t)^(−Gamma), decaying so that
 	// Σε_t = ∞ and Σε_t² < ∞ when Gamma ∈ (0.5, 1].
-	SchedulePolynomial = "polynomial"
+	SchedulePolynomial Schedule = "polynomial"
 	// ScheduleConstant is ε_t = A at every iteration: the chain then has a
 	// stationary law of its own, biased by O(A), and mixes at a constant
 	// rate.
-	ScheduleConstant = "constant"
+	ScheduleConstant Schedule = "constant"
 )
 
 // NoBurnIn as Settings.BurnIn keeps the states from the first iteration
@@ -187,7 +191,7 @@ func (s Settings) Validate() error {
 			return setting.Errorf("gamma", s.Gamma, "applies only to the polynomial schedule")
 		}
 	default:
-		return setting.Errorf("schedule", s.Schedule, "is not one of %q", []string{ScheduleAdaptive, SchedulePolynomial, ScheduleConstant})
+		return setting.OneOf("schedule", s.Schedule, ScheduleAdaptive, SchedulePolynomial, ScheduleConstant)
 	}
 	if s.Gamma != 0 && (s.Gamma <= 0.5 || s.Gamma > 1) {
 		return setting.Errorf("gamma", s.Gamma, "is outside (0.5, 1]")

@@ -25,6 +25,10 @@ const (
 	WhitenNone = sampler.WhitenNone
 )
 
+// BandwidthRule selects SVGD's bandwidth when Settings.Bandwidth is zero;
+// the empty text is the default (see Settings.BandwidthRule).
+type BandwidthRule string
+
 // Bandwidth rules (Settings.BandwidthRule), for a zero Settings.Bandwidth.
 const (
 	// BandwidthParticles recomputes the bandwidth from the particles at
@@ -51,10 +55,10 @@ const (
 	// neighbours (BandwidthScale, fixed widths, the frozen one) on seeds
 	// 100–111, which no report reads, it is close on 11 of 12, the most of
 	// any (docs/DECISIONS.md).
-	BandwidthParticles = "particles"
+	BandwidthParticles BandwidthRule = "particles"
 	// BandwidthLaplace freezes h = laplace.WhitenedBandwidth(d) (WhitenLaplace
 	// only): the particles' scale is taken to be the Laplace fit's.
-	BandwidthLaplace = "laplace"
+	BandwidthLaplace BandwidthRule = "laplace"
 )
 
 // Stopping rules (Settings.Stop).
@@ -69,13 +73,13 @@ const (
 	// ceiling: a run that reaches it first is returned with the flag
 	// "ceiling" in particle.Set.Diag. Diag's "iterations" is the number of
 	// updates made.
-	StopPlateau = "plateau"
+	StopPlateau sampler.Stop = "plateau"
 	// StopFixed runs exactly Iterations updates.
 	StopFixed = sampler.StopFixed
 )
 
 // rules is what of the run frame SVGD takes.
-var rules = sampler.Rules{Stops: []string{StopPlateau, StopFixed}, Whiten: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopPlateau, StopFixed}, Whiten: true}
 
 // Defaults of the stopping rule and of the whitened coordinates.
 const (
@@ -100,14 +104,11 @@ func (s Settings) validateScale() error {
 	if s.StopTol < 0 || s.StopTol >= 1 || math.IsNaN(s.StopTol) {
 		return setting.Errorf("stop_tol", s.StopTol, "is outside [0, 1)")
 	}
-	switch s.BandwidthRule {
-	case "", BandwidthParticles:
-	case BandwidthLaplace:
-		if s.Whiten == WhitenNone {
-			return setting.Errorf("bandwidth_rule", s.BandwidthRule, "needs whiten = %q (there is no Laplace fit with %q)", WhitenLaplace, WhitenNone)
-		}
-	default:
-		return setting.Errorf("bandwidth_rule", s.BandwidthRule, "is not one of %q", []string{BandwidthParticles, BandwidthLaplace})
+	if err := setting.OneOf("bandwidth_rule", s.BandwidthRule, BandwidthParticles, BandwidthLaplace); err != nil {
+		return err
+	}
+	if s.BandwidthRule == BandwidthLaplace && s.Whiten == WhitenNone {
+		return setting.Errorf("bandwidth_rule", s.BandwidthRule, "needs whiten = %q (there is no Laplace fit with %q)", WhitenLaplace, WhitenNone)
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ type Settings struct {
 	// Laplace fit's laplace.WhitenedBandwidth(d), frozen; with
 	// WhitenNone the zero value is the reference median heuristic, and
 	// BandwidthParticles may be chosen there too. See the constants.
-	BandwidthRule string `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
+	BandwidthRule BandwidthRule `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
 	// BandwidthScale multiplies the bandwidth of BandwidthParticles:
 	// h = BandwidthScale·√med, h² = c·med/2 with c = 2·BandwidthScale².
 	// Zero means 1 (the median distance); it has no effect under another
