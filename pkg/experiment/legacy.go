@@ -32,7 +32,7 @@ import (
 func legacySVGD(s *svgd.Settings) {
 	if s.Whiten == "" {
 		s.Whiten = svgd.WhitenNone
-		s.Step = cmp.Or(s.Step, svgd.DefaultStep)
+		s.StepSize = cmp.Or(s.StepSize, svgd.DefaultStepSize)
 	}
 	if s.Stop == "" {
 		s.Stop = svgd.StopFixed
@@ -82,7 +82,7 @@ func legacyMMDFW(s *mmdfw.Settings, start particle.Start, in mmdfw.Inputs) {
 	s.Starts = cmp.Or(s.Starts, 1)
 	if s.Scale == mmdfw.ScaleAuto {
 		s.Scale = mmdfw.ScaleBandwidth
-		if in.Scales != nil || s.Start == mmdfw.StartTrained {
+		if in.Scales != nil || s.First == mmdfw.FirstTrained {
 			s.Scale = mmdfw.ScaleGiven
 		}
 	}

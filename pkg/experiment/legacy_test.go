@@ -18,13 +18,13 @@ import (
 func TestLegacySettings(t *testing.T) {
 	var v svgd.Settings
 	legacySVGD(&v)
-	if v.Whiten != svgd.WhitenNone || v.Stop != svgd.StopFixed || v.Step != 1e-3 || v.Iterations != 1000 {
+	if v.Whiten != svgd.WhitenNone || v.Stop != svgd.StopFixed || v.StepSize != 1e-3 || v.Iterations != 1000 {
 		t.Errorf("svgd: %+v", v)
 	}
 	v = svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenLaplace, Stop: svgd.StopPlateau}}
 	legacySVGD(&v)
-	if v.Step != 0 || v.Iterations != 0 {
-		t.Errorf("svgd opting in: step %v, iterations %v, want the package's defaults (0)", v.Step, v.Iterations)
+	if v.StepSize != 0 || v.Iterations != 0 {
+		t.Errorf("svgd opting in: step %v, iterations %v, want the package's defaults (0)", v.StepSize, v.Iterations)
 	}
 
 	var g sgld.Settings
@@ -47,10 +47,10 @@ func TestLegacySettings(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		start mmdfw.Start
+		start mmdfw.First
 		want  mmdfw.Scale
-	}{{mmdfw.StartGiven, mmdfw.ScaleBandwidth}, {mmdfw.StartTrained, mmdfw.ScaleGiven}, {mmdfw.StartAuto, mmdfw.ScaleBandwidth}} {
-		m := mmdfw.Settings{Candidates: mmdfw.Candidates{Start: c.start}, N: 200}
+	}{{mmdfw.FirstGiven, mmdfw.ScaleBandwidth}, {mmdfw.FirstTrained, mmdfw.ScaleGiven}, {mmdfw.FirstAuto, mmdfw.ScaleBandwidth}} {
+		m := mmdfw.Settings{Candidates: mmdfw.Candidates{First: c.start}, N: 200}
 		legacyMMDFW(&m, particle.Start{}, mmdfw.Inputs{})
 		if m.Scale != c.want || m.Stop != mmdfw.StopFixed || m.N != 200 || m.CandidateInit != mmdfw.InitPerturb {
 			t.Errorf("mmdfw start %v: scale %v, stop %q, n %d, init %v", c.start, m.Scale, m.Stop, m.N, m.CandidateInit)

@@ -235,7 +235,7 @@ func (c SGLDConfig) Validate() error {
 	if c.InitFrom == "laplace" && s.Whiten != sgld.WhitenNone {
 		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %q starts the chains at Laplace draws already`, sgld.WhitenNone, s.Whiten)
 	}
-	if c.InitFrom == "laplace" && c.X0Scale != 0 {
+	if c.InitFrom == "laplace" && c.InitScale != 0 {
 		return fieldErr("jitter", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
 	}
 	return nil

@@ -56,8 +56,8 @@ func (c SVGDAnchorConfig) Validate() error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	if c.BatchSize < 0 {
-		return fieldErr("batch", "%d: the reference protocol uses minibatches", c.BatchSize)
+	if c.Batch < 0 {
+		return fieldErr("batch", "%d: the reference protocol uses minibatches", c.Batch)
 	}
 	if c.Sequential {
 		return fieldErr("sequential", "is implied by the svgd-anchor kind")

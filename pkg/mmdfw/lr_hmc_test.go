@@ -104,7 +104,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				var in Inputs
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.
-					hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{DrawsPerChain: 125}, rand.NewPCG(77, seed), nil)
 					pool, _ := hmcRes.Detail.(*hmc.Result)
 					if err != nil {
 						t.Fatal(err)

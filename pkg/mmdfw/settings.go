@@ -7,29 +7,30 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
-// Start selects the first particle; the empty text is StartAuto.
-type Start string
+// First selects the first particle (the key start); the empty text is
+// FirstAuto.
+type First string
 
 const (
-	// StartAuto is the first SVGD particle when particle.Start.Particles (SVGD particles) or
-	// Inputs.SVGD is set and StartMAP otherwise.
-	StartAuto Start = ""
-	// StartMAP runs L-BFGS on −log p from a prior draw (or particle.Start.X0, or
+	// FirstAuto is the first SVGD particle when particle.Start.Particles (SVGD particles) or
+	// Inputs.SVGD is set and FirstMAP otherwise.
+	FirstAuto First = ""
+	// FirstMAP runs L-BFGS on −log p from a prior draw (or particle.Start.X0, or
 	// the origin) and starts at the (near) MAP point, as the paper
 	// recommends. Its gradient evaluations are charged to the run.
-	StartMAP Start = "map"
-	// StartPrior starts at a prior draw (target.PriorSampler).
-	StartPrior Start = "prior"
-	// StartGiven starts at particle.Start.X0.
-	StartGiven Start = "given"
-	// StartTrained starts at one point trained by optim.Train (minibatch
+	FirstMAP First = "map"
+	// FirstPrior starts at a prior draw (target.PriorSampler).
+	FirstPrior First = "prior"
+	// FirstGiven starts at particle.Start.X0.
+	FirstGiven First = "given"
+	// FirstTrained starts at one point trained by optim.Train (minibatch
 	// Adam or AdaGrad with early stopping by Inputs.Train.Validate) from
 	// particle.Start.X0 (default a prior draw) on Inputs.TrainTarget (default
 	// the run's target, which must then be a target.Stochastic). Its
 	// gradient evaluations and seconds are charged to the run, and its
 	// per-coordinate scales, clamped to [TrainedScaleMin, TrainedScaleMax],
 	// become Inputs.Scales under ScaleAuto (ScaleGiven).
-	StartTrained Start = "trained"
+	FirstTrained First = "trained"
 )
 
 // Init selects where the Approx-LMO of each new particle starts; the
@@ -74,7 +75,7 @@ const (
 type Scale string
 
 const (
-	// ScaleAuto is ScaleGiven with Inputs.Scales or StartTrained,
+	// ScaleAuto is ScaleGiven with Inputs.Scales or FirstTrained,
 	// ScaleTarget where the run allows it (see ScaleTarget) and
 	// ScaleBandwidth otherwise.
 	ScaleAuto Scale = ""
@@ -92,7 +93,7 @@ const (
 	// ScaleTarget whitens the kernel as well.
 	ScaleLaplace Scale = "laplace"
 	// ScaleGiven takes per-coordinate scales σ from Inputs.Scales (or,
-	// with StartTrained, from the training): the noise of InitPerturb is
+	// with FirstTrained, from the training): the noise of InitPerturb is
 	// N(0, Noise²·diag σ²), the first AdaGrad step of coordinate j is
 	// about StepSize·σⱼ, and the median heuristic, without SVGD
 	// particles, uses MedianDraws draws of N(x₁, diag σ²).
@@ -214,8 +215,8 @@ type Settings struct {
 // Candidates groups the settings of where MMD-FW's particles come from
 // (Settings.Candidates; its keys are the Settings' own).
 type Candidates struct {
-	// Start selects the first particle. Default StartAuto.
-	Start Start `toml:"start" json:"start,omitempty"`
+	// First selects the first particle. Default FirstAuto.
+	First First `toml:"start" json:"start,omitempty"`
 	// CandidateInit selects the starting point of each LMO. Default InitAuto.
 	CandidateInit Init `toml:"init" json:"init,omitempty"`
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
@@ -409,16 +410,16 @@ func (s *Settings) defaults(in *given) {
 	if s.Direction == DirectionAuto {
 		s.Direction = Self
 	}
-	if s.Start == StartAuto {
+	if s.First == FirstAuto {
 		if in.SVGDParticles != nil || in.SVGD != nil {
-			s.Start = startSVGD
+			s.First = firstSVGD
 		} else {
-			s.Start = StartMAP
+			s.First = FirstMAP
 		}
 	}
 	if s.Scale == ScaleAuto {
 		switch {
-		case in.Scales != nil || s.Start == StartTrained:
+		case in.Scales != nil || s.First == FirstTrained:
 			s.Scale = ScaleGiven
 		case s.targetScalable(in):
 			s.Scale = ScaleTarget
@@ -464,6 +465,6 @@ func (s *Settings) defaults(in *given) {
 	s.resolveStop()
 }
 
-// startSVGD starts at the first SVGD particle (StartAuto with SVGD
+// firstSVGD starts at the first SVGD particle (FirstAuto with SVGD
 // particles).
-const startSVGD Start = "svgd"
+const firstSVGD First = "svgd"

@@ -48,10 +48,10 @@ func TestSettingsValidate(t *testing.T) {
 		t.Errorf("zero Settings: %v", err)
 	}
 	for _, ok := range []Settings{
-		{Candidates: Candidates{Start: StartTrained}},
-		{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}},
-		{Candidates: Candidates{Start: StartTrained, Scale: ScaleLaplace}},
-		{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}},
+		{Candidates: Candidates{First: FirstTrained}},
+		{Candidates: Candidates{First: FirstTrained, Scale: ScaleGiven}},
+		{Candidates: Candidates{First: FirstTrained, Scale: ScaleLaplace}},
+		{Candidates: Candidates{First: FirstGiven, Scale: ScaleGiven}},
 	} {
 		if err := ok.Validate(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
@@ -71,7 +71,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{}, Inputs{Scales: []float64{0}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Scales: []float64{math.Inf(1)}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
-		{Settings{Candidates: Candidates{Start: StartMAP}}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
+		{Settings{Candidates: Candidates{First: FirstMAP}}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Pool: mat.NewDense(3, 1, nil)}, particle.Start{}, "scale"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{}, particle.Start{Particles: mat.NewDense(3, 1, nil)}, "scale"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
@@ -91,8 +91,8 @@ func TestSettingsValidate(t *testing.T) {
 		s  Settings
 		in Inputs
 	}{
-		{Settings{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}}, Inputs{Train: &optim.Settings{Steps: 10}}},
-		{Settings{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}}, Inputs{Scales: []float64{0.5}}},
+		{Settings{Candidates: Candidates{First: FirstTrained, Scale: ScaleGiven}}, Inputs{Train: &optim.Settings{Steps: 10}}},
+		{Settings{Candidates: Candidates{First: FirstGiven, Scale: ScaleGiven}}, Inputs{Scales: []float64{0.5}}},
 		{Settings{}, Inputs{Scales: []float64{0.5}}},
 	} {
 		g := newGiven(particle.Start{}, c.in)
@@ -126,7 +126,7 @@ features = 50
 	if u := md.Undecoded(); len(u) > 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Candidates: Candidates{Start: StartPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace}, LMO: LMO{Direction: Frozen},
+	want := Settings{Candidates: Candidates{First: FirstPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace}, LMO: LMO{Direction: Frozen},
 		Weighting: Weighting{Weights: LineSearch}, KernelSpec: KernelSpec{Z: ZPool, Kernel: RFFKernel, Features: 50}}
 	b, _ := json.Marshal(s)
 	wb, _ := json.Marshal(want)
@@ -142,7 +142,7 @@ features = 50
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Weights != LineSearch || back.Start != StartPrior || back.Kernel != RFFKernel {
+	if back.Weights != LineSearch || back.First != FirstPrior || back.Kernel != RFFKernel {
 		t.Errorf("JSON round trip gave %+v", back)
 	}
 	if b, _ := json.Marshal(Settings{}); string(b) != "{}" {
@@ -170,8 +170,8 @@ func TestSettingsTextDefaults(t *testing.T) {
 	if b, _ := json.Marshal(s); string(b) != "{}" {
 		t.Errorf("JSON %s, want {}", b)
 	}
-	for _, v := range startValues {
-		var st Start
+	for _, v := range firstValues {
+		var st First
 		if err := st.UnmarshalText([]byte(v)); err != nil || st != v {
 			t.Errorf("start %q reads as %q (%v)", v, st, err)
 		}

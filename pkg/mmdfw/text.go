@@ -5,7 +5,7 @@ import "github.com/mmdfw/mmdfw/pkg/setting"
 // The values of the enumerations, their texts in experiment files and
 // recorded settings, the empty text (the default) apart.
 var (
-	startValues     = []Start{StartMAP, StartPrior, StartGiven, StartTrained, startSVGD}
+	firstValues     = []First{FirstMAP, FirstPrior, FirstGiven, FirstTrained, firstSVGD}
 	initValues      = []Init{InitPrior, InitSVGD, InitPerturb, InitLaplace}
 	scaleValues     = []Scale{ScaleBandwidth, ScaleLaplace, ScaleGiven, ScaleTarget}
 	pickValues      = []Pick{PickUniform, PickByWeight}
@@ -32,10 +32,10 @@ func parseText[T ~string](v *T, b []byte, key string, def T, values []T) error {
 	return nil
 }
 
-// UnmarshalText accepts "" (StartAuto), "map", "prior", "given", "trained"
-// and "svgd" (the first SVGD particle, what StartAuto is with SVGD
+// UnmarshalText accepts "" (FirstAuto), "map", "prior", "given", "trained"
+// and "svgd" (the first SVGD particle, what FirstAuto is with SVGD
 // particles).
-func (s *Start) UnmarshalText(b []byte) error { return parseText(s, b, "start", "", startValues) }
+func (f *First) UnmarshalText(b []byte) error { return parseText(f, b, "start", "", firstValues) }
 
 // UnmarshalText accepts "" (InitAuto), "prior", "svgd", "perturb" and
 // "laplace".
@@ -86,7 +86,7 @@ func (k *KernelKind) UnmarshalText(b []byte) error {
 // of s that holds none of its values.
 func (s Settings) validateEnums() error {
 	for _, err := range []error{
-		setting.OneOf("start", s.Start, startValues...),
+		setting.OneOf("start", s.First, firstValues...),
 		setting.OneOf("init", s.CandidateInit, initValues...),
 		setting.OneOf("pick", s.Pick, pickValues...),
 		setting.OneOf("scale", s.Scale, scaleValues...),

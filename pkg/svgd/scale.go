@@ -65,7 +65,7 @@ const (
 const (
 	// StopPlateau ends the run when the particles have settled: the
 	// particles are averaged over windows of PlateauWindow iterations
-	// (which cancels the jitter of AdaGrad's steps of length ≈ Step around
+	// (which cancels the jitter of AdaGrad's steps of length ≈ StepSize around
 	// the fixed point), and when the mean and the standard deviation of
 	// every coordinate of those averages have changed by less than StopTol
 	// of that standard deviation from one window to the next for
@@ -85,7 +85,7 @@ var rules = sampler.Rules{Stops: []sampler.Stop{StopPlateau, StopFixed}, Whiten:
 const (
 	// DefaultCeiling is the zero Iterations with StopPlateau.
 	DefaultCeiling = 10000
-	// DefaultWhitenedStep is the zero Step with WhitenLaplace: the first
+	// DefaultWhitenedStep is the zero StepSize with WhitenLaplace: the first
 	// AdaGrad step moves every whitened coordinate by ≈ 0.05 posterior
 	// standard deviations.
 	DefaultWhitenedStep = 0.05
@@ -113,16 +113,16 @@ func (s Settings) validateScale() error {
 	return nil
 }
 
-// resolveScale fills Whiten, Stop, StopTol, Iterations and Step, whose
+// resolveScale fills Whiten, Stop, StopTol, Iterations and StepSize, whose
 // defaults depend on the coordinates and the stopping rule.
 func (s *Settings) resolveScale() {
 	s.Frame = s.Frame.Resolved(rules)
 	s.StopTol = cmp.Or(s.StopTol, DefaultStopTol)
 	s.Iterations = s.Frame.Ceiling(s.Iterations, DefaultCeiling, DefaultIterations)
 	if s.Whiten == WhitenLaplace {
-		s.Step = cmp.Or(s.Step, DefaultWhitenedStep)
+		s.StepSize = cmp.Or(s.StepSize, DefaultWhitenedStep)
 	} else {
-		s.Step = cmp.Or(s.Step, DefaultStep)
+		s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
 	}
 }
 
