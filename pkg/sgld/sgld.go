@@ -359,8 +359,8 @@ const MaxStartDraws = 100
 func (c *chain) restart(lp float64) float64 {
 	site := particle.Site{Method: "sgld", Iteration: 0, Point: "chain", Index: c.id}
 	if c.fixed {
-		c.err = fmt.Errorf("sgld: chain %d: the start point (Init, no jitter) is outside the target's support: %w",
-			c.id, particle.NonFinite(site, lp, c.g))
+		c.err = fmt.Errorf("%w; the start point (X0, no jitter) is outside the target's support",
+			particle.NonFinite(site, lp, c.g))
 		return lp
 	}
 	for k := 1; k < MaxStartDraws; k++ {
@@ -374,9 +374,9 @@ func (c *chain) restart(lp float64) float64 {
 			return lp
 		}
 	}
-	c.err = fmt.Errorf("sgld: chain %d: none of %d start points drawn has a finite log density and score "+
-		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller InitScale (key jitter)): %w",
-		c.id, MaxStartDraws, particle.NonFinite(site, lp, c.g))
+	c.err = fmt.Errorf("%w; none of %d start points drawn has a finite log density and score "+
+		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller InitScale (key jitter))",
+		particle.NonFinite(site, lp, c.g), MaxStartDraws)
 	return lp
 }
 
