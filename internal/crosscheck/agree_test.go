@@ -56,7 +56,7 @@ func TestLogisticMethodsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	hmcRes, err := hmc.Run(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, Draws: hmcDraws}, rand.NewPCG(2, 0), nil)
+	hmcRes, err := hmc.Run(ctx, lr, particle.Start{}, hmc.Settings{Chains: hmcChains, Warmup: hmcWarmup, DrawsPerChain: hmcDraws}, rand.NewPCG(2, 0), nil)
 	h, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		t.Fatal(err)
@@ -80,8 +80,8 @@ func TestLogisticMethodsAgree(t *testing.T) {
 		return nil
 	})
 	sv, err := sampler.Set(svgd.Run(ctx, lr, particle.Start{}, svgd.Settings{
-		N: svgdParticles, Iterations: svgdIterations, Step: svgdStep,
-		BatchSize: svgd.FullBatch, RecordEvery: svgdIterations / 4,
+		N: svgdParticles, Iterations: svgdIterations, StepSize: svgdStep,
+		Batch: svgd.FullBatch, RecordEvery: svgdIterations / 4,
 		Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed},
 	}, rand.NewPCG(3, 0), rec))
 	if err != nil {

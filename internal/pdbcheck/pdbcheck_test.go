@@ -102,7 +102,7 @@ func TestHMCPosteriordb(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := p.RunHMC(context.Background(), u, hmc.Settings{X0Scale: 0.1}, 1)
+				r, err := p.RunHMC(context.Background(), u, hmc.Settings{InitScale: 0.1}, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

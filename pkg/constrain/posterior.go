@@ -31,8 +31,9 @@ type Posterior struct {
 type scratch struct{ x, gx []float64 }
 
 // Posterior binds the declared parameters to logp, which returns log p(x) up
-// to an additive constant and writes ∂log p/∂x into grad (zeroed before the
-// call); x and grad are laid out as the Params say. logp must be safe for
+// to an additive constant and adds ∂log p/∂x into grad, zeroed before the
+// call (so that writing it is as good), as every gradient callback of
+// package target does; x and grad are laid out as the Params say. logp must be safe for
 // concurrent use. Later declarations on s do not change the Posterior.
 func (s *Space) Posterior(logp func(x, grad []float64) float64) *Posterior {
 	if logp == nil {

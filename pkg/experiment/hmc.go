@@ -20,7 +20,7 @@ import (
 
 // HMCConfig is the settings table of the hmc reference kind: hmc.Settings,
 // decoded straight from the file, and the wiring's choice of start. The
-// reference's particle count N, when given and draws is not, sets the kept
+// reference's particle count N, when given and draws_per_chain is not, sets the kept
 // draws per chain to ⌈N/chains⌉.
 type HMCConfig struct {
 	hmc.Settings
@@ -149,8 +149,8 @@ func runHMC(ctx context.Context, in harness.Input[HMCConfig]) (harness.Output, e
 	c := in.Settings
 	s := c.Settings
 	chains := cmp.Or(c.Chains, hmc.DefaultChains)
-	if s.Draws == 0 && in.N > 0 {
-		s.Draws = (in.N + chains - 1) / chains
+	if s.DrawsPerChain == 0 && in.N > 0 {
+		s.DrawsPerChain = (in.N + chains - 1) / chains
 	}
 	init := c.InitFrom
 	if init == "" {

@@ -57,7 +57,7 @@ func TestSettingsKeyBytes(t *testing.T) {
 		t.Errorf("hmc settings encode as %s, want %s", b, want)
 	}
 	var back HMCConfig
-	if err := json.Unmarshal(b, &back); err != nil || back.InitFrom != "prior" || back.X0Scale != 0.1 || back.Chains != 2 {
+	if err := json.Unmarshal(b, &back); err != nil || back.InitFrom != "prior" || back.InitScale != 0.1 || back.Chains != 2 {
 		t.Errorf("round trip gave %+v (%v)", back, err)
 	}
 }

@@ -75,7 +75,7 @@ const (
 // mmdfwSettings decodes an MMD-FW cell's recorded settings into the
 // package's own type; ok is false for settings that do not decode. The
 // recorded "start" is the wiring's start selector (MMDFWConfig.Start),
-// which shadows mmdfw.Settings.Start and is dropped.
+// which shadows mmdfw.Settings.First (its key too) and is dropped.
 func mmdfwSettings(settings any) (s mmdfw.Settings, ok bool) {
 	b, err := json.Marshal(settings)
 	if err != nil {

@@ -233,7 +233,7 @@ func (c SGLDConfig) Validate() error {
 		}
 		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %s starts the chains at Laplace draws already`, sgld.WhitenNone, w)
 	}
-	if c.InitFrom == "laplace" && c.X0Scale != 0 {
+	if c.InitFrom == "laplace" && c.InitScale != 0 {
 		return fieldErr("jitter", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
 	}
 	return nil

@@ -43,12 +43,12 @@ type MMDFWConfig struct {
 	// own cached MAP, stopped at that Newton decrement), "prior" (a prior draw),
 	// "model" (a model.BNN.Init draw, the non-MAP start of the BNN),
 	// "trained" (a BNN trained from a model.BNN.Init draw by optim.Train,
-	// mmdfw.StartTrained: on the method's training rows less a seeded fifth,
+	// mmdfw.FirstTrained: on the method's training rows less a seeded fifth,
 	// TrainValidationFraction, on which the validation RMSE early-stops
 	// it; its cost charged to the run and its scales the candidates'
 	// unless scale says otherwise), "svgd" (the first particle of an SVGD
 	// run) or "" (model for a BNN, map otherwise). It shadows
-	// mmdfw.Settings.Start, which the wiring sets.
+	// mmdfw.Settings.First (key start too), which the wiring sets.
 	Start string `toml:"start" json:"start,omitempty"`
 	// TrainConfig holds the train_* settings of the "trained" start
 	// (shared with the other kinds that offer it).
@@ -173,10 +173,10 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		} else if m, rec, err = startMAP(ctx, in.Env, in.Problem, rec, true); err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, from.X0 = mmdfw.StartGiven, m.X
-		pilotStart.X0, pilot.X0Scale = m.X, cmp.Or(pilot.X0Scale, 0.1)
+		s.First, from.X0 = mmdfw.FirstGiven, m.X
+		pilotStart.X0, pilot.InitScale = m.X, cmp.Or(pilot.InitScale, 0.1)
 	case "prior":
-		s.Start = mmdfw.StartPrior
+		s.First = mmdfw.FirstPrior
 	case "trained":
 		tr, err := newTrained(d, in.Env.Cell.Split, c.TrainConfig, "start")
 		if err != nil {
@@ -195,7 +195,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		if err != nil {
 			return harness.Output{}, err
 		}
-		s.Start, from.X0 = mmdfw.StartGiven, x0.RawRowView(0)
+		s.First, from.X0 = mmdfw.FirstGiven, x0.RawRowView(0)
 		if s.Bandwidth == 0 && c.CandidateInit != mmdfw.InitSVGD && c.Scale != mmdfw.ScaleLaplace {
 			// The median heuristic over draws of the start's own law,
 			// not over the prior's far broader draws.
@@ -210,7 +210,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 	}
 	if start == "svgd" || c.CandidateInit == mmdfw.InitSVGD {
 		n := cmp.Or(c.SVGDParticleCount, in.N)
-		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, Step: c.SVGDStep, Frame: sampler.Frame{Workers: in.Threads}}
+		sv := &svgd.Settings{N: n, Iterations: c.SVGDIterations, StepSize: c.SVGDStep, Frame: sampler.Frame{Workers: in.Threads}}
 		referenceCodeSVGD(sv)
 		var svStart particle.Start
 		if svStart.Particles, err = d.Start("", n, rng); err != nil {
@@ -218,7 +218,7 @@ func runMMDFW(ctx context.Context, in harness.Input[MMDFWConfig]) (harness.Outpu
 		}
 		mi.SVGD = pools.SVGD(svStart, *sv)
 		if start == "svgd" {
-			s.Start = mmdfw.StartAuto
+			s.First = mmdfw.FirstAuto
 		}
 	}
 	if c.PoolSampler == "hmc" {

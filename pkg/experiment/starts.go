@@ -105,7 +105,7 @@ func (t *trained) init(rng *rand.Rand) []float64 {
 }
 
 // train trains one network from a model.BNN.Init draw of rng, its batches
-// drawn from a stream split off rng, as mmdfw.StartTrained does with the
+// drawn from a stream split off rng, as mmdfw.FirstTrained does with the
 // same draws (so that a seeded run of either gives the same network), and
 // returns the training's outcome and its seconds.
 func (t *trained) train(ctx context.Context, rng *rand.Rand) (optim.Result, float64, error) {
@@ -123,7 +123,7 @@ func (t *trained) train(ctx context.Context, rng *rand.Rand) (optim.Result, floa
 // θ* (StartGiven) and the training's scales σ (Inputs.Scales, ScaleGiven),
 // exactly what StartTrained computes from the same training.
 func startMMDFW(s *mmdfw.Settings, start *particle.Start, in *mmdfw.Inputs, net *Net) {
-	s.Start, start.X0, in.Scales = mmdfw.StartGiven, append([]float64(nil), net.X...), append([]float64(nil), net.Scales...)
+	s.First, start.X0, in.Scales = mmdfw.FirstGiven, append([]float64(nil), net.X...), append([]float64(nil), net.Scales...)
 }
 
 // trainedScales returns the training's per-coordinate scales σ clamped to

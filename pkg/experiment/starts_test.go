@@ -57,7 +57,7 @@ func trainedSVGD(d Model, init string, noise float64, rec particle.Recorder, see
 	}
 	return harness.Input[SVGDConfig]{
 		Problem: &target,
-		Settings: SVGDConfig{Settings: svgd.Settings{Iterations: 20, Step: 3e-3, BatchSize: 50, RecordEvery: 5, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}},
+		Settings: SVGDConfig{Settings: svgd.Settings{Iterations: 20, StepSize: 3e-3, Batch: 50, RecordEvery: 5, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}},
 			InitFrom: init, InitNoise: noise},
 		N: 8, Threads: 1, Src: rand.NewPCG(seed, 7), Recorder: rec, Env: startEnv(),
 	}

@@ -56,8 +56,8 @@ func (c SVGDAnchorConfig) Validate() error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	if c.BatchSize < 0 {
-		return fieldErr("batch", "%d: the reference protocol uses minibatches", c.BatchSize)
+	if c.Batch < 0 {
+		return fieldErr("batch", "%d: the reference protocol uses minibatches", c.Batch)
 	}
 	if c.Sequential {
 		return fieldErr("sequential", "is implied by the svgd-anchor kind")
@@ -274,14 +274,14 @@ func runSVGDAnchor(ctx context.Context, in harness.Input[SVGDAnchorConfig]) (har
 
 // referenceCodeSVGD sets, where s leaves them out, what the SVGD reference
 // code does: the target's own coordinates (whiten "none") with its step
-// (svgd.DefaultStep) and a fixed iteration count (stop "fixed",
+// (svgd.DefaultStepSize) and a fixed iteration count (stop "fixed",
 // svgd.DefaultIterations). It defines the svgd-anchor kind, which is that
 // code's protocol, and the SVGD particles of MMD-FW's init or start "svgd"
 // (svgd_iterations, svgd_step), which the paper takes from that code.
 func referenceCodeSVGD(s *svgd.Settings) {
 	if s.Whiten == "" {
 		s.Whiten = svgd.WhitenNone
-		s.Step = cmp.Or(s.Step, svgd.DefaultStep)
+		s.StepSize = cmp.Or(s.StepSize, svgd.DefaultStepSize)
 	}
 	if s.Stop == "" {
 		s.Stop = svgd.StopFixed

@@ -69,7 +69,7 @@ func covertypeRef(t *testing.T, dir string, m *model.Logistic, mapX []float64) *
 		t.Logf("reference: %d draws, max R̂ %.3f, min ESS %.0f, %v, %.0f s", c.Rows, c.MaxRhat, c.MinE, c.Reasons, c.Seconds)
 		return mat.NewDense(c.Rows, c.Cols, c.Data)
 	}
-	hmcRes, err := hmc.Run(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, Draws: 500, MaxSteps: 256, X0Scale: 0.1},
+	hmcRes, err := hmc.Run(context.Background(), m, particle.Start{X0: mapX}, hmc.Settings{Chains: 4, Warmup: 1000, DrawsPerChain: 500, MaxSteps: 256, InitScale: 0.1},
 		rand.NewPCG(1, 2), nil)
 	res, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
@@ -165,7 +165,7 @@ func TestMeasureTuneCovertype(t *testing.T) {
 	h := medianBandwidth(refX)
 	ref := metric.NewMMD(kernel.RBF{H: h}, refX)
 	ns := []int{1, 10, 30, 100}
-	base := mmdfw.Settings{N: 100, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, LMO: mmdfw.LMO{Batch: 100}}
+	base := mmdfw.Settings{N: 100, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, LMO: mmdfw.LMO{Batch: 100}}
 	start := particle.Start{X0: x}
 	// The variants whose z is estimated from 1000 draws of the reference.
 	refPool := refX.Slice(0, 1000, 0, m.Dim()).(*mat.Dense)
@@ -387,7 +387,7 @@ func TestMeasureTuneBNN(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				rng := rand.New(rand.NewPCG(seed, 3))
 				s := v.s
-				s.N, s.Batch, s.Start = 100, 100, mmdfw.StartGiven
+				s.N, s.Batch, s.First = 100, 100, mmdfw.FirstGiven
 				var start particle.Start
 				if v.model {
 					start.X0 = make([]float64, d)

@@ -38,15 +38,15 @@ func stdNormal(d int, sigma float64) target.Func {
 // trajectory at the cap: L₀ = 2π/10⁻³ ≈ 6283, and with jitter 0.5 even the
 // shortest path, 3142 steps, exceeds 1024.
 func TestForcedTinyStepIsCapped(t *testing.T) {
-	s := Settings{Chains: 2, Warmup: NoWarmup, Draws: 40, StepSize: 1e-3}
+	s := Settings{Chains: 2, Warmup: NoWarmup, DrawsPerChain: 40, StepSize: 1e-3}
 	hmcRes, err := Run(context.Background(), stdNormal(2, 1), particle.Start{}, s, rand.NewPCG(3, 5), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for c, dg := range res.Diagnostics {
-		if dg.Capped != s.Draws || dg.MeanSteps != DefaultMaxSteps || math.Abs(dg.PathSteps-2*math.Pi/1e-3) > 1e-6 {
-			t.Errorf("chain %d: %d of %d transitions capped, mean steps %v, path %v; want all, 1024, 2π·10³", c, dg.Capped, s.Draws, dg.MeanSteps, dg.PathSteps)
+		if dg.Capped != s.DrawsPerChain || dg.MeanSteps != DefaultMaxSteps || math.Abs(dg.PathSteps-2*math.Pi/1e-3) > 1e-6 {
+			t.Errorf("chain %d: %d of %d transitions capped, mean steps %v, path %v; want all, 1024, 2π·10³", c, dg.Capped, s.DrawsPerChain, dg.MeanSteps, dg.PathSteps)
 		}
 	}
 	fl := cappedFlags(res)
@@ -63,7 +63,7 @@ func TestForcedTinyStepIsCapped(t *testing.T) {
 // the scaled target tiny, so the adapted step size stays near its scale and
 // the path 2π/ε is far beyond the cap. The chains must be flagged.
 func TestBadlyScaledTargetIsCapped(t *testing.T) {
-	s := Settings{Chains: 2, Warmup: 150, Draws: 50, X0Scale: 1e-6}
+	s := Settings{Chains: 2, Warmup: 150, DrawsPerChain: 50, InitScale: 1e-6}
 	hmcRes, err := Run(context.Background(), stdNormal(1, 1e-6), particle.Start{X0: []float64{0}}, s, rand.NewPCG(8, 1), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
@@ -83,7 +83,7 @@ func TestBadlyScaledTargetIsCapped(t *testing.T) {
 // reaches the cap and nothing is flagged "capped".
 func TestWellScaledGaussianIsNotCapped(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 2)), 10, 0.5, 4)
-	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 300, Draws: 300}, rand.NewPCG(6, 6), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 300, DrawsPerChain: 300}, rand.NewPCG(6, 6), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)

@@ -148,7 +148,7 @@ func (c *chain) start() error {
 		switch {
 		case c.x0 != nil:
 			for j, v := range c.x0 {
-				c.x[j] = v + c.s.X0Scale*c.rng.NormFloat64()
+				c.x[j] = v + c.s.InitScale*c.rng.NormFloat64()
 			}
 		case hasPrior:
 			ps.SamplePrior(c.rng, c.x)

@@ -340,8 +340,8 @@ func (c *chain) restore(st *ckChain, pooled *mat.Dense) error {
 		return errors.New("vector lengths differ from the dimension")
 	case len(st.Cov) != n || len(st.Chol) != n || len(st.WfM2) != len(c.wf.m2):
 		return errors.New("metric size differs from this run's")
-	case st.It < 0 || st.It > c.s.Warmup+c.s.Draws || st.NSample != max(0, st.It-c.s.Warmup) || len(st.Draws) != st.NSample*d:
-		return fmt.Errorf("iteration %d and %d draws do not fit %d warm-up and %d sampling iterations", st.It, st.NSample, c.s.Warmup, c.s.Draws)
+	case st.It < 0 || st.It > c.s.Warmup+c.s.DrawsPerChain || st.NSample != max(0, st.It-c.s.Warmup) || len(st.Draws) != st.NSample*d:
+		return fmt.Errorf("iteration %d and %d draws do not fit %d warm-up and %d sampling iterations", st.It, st.NSample, c.s.Warmup, c.s.DrawsPerChain)
 	}
 	if st.Started {
 		lp := c.t.LogProbGrad(st.X, c.gp)

@@ -41,7 +41,7 @@ func (w *failingWriter) write(path string, data []byte) error {
 // failed write stops the run with its error.
 func TestCheckpointWriteFailureIsRetried(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
-	base := Settings{Chains: 2, Warmup: 200, Draws: 300}
+	base := Settings{Chains: 2, Warmup: 200, DrawsPerChain: 300}
 	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
 	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {

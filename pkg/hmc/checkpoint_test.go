@@ -49,8 +49,8 @@ func sameResult(t *testing.T, name string, a, b *Result) {
 func TestCheckpointResumeBitIdentical(t *testing.T) {
 	const warmup, draws = 300, 200
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
-	for _, metric := range []string{MetricDiag, MetricDense} {
-		base := Settings{Chains: 3, Warmup: warmup, Draws: draws, Metric: metric, RecordEvery: 50}
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
+		base := Settings{Chains: 3, Warmup: warmup, DrawsPerChain: draws, Metric: metric, RecordEvery: 50}
 		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(7, 8), nil)
 		want, _ := hmcRes.Detail.(*Result)
 		if err != nil {
@@ -69,7 +69,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			{"several times", []int{20, 110, 299, 301, 420}, 0},
 			{"every 25", []int{133, 460}, 25},
 		} {
-			name := metric + "/" + tc.name
+			name := string(metric) + "/" + tc.name
 			path := filepath.Join(t.TempDir(), "ref.ckpt")
 			for i, stop := range tc.stops {
 				ctx, cancel := context.WithCancel(context.Background())
@@ -108,7 +108,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 // iterations) and matches.
 func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
-	base := Settings{Chains: 2, Warmup: 200, Draws: 300}
+	base := Settings{Chains: 2, Warmup: 200, DrawsPerChain: 300}
 	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 9), nil)
 	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestCheckpointWrittenByTimeAndCount(t *testing.T) {
 		}
 		return f(x, grad)
 	}
-	s = Settings{Chains: 2, Warmup: 100, Draws: 100, Steps: 5}
+	s = Settings{Chains: 2, Warmup: 100, DrawsPerChain: 100, Steps: 5}
 	s.Checkpoint = &Checkpoint{Path: path, Interval: 5 * time.Millisecond}
 	var timed atomic.Bool
 	s.Progress = func(p ChainProgress) {
@@ -188,7 +188,7 @@ func TestCheckpointRefusesOtherRuns(t *testing.T) {
 	g4 := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.5, 5)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ref.ckpt")
-	base := Settings{Chains: 2, Warmup: 100, Draws: 50, Checkpoint: &Checkpoint{Path: path, Every: 10, Interval: NoInterval}}
+	base := Settings{Chains: 2, Warmup: 100, DrawsPerChain: 50, Checkpoint: &Checkpoint{Path: path, Every: 10, Interval: NoInterval}}
 	if _, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(1, 2), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestProgressReportsPhases(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
 	var n [2][2]atomic.Int64 // chain × phase
 	var bad atomic.Int64
-	s := Settings{Chains: 2, Warmup: 60, Draws: 40, Progress: func(p ChainProgress) {
+	s := Settings{Chains: 2, Warmup: 60, DrawsPerChain: 40, Progress: func(p ChainProgress) {
 		n[p.Chain][p.Phase].Add(1)
 		if !(p.StepSize > 0) || p.Done+p.Remaining != 100 || p.Iteration < 1 || p.Iteration > p.Total ||
 			p.Phase == PhaseSampling && !(p.AcceptRate >= 0 && p.AcceptRate <= 1) {
@@ -272,9 +272,9 @@ func TestProgressReportsPhases(t *testing.T) {
 func TestAdvanceAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 5, 0.2, 10)
 	var calls int
-	s := mustDefaults(Settings{Chains: 1, Warmup: 100, Draws: 1000, Progress: func(ChainProgress) { calls++ }})
+	s := mustDefaults(Settings{Chains: 1, Warmup: 100, DrawsPerChain: 1000, Progress: func(ChainProgress) { calls++ }})
 	c := newChain(0, g.target(), &s, nil, rand.NewPCG(1, 2))
-	pooled := mat.NewDense(s.Draws, 5, nil)
+	pooled := mat.NewDense(s.DrawsPerChain, 5, nil)
 	var pause atomic.Bool
 	ctx := context.Background()
 	if err := c.advance(ctx, s.Warmup, pooled, &pause); err != nil {

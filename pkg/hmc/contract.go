@@ -15,14 +15,14 @@ var _ sampler.Scheduled = (*State)(nil)
 // sampler.State.
 func (st *State) Step(ctx context.Context) error { return Step(ctx, st) }
 
-// Done reports that every chain has made its Warmup+Draws iterations.
-func (st *State) Done() bool { return st.Iteration >= st.Warmup+st.Draws }
+// Done reports that every chain has made its Warmup+DrawsPerChain iterations.
+func (st *State) Done() bool { return st.Iteration >= st.Warmup+st.DrawsPerChain }
 
 // Set writes the sampling draws every chain has made so far, pooled as in
 // Result.Set, with equal weights into dst (see sampler.State); none during
 // the warm-up.
 func (st *State) Set(dst *particle.Set) {
-	done := min(max(st.Iteration-st.Warmup, 0), st.Draws)
+	done := min(max(st.Iteration-st.Warmup, 0), st.DrawsPerChain)
 	if done == 0 {
 		sampler.SetOf(dst, nil, nil)
 		return
@@ -44,7 +44,7 @@ func (st *State) Advance(ctx context.Context) error {
 		}
 		st.warm = true
 	}
-	next := min(st.recorded+st.s.RecordEvery, st.Draws)
+	next := min(st.recorded+st.s.RecordEvery, st.DrawsPerChain)
 	if err := st.advance(ctx, st.Warmup+next, false); err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func ExampleCheckpoint() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	s := hmc.Settings{Chains: 2, Warmup: 200, Draws: 200}
+	s := hmc.Settings{Chains: 2, Warmup: 200, DrawsPerChain: 200}
 	hmcRes, err := hmc.Run(context.Background(), t, particle.Start{}, s, rand.NewPCG(1, 2), nil)
 	whole, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
@@ -103,13 +103,13 @@ func ExampleStep() {
 		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 	}}
 	ctx := context.Background()
-	st, err := hmc.Init(ctx, t, particle.Start{}, hmc.Settings{Chains: 2, Warmup: 200, Draws: 500}, rand.NewPCG(1, 2))
+	st, err := hmc.Init(ctx, t, particle.Start{}, hmc.Settings{Chains: 2, Warmup: 200, DrawsPerChain: 500}, rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer st.Close()
-	for st.Iteration < st.Warmup+st.Draws {
+	for st.Iteration < st.Warmup+st.DrawsPerChain {
 		if st.Iteration == st.Warmup {
 			fmt.Printf("after %d iterations: %v\n", st.Iteration, st.Phase)
 		}

@@ -31,8 +31,9 @@ type Settings struct {
 	// warm-up: the chains sample at once with StepSize and a unit mass
 	// matrix. Other negative values are errors.
 	Warmup int `toml:"warmup" json:"warmup,omitempty"`
-	// Draws is the number of kept draws per chain. Default 1000.
-	Draws int `toml:"draws" json:"draws,omitempty"`
+	// DrawsPerChain is the number of kept draws per chain, Chains times
+	// it in all. Default DefaultDrawsPerChain (1000).
+	DrawsPerChain int `toml:"draws_per_chain" json:"draws_per_chain,omitempty"`
 	// TargetAccept is the mean acceptance statistic δ that dual averaging
 	// aims at. Default 0.8.
 	TargetAccept float64 `toml:"target_accept" json:"target_accept,omitempty"`
@@ -55,10 +56,10 @@ type Settings struct {
 	// StepSize is the initial step size ε₀ that the warm-up heuristic starts
 	// from, or the step size when there is no warm-up. Default 1.
 	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
-	// X0Scale is the standard deviation of the jitter around the start
-	// point (particle.Start.X0): chain c starts at X0 + X0Scale·z,
+	// InitScale is the standard deviation of the jitter around the start
+	// point (particle.Start.X0): chain c starts at X0 + InitScale·z,
 	// z ~ N(0, I). Default 1.
-	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
+	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 	// RecordEvery is the number of sampling iterations (per chain) between
 	// snapshots. Default 100. A snapshot is always reported after the last
 	// iteration.
@@ -68,7 +69,7 @@ type Settings struct {
 	// diag_e), MetricDense (their covariance, Stan's dense_e, which undoes
 	// linear correlations at O(d²) per leapfrog step) or MetricAuto, dense
 	// when Dim ≤ AutoDenseMaxDim and diagonal above. Default MetricAuto.
-	Metric string `toml:"metric" json:"metric,omitempty"`
+	Metric Metric `toml:"metric" json:"metric,omitempty"`
 	// MaxRhat and MinESS are the thresholds beyond which a reference is
 	// Flagged. Defaults 1.01 and 400.
 	MaxRhat float64 `toml:"max_rhat" json:"max_rhat,omitempty"`
@@ -101,13 +102,13 @@ const (
 const (
 	DefaultChains          = 4
 	DefaultWarmup          = 1000
-	DefaultDraws           = 1000
+	DefaultDrawsPerChain   = 1000
 	DefaultTargetAccept    = 0.8
 	DefaultIntegrationTime = 2 * math.Pi
 	DefaultJitter          = 0.5
 	DefaultMaxSteps        = 1024
 	DefaultStepSize        = 1.0
-	DefaultX0Scale         = 1.0
+	DefaultInitScale       = 1.0
 	DefaultRecordEvery     = 100
 	DefaultMaxRhat         = 1.01
 	DefaultMinESS          = 400.0
@@ -117,18 +118,21 @@ const (
 // when s is valid. Zero fields are valid: they take their defaults; so are
 // Warmup = NoWarmup and Jitter = NoJitter, but no other negative value.
 func (s Settings) Validate() error {
-	if err := setting.NonNegative("chains", s.Chains, "draws", s.Draws, "target_accept", s.TargetAccept,
+	if err := setting.NonNegative("chains", s.Chains, "draws_per_chain", s.DrawsPerChain, "target_accept", s.TargetAccept,
 		"integration_time", s.IntegrationTime, "steps", s.Steps, "max_steps", s.MaxSteps, "step_size", s.StepSize,
-		"init_scale", s.X0Scale, "record_every", s.RecordEvery, "max_rhat", s.MaxRhat, "min_ess", s.MinESS); err != nil {
+		"init_scale", s.InitScale, "record_every", s.RecordEvery, "max_rhat", s.MaxRhat, "min_ess", s.MinESS); err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"integration_time", s.IntegrationTime}, {"step_size", s.StepSize}, {"init_scale", s.X0Scale}, {"jitter", s.Jitter}} {
+	}{{"integration_time", s.IntegrationTime}, {"step_size", s.StepSize}, {"init_scale", s.InitScale}, {"jitter", s.Jitter}} {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
+	}
+	if err := setting.OneOf("metric", s.Metric, MetricAuto, MetricDiag, MetricDense); err != nil {
+		return err
 	}
 	switch {
 	case s.Warmup < 0 && s.Warmup != NoWarmup:
@@ -139,8 +143,6 @@ func (s Settings) Validate() error {
 		return setting.Errorf("target_accept", s.TargetAccept, "is outside (0, 1)")
 	case s.Jitter >= 1:
 		return setting.Errorf("jitter", s.Jitter, "must be below 1")
-	case s.Metric != "" && s.Metric != MetricAuto && s.Metric != MetricDiag && s.Metric != MetricDense:
-		return setting.Errorf("metric", s.Metric, "is not one of %q", []string{MetricAuto, MetricDiag, MetricDense})
 	case s.Checkpoint != nil && s.Checkpoint.Every < 0:
 		return setting.Errorf("checkpoint.every", s.Checkpoint.Every, "must not be negative")
 	case s.Checkpoint != nil && s.Checkpoint.Interval < 0 && s.Checkpoint.Interval != NoInterval:
@@ -156,13 +158,13 @@ func (s Settings) withDefaults() (Settings, error) {
 	}
 	s.Chains = cmp.Or(s.Chains, DefaultChains)
 	s.Warmup = max(cmp.Or(s.Warmup, DefaultWarmup), 0) // NoWarmup: none
-	s.Draws = cmp.Or(s.Draws, DefaultDraws)
+	s.DrawsPerChain = cmp.Or(s.DrawsPerChain, DefaultDrawsPerChain)
 	s.TargetAccept = cmp.Or(s.TargetAccept, DefaultTargetAccept)
 	s.IntegrationTime = cmp.Or(s.IntegrationTime, DefaultIntegrationTime)
 	s.Jitter = max(cmp.Or(s.Jitter, DefaultJitter), 0) // NoJitter: none
 	s.MaxSteps = cmp.Or(s.MaxSteps, DefaultMaxSteps)
 	s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
-	s.X0Scale = cmp.Or(s.X0Scale, DefaultX0Scale)
+	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
 	s.Metric = cmp.Or(s.Metric, MetricAuto)
 	s.MaxRhat = cmp.Or(s.MaxRhat, DefaultMaxRhat)

@@ -153,7 +153,7 @@ func BenchmarkRunCheckpoint(b *testing.B) {
 		b.Run(fmt.Sprintf("every=%d", every), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "ck")
 			for b.Loop() {
-				s := Settings{Chains: 2, Warmup: 300, Draws: 500, Steps: 10}
+				s := Settings{Chains: 2, Warmup: 300, DrawsPerChain: 500, Steps: 10}
 				if every > 0 {
 					os.Remove(path)
 					s.Checkpoint = &Checkpoint{Path: path, Every: every, Interval: NoInterval}

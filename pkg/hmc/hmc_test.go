@@ -161,7 +161,7 @@ func TestCorrelatedGaussianMoments(t *testing.T) {
 
 func TestDeterministicAcrossRuns(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(4, 4)), 3, 0.5, 10)
-	s := Settings{Warmup: 150, Draws: 50}
+	s := Settings{Warmup: 150, DrawsPerChain: 50}
 	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, s, rand.NewPCG(5, 6), nil)
 	a, _ := hmcRes.Detail.(*Result)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestDenseMomentumCovariance(t *testing.T) {
 
 func TestLeapfrogAllocatesNothing(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(8, 8)), 10, 0.1, 100)
-	for _, metric := range []string{MetricDiag, MetricDense} {
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
 		s := mustDefaults(Settings{Metric: metric})
 		c := newChain(0, g.target(), &s, nil, rand.NewPCG(1, 2))
 		if err := c.start(); err != nil {
@@ -323,7 +323,7 @@ func TestLeapfrogAllocatesNothing(t *testing.T) {
 
 func TestShortRunIsFlagged(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(1, 1)), 10, 0.1, 100)
-	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 30, Draws: 60}, rand.NewPCG(9, 9), nil)
+	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Warmup: 30, DrawsPerChain: 60}, rand.NewPCG(9, 9), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func TestStuckChainsAreFlagged(t *testing.T) {
 		grad[0] = (wa*(10-x[0]) + wb*(-10-x[0])) / (wa + wb)
 		return m + math.Log(wa+wb)
 	}}
-	s := Settings{Warmup: 200, Draws: 200, X0Scale: 5}
+	s := Settings{Warmup: 200, DrawsPerChain: 200, InitScale: 5}
 	hmcRes, err := Run(context.Background(), tg, particle.Start{X0: []float64{0}}, s, rand.NewPCG(4, 10), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
@@ -375,7 +375,7 @@ func TestNonFiniteStateIsAnError(t *testing.T) {
 		}
 		return -0.5 * x[0] * x[0]
 	}}
-	s := Settings{Warmup: NoWarmup, StepSize: 0.2, Draws: 1000}
+	s := Settings{Warmup: NoWarmup, StepSize: 0.2, DrawsPerChain: 1000}
 	hmcRes, err := Run(context.Background(), tg, particle.Start{}, s, rand.NewPCG(12, 12), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err == nil || res != nil {
@@ -417,7 +417,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 		steps = append(steps, s.Step)
 		return nil
 	})
-	hmcRes, err := Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
+	hmcRes, err := Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, DrawsPerChain: 250, RecordEvery: 100}, rand.NewPCG(13, 13), rec)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 	}
 
 	stop := particle.RecorderFunc(func(particle.Snapshot) error { return particle.ErrStop })
-	hmcRes, err = Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, Draws: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
+	hmcRes, err = Run(context.Background(), tg, particle.Start{}, Settings{Chains: 2, Warmup: 100, DrawsPerChain: 250, RecordEvery: 100}, rand.NewPCG(13, 13), stop)
 	res, _ = hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)
@@ -455,7 +455,7 @@ func TestRecorderSnapshotsAndStop(t *testing.T) {
 func TestDenseMetricOnIllConditionedGaussian(t *testing.T) {
 	const d = 10
 	g := newGaussian(rand.New(rand.NewPCG(31, 31)), d, 0.01, 1e4)
-	run := func(metric string) (*Result, float64) {
+	run := func(metric Metric) (*Result, float64) {
 		hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, Settings{Metric: metric}, rand.NewPCG(32, 33), nil)
 		res, _ := hmcRes.Detail.(*Result)
 		if err != nil {

@@ -9,11 +9,19 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// Metric names the form of the inverse mass matrix (Settings.Metric); the
+// empty text is MetricAuto.
+type Metric string
+
 // Metric names accepted by Settings.Metric.
 const (
-	MetricAuto  = "auto"
-	MetricDiag  = "diag"
-	MetricDense = "dense"
+	// MetricAuto is MetricDense up to AutoDenseMaxDim dimensions and
+	// MetricDiag above.
+	MetricAuto Metric = "auto"
+	// MetricDiag is the diagonal of the warm-up draws' covariance.
+	MetricDiag Metric = "diag"
+	// MetricDense is the warm-up draws' covariance.
+	MetricDense Metric = "dense"
 )
 
 // AutoDenseMaxDim is the largest dimension for which Settings.Metric "auto"

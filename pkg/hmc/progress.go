@@ -42,14 +42,14 @@ type ChainProgress struct {
 // progress reports the chain's state after iteration c.it − 1.
 func (c *chain) progress() ChainProgress {
 	w := c.s.Warmup
-	p := ChainProgress{Chain: c.id, StepSize: c.eps, Done: c.it, Remaining: w + c.s.Draws - c.it}
+	p := ChainProgress{Chain: c.id, StepSize: c.eps, Done: c.it, Remaining: w + c.s.DrawsPerChain - c.it}
 	if c.it <= w {
 		p.Phase, p.Iteration, p.Total = PhaseWarmup, c.it, w
 		p.AcceptRate = c.adaptSum / float64(c.adaptN)
 		p.Divergences = c.warmDivergent
 		return p
 	}
-	p.Phase, p.Iteration, p.Total = PhaseSampling, c.it-w, c.s.Draws
+	p.Phase, p.Iteration, p.Total = PhaseSampling, c.it-w, c.s.DrawsPerChain
 	p.AcceptRate = c.acceptSum / float64(c.nSample)
 	p.Divergences = c.divergent
 	return p

@@ -32,9 +32,9 @@ func longTests(t *testing.T) string {
 }
 
 // metricFromEnv lets a measurement pick the metric: MMDFW_HMC_METRIC=diag.
-func metricFromEnv() string {
+func metricFromEnv() Metric {
 	if m := os.Getenv("MMDFW_HMC_METRIC"); m != "" {
-		return m
+		return Metric(m)
 	}
 	return MetricAuto
 }
@@ -125,7 +125,7 @@ func TestNavalBNNShortLong(t *testing.T) {
 	m := model.NewBNN(rg.XTrain, rg.YTrain, 50)
 	m.Workers = 1
 	begin, cpu0 := time.Now(), cpuSeconds()
-	hmcRes, err := Run(context.Background(), m, particle.Start{}, Settings{Chains: 2, Warmup: 200, Draws: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
+	hmcRes, err := Run(context.Background(), m, particle.Start{}, Settings{Chains: 2, Warmup: 200, DrawsPerChain: 200, MaxSteps: 64, Metric: metricFromEnv()}, rand.NewPCG(2019, 2), nil)
 	res, _ := hmcRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,12 @@ import (
 //
 //	st, err := Init(ctx, t, start, s, src)
 //	defer st.Close()
-//	for st.Iteration < st.Warmup+st.Draws { err = Steps(ctx, st, k) }
+//	for st.Iteration < st.Warmup+st.DrawsPerChain { err = Steps(ctx, st, k) }
 //	res, err := st.Detail() // or st.Result(), the sampler.Result
 //
 // with its snapshots every RecordEvery sampling iterations. Iterations
 // 0 … Warmup−1 of a chain are warm-up (they adapt the step size and the
-// inverse mass matrix, and keep no draw), iterations Warmup … Warmup+Draws−1
+// inverse mass matrix, and keep no draw), iterations Warmup … Warmup+DrawsPerChain−1
 // sampling (each keeps its draw). The chains' positions, random streams,
 // adaptation and kept draws live inside the State; the fields below are
 // what a caller reads between steps. Step sets them.
@@ -35,15 +35,15 @@ import (
 type State struct {
 	// Iteration is the number of iterations, warm-up and sampling
 	// together, that every chain has done: 0 after Init (unless it
-	// resumed from a checkpoint), Warmup+Draws at the end. Chains resumed
+	// resumed from a checkpoint), Warmup+DrawsPerChain at the end. Chains resumed
 	// from a checkpoint written on a cancellation may be ahead of it.
 	Iteration int
 	// Phase is the phase of iteration Iteration, the next one:
 	// PhaseWarmup while Iteration < Warmup, then PhaseSampling.
 	Phase Phase
-	// Warmup and Draws are the resolved schedule per chain: the
+	// Warmup and DrawsPerChain are the resolved schedule per chain: the
 	// Settings' values after defaults (Warmup 0 with NoWarmup).
-	Warmup, Draws int
+	Warmup, DrawsPerChain int
 	// GradEvals is the number of per-datapoint gradient evaluations
 	// spent so far (calls × target.NData), the search for the starting
 	// points and step sizes included.
@@ -77,7 +77,7 @@ type State struct {
 // included).
 //
 // The chains start around start.X0 when it is not nil (length Dim): chain
-// c at X0 + X0Scale·z, z ~ N(0, I); else from prior draws when the target
+// c at X0 + InitScale·z, z ~ N(0, I); else from prior draws when the target
 // is a target.PriorSampler, and uniformly on [−2, 2]ᵈ (Stan's default)
 // otherwise; each draws again, up to 100 times, until its log density and
 // score are finite. A starting set (start.Particles) is an error.
@@ -97,7 +97,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 		return nil, fmt.Errorf("hmc: X0 has length %d, target dimension is %d", len(start.X0), d)
 	}
 	x0 := append([]float64(nil), start.X0...)
-	st := &State{Warmup: s.Warmup, Draws: s.Draws, t: t, s: &s, d: d, nd: int64(target.NData(t))}
+	st := &State{Warmup: s.Warmup, DrawsPerChain: s.DrawsPerChain, t: t, s: &s, d: d, nd: int64(target.NData(t))}
 	rng := rand.New(src)
 	st.chains = make([]*chain, s.Chains)
 	seeds := make([]uint64, 2*s.Chains)
@@ -106,7 +106,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 		st.chains[c] = newChain(c, t, st.s, x0, rand.NewPCG(seeds[2*c], seeds[2*c+1]))
 	}
 	st.errs = make([]error, s.Chains)
-	st.pooled = mat.NewDense(s.Chains*s.Draws, d, nil)
+	st.pooled = mat.NewDense(s.Chains*s.DrawsPerChain, d, nil)
 	if st.ck, err = newCheckpointer(st.s, x0, t, seeds); err != nil {
 		return nil, err
 	}
@@ -133,14 +133,14 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 // state returns an error naming the chain and the iteration, as Run does.
 // Step after the last iteration does nothing.
 func Step(ctx context.Context, st *State) error {
-	return st.advance(ctx, min(st.Iteration+1, st.Warmup+st.Draws), true)
+	return st.advance(ctx, min(st.Iteration+1, st.Warmup+st.DrawsPerChain), true)
 }
 
 // Steps advances every chain of st by k transitions (fewer at the end of
 // the schedule), one goroutine per chain: k calls of Step, with the same
 // result bit for bit. Run advances by Steps.
 func Steps(ctx context.Context, st *State, k int) error {
-	return st.advance(ctx, min(st.Iteration+k, st.Warmup+st.Draws), false)
+	return st.advance(ctx, min(st.Iteration+k, st.Warmup+st.DrawsPerChain), false)
 }
 
 // advance runs every chain to iteration to (warm-up and sampling counted
@@ -187,7 +187,7 @@ func (st *State) update() {
 // *particle.FlaggedError. The state is not changed: Step may go on after
 // Detail. It is Result's Detail.
 func (st *State) Detail() (*Result, error) {
-	done := min(max(st.Iteration-st.Warmup, 0), st.Draws)
+	done := min(max(st.Iteration-st.Warmup, 0), st.DrawsPerChain)
 	if done == 0 {
 		return nil, fmt.Errorf("hmc: no sampling draw yet: iteration %d, warm-up of %d", st.Iteration, st.Warmup)
 	}

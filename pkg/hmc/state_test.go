@@ -24,10 +24,10 @@ func TestStepLoopIsRun(t *testing.T) {
 		s    Settings
 		stop int // the snapshot (sampling draws per chain) at which the recorder stops Run; 0 never
 	}{
-		{"diag", Settings{Chains: 3, Warmup: 300, Draws: 200, Metric: MetricDiag, RecordEvery: 50}, 0},
-		{"dense", Settings{Chains: 3, Warmup: 300, Draws: 200, Metric: MetricDense, RecordEvery: 70}, 0},
-		{"no-warmup", Settings{Chains: 2, Warmup: NoWarmup, Draws: 150, StepSize: 0.1}, 0},
-		{"stopped", Settings{Chains: 2, Warmup: 100, Draws: 300, RecordEvery: 50}, 150},
+		{"diag", Settings{Chains: 3, Warmup: 300, DrawsPerChain: 200, Metric: MetricDiag, RecordEvery: 50}, 0},
+		{"dense", Settings{Chains: 3, Warmup: 300, DrawsPerChain: 200, Metric: MetricDense, RecordEvery: 70}, 0},
+		{"no-warmup", Settings{Chains: 2, Warmup: NoWarmup, DrawsPerChain: 150, StepSize: 0.1}, 0},
+		{"stopped", Settings{Chains: 2, Warmup: 100, DrawsPerChain: 300, RecordEvery: 50}, 150},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := particle.RecorderFunc(func(s particle.Snapshot) error {
@@ -56,7 +56,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				if res, err := st.Detail(); res != nil || err == nil {
 					t.Fatalf("Result before the first draw: %v, %v; want an error", res, err)
 				}
-				for st.Iteration < st.Warmup+st.Draws && st.Iteration != end {
+				for st.Iteration < st.Warmup+st.DrawsPerChain && st.Iteration != end {
 					before := st.Iteration
 					if k == 1 {
 						err = Step(ctx, st)
@@ -91,7 +91,7 @@ func TestStepLoopIsRun(t *testing.T) {
 				}
 				// Step at the end of the schedule does nothing.
 				if end < 0 {
-					if err := Step(ctx, st); err != nil || st.Iteration != st.Warmup+st.Draws {
+					if err := Step(ctx, st); err != nil || st.Iteration != st.Warmup+st.DrawsPerChain {
 						t.Errorf("Step after the end: %v, iteration %d", err, st.Iteration)
 					}
 				}
@@ -107,7 +107,7 @@ func TestStepLoopIsRun(t *testing.T) {
 // and ends with the draws of an uninterrupted Run bit for bit.
 func TestStepCheckpoint(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 3, 0.5, 5)
-	base := Settings{Chains: 2, Warmup: 150, Draws: 120}
+	base := Settings{Chains: 2, Warmup: 150, DrawsPerChain: 120}
 	hmcRes, err := Run(context.Background(), g.target(), particle.Start{}, base, rand.NewPCG(3, 4), nil)
 	want, _ := hmcRes.Detail.(*Result)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestStepCheckpoint(t *testing.T) {
 		if st.ResumedAt != resumed || st.Iteration != resumed {
 			t.Fatalf("resumed at %d, iteration %d; want %d", st.ResumedAt, st.Iteration, resumed)
 		}
-		for st.Iteration < st.Warmup+st.Draws {
+		for st.Iteration < st.Warmup+st.DrawsPerChain {
 			if st.Iteration == stop {
 				cancel()
 			}
@@ -157,8 +157,8 @@ func TestStepCheckpoint(t *testing.T) {
 func TestStepAllocs(t *testing.T) {
 	g := newGaussian(rand.New(rand.NewPCG(5, 5)), 4, 0.2, 50)
 	ctx := context.Background()
-	for _, metric := range []string{MetricDiag, MetricDense} {
-		st, err := Init(ctx, g.target(), particle.Start{}, Settings{Chains: 2, Warmup: 10, Draws: 200, Metric: metric}, rand.NewPCG(1, 2))
+	for _, metric := range []Metric{MetricDiag, MetricDense} {
+		st, err := Init(ctx, g.target(), particle.Start{}, Settings{Chains: 2, Warmup: 10, DrawsPerChain: 200, Metric: metric}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 			for j := i; j < d; j++ {
 				v := -P.At(i, j)
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("laplace: Laplace: Hessian entry (%d, %d) is %v", i, j, v)
+					return nil, fmt.Errorf("laplace: Hessian entry (%d, %d) is %v", i, j, v)
 				}
 				P.SetSym(i, j, v)
 			}
@@ -167,7 +167,7 @@ func Fit(ctx context.Context, t target.Target, x []float64, s FitSettings) (*App
 			hji := (grads.At(2*i, j) - grads.At(2*i+1, j)) / (2 * del[i])
 			v := -(hij + hji) / 2
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("laplace: Laplace: Hessian entry (%d, %d) is %v", i, j, v)
+				return nil, fmt.Errorf("laplace: Hessian entry (%d, %d) is %v", i, j, v)
 			}
 			P.SetSym(i, j, v)
 		}
@@ -182,7 +182,7 @@ func finish(res *Approx, P *mat.SymDense, relFloor float64) error {
 	d := P.SymmetricDim()
 	var eig mat.EigenSym
 	if !eig.Factorize(P, true) {
-		return errors.New("laplace: Laplace: eigendecomposition of the Hessian failed")
+		return errors.New("laplace: eigendecomposition of the Hessian failed")
 	}
 	lam := eig.Values(nil)
 	var Q mat.Dense
@@ -226,7 +226,7 @@ func finish(res *Approx, P *mat.SymDense, relFloor float64) error {
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(cov) {
-		return errors.New("laplace: Laplace: covariance is not positive definite")
+		return errors.New("laplace: covariance is not positive definite")
 	}
 	res.Chol = mat.NewTriDense(d, mat.Lower, nil)
 	ch.LTo(res.Chol)

@@ -181,3 +181,25 @@ func TestFitExactHessian(t *testing.T) {
 		t.Errorf("at the MAP: %d flipped, %d floored eigenvalues", ex.Flipped, ex.Floored)
 	}
 }
+
+// A fit that fails says so once, with the package's prefix: a flat target
+// has a zero Hessian, and a gradient that is NaN gives a NaN entry.
+func TestFitErrorMessages(t *testing.T) {
+	flat := target.Func{D: 2, F: func(x, g []float64) float64 { return 0 }}
+	nan := target.Func{D: 2, F: func(x, g []float64) float64 {
+		g[0] = math.NaN()
+		return 0
+	}}
+	for _, c := range []struct {
+		t    target.Target
+		want string
+	}{
+		{flat, "laplace: the Hessian is zero"},
+		{nan, "laplace: Hessian entry (0, 0) is NaN"},
+	} {
+		_, err := Fit(context.Background(), c.t, []float64{0.5, -1}, FitSettings{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}

@@ -13,8 +13,11 @@ import (
 
 var _ sampler.Checkpointer = (*State)(nil)
 
-// stateFormat is the version of the layout of MarshalState.
-const stateFormat = 1
+// stateFormat is the version of the layout of MarshalState: 2 since Rule
+// became a string type (format 1 held it as an integer with a text form,
+// which gob writes differently, so that a state of format 1 does not
+// decode and the run starts afresh).
+const stateFormat = 2
 
 // savedState is the stored form of a State between two particles: what
 // Step reads and writes. The rest (the target, the settings, the

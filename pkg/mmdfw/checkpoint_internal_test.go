@@ -53,7 +53,7 @@ func ckCases(t *testing.T) []struct {
 	pcg := func() rand.Source { return rand.NewPCG(3, 5) }
 	var zero, trained, rff, ksd, chacha Settings
 	zero.N, zero.Inputs.Embed = 8, GaussianEmbedding(g)
-	trained.N, trained.Start, trained.Weights, trained.Batch, trained.Noise = 10, StartTrained, Stein, 4, 0.3
+	trained.N, trained.First, trained.Weights, trained.Batch, trained.Noise = 10, FirstTrained, Stein, 4, 0.3
 	trained.WeightSolver, trained.Stop = SolverPairwise, StopFixed
 	trained.Inputs.Train = &optim.Settings{Steps: 50, Batch: 3}
 	rff.N, rff.Kernel, rff.Features, rff.Weights = 8, RFFKernel, 30, MMD

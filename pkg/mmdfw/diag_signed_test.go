@@ -31,7 +31,7 @@ func TestDiagnosticsSignedWeights(t *testing.T) {
 			N:          40,
 			Weighting:  mmdfw.Weighting{RawWeights: true},
 			KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZExact},
-			Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven, Scale: mmdfw.ScaleBandwidth},
+			Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven, Scale: mmdfw.ScaleBandwidth},
 			Frame:      sampler.Frame{Stop: mmdfw.StopFixed},
 		}
 		sStart, sIn := particle.Start{X0: []float64{0.5, -0.3}}, mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}

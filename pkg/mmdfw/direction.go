@@ -7,26 +7,27 @@ import (
 )
 
 // Direction selects how the Approx-LMO estimates −∇F_n(x), the descent
-// direction of F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x).
-type Direction int
+// direction of F_n(x) = Σᵢ wᵢ k(x, xᵢ) − μ_p(x); the empty text is
+// DirectionAuto.
+type Direction string
 
 const (
 	// DirectionAuto is Self (chosen by measurement, see docs/DECISIONS.md).
-	DirectionAuto Direction = iota
+	DirectionAuto Direction = ""
 	// Frozen is the weighted Stein direction over the frozen particles
 	// alone, Σᵢ wᵢ [k(xᵢ, x) s(xᵢ) + ∇_{xᵢ}k(xᵢ, x)], from cached scores: no
 	// score evaluation inside the LMO.
-	Frozen
+	Frozen Direction = "frozen"
 	// Self lets the candidate join the empirical measure with weight
 	// 1/(n+1), the old weights scaled by n/(n+1): the Frozen direction times
 	// n/(n+1) plus k(x, x) s(x)/(n+1), the candidate's own SVGD term (its
 	// self-repulsion vanishes for a translation-invariant kernel). One score
 	// evaluation per LMO step (Settings.Batch makes it a minibatch score).
-	Self
+	Self Direction = "self"
 	// Exact is ∇μ_p(x) − Σᵢ wᵢ ∇ₓk(x, xᵢ) with the closed-form ∇μ_p of a
 	// GradEmbedder: the exact gradient, for checking the method where the
 	// theory is exact (Gaussian targets).
-	Exact
+	Exact Direction = "exact"
 )
 
 // SteinDirection writes into dst the weighted Stein direction of the frozen

@@ -66,7 +66,7 @@
 //
 // The first particle is a (near) MAP point found by L-BFGS, a prior draw,
 // a given point, a point trained by minibatch Adam with early stopping
-// (StartTrained, package optim, whose scales then serve ScaleGiven: the
+// (FirstTrained, package optim, whose scales then serve ScaleGiven: the
 // start for neural networks), or the first of a set of SVGD particles. It
 // is reported as soon as it exists, before any Laplace fit or bandwidth. The SVGD→MMD-FW
 // combination starts the n-th LMO from the n-th SVGD particle.

@@ -32,18 +32,20 @@ type GradEmbedder interface {
 //
 // There is deliberately no estimator from the particles themselves: with
 // z = K v for any weights v, the BQ weights K⁻¹z are v again (see doc.go).
-type ZSource int
+//
+// The empty text is ZAuto.
+type ZSource string
 
 const (
 	// ZAuto uses Exact when Inputs.Embed is set, Pool when a pool or a
 	// pool sampler is set, and no z otherwise.
-	ZAuto ZSource = iota
+	ZAuto ZSource = ""
 	// ZExact uses the closed-form embedding of Inputs.Embed.
-	ZExact
+	ZExact ZSource = "exact"
 	// ZPool estimates μ_p(x) by (1/S) Σₛ k(x, yₛ) over a separate sample
 	// pool y₁..y_S (Inputs.Pool, or drawn by Inputs.PoolSampler and
 	// charged to the run).
-	ZPool
+	ZPool ZSource = "pool"
 )
 
 // PoolSampler draws size points from a target: the sample pool of ZPool

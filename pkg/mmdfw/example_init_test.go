@@ -25,7 +25,7 @@ func ExampleInit() {
 		fmt.Println(err)
 		return
 	}
-	text, _ := mmdfw.InitLaplace.MarshalText()
+	text := mmdfw.InitLaplace
 	fmt.Printf("init = %q\n", text)
 	mmd := func(s mmdfw.Settings) float64 {
 		s.N = 40

@@ -43,7 +43,7 @@ func ExampleRun_trainedStart() {
 	m.Init(rng, x0)
 	s := mmdfw.Settings{
 		N:          10,
-		Candidates: mmdfw.Candidates{Start: mmdfw.StartTrained},
+		Candidates: mmdfw.Candidates{First: mmdfw.FirstTrained},
 		Weighting:  mmdfw.Weighting{Weights: mmdfw.Stein},
 		LMO:        mmdfw.LMO{Batch: 50, LMOSteps: 50},
 	}

@@ -23,15 +23,15 @@ import (
 // pkg/mmdfw/pools fills the samplers of the other methods of this module
 // (pools.Fill). A run does not modify its Inputs.
 type Inputs struct {
-	// Train configures the training of StartTrained (nil: optim.Train's
+	// Train configures the training of FirstTrained (nil: optim.Train's
 	// defaults, without validation).
 	Train *optim.Settings
-	// TrainTarget is the target StartTrained trains on (default the run's
+	// TrainTarget is the target FirstTrained trains on (default the run's
 	// target), e.g. the posterior on the training rows that are not held
 	// out for Train.Validate.
 	TrainTarget target.Stochastic
 	// Scales are the per-coordinate scales σ of ScaleGiven (length Dim,
-	// finite and positive); with StartTrained they default to the
+	// finite and positive); with FirstTrained they default to the
 	// training's.
 	Scales []float64
 
@@ -65,9 +65,9 @@ type Inputs struct {
 }
 
 // given is what one run reads beside its Settings: the caller's Inputs
-// and its start, X0 the first particle of StartGiven and the L-BFGS
-// starting point of StartMAP and StartTrained, SVGDParticles the SVGD
-// particles (rows) of InitSVGD, startSVGD and the median heuristic.
+// and its start, X0 the first particle of FirstGiven and the L-BFGS
+// starting point of FirstMAP and FirstTrained, SVGDParticles the SVGD
+// particles (rows) of InitSVGD, firstSVGD and the median heuristic.
 type given struct {
 	Inputs
 	X0            []float64
@@ -89,13 +89,13 @@ func (in *given) check(s *Settings) error {
 		}
 	}
 	switch {
-	case s.Scale == ScaleGiven && in.Scales == nil && s.Start != StartTrained:
+	case s.Scale == ScaleGiven && in.Scales == nil && s.First != FirstTrained:
 		return setting.Errorf("scale", s.Scale, `needs Scales or start "trained"`)
 	case in.Scales != nil && s.Scale != ScaleGiven && s.Scale != ScaleAuto:
 		return setting.Errorf("scale", s.Scale, `contradicts the given Scales (use "given")`)
-	case (in.Train != nil || in.TrainTarget != nil) && s.Start != StartTrained:
-		return setting.Errorf("start", s.Start, `a Train or TrainTarget needs start "trained"`)
-	case s.Scale == ScaleLaplace && s.Start == StartTrained && in.Scales != nil:
+	case (in.Train != nil || in.TrainTarget != nil) && s.First != FirstTrained:
+		return setting.Errorf("start", s.First, `a Train or TrainTarget needs start "trained"`)
+	case s.Scale == ScaleLaplace && s.First == FirstTrained && in.Scales != nil:
 		return setting.Errorf("scale", s.Scale, "contradicts the given Scales")
 	}
 	if s.Scale == ScaleTarget {

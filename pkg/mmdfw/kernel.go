@@ -19,16 +19,16 @@ type Kernel interface {
 	GradX(dst, x, y []float64) float64
 }
 
-// KernelKind selects the kernel of a run.
-type KernelKind int
+// KernelKind selects the kernel of a run; the empty text is RBFKernel.
+type KernelKind string
 
 const (
 	// RBFKernel is k(x, y) = exp(−‖x − y‖²/(2h²)) (the default).
-	RBFKernel KernelKind = iota
+	RBFKernel KernelKind = "rbf"
 	// RFFKernel is the random-Fourier-feature approximation of RBFKernel
 	// with Settings.Features features: a D-dimensional RKHS, where the
 	// Frank-Wolfe rate is linear.
-	RFFKernel
+	RFFKernel KernelKind = "rff"
 )
 
 var (

@@ -37,7 +37,7 @@ func TestRunLaplaceScale(t *testing.T) {
 	ct := &counting{Target: g.Gaussian}
 	var mmd []float64
 	var firstEvals []int64
-	s := Settings{N: 30, Candidates: Candidates{Start: StartGiven, Scale: ScaleLaplace}, Weighting: Weighting{RawWeights: true}}
+	s := Settings{N: 30, Candidates: Candidates{First: FirstGiven, Scale: ScaleLaplace}, Weighting: Weighting{RawWeights: true}}
 	sStart, sIn := particle.Start{X0: g.Mean()}, Inputs{Embed: g.embed}
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error {
 		v, ok := sn.Stats[StatMMD2Kernel]
@@ -87,7 +87,7 @@ func TestRunStopAtFirst(t *testing.T) {
 	const d = 3
 	g := newGaussian(d, rand.New(rand.NewPCG(8, 10)))
 	ct := &counting{Target: g.Gaussian}
-	s := Settings{N: 5, Candidates: Candidates{Start: StartGiven, Scale: ScaleLaplace}}
+	s := Settings{N: 5, Candidates: Candidates{First: FirstGiven, Scale: ScaleLaplace}}
 	sStart, sIn := particle.Start{X0: g.Mean()}, Inputs{}
 	calls := 0
 	rec := particle.RecorderFunc(func(sn particle.Snapshot) error { calls++; return particle.ErrStop })

@@ -92,7 +92,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nreference: HMC %d draws, max R̂ %.3f, min ESS %.0f; MMD² bandwidth h = %.3g\n", ref.Set.Len(), ref.MaxRhat, ref.MinESS, h)
 	fmt.Fprintf(&b, "| direction | weights | MMD² n=20 | MMD² n=100 | max |mean err|/sd | seconds | grad evals |\n|---|---|---|---|---|---|---|\n")
-	final := map[[2]int]float64{}
+	final := map[[2]string]float64{}
 	for _, dir := range []Direction{Frozen, Self} {
 		for _, rule := range []Rule{Stein, Equal, BQ} {
 			var l20, l100, merr, secs, ge float64
@@ -104,7 +104,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				var in Inputs
 				if rule == BQ {
 					// z from a separate pool: 500 draws of a second HMC run.
-					hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{Draws: 125}, rand.NewPCG(77, seed), nil)
+					hmcRes, err := hmc.Run(context.Background(), lr, particle.Start{}, hmc.Settings{DrawsPerChain: 125}, rand.NewPCG(77, seed), nil)
 					pool, _ := hmcRes.Detail.(*hmc.Result)
 					if err != nil {
 						t.Fatal(err)
@@ -128,7 +128,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 				secs += res.Seconds / seeds
 				ge += float64(res.GradEvals) / seeds
 			}
-			final[[2]int{int(dir), int(rule)}] = l100
+			final[[2]string{string(dir), string(rule)}] = l100
 			name := map[Direction]string{Frozen: "frozen", Self: "self"}[dir]
 			wn := rule.String()
 			if rule == BQ {
@@ -139,7 +139,7 @@ func TestMeasureDirectionsLogistic(t *testing.T) {
 	}
 	t.Log(b.String())
 	for _, rule := range []Rule{Stein, Equal, BQ} {
-		if fr, se := final[[2]int{int(Frozen), int(rule)}], final[[2]int{int(Self), int(rule)}]; !(se < fr) {
+		if fr, se := final[[2]string{string(Frozen), string(rule)}], final[[2]string{string(Self), string(rule)}]; !(se < fr) {
 			t.Errorf("%v: Self MMD² %.3g not below Frozen's %.3g", rule, math.Exp(se), math.Exp(fr))
 		}
 	}

@@ -44,7 +44,7 @@ type Result struct {
 	SVGDGradEvals    int64
 	LaplaceGradEvals int64
 	// TrainGradEvals is the part spent training the first particle
-	// (StartTrained) and Train the training's outcome (nil otherwise).
+	// (FirstTrained) and Train the training's outcome (nil otherwise).
 	TrainGradEvals int64
 	Train          *optim.Result
 	// Scales are the per-coordinate scales of ScaleGiven (nil otherwise).
@@ -80,9 +80,9 @@ const (
 // a snapshot after every added particle; particle.ErrStop from rec ends the
 // run with the particles so far. src seeds every random choice.
 //
-// start is where the run begins: start.X0 the first particle of StartGiven
-// (length Dim) and the point the MAP search (StartMAP, ScaleTarget) or the
-// training (StartTrained) starts from, default a prior draw, else the
+// start is where the run begins: start.X0 the first particle of FirstGiven
+// (length Dim) and the point the MAP search (FirstMAP, ScaleTarget) or the
+// training (FirstTrained) starts from, default a prior draw, else the
 // origin; start.Particles the SVGD particles (rows) of InitSVGD, of the
 // SVGD→MMD-FW start and of the median heuristic, which Inputs.SVGD draws
 // when nil. s.Inputs holds the run's data and strategies (see Inputs; the
@@ -164,7 +164,7 @@ type run struct {
 
 	evals, mapEvals, poolEvals, svgdEvals, lapEvals, trainEvals int64
 
-	// train is the outcome of StartTrained; sig the scales of ScaleGiven.
+	// train is the outcome of FirstTrained; sig the scales of ScaleGiven.
 	train *optim.Result
 	sig   []float64
 	// early records that the first particle's snapshot was reported as
@@ -314,19 +314,19 @@ func (st *State) next() (stop bool, err error) {
 
 // checkInputs checks the dimensions of what the settings give against the
 // target's and takes the target itself as the training target of
-// StartTrained when none is given.
+// FirstTrained when none is given.
 func (r *run) checkInputs() error {
 	s, d := &r.s, r.d
-	if s.Start == StartGiven && len(r.in.X0) != d {
-		return fmt.Errorf("mmdfw: StartGiven needs X0 of length %d, have %d", d, len(r.in.X0))
+	if s.First == FirstGiven && len(r.in.X0) != d {
+		return fmt.Errorf("mmdfw: FirstGiven needs X0 of length %d, have %d", d, len(r.in.X0))
 	}
 	if r.in.Scales != nil && len(r.in.Scales) != d {
 		return fmt.Errorf("mmdfw: Scales has length %d, target dimension is %d", len(r.in.Scales), d)
 	}
-	if s.Start == StartTrained && r.in.TrainTarget == nil {
+	if s.First == FirstTrained && r.in.TrainTarget == nil {
 		st, ok := r.t.(target.Stochastic)
 		if !ok {
-			return errors.New("mmdfw: StartTrained needs a target.Stochastic or Inputs.TrainTarget")
+			return errors.New("mmdfw: FirstTrained needs a target.Stochastic or Inputs.TrainTarget")
 		}
 		r.in.TrainTarget = st
 	}
@@ -367,7 +367,7 @@ func (r *run) checkSources() error {
 	if s.CandidateInit == InitSVGD && r.in.SVGDParticles == nil {
 		return errors.New("mmdfw: InitSVGD needs Start.Particles (SVGD particles) or Inputs.SVGD")
 	}
-	if _, hasPrior := r.t.(target.PriorSampler); (s.Start == StartPrior || s.CandidateInit == InitPrior) && !hasPrior {
+	if _, hasPrior := r.t.(target.PriorSampler); (s.First == FirstPrior || s.CandidateInit == InitPrior) && !hasPrior {
 		return errors.New("mmdfw: a prior start or prior candidates need a target.PriorSampler")
 	}
 	if s.Weights.needsZ() && s.Z == ZAuto {
@@ -430,7 +430,7 @@ func (r *run) scales(ctx context.Context, x []float64) (firstDone, done bool, er
 				r.sig[j] = min(max(v, TrainedScaleMin), TrainedScaleMax)
 			}
 		default:
-			return firstDone, true, errors.New("mmdfw: ScaleGiven needs Inputs.Scales or StartTrained")
+			return firstDone, true, errors.New("mmdfw: ScaleGiven needs Inputs.Scales or FirstTrained")
 		}
 	}
 	if s.Scale == ScaleLaplace {
@@ -510,12 +510,12 @@ func (r *run) bandwidth(ctx context.Context, x []float64, pool *mat.Dense, first
 func (r *run) kernel() error {
 	r.steinK = kernel.RBF{H: r.h}
 	switch r.s.Kernel {
-	case RBFKernel:
+	case "", RBFKernel:
 		r.k = kernel.RBF{H: r.h}
 	case RFFKernel:
 		r.k = rff.New(r.rng, r.d, r.s.Features, r.h)
 	default:
-		return fmt.Errorf("mmdfw: unknown kernel kind %d", r.s.Kernel)
+		return fmt.Errorf("mmdfw: unknown kernel kind %q", r.s.Kernel)
 	}
 	return nil
 }
@@ -1058,8 +1058,8 @@ func (r *run) first(ctx context.Context, x []float64) error {
 	t := r.t
 	d := r.d
 	prior, hasPrior := t.(target.PriorSampler)
-	switch s.Start {
-	case StartMAP:
+	switch s.First {
+	case FirstMAP:
 		switch {
 		case r.in.X0 != nil:
 			if len(r.in.X0) != d {
@@ -1077,11 +1077,11 @@ func (r *run) first(ctx context.Context, x []float64) error {
 			return err
 		}
 		copy(x, m.X)
-	case StartPrior:
+	case FirstPrior:
 		prior.SamplePrior(r.rng, x)
-	case StartGiven:
+	case FirstGiven:
 		copy(x, r.in.X0)
-	case StartTrained:
+	case FirstTrained:
 		switch {
 		case r.in.X0 != nil:
 			copy(x, r.in.X0)
@@ -1100,10 +1100,10 @@ func (r *run) first(ctx context.Context, x []float64) error {
 		}
 		r.train = &tr
 		copy(x, tr.X)
-	case startSVGD:
+	case firstSVGD:
 		copy(x, r.in.SVGDParticles.RawRowView(0))
 	default:
-		return fmt.Errorf("mmdfw: unknown start %d", s.Start)
+		return fmt.Errorf("mmdfw: unknown start %q", s.First)
 	}
 	return particle.CheckFinite("mmdfw", 1, x)
 }

@@ -84,7 +84,7 @@ func BenchmarkRunLogistic(b *testing.B) {
 	b.Run("svgd/N=100/6000it", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := sampler.Set(svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05}, rand.NewPCG(1, 1), nil)); err != nil {
+			if _, err := sampler.Set(svgd.Run(context.Background(), t, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, StepSize: 0.05}, rand.NewPCG(1, 1), nil)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -345,7 +345,7 @@ func TestRunCallsSVGD(t *testing.T) {
 func TestScheduleShrinksEarlyWeights(t *testing.T) {
 	g := newGaussian(2, rand.New(rand.NewPCG(6, 6)))
 	const N = 30
-	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: N, Candidates: Candidates{Start: StartPrior}, Weighting: Weighting{Weights: Schedule}, LMO: LMO{LMOSteps: 5}}, rand.NewPCG(2, 2), nil)
+	mmdfwRes, err := Run(context.Background(), g, particle.Start{}, Settings{N: N, Candidates: Candidates{First: FirstPrior}, Weighting: Weighting{Weights: Schedule}, LMO: LMO{LMOSteps: 5}}, rand.NewPCG(2, 2), nil)
 	res, _ := mmdfwRes.Detail.(*Result)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ const (
 const DefaultCeiling = 400
 
 // rules is what of the run frame MMD-FW takes.
-var rules = sampler.Rules{Stops: []string{StopKSD, StopFixed}, KSD: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopKSD, StopFixed}, KSD: true}
 
 // validateScale checks the frame and the starts ScaleTarget allows
 // (given.check the inputs it allows).
@@ -43,7 +43,7 @@ func (s Settings) validateScale() error {
 	}
 	if s.Scale == ScaleTarget {
 		switch {
-		case s.Start != StartAuto && s.Start != StartMAP && s.Start != StartGiven:
+		case s.First != FirstAuto && s.First != FirstMAP && s.First != FirstGiven:
 			return setting.Errorf("scale", s.Scale, "needs a MAP or given start")
 		case s.CandidateInit == InitPrior || s.CandidateInit == InitSVGD:
 			return setting.Errorf("scale", s.Scale, "needs candidates in the target's scales (init \"laplace\" or \"perturb\")")
@@ -59,7 +59,7 @@ func (s Settings) validateScale() error {
 // from the particles, no embedding, pool or SVGD particles in the target's
 // coordinates.
 func (s *Settings) targetScalable(in *given) bool {
-	return (s.Start == StartMAP || s.Start == StartGiven) &&
+	return (s.First == FirstMAP || s.First == FirstGiven) &&
 		(s.CandidateInit == InitAuto || s.CandidateInit == InitPerturb || s.CandidateInit == InitLaplace) &&
 		in.SVGD == nil && in.SVGDParticles == nil &&
 		in.Embed == nil && in.Pool == nil && in.PoolSampler == nil && s.Z == ZAuto

@@ -1,40 +1,41 @@
 package mmdfw
 
 import (
-	"encoding"
 	"math"
 
 	"github.com/mmdfw/mmdfw/pkg/sampler"
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
 
-// Start selects the first particle.
-type Start int
+// First selects the first particle (the key start); the empty text is
+// FirstAuto.
+type First string
 
 const (
-	// StartAuto is the first SVGD particle when particle.Start.Particles (SVGD particles) or
-	// Inputs.SVGD is set and StartMAP otherwise.
-	StartAuto Start = iota
-	// StartMAP runs L-BFGS on −log p from a prior draw (or particle.Start.X0, or
+	// FirstAuto is the first SVGD particle when particle.Start.Particles (SVGD particles) or
+	// Inputs.SVGD is set and FirstMAP otherwise.
+	FirstAuto First = ""
+	// FirstMAP runs L-BFGS on −log p from a prior draw (or particle.Start.X0, or
 	// the origin) and starts at the (near) MAP point, as the paper
 	// recommends. Its gradient evaluations are charged to the run.
-	StartMAP
-	// StartPrior starts at a prior draw (target.PriorSampler).
-	StartPrior
-	// StartGiven starts at particle.Start.X0.
-	StartGiven
-	// StartTrained starts at one point trained by optim.Train (minibatch
+	FirstMAP First = "map"
+	// FirstPrior starts at a prior draw (target.PriorSampler).
+	FirstPrior First = "prior"
+	// FirstGiven starts at particle.Start.X0.
+	FirstGiven First = "given"
+	// FirstTrained starts at one point trained by optim.Train (minibatch
 	// Adam or AdaGrad with early stopping by Inputs.Train.Validate) from
 	// particle.Start.X0 (default a prior draw) on Inputs.TrainTarget (default
 	// the run's target, which must then be a target.Stochastic). Its
 	// gradient evaluations and seconds are charged to the run, and its
 	// per-coordinate scales, clamped to [TrainedScaleMin, TrainedScaleMax],
 	// become Inputs.Scales under ScaleAuto (ScaleGiven).
-	StartTrained
+	FirstTrained First = "trained"
 )
 
-// Init selects where the Approx-LMO of each new particle starts.
-type Init int
+// Init selects where the Approx-LMO of each new particle starts; the
+// empty text is InitAuto.
+type Init string
 
 const (
 	// InitAuto is InitSVGD when particle.Start.Particles (SVGD particles) or Inputs.SVGD is
@@ -43,17 +44,17 @@ const (
 	// otherwise be in the bandwidth's units, and InitPerturb when it is
 	// already the target's (ScaleTarget, ScaleLaplace, ScaleGiven)
 	// (docs/DECISIONS.md, "The LMO's candidate start").
-	InitAuto Init = iota
+	InitAuto Init = ""
 	// InitPrior starts from a prior draw (the paper).
-	InitPrior
+	InitPrior Init = "prior"
 	// InitSVGD starts the n-th particle from row n of
 	// the SVGD particles particle.Start.Particles (the SVGD→MMD-FW combination); past the last
 	// row the rows are reused, perturbed as in InitPerturb.
-	InitSVGD
+	InitSVGD Init = "svgd"
 	// InitPerturb starts from an existing particle, picked by
 	// Settings.Pick, plus N(0, (Settings.Noise·h)² I) noise, h the kernel
 	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
-	InitPerturb
+	InitPerturb Init = "perturb"
 	// InitLaplace starts from a draw of N(x₁, Σ), a Gaussian at the first
 	// particle x₁ in the target's own scales (the default under
 	// ScaleBandwidth): Σ the Laplace covariance
@@ -66,21 +67,21 @@ const (
 	// draw of an approximation of the target, the paper's prior draw in
 	// the target's scale, so that it lands where the mass is rather than
 	// one bandwidth from a particle that may itself lie in a tail.
-	InitLaplace
+	InitLaplace Init = "laplace"
 )
 
 // Scale selects the length scales of the candidates' noise and of the LMO
-// steps.
-type Scale int
+// steps; the empty text is ScaleAuto.
+type Scale string
 
 const (
-	// ScaleAuto is ScaleGiven with Inputs.Scales or StartTrained,
+	// ScaleAuto is ScaleGiven with Inputs.Scales or FirstTrained,
 	// ScaleTarget where the run allows it (see ScaleTarget) and
 	// ScaleBandwidth otherwise.
-	ScaleAuto Scale = iota
+	ScaleAuto Scale = ""
 	// ScaleBandwidth measures Noise and StepSize in units of the kernel
 	// bandwidth h, the same in every coordinate.
-	ScaleBandwidth
+	ScaleBandwidth Scale = "bandwidth"
 	// ScaleLaplace fits the Laplace approximation N(x₁, Σ), Σ = (−∇²log
 	// p(x₁))⁻¹, at the first particle x₁ (laplace.Fit, its 2d gradients
 	// charged to the run): the noise of InitPerturb is N(0, Noise²Σ), the
@@ -90,13 +91,13 @@ const (
 	// stays isotropic in x, so that on a posterior whose scales differ
 	// widely its bandwidth fits one coordinate and misfits the others:
 	// ScaleTarget whitens the kernel as well.
-	ScaleLaplace
+	ScaleLaplace Scale = "laplace"
 	// ScaleGiven takes per-coordinate scales σ from Inputs.Scales (or,
-	// with StartTrained, from the training): the noise of InitPerturb is
+	// with FirstTrained, from the training): the noise of InitPerturb is
 	// N(0, Noise²·diag σ²), the first AdaGrad step of coordinate j is
 	// about StepSize·σⱼ, and the median heuristic, without SVGD
 	// particles, uses MedianDraws draws of N(x₁, diag σ²).
-	ScaleGiven
+	ScaleGiven Scale = "given"
 	// ScaleTarget runs MMD-FW in the target's own scales: in the
 	// coordinates z = L⁻¹(x − x̂) of the Laplace fit N(x̂, LLᵀ) at the MAP x̂
 	// (laplace.FitAtMAP from X0, the fit's and the MAP's gradient
@@ -111,7 +112,7 @@ const (
 	// in the target's scales (InitPerturb, its default there, or
 	// InitLaplace) and no closed-form embedding, pool or SVGD particles,
 	// whose coordinates are the target's.
-	ScaleTarget
+	ScaleTarget Scale = "target"
 )
 
 // The clamp of the trained start's scales: optim.Result.Scale is +Inf on a
@@ -122,14 +123,15 @@ const (
 	TrainedScaleMax = 1.0
 )
 
-// Pick selects the existing particle that InitPerturb perturbs.
-type Pick int
+// Pick selects the existing particle that InitPerturb perturbs; the empty
+// text is PickUniform.
+type Pick string
 
 const (
 	// PickUniform picks every existing particle with equal probability.
-	PickUniform Pick = iota
+	PickUniform Pick = "uniform"
 	// PickByWeight picks particle i with probability |wᵢ| / Σⱼ|wⱼ|.
-	PickByWeight
+	PickByWeight Pick = "weight"
 )
 
 // Defaults of the zero Settings (docs/DECISIONS.md gives their reasons).
@@ -213,8 +215,8 @@ type Settings struct {
 // Candidates groups the settings of where MMD-FW's particles come from
 // (Settings.Candidates; its keys are the Settings' own).
 type Candidates struct {
-	// Start selects the first particle. Default StartAuto.
-	Start Start `toml:"start" json:"start,omitempty"`
+	// First selects the first particle. Default FirstAuto.
+	First First `toml:"start" json:"start,omitempty"`
 	// CandidateInit selects the starting point of each LMO. Default InitAuto.
 	CandidateInit Init `toml:"init" json:"init,omitempty"`
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
@@ -368,14 +370,8 @@ func (s Settings) Validate() error {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
 	}
-	for _, e := range []struct {
-		name string
-		v    encoding.TextMarshaler
-	}{{"start", s.Start}, {"init", s.CandidateInit}, {"pick", s.Pick}, {"scale", s.Scale}, {"direction", s.Direction},
-		{"weights", s.Weights}, {"z", s.Z}, {"kernel", s.Kernel}} {
-		if _, err := e.v.MarshalText(); err != nil {
-			return setting.Errorf(e.name, e.v, "unknown value")
-		}
+	if err := s.validateEnums(); err != nil {
+		return err
 	}
 	if s.Kernel != RFFKernel && s.Features != 0 {
 		return setting.Errorf("features", s.Features, `needs kernel = "rff"`)
@@ -414,16 +410,16 @@ func (s *Settings) defaults(in *given) {
 	if s.Direction == DirectionAuto {
 		s.Direction = Self
 	}
-	if s.Start == StartAuto {
+	if s.First == FirstAuto {
 		if in.SVGDParticles != nil || in.SVGD != nil {
-			s.Start = startSVGD
+			s.First = firstSVGD
 		} else {
-			s.Start = StartMAP
+			s.First = FirstMAP
 		}
 	}
 	if s.Scale == ScaleAuto {
 		switch {
-		case in.Scales != nil || s.Start == StartTrained:
+		case in.Scales != nil || s.First == FirstTrained:
 			s.Scale = ScaleGiven
 		case s.targetScalable(in):
 			s.Scale = ScaleTarget
@@ -469,6 +465,6 @@ func (s *Settings) defaults(in *given) {
 	s.resolveStop()
 }
 
-// startSVGD starts at the first SVGD particle (StartAuto with SVGD
+// firstSVGD starts at the first SVGD particle (FirstAuto with SVGD
 // particles).
-const startSVGD Start = -1
+const firstSVGD First = "svgd"

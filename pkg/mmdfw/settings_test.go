@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -27,7 +28,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Candidates: Candidates{Noise: math.NaN()}}, "noise"},
 		{Settings{KernelSpec: KernelSpec{Bandwidth: math.Inf(1)}}, "bandwidth"},
 		{Settings{KernelSpec: KernelSpec{Features: 10}}, "features"},
-		{Settings{Weighting: Weighting{Weights: Rule(99)}}, "weights"},
+		{Settings{Weighting: Weighting{Weights: Rule("greedy")}}, "weights"},
 		{Settings{KernelSpec: KernelSpec{PoolIterations: -2}}, "pool_iterations"},
 		{Settings{MAPSearch: MAPSearch{MAPNewtonTol: -0.5}}, "map_newton_tol"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget, CandidateInit: InitSVGD}}, "scale"},
@@ -47,10 +48,10 @@ func TestSettingsValidate(t *testing.T) {
 		t.Errorf("zero Settings: %v", err)
 	}
 	for _, ok := range []Settings{
-		{Candidates: Candidates{Start: StartTrained}},
-		{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}},
-		{Candidates: Candidates{Start: StartTrained, Scale: ScaleLaplace}},
-		{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}},
+		{Candidates: Candidates{First: FirstTrained}},
+		{Candidates: Candidates{First: FirstTrained, Scale: ScaleGiven}},
+		{Candidates: Candidates{First: FirstTrained, Scale: ScaleLaplace}},
+		{Candidates: Candidates{First: FirstGiven, Scale: ScaleGiven}},
 	} {
 		if err := ok.Validate(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
@@ -70,7 +71,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{}, Inputs{Scales: []float64{0}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Scales: []float64{math.Inf(1)}}, particle.Start{}, "scales"},
 		{Settings{}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
-		{Settings{Candidates: Candidates{Start: StartMAP}}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
+		{Settings{Candidates: Candidates{First: FirstMAP}}, Inputs{Train: &optim.Settings{}}, particle.Start{}, "start"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Pool: mat.NewDense(3, 1, nil)}, particle.Start{}, "scale"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{}, particle.Start{Particles: mat.NewDense(3, 1, nil)}, "scale"},
 		{Settings{Candidates: Candidates{Scale: ScaleTarget}}, Inputs{Scales: []float64{1}}, particle.Start{}, "scale"},
@@ -90,8 +91,8 @@ func TestSettingsValidate(t *testing.T) {
 		s  Settings
 		in Inputs
 	}{
-		{Settings{Candidates: Candidates{Start: StartTrained, Scale: ScaleGiven}}, Inputs{Train: &optim.Settings{Steps: 10}}},
-		{Settings{Candidates: Candidates{Start: StartGiven, Scale: ScaleGiven}}, Inputs{Scales: []float64{0.5}}},
+		{Settings{Candidates: Candidates{First: FirstTrained, Scale: ScaleGiven}}, Inputs{Train: &optim.Settings{Steps: 10}}},
+		{Settings{Candidates: Candidates{First: FirstGiven, Scale: ScaleGiven}}, Inputs{Scales: []float64{0.5}}},
 		{Settings{}, Inputs{Scales: []float64{0.5}}},
 	} {
 		g := newGiven(particle.Start{}, c.in)
@@ -125,7 +126,7 @@ features = 50
 	if u := md.Undecoded(); len(u) > 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Candidates: Candidates{Start: StartPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace}, LMO: LMO{Direction: Frozen},
+	want := Settings{Candidates: Candidates{First: FirstPrior, CandidateInit: InitSVGD, Pick: PickByWeight, Scale: ScaleLaplace}, LMO: LMO{Direction: Frozen},
 		Weighting: Weighting{Weights: LineSearch}, KernelSpec: KernelSpec{Z: ZPool, Kernel: RFFKernel, Features: 50}}
 	b, _ := json.Marshal(s)
 	wb, _ := json.Marshal(want)
@@ -141,7 +142,7 @@ features = 50
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Weights != LineSearch || back.Start != StartPrior || back.Kernel != RFFKernel {
+	if back.Weights != LineSearch || back.First != FirstPrior || back.Kernel != RFFKernel {
 		t.Errorf("JSON round trip gave %+v", back)
 	}
 	if b, _ := json.Marshal(Settings{}); string(b) != "{}" {
@@ -149,6 +150,47 @@ features = 50
 	}
 	if _, err := toml.Decode(`weights = "bogus"`, &s); err == nil {
 		t.Error("unknown weight rule accepted")
+	}
+}
+
+// The names of the defaults that have one, pick = "uniform" and kernel =
+// "rbf", decode to the empty text, so that a file naming them records the
+// same settings as one that does not (as when the enumerations were
+// integers, whose zero was omitted); "start = "svgd"" and every other
+// constant decode to themselves, and an unknown text is refused at decode
+// by an error naming the key and listing the texts.
+func TestSettingsTextDefaults(t *testing.T) {
+	var s Settings
+	if _, err := toml.Decode("pick = \"uniform\"\nkernel = \"rbf\"\n", &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Pick != "" || s.Kernel != "" {
+		t.Errorf("pick %q kernel %q, want the empty texts", s.Pick, s.Kernel)
+	}
+	if b, _ := json.Marshal(s); string(b) != "{}" {
+		t.Errorf("JSON %s, want {}", b)
+	}
+	for _, v := range firstValues {
+		var st First
+		if err := st.UnmarshalText([]byte(v)); err != nil || st != v {
+			t.Errorf("start %q reads as %q (%v)", v, st, err)
+		}
+	}
+	for _, c := range []struct{ src, key, list string }{
+		{`scale = "sideways"`, "scale", `["bandwidth" "laplace" "given" "target"]`},
+		{`pick = "first"`, "pick", `["uniform" "weight"]`},
+		{`kernel = "imq"`, "kernel", `["rbf" "rff"]`},
+		{`start = "auto"`, "start", `["map" "prior" "given" "trained" "svgd"]`},
+	} {
+		var s Settings
+		_, err := toml.Decode(c.src, &s)
+		if err == nil || !strings.Contains(err.Error(), c.key+" = ") || !strings.Contains(err.Error(), c.list) {
+			t.Errorf("%s: error %v, want one naming %s and listing %s", c.src, err, c.key, c.list)
+		}
+	}
+	bad := Settings{LMO: LMO{Direction: "sideways"}}
+	if e, ok := setting.As(bad.Validate()); !ok || e.Field != "direction" {
+		t.Errorf("direction sideways: Validate gave %v", bad.Validate())
 	}
 }
 

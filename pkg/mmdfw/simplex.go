@@ -16,11 +16,13 @@ import (
 //	MMD:    F(w) = wᵀKw − 2wᵀz + ∫∫k dp dp,    K the Gram matrix,
 //
 // both squared norms (KSD² and ‖μ̂ − μ_p‖²), so F ≥ 0.
-type WeightSolver int
+//
+// The empty text is SolverAuto.
+type WeightSolver string
 
 const (
 	// SolverAuto is SolverPairwise.
-	SolverAuto WeightSolver = iota
+	SolverAuto WeightSolver = ""
 	// SolverFISTA runs Settings.SteinIterations iterations of accelerated
 	// projected gradient (FISTA, step 1/L, L the Gershgorin bound on the
 	// largest eigenvalue of the Hessian 2Q) from the previous weights scaled
@@ -29,7 +31,7 @@ const (
 	// and sorts the entries that can be in the support. It does not test
 	// convergence. It was the only solver before SolverPairwise, and the
 	// experiment harness keeps it when an experiment file names no solver.
-	SolverFISTA
+	SolverFISTA WeightSolver = "fista"
 	// SolverPairwise runs pairwise Frank-Wolfe (Lacoste-Julien & Jaggi,
 	// 2015) from the previous weights. It keeps the gradient g = Qw − b
 	// (b = 0 or z), to which a new particle adds one entry, gₙ = Σⱼ Qₙⱼwⱼ −
@@ -60,7 +62,7 @@ const (
 	// embedding in their hull) converge slowly and may reach the ceiling;
 	// dense optima (every weight moving a little with each particle) take
 	// about n iterations per solve.
-	SolverPairwise
+	SolverPairwise WeightSolver = "pairwise"
 )
 
 // Defaults of the pairwise weight solver (docs/DECISIONS.md, "The weight
@@ -354,8 +356,8 @@ func (st WeightStats) notConverged(tol float64, ceil int) error {
 // validateSolver refuses a solver's settings given to the other solver and
 // a tolerance that certifies nothing.
 func (s Settings) validateSolver() error {
-	if _, err := s.WeightSolver.MarshalText(); err != nil {
-		return setting.Errorf("weight_solver", s.WeightSolver, "unknown value")
+	if err := setting.OneOf("weight_solver", s.WeightSolver, solverValues...); err != nil {
+		return err
 	}
 	if math.IsNaN(s.WeightTol) || s.WeightTol >= 1 {
 		return setting.Errorf("weight_tol", s.WeightTol, "must be below 1 (a relative gap)")

@@ -53,7 +53,7 @@ type State struct {
 }
 
 // NewState validates s, sets an MMD-FW run on t up and places its first
-// particle (see Settings.Start): the MAP search and the Laplace fit of
+// particle (see Settings.First): the MAP search and the Laplace fit of
 // ScaleTarget (the default), the SVGD particles, the pool, the scales and
 // the bandwidth as Settings asks, all under ctx and charged to the state.
 // src seeds every random choice of the run.
@@ -134,10 +134,10 @@ func initState(ctx context.Context, t target.Target, start particle.Start, s Set
 			innerG.Scales[j] = 1
 		}
 		innerG.X0 = make([]float64, d)
-		if s.Start == StartGiven {
+		if s.First == FirstGiven {
 			w.ToZ(innerG.X0, g.X0)
 		}
-		inner.Start = StartGiven
+		inner.First = FirstGiven
 		if inner.Bandwidth == 0 {
 			inner.Bandwidth = laplace.WhitenedBandwidth(d)
 		}

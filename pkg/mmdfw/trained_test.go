@@ -54,7 +54,7 @@ func TestRunTrainedBNN(t *testing.T) {
 	m.Init(rand.New(rand.NewPCG(33, 34)), x0)
 	s := Settings{
 		N:          20,
-		Candidates: Candidates{Start: StartTrained},
+		Candidates: Candidates{First: FirstTrained},
 		Weighting:  Weighting{Weights: Stein},
 		LMO:        LMO{Batch: 50, LMOSteps: 50},
 	}

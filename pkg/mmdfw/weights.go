@@ -2,54 +2,51 @@ package mmdfw
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/mmdfw/mmdfw/pkg/dense"
 )
 
-// Rule selects how the weights change when a particle is added.
-type Rule int
+// Rule selects how the weights change when a particle is added; the empty
+// text is RuleAuto.
+type Rule string
 
 const (
 	// RuleAuto is BQ when z is available (Inputs.Embed or a pool) and
 	// Stein otherwise.
-	RuleAuto Rule = iota
+	RuleAuto Rule = ""
 	// BQ is fully corrective Frank-Wolfe with Bayesian-quadrature weights:
 	// (K + λI) w = z, re-solved over all particles at every step (an
 	// incremental Cholesky factor makes it O(n²) per particle).
-	BQ
+	BQ Rule = "bq"
 	// LineSearch is the FW step ρ = ⟨μ̂ⁿ − μ_p, μ̂ⁿ − Φ(x')⟩/‖μ̂ⁿ − Φ(x')‖²
 	// clipped to [0, 1].
-	LineSearch
+	LineSearch Rule = "line-search"
 	// Equal is the constant step ρₙ = 1/(n+1): equal weights (herding).
-	Equal
+	Equal Rule = "equal"
 	// Classic is the constant step ρₙ = 2/(n+2) of classical Frank-Wolfe.
-	Classic
+	Classic Rule = "classic"
 	// Schedule is the step ρₙ = c/(n+c), c = Settings.ScheduleC, which
 	// shrinks the earlier weights polynomially: after N particles
 	// wᵢ ∝ Γ(i+c−1)/Γ(i) ≈ i^(c−1). It is meant for non-MAP starts.
-	Schedule
+	Schedule Rule = "schedule"
 	// Stein minimises the kernel Stein discrepancy wᵀK₀w over the simplex,
 	// K₀ the Stein kernel matrix of the particles from their cached scores.
 	// It needs no z.
-	Stein
+	Stein Rule = "stein"
 	// MMD minimises ‖μ̂ − μ_p‖² = wᵀKw − 2wᵀz + ∫∫k dp dp over the simplex:
 	// fully corrective Frank-Wolfe on the convex hull of the particles'
 	// features, where BQ corrects over their span. It needs z.
-	MMD
+	MMD Rule = "mmd"
 )
 
-// String is the rule's text form (MarshalText), "auto" for RuleAuto.
+// String is the rule's text, "auto" for RuleAuto.
 func (r Rule) String() string {
 	if r == RuleAuto {
 		return "auto"
 	}
-	if b, err := r.MarshalText(); err == nil {
-		return string(b)
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
+	return string(r)
 }
 
 func (r Rule) needsZ() bool { return r == BQ || r == LineSearch || r == MMD }

@@ -17,11 +17,11 @@ import (
 // a Start as follows:
 //
 //   - X0 is a point of the target's space (length Dim) around which the
-//     method draws its start, at its Settings' X0Scale (init_scale or
+//     method draws its start, at its Settings' InitScale (init_scale or
 //     jitter) where it has one: SVGD's initial particles and the SGLD and
-//     HMC chains start at X0 + X0Scale·z, z ~ N(0, I); Stein Points' first
+//     HMC chains start at X0 + InitScale·z, z ~ N(0, I); Stein Points' first
 //     candidates are X0 and perturbations of it; MMD-FW's first particle
-//     is X0 (StartGiven) or found from it (StartMAP, StartTrained). With
+//     is X0 (mmdfw.FirstGiven) or found from it (FirstMAP, FirstTrained). With
 //     the whitened coordinates of a Laplace fit, X0 is where the search
 //     for the MAP starts, and the start is drawn around the MAP in the
 //     fit's scales instead (MMD-FW's StartGiven keeps X0 as its first

@@ -271,7 +271,7 @@ func TestNoMethodImports(t *testing.T) {
 // one the report may use: its settings type and enumeration values.
 func isTypeOrConst(name string) bool {
 	switch name {
-	case "Settings", "RFFKernel", "RBFKernel", "DirectionAuto", "Self", "Frozen", "Exact", "Start", "Rule", "DefaultFeatures",
+	case "Settings", "RFFKernel", "RBFKernel", "DirectionAuto", "Self", "Frozen", "Exact", "First", "Rule", "DefaultFeatures",
 		"DefaultCandidates", "DefaultNelderMeadPer":
 		return true
 	}

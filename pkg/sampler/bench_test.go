@@ -37,13 +37,13 @@ func BenchmarkStep(b *testing.B) {
 			return sgld.Init(ctx, tg, start, sgld.Settings{Iterations: 1 << 30, Chains: 4, Frame: sampler.Frame{Workers: 1, Stop: sgld.StopFixed}}, rand.NewPCG(1, 2))
 		}},
 		{"hmc", func(ctx context.Context) (sampler.State, error) {
-			return hmc.Init(ctx, tg, start, hmc.Settings{Chains: 2, Warmup: 1 << 30, Draws: 10}, rand.NewPCG(1, 2))
+			return hmc.Init(ctx, tg, start, hmc.Settings{Chains: 2, Warmup: 1 << 30, DrawsPerChain: 10}, rand.NewPCG(1, 2))
 		}},
 		{"sp", func(ctx context.Context) (sampler.State, error) {
 			return sp.Init(ctx, tg, start, sp.Settings{N: 60, Frame: sampler.Frame{Stop: sp.StopFixed}, Candidates: 20, NelderMeadEvals: 50}, rand.NewPCG(1, 2))
 		}},
 		{"mmdfw", func(ctx context.Context) (sampler.State, error) {
-			return mmdfw.NewState(ctx, tg, start, mmdfw.Settings{N: 60, Frame: sampler.Frame{Stop: mmdfw.StopFixed}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}, LMO: mmdfw.LMO{LMOSteps: 20}}, rand.NewPCG(1, 2))
+			return mmdfw.NewState(ctx, tg, start, mmdfw.Settings{N: 60, Frame: sampler.Frame{Stop: mmdfw.StopFixed}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}, LMO: mmdfw.LMO{LMOSteps: 20}}, rand.NewPCG(1, 2))
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -132,7 +132,7 @@ func TestResumeBitIdentical(t *testing.T) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 15, Iterations: 40, RecordEvery: 4, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}, src, chargedRec{rec})
 		}},
 		{"svgd-minibatch", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return svgd.Run(ctx, post, start, svgd.Settings{N: 10, Iterations: 60, BatchSize: 4, RecordEvery: 5, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}, src, rec)
+			return svgd.Run(ctx, post, start, svgd.Settings{N: 10, Iterations: 60, Batch: 4, RecordEvery: 5, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}, src, rec)
 		}},
 		{"svgd-plateau", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 12, Iterations: 400, RecordEvery: 9, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopPlateau}}, src, rec)
@@ -166,7 +166,7 @@ func TestResumeBitIdentical(t *testing.T) {
 	// Stein weights by the pairwise solver from a trained start with a
 	// minibatch LMO, as experiments/table1.toml's mmdfw-trained, to N.
 	var fwTrained mmdfw.Settings
-	fwTrained.N, fwTrained.Start, fwTrained.Weights, fwTrained.Batch, fwTrained.Noise = 12, mmdfw.StartTrained, mmdfw.Stein, 4, 0.3
+	fwTrained.N, fwTrained.First, fwTrained.Weights, fwTrained.Batch, fwTrained.Noise = 12, mmdfw.FirstTrained, mmdfw.Stein, 4, 0.3
 	fwTrained.WeightSolver, fwTrained.Stop = mmdfw.SolverPairwise, mmdfw.StopFixed
 	fwTrained.Inputs.Train = &optim.Settings{Steps: 50, Batch: 3}
 	// Random features with their exact embedding, MMD weights (FISTA).

@@ -31,19 +31,19 @@ func TestConformance(t *testing.T) {
 		"mmdfw": {
 			Zero: mmdfw.Settings{},
 			Small: func(_ int) sampler.Sampler {
-				return mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}
+				return mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
+				return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 			},
 		},
 		"svgd": {
 			Zero: svgd.Settings{},
 			Small: func(w int) sampler.Sampler {
-				return svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: w}}
+				return svgd.Settings{N: 20, Iterations: 60, StepSize: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: w}}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: 1}}, src)
+				return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, StepSize: 0.05, RecordEvery: 10, Frame: sampler.Frame{Workers: 1}}, src)
 			},
 			MaxCallsAfterCancel: 20, // the particles of one iteration
 		},
@@ -69,10 +69,10 @@ func TestConformance(t *testing.T) {
 		"hmc": {
 			Zero: hmc.Settings{},
 			Small: func(_ int) sampler.Sampler {
-				return hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}
+				return hmc.Settings{Chains: 2, Warmup: 100, DrawsPerChain: 60, RecordEvery: 20}
 			},
 			Init: func(ctx context.Context, t target.Target, start particle.Start, src rand.Source) (sampler.State, error) {
-				return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 20}, src)
+				return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, DrawsPerChain: 60, RecordEvery: 20}, src)
 			},
 			MaxCallsAfterCancel: 2 * hmc.DefaultMaxSteps, // a transition per chain
 			Rejects:             true,

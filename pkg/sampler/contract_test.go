@@ -194,7 +194,7 @@ func TestUnimodalNotFlagged(t *testing.T) {
 		}{
 			{"mmdfw", mmdfw.Settings{}, 4},
 			{"sp", sp.Settings{}, 4},
-			{"svgd", svgd.Settings{Step: 0.05, Iterations: 2000}, 1},
+			{"svgd", svgd.Settings{StepSize: 0.05, Iterations: 2000}, 1},
 			{"hmc", hmc.Settings{}, 1},
 		}
 		if tg.D == 1 {
@@ -249,7 +249,7 @@ func TestStrict(t *testing.T) {
 		// Ten small steps leave SVGD's particles in the gap between the
 		// modes, and 2000 SGLD iterations leave its chains apart.
 		{"svgd", svgd.Settings{Iterations: 10, Frame: sampler.Frame{Strict: true}}, svgd.Settings{Iterations: 10}, mixture, normal(1),
-			svgd.Settings{Step: 0.05, Iterations: 2000, Frame: sampler.Frame{Strict: true}}},
+			svgd.Settings{StepSize: 0.05, Iterations: 2000, Frame: sampler.Frame{Strict: true}}},
 		{"sgld", sgld.Settings{Iterations: 2000, Frame: sampler.Frame{Strict: true}}, sgld.Settings{Iterations: 2000}, mixture, normal(1),
 			sgld.Settings{Schedule: sgld.ScheduleConstant, A: 0.1, Iterations: 40000, Frame: sampler.Frame{Strict: true}}},
 	} {

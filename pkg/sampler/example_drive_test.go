@@ -32,10 +32,10 @@ func ExampleDrive() {
 		init func(src rand.Source) (sampler.State, error)
 	}{
 		{"mmdfw", func(src rand.Source) (sampler.State, error) {
-			return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
+			return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 		}},
 		{"svgd", func(src rand.Source) (sampler.State, error) {
-			return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, Step: 0.05}, src)
+			return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, StepSize: 0.05}, src)
 		}},
 		{"sp", func(src rand.Source) (sampler.State, error) {
 			return sp.Init(ctx, t, start, sp.Settings{N: 8, Candidates: 10, NelderMeadEvals: 40}, src)
@@ -44,7 +44,7 @@ func ExampleDrive() {
 			return sgld.Init(ctx, t, start, sgld.Settings{Iterations: 400, Chains: 2, Frame: sampler.Frame{Stop: sgld.StopFixed}}, src)
 		}},
 		{"hmc", func(src rand.Source) (sampler.State, error) {
-			return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60}, src)
+			return hmc.Init(ctx, t, start, hmc.Settings{Chains: 2, Warmup: 100, DrawsPerChain: 60}, src)
 		}},
 	}
 	for _, m := range inits {

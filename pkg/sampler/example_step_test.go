@@ -38,7 +38,7 @@ func Example_step() {
 		g[0], g[1] = -x[0], -x[1]
 		return -(x[0]*x[0] + x[1]*x[1]) / 2
 	}}
-	s := svgd.Settings{N: 10, Iterations: 30, Step: 0.05}
+	s := svgd.Settings{N: 10, Iterations: 30, StepSize: 0.05}
 	if err := stepSVGD(context.Background(), t, particle.Start{X0: []float64{0.5, 0.5}}, s, rand.NewPCG(1, 2)); err != nil {
 		fmt.Println(err)
 	}

@@ -28,7 +28,7 @@ func ExampleSampler() {
 		s    sampler.Sampler
 	}{
 		{"mmdfw", mmdfw.Settings{N: 50}},
-		{"svgd", svgd.Settings{N: 50, Step: 0.1}},
+		{"svgd", svgd.Settings{N: 50, StepSize: 0.1}},
 		{"sp", sp.Settings{N: 50}},
 		{"sgld", sgld.Settings{}},
 		{"hmc", hmc.Settings{}},

@@ -2,10 +2,13 @@ package sampler
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/mmdfw/mmdfw/pkg/setting"
 )
+
+// Whiten selects the coordinates of a run (Frame.Whiten); the empty text
+// is the default, WhitenLaplace, of the methods that take it.
+type Whiten string
 
 // Coordinates of a run (Frame.Whiten).
 const (
@@ -21,25 +24,29 @@ const (
 	// deviations and coordinates whose scales differ by orders of
 	// magnitude need no hand scaling. The particles are returned, reported
 	// and diagnosed in x. The default of SVGD, SGLD and Stein Points.
-	WhitenLaplace = "laplace"
+	WhitenLaplace Whiten = "laplace"
 	// WhitenNone runs the method in the target's own coordinates, as the
 	// methods' reference codes do.
-	WhitenNone = "none"
+	WhitenNone Whiten = "none"
 )
+
+// Stop selects when a run ends (Frame.Stop); the empty text is the
+// method's default, the first of its Rules.Stops.
+type Stop string
 
 // Stopping rules that several methods share (Frame.Stop); each method
 // adds its own criterion (svgd.StopPlateau, sgld.StopConverged).
 const (
 	// StopFixed runs exactly the method's ceiling: N particles or points,
 	// or Iterations.
-	StopFixed = "fixed"
+	StopFixed Stop = "fixed"
 	// StopKSD ends the run once the kernel Stein discrepancy of the set is
 	// at most that expected of KSDSize independent draws of the target
 	// (MMD-FW and Stein Points, in the Stein kernel they keep): the
 	// ceiling reached first is then flagged "ceiling" when the set is
 	// worse than as many independent draws (metric.CeilingFlagged), noted
 	// otherwise.
-	StopKSD = "ksd"
+	StopKSD Stop = "ksd"
 	// DefaultKSDSize is the zero KSDSize.
 	DefaultKSDSize = 1000
 )
@@ -56,11 +63,11 @@ type Frame struct {
 	// Whiten selects the run's coordinates: WhitenLaplace (the default,
 	// also "", of the methods that take it) or WhitenNone. MMD-FW's
 	// coordinates are its Scale instead.
-	Whiten string `toml:"whiten" json:"whiten,omitempty"`
+	Whiten Whiten `toml:"whiten" json:"whiten,omitempty"`
 	// Stop selects when the run ends: the method's criterion (its default,
 	// also "") or StopFixed; the ceiling then flags a run that reaches it
 	// first.
-	Stop string `toml:"stop" json:"stop,omitempty"`
+	Stop Stop `toml:"stop" json:"stop,omitempty"`
 	// KSDSize is StopKSD's number of independent draws whose expected KSD²
 	// the set must reach (methods with StopKSD). Zero means DefaultKSDSize.
 	KSDSize int `toml:"ksd_size" json:"ksd_size,omitempty"`
@@ -84,7 +91,7 @@ type Frame struct {
 // Rules is what of the Frame a method takes.
 type Rules struct {
 	// Stops are the method's stopping rules, its default first.
-	Stops []string
+	Stops []Stop
 	// Whiten tells that the method takes Frame.Whiten.
 	Whiten bool
 	// KSD tells that the method has StopKSD and so takes KSDSize.
@@ -97,11 +104,12 @@ func (f Frame) Validate(r Rules) error {
 	switch {
 	case !r.Whiten && f.Whiten != "":
 		return setting.Errorf("whiten", f.Whiten, "is not a setting of this method")
-	case f.Whiten != "" && f.Whiten != WhitenLaplace && f.Whiten != WhitenNone:
-		return setting.Errorf("whiten", f.Whiten, "is not one of %q", []string{WhitenLaplace, WhitenNone})
 	}
-	if f.Stop != "" && !slices.Contains(r.Stops, f.Stop) {
-		return setting.Errorf("stop", f.Stop, "is not one of %q", r.Stops)
+	if err := setting.OneOf("whiten", f.Whiten, WhitenLaplace, WhitenNone); err != nil {
+		return err
+	}
+	if err := setting.OneOf("stop", f.Stop, r.Stops...); err != nil {
+		return err
 	}
 	switch {
 	case f.KSDSize < 0:

@@ -27,11 +27,11 @@ func TestFrameKeepsKeys(t *testing.T) {
 		json string
 		toml string
 	}{
-		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500}, Candidates: mmdfw.Candidates{Start: mmdfw.StartMAP, Scale: mmdfw.ScaleTarget}, Weighting: mmdfw.Weighting{WeightSolver: mmdfw.SolverPairwise}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.5}},
+		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500}, Candidates: mmdfw.Candidates{First: mmdfw.FirstMAP, Scale: mmdfw.ScaleTarget}, Weighting: mmdfw.Weighting{WeightSolver: mmdfw.SolverPairwise}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.5}},
 			`{"stop":"ksd","ksd_size":500,"start":"map","scale":"target","weight_solver":"pairwise","bandwidth":0.5}`,
 			"stop = \"ksd\"\nksd_size = 500\nstart = \"map\"\nscale = \"target\"\nweight_solver = \"pairwise\"\nbandwidth = 0.5\n"},
 		{mmdfw.Settings{N: 30, Frame: sampler.Frame{Stop: "ksd", KSDSize: 500},
-			Candidates: mmdfw.Candidates{Start: mmdfw.StartMAP, CandidateInit: mmdfw.InitLaplace, Starts: 3, Noise: 0.2, Scale: mmdfw.ScaleTarget},
+			Candidates: mmdfw.Candidates{First: mmdfw.FirstMAP, CandidateInit: mmdfw.InitLaplace, Starts: 3, Noise: 0.2, Scale: mmdfw.ScaleTarget},
 			LMO:        mmdfw.LMO{LMOSteps: 40, StepSize: 0.3, Batch: 10},
 			Weighting:  mmdfw.Weighting{Weights: mmdfw.Stein, Jitter: 1e-9, WeightSolver: mmdfw.SolverPairwise, WeightTol: 1e-7},
 			KernelSpec: mmdfw.KernelSpec{Z: mmdfw.ZPool, PoolSize: 300, Kernel: mmdfw.RFFKernel, Features: 100, Bandwidth: 0.5},
@@ -41,10 +41,10 @@ func TestFrameKeepsKeys(t *testing.T) {
 		{sp.Settings{N: 30, Candidates: 20, C: 2, Frame: sampler.Frame{Whiten: "laplace", Stop: "ksd", KSDSize: 200}},
 			`{"candidates":20,"c":2,"whiten":"laplace","stop":"ksd","ksd_size":200}`,
 			"candidates = 20\nc = 2.0\nwhiten = \"laplace\"\nstop = \"ksd\"\nksd_size = 200\n"},
-		{svgd.Settings{N: 30, Iterations: 500, Step: 0.1, BandwidthRule: "particles", X0Scale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "plateau", Workers: 3}, StopTol: 0.02},
+		{svgd.Settings{N: 30, Iterations: 500, StepSize: 0.1, BandwidthRule: "particles", InitScale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "plateau", Workers: 3}, StopTol: 0.02},
 			`{"iterations":500,"step":0.1,"bandwidth_rule":"particles","init_scale":0.5,"whiten":"laplace","stop":"plateau","stop_tol":0.02}`,
 			"iterations = 500\nstep = 0.1\nbandwidth_rule = \"particles\"\ninit_scale = 0.5\nwhiten = \"laplace\"\nstop = \"plateau\"\nstop_tol = 0.02\n"},
-		{sgld.Settings{Iterations: 900, Chains: 4, X0Scale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "converged", Workers: 2}, MaxRhat: 1.05, MinESS: 100, Monitor: "all", RecordEvery: 10},
+		{sgld.Settings{Iterations: 900, Chains: 4, InitScale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "converged", Workers: 2}, MaxRhat: 1.05, MinESS: 100, Monitor: "all", RecordEvery: 10},
 			`{"iterations":900,"chains":4,"jitter":0.5,"whiten":"laplace","stop":"converged","max_rhat":1.05,"min_ess":100,"monitor":"all","record_every":10}`,
 			"iterations = 900\nchains = 4\njitter = 0.5\nwhiten = \"laplace\"\nstop = \"converged\"\nmax_rhat = 1.05\nmin_ess = 100.0\nmonitor = \"all\"\nrecord_every = 10\n"},
 	} {
@@ -101,7 +101,7 @@ func TestFrameRules(t *testing.T) {
 			t.Errorf("%v: want an error naming %s", c.err, c.want)
 		}
 	}
-	r := sampler.Rules{Stops: []string{"plateau", sampler.StopFixed}, Whiten: true}
+	r := sampler.Rules{Stops: []sampler.Stop{"plateau", sampler.StopFixed}, Whiten: true}
 	f := sampler.Frame{}.Resolved(r)
 	if f.Whiten != sampler.WhitenLaplace || f.Stop != "plateau" || f.KSDSize != 0 {
 		t.Errorf("resolved %+v", f)

@@ -58,7 +58,7 @@ func TestRunGolden(t *testing.T) {
 			return mmdfw.Run(ctx, g, start, s, src, rec)
 		}},
 		{"mmdfw-laplace", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, Start: mmdfw.StartMAP}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, src, rec)
+			return mmdfw.Run(ctx, g, start, mmdfw.Settings{N: 15, Candidates: mmdfw.Candidates{Scale: mmdfw.ScaleLaplace, First: mmdfw.FirstMAP}, Frame: sampler.Frame{Stop: mmdfw.StopFixed}}, src, rec)
 		}},
 		{"svgd", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
 			return svgd.Run(ctx, g, start, svgd.Settings{N: 20, Iterations: 150, RecordEvery: 7}, src, rec)
@@ -79,7 +79,7 @@ func TestRunGolden(t *testing.T) {
 			return sgld.Run(ctx, g, start, sgld.Settings{Iterations: 500, Chains: 2, Frame: sampler.Frame{Stop: sgld.StopFixed, Whiten: sgld.WhitenNone, Workers: 2}}, src, rec)
 		}},
 		{"hmc", func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error) {
-			return hmc.Run(ctx, g, start, hmc.Settings{Chains: 2, Warmup: 100, Draws: 60, RecordEvery: 10}, src, rec)
+			return hmc.Run(ctx, g, start, hmc.Settings{Chains: 2, Warmup: 100, DrawsPerChain: 60, RecordEvery: 10}, src, rec)
 		}},
 	}
 	var got []string

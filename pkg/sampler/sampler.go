@@ -58,6 +58,22 @@
 // Settings.Strict turns a flagged result, the ceiling's included, into a
 // *particle.FlaggedError returned beside the set.
 //
+// # Enumerated settings
+//
+// A setting that takes one of a few named values (Frame.Whiten and
+// Frame.Stop here; mmdfw.Scale, mmdfw.Rule, svgd.BandwidthRule,
+// sgld.Schedule, hmc.Metric and the rest) is a string type whose exported
+// constants are its texts in experiment files and recorded settings
+// (mmdfw.LineSearch is "line-search"). The empty text is the documented
+// default, so that the zero Settings has it and its key is omitted from
+// the recorded settings, and Validate refuses any other text with a
+// *setting.Error naming the key and listing the texts (setting.OneOf).
+// Where a default also has a name that a file may write (mmdfw.PickUniform
+// "uniform", mmdfw.RBFKernel "rbf"), UnmarshalText reads that name as the
+// empty text, so that naming the default records the same settings as
+// omitting it; MMD-FW's types also refuse an unknown text when an
+// experiment file or recorded settings are decoded.
+//
 // # Randomness
 //
 // A run's randomness comes from the one rand.Source it is given, and no

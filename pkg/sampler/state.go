@@ -106,7 +106,7 @@ type Cost struct {
 	Start Part
 	// Pool is the drawing of a sample pool.
 	Pool Part
-	// Training is the training of a start (MMD-FW's StartTrained).
+	// Training is the training of a start (MMD-FW's FirstTrained).
 	Training Part
 	// References is the reference draws a run was given to measure
 	// against, charged by the caller that shares them.

@@ -6,6 +6,7 @@ package setting
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Error is an invalid settings field. Field is the field's TOML/JSON name
@@ -63,4 +64,24 @@ func NonNegative(fields ...any) error {
 		}
 	}
 	return nil
+}
+
+// OneOf returns nil when v is the empty text, which an enumerated setting
+// takes for its default, or one of allowed, and otherwise an *Error for
+// field whose reason lists the allowed texts:
+//
+//	whiten = sideways: is not one of ["laplace" "none"]
+//
+// Every method's enumerated settings are string types whose constants are
+// their texts in experiment files; their Validate methods check them with
+// OneOf.
+func OneOf[T ~string](field string, v T, allowed ...T) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	texts := make([]string, len(allowed))
+	for i, a := range allowed {
+		texts[i] = string(a)
+	}
+	return Errorf(field, string(v), "is not one of %q", texts)
 }

@@ -33,3 +33,20 @@ func ExampleError() {
 	fmt.Println(err)
 	// Output: step = -0.1: must not be negative
 }
+
+func TestOneOf(t *testing.T) {
+	type rule string
+	for _, v := range []rule{"", "a", "b"} {
+		if err := OneOf("rule", v, "a", "b"); err != nil {
+			t.Errorf("%q refused: %v", v, err)
+		}
+	}
+	err := OneOf("rule", rule("c"), "a", "b")
+	e, ok := As(err)
+	if !ok || e.Field != "rule" || e.Value != "c" {
+		t.Fatalf("got %v (%#v), want field rule = c", err, e)
+	}
+	if got, want := err.Error(), `rule = c: is not one of ["a" "b"]`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

@@ -68,7 +68,7 @@ func (st *State) MarshalState() ([]byte, error) {
 	v := savedState{Format: stateFormat, Chains: len(r.chains), D: r.d, Iteration: st.Iteration, GradEvals: st.GradEvals, Converged: st.Converged}
 	for _, c := range r.chains {
 		if c.err != nil {
-			return nil, fmt.Errorf("sgld: chain %d failed: %w", c.id, c.err)
+			return nil, fmt.Errorf("%w; the state of a failed chain is not saved", c.err)
 		}
 		pcg, err := c.pcg.MarshalBinary()
 		if err != nil {

@@ -120,7 +120,7 @@ func TestBurnInRejects(t *testing.T) {
 		}}
 		const burn = 1000
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := sgld.Settings{X0Scale: sgld.NoJitter, A: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 3000, BurnIn: burn}
+			s := sgld.Settings{InitScale: sgld.NoJitter, A: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 3000, BurnIn: burn}
 			set, err := s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			var nf *particle.NonFiniteError
 			switch {
@@ -160,7 +160,7 @@ func TestBurnInRejects(t *testing.T) {
 // with 13 draws per chain.
 func TestMonitorReadsEveryDraw(t *testing.T) {
 	g := testutil.Gauss5(t)
-	run := func(keep int, monitor string) particle.Set {
+	run := func(keep int, monitor sgld.Monitor) particle.Set {
 		t.Helper()
 		set, err := sgld.Settings{Iterations: 20000, Keep: keep, Monitor: monitor}.Run(context.Background(), testutil.AsFunc(g), particle.Start{X0: make([]float64, 5)}, rand.NewPCG(1, 2), nil)
 		if err != nil {

@@ -76,7 +76,7 @@ func ExampleRun_constantSchedule() {
 // NoBurnIn and NoJitter are the named "none" of their fields; any other
 // negative value is refused, naming the field.
 func ExampleSettings_Validate() {
-	fmt.Println(sgld.Settings{BurnIn: sgld.NoBurnIn, X0Scale: sgld.NoJitter}.Validate())
+	fmt.Println(sgld.Settings{BurnIn: sgld.NoBurnIn, InitScale: sgld.NoJitter}.Validate())
 	fmt.Println(sgld.Settings{BurnIn: -5}.Validate())
 	// Output:
 	// <nil>

@@ -9,7 +9,7 @@ import (
 // TestNoneValues: NoBurnIn and NoJitter are the only negative values of
 // their fields; any other is a *setting.Error naming the field.
 func TestNoneValues(t *testing.T) {
-	if err := (Settings{BurnIn: NoBurnIn, X0Scale: NoJitter}).Validate(); err != nil {
+	if err := (Settings{BurnIn: NoBurnIn, InitScale: NoJitter}).Validate(); err != nil {
 		t.Errorf("NoBurnIn, NoJitter: %v", err)
 	}
 	for _, c := range []struct {
@@ -17,8 +17,8 @@ func TestNoneValues(t *testing.T) {
 		field string
 	}{
 		{Settings{BurnIn: -2}, "burn_in"},
-		{Settings{X0Scale: -0.5}, "jitter"},
-		{Settings{X0Scale: -2}, "jitter"},
+		{Settings{InitScale: -0.5}, "jitter"},
+		{Settings{InitScale: -2}, "jitter"},
 	} {
 		e, ok := setting.As(c.s.Validate())
 		if !ok || e.Field != c.field {

@@ -41,13 +41,17 @@ const (
 	// "ess_bulk_min" (and, with ScheduleAdaptive, "step", the chains' mean
 	// adapted step, and "burnin_rejected", the moves of their burn-ins
 	// rejected).
-	StopConverged = "converged"
+	StopConverged sampler.Stop = "converged"
 	// StopFixed runs exactly Iterations iterations per chain.
 	StopFixed = sampler.StopFixed
 )
 
 // rules is what of the run frame SGLD takes.
-var rules = sampler.Rules{Stops: []string{StopConverged, StopFixed}, Whiten: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopConverged, StopFixed}, Whiten: true}
+
+// Monitor selects the draws StopConverged reads (Settings.Monitor); the
+// empty text is MonitorAll.
+type Monitor string
 
 // Monitors of StopConverged (Settings.Monitor) when Settings.Keep caps the
 // particle set.
@@ -59,10 +63,10 @@ const (
 	// N of them. With Keep = 25 (a set of 100 from four chains) the old
 	// reading of the kept draws alone tested 12 draws per chain, whose
 	// bulk ESS cannot reach 400, so every such run went to its ceiling.
-	MonitorAll = "all"
+	MonitorAll Monitor = "all"
 	// MonitorKept tests the second half of the last Keep draws of each
 	// chain and returns those (the rule before MonitorAll).
-	MonitorKept = "kept"
+	MonitorKept Monitor = "kept"
 )
 
 // ScheduleAdaptive is a constant step after a burn-in that adapts it,
@@ -88,7 +92,7 @@ const (
 // is where that may be corrected. The moves of the sampling phase are
 // never rejected: a non-finite log density or score there is the error of
 // Run.
-const ScheduleAdaptive = "adaptive"
+const ScheduleAdaptive Schedule = "adaptive"
 
 // Defaults of the stopping rule and the whitened coordinates.
 const (
@@ -119,10 +123,8 @@ func (s Settings) validateScale() error {
 	if err := s.Frame.Validate(rules); err != nil {
 		return err
 	}
-	switch s.Monitor {
-	case "", MonitorAll, MonitorKept:
-	default:
-		return setting.Errorf("monitor", s.Monitor, "is not one of %q", []string{MonitorAll, MonitorKept})
+	if err := setting.OneOf("monitor", s.Monitor, MonitorAll, MonitorKept); err != nil {
+		return err
 	}
 	if math.IsNaN(s.MaxRhat) || math.IsInf(s.MaxRhat, 0) || (s.MaxRhat != 0 && s.MaxRhat <= 1) {
 		return setting.Errorf("max_rhat", s.MaxRhat, "must be above 1")

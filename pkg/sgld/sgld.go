@@ -48,7 +48,7 @@ type Settings struct {
 	// Schedule names the step-size schedule: ScheduleAdaptive (the
 	// default, also "", with WhitenLaplace), SchedulePolynomial (the
 	// default with WhitenNone) or ScheduleConstant.
-	Schedule string `toml:"schedule" json:"schedule,omitempty"`
+	Schedule Schedule `toml:"schedule" json:"schedule,omitempty"`
 
 	// A, B and Gamma set the polynomial step size ε_t = A·(B + t)^(−Gamma)
 	// of iteration t = 1, 2, … (Welling & Teh); the constant schedule has
@@ -71,12 +71,12 @@ type Settings struct {
 	// Σε_t = ∞, Σε_t² < ∞. Default 0.55.
 	Gamma float64 `toml:"gamma" json:"gamma,omitempty"`
 
-	// X0Scale is the standard deviation of the Gaussian perturbation of the
+	// InitScale is the standard deviation of the Gaussian perturbation of the
 	// starting points around the start point X0 (particle.Start.X0; in
 	// posterior standard deviations around the MAP with WhitenLaplace; see
 	// Init). Zero means 1; NoJitter (-1) means none. Other negative values
 	// are errors.
-	X0Scale float64 `toml:"jitter" json:"jitter,omitempty"`
+	InitScale float64 `toml:"jitter" json:"jitter,omitempty"`
 
 	// Frame is the run frame SGLD shares (its keys whiten, stop and
 	// strict; Workers; NoDiagnostics): Whiten WhitenLaplace (the default)
@@ -105,26 +105,30 @@ type Settings struct {
 	// checked, flag "kept", see FlagKeptZ); MonitorKept only the second
 	// half of the last Keep draws, which is also the set (Chains·⌈Keep/2⌉
 	// particles). Without Keep the two are the same. See the constants.
-	Monitor string `toml:"monitor" json:"monitor,omitempty"`
+	Monitor Monitor `toml:"monitor" json:"monitor,omitempty"`
 
 	// RecordEvery is the number of iterations between two snapshots.
 	// Default 100. The last iteration is always reported.
 	RecordEvery int `toml:"record_every" json:"record_every,omitempty"`
 }
 
+// Schedule names SGLD's step-size schedule (Settings.Schedule); the empty
+// text is the default of the run's coordinates.
+type Schedule string
+
 // Step-size schedules (Settings.Schedule).
 const (
 	// SchedulePolynomial is ε_t = A·(B + t)^(−Gamma), decaying so that
 	// Σε_t = ∞ and Σε_t² < ∞ when Gamma ∈ (0.5, 1].
-	SchedulePolynomial = "polynomial"
+	SchedulePolynomial Schedule = "polynomial"
 	// ScheduleConstant is ε_t = A at every iteration: the chain then has a
 	// stationary law of its own, biased by O(A), and mixes at a constant
 	// rate.
-	ScheduleConstant = "constant"
+	ScheduleConstant Schedule = "constant"
 )
 
 // NoBurnIn as Settings.BurnIn keeps the states from the first iteration
-// on, and NoJitter as Settings.X0Scale starts the chains without a
+// on, and NoJitter as Settings.InitScale starts the chains without a
 // perturbation. They are the only negative values of their fields
 // (burn_in = -1, jitter = -1 in an experiment file).
 const (
@@ -145,7 +149,7 @@ const (
 
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid: every field is non-negative (except BurnIn = NoBurnIn
-// and X0Scale = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
+// and InitScale = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
 // thinning that are given leave draws to keep. Zero fields are valid: they
 // take their defaults.
 func (s Settings) Validate() error {
@@ -157,7 +161,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"a", s.A}, {"b", s.B}, {"jitter", s.X0Scale}} {
+	}{{"a", s.A}, {"b", s.B}, {"jitter", s.InitScale}} {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -165,8 +169,8 @@ func (s Settings) Validate() error {
 	if s.BurnIn < 0 && s.BurnIn != NoBurnIn {
 		return setting.Errorf("burn_in", s.BurnIn, "must not be negative (NoBurnIn, -1, discards nothing)")
 	}
-	if s.X0Scale < 0 && s.X0Scale != NoJitter {
-		return setting.Errorf("jitter", s.X0Scale, "must not be negative (NoJitter, -1, means none)")
+	if s.InitScale < 0 && s.InitScale != NoJitter {
+		return setting.Errorf("jitter", s.InitScale, "must not be negative (NoJitter, -1, means none)")
 	}
 	switch s.Schedule {
 	case "", SchedulePolynomial:
@@ -187,7 +191,7 @@ func (s Settings) Validate() error {
 			return setting.Errorf("gamma", s.Gamma, "applies only to the polynomial schedule")
 		}
 	default:
-		return setting.Errorf("schedule", s.Schedule, "is not one of %q", []string{ScheduleAdaptive, SchedulePolynomial, ScheduleConstant})
+		return setting.OneOf("schedule", s.Schedule, ScheduleAdaptive, SchedulePolynomial, ScheduleConstant)
 	}
 	if s.Gamma != 0 && (s.Gamma <= 0.5 || s.Gamma > 1) {
 		return setting.Errorf("gamma", s.Gamma, "is outside (0.5, 1]")
@@ -238,10 +242,10 @@ func (s Settings) withDefaults(t target.Target, start particle.Start) (Settings,
 	s.Batch = cmp.Or(s.Batch, DefaultBatch)
 	s.resolveScale(t)
 	switch {
-	case s.X0Scale == 0:
-		s.X0Scale = 1
-	case s.X0Scale == NoJitter:
-		s.X0Scale = 0
+	case s.InitScale == 0:
+		s.InitScale = 1
+	case s.InitScale == NoJitter:
+		s.InitScale = 0
 	}
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
 	return s, nil
@@ -341,8 +345,8 @@ func (c *chain) step() bool {
 }
 
 // MaxStartDraws is the number of start points a chain draws (X0 +
-// X0Scale·z, a prior draw, or X0Scale·z; in the whitened coordinates x̂ +
-// X0Scale·Lz, draws of the Laplace fit) until one has a finite log density
+// InitScale·z, a prior draw, or InitScale·z; in the whitened coordinates x̂ +
+// InitScale·Lz, draws of the Laplace fit) until one has a finite log density
 // and score: a support with a boundary (log p = −∞ outside) can lie within
 // the jitter of the start, as Gamma(3, 1)'s 0 lies 1.4 Laplace sds below
 // its mode. Runs whose first start is inside draw nothing more.
@@ -355,8 +359,8 @@ const MaxStartDraws = 100
 func (c *chain) restart(lp float64) float64 {
 	site := particle.Site{Method: "sgld", Iteration: 0, Point: "chain", Index: c.id}
 	if c.fixed {
-		c.err = fmt.Errorf("sgld: chain %d: the start point (Init, no jitter) is outside the target's support: %w",
-			c.id, particle.NonFinite(site, lp, c.g))
+		c.err = fmt.Errorf("%w; the start point (X0, no jitter) is outside the target's support",
+			particle.NonFinite(site, lp, c.g))
 		return lp
 	}
 	for k := 1; k < MaxStartDraws; k++ {
@@ -370,9 +374,9 @@ func (c *chain) restart(lp float64) float64 {
 			return lp
 		}
 	}
-	c.err = fmt.Errorf("sgld: chain %d: none of %d start points drawn has a finite log density and score "+
-		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller X0Scale (key jitter)): %w",
-		c.id, MaxStartDraws, particle.NonFinite(site, lp, c.g))
+	c.err = fmt.Errorf("%w; none of %d start points drawn has a finite log density and score "+
+		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller InitScale (key jitter))",
+		particle.NonFinite(site, lp, c.g), MaxStartDraws)
 	return lp
 }
 

@@ -29,12 +29,12 @@ var gamma5 = target.Func{D: 1, F: func(x, g []float64) float64 {
 }}
 
 // A chain whose start point falls outside the support draws another from
-// the start's law (here the Laplace fit's, widened by X0Scale = 3) instead
+// the start's law (here the Laplace fit's, widened by InitScale = 3) instead
 // of failing at its first iteration; the set says how many it redrew.
 func TestStartOutsideSupportRedrawn(t *testing.T) {
 	redrawn := 0
 	for seed := uint64(1); seed <= 8; seed++ {
-		s := sgld.Settings{X0Scale: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 300, BurnIn: 200}
+		s := sgld.Settings{InitScale: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 300, BurnIn: 200}
 		set, err := s.Run(context.Background(), gamma5, particle.Start{X0: []float64{3}}, rand.NewPCG(seed, 7), nil)
 		var nf *particle.NonFiniteError
 		if errors.As(err, &nf) && nf.Iteration <= 1 {
@@ -56,20 +56,24 @@ func TestStartOutsideSupportRedrawn(t *testing.T) {
 	t.Logf("%d start points redrawn over 8 seeds", redrawn)
 }
 
-// A start that cannot be inside is a clear error: one fixed point outside
-// (no jitter), or a law all of whose MaxStartDraws draws are outside.
+// A start that cannot be inside is a clear error, naming the method once:
+// one fixed point outside (no jitter), or a law all of whose
+// MaxStartDraws draws are outside.
 func TestStartOutsideSupportError(t *testing.T) {
 	for _, c := range []struct {
 		x0   []float64
 		s    sgld.Settings
 		want string
 	}{
-		{[]float64{-5}, sgld.Settings{X0Scale: sgld.NoJitter, Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "the start point (Init, no jitter) is outside the target's support"},
+		{[]float64{-5}, sgld.Settings{InitScale: sgld.NoJitter, Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "the start point (X0, no jitter) is outside the target's support"},
 		{[]float64{-50}, sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "none of 100 start points drawn has a finite log density"},
 	} {
 		_, err := c.s.Run(context.Background(), gamma5, particle.Start{X0: c.x0}, rand.NewPCG(1, 2), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, particle.ErrNonFinite) {
-			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.x0, c.s.X0Scale, err, c.want)
+			t.Errorf("Init %v, jitter %v: error %v, want one saying %q", c.x0, c.s.InitScale, err, c.want)
+		}
+		if err != nil && strings.Count(err.Error(), "sgld: ") != 1 {
+			t.Errorf("Init %v: %q names the method more than once", c.x0, err)
 		}
 	}
 }

@@ -71,14 +71,14 @@ type state struct {
 
 // Init returns the state of an SGLD run before its first iteration: the
 // chains at their starts, each with its own random stream seeded in turn
-// from src. With WhitenNone a chain starts at start.X0 + X0Scale·z,
+// from src. With WhitenNone a chain starts at start.X0 + InitScale·z,
 // z ~ N(0, I), when start.X0 is not nil (length Dim), else at a draw of
-// the prior when the target is a target.PriorSampler, and at X0Scale·z
+// the prior when the target is a target.PriorSampler, and at InitScale·z
 // otherwise. With WhitenLaplace (the default) Init first searches the MAP
 // x̂ from start.X0 (default a prior draw, else the origin) and fits the
 // Laplace approximation N(x̂, LLᵀ) there, under ctx, charging their
 // gradient evaluations to the state, and the chains start at
-// x̂ + X0Scale·Lz. A drawn start whose log density or score is not finite
+// x̂ + InitScale·Lz. A drawn start whose log density or score is not finite
 // (outside a bounded support) is drawn again, up to MaxStartDraws times;
 // a single start point (X0 with NoJitter) outside is an error. A starting
 // set (start.Particles) is an error.
@@ -133,7 +133,7 @@ func newState(t target.Target, s Settings, x0 []float64, src rand.Source, fr *la
 		}
 	}
 	r := &state{t: t, s: s, fr: fr, d: d}
-	s0, scale := x0, s.X0Scale
+	s0, scale := x0, s.InitScale
 	master := rand.New(src)
 	r.chains = make([]*chain, s.Chains)
 	for i := range r.chains {

@@ -34,7 +34,7 @@ func TestStepAllocations(t *testing.T) {
 		return -0.5*x[0]*x[0] - x[1]*x[1]
 	}}
 	ctx := context.Background()
-	for _, whiten := range []string{WhitenLaplace, WhitenNone} {
+	for _, whiten := range []sampler.Whiten{WhitenLaplace, WhitenNone} {
 		st, err := Init(ctx, normal, particle.Start{X0: []float64{0.3, -0.2}},
 			Settings{N: 200, Frame: sampler.Frame{Stop: StopFixed, Whiten: whiten}}, rand.NewPCG(1, 2))
 		if err != nil {

@@ -52,7 +52,7 @@ func (st *State) MarshalState() ([]byte, error) {
 	r := st.r
 	o := r.obj
 	if o.err != nil {
-		return nil, fmt.Errorf("sp: the run failed: %w", o.err)
+		return nil, fmt.Errorf("%w; the state of a failed run is not saved", o.err)
 	}
 	src, err := sampler.MarshalSource(r.src)
 	if err != nil {

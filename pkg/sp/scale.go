@@ -34,7 +34,7 @@ const (
 const DefaultCeiling = 400
 
 // rules is what of the run frame Stein Points takes.
-var rules = sampler.Rules{Stops: []string{StopKSD, StopFixed}, Whiten: true, KSD: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopKSD, StopFixed}, Whiten: true, KSD: true}
 
 // resolveScale fills the frame, N and, with WhitenLaplace, C for
 // dimension d.

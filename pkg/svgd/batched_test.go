@@ -55,7 +55,7 @@ func TestStochasticBatchedMatchesPerParticle(t *testing.T) {
 				row[j] = 0.5 * rng.NormFloat64()
 			}
 		}
-		s := svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 30, Step: 0.01, BatchSize: 40}
+		s := svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 30, StepSize: 0.01, Batch: 40}
 		got, err := sampler.Set(svgd.Run(context.Background(), c.tg, particle.Start{Particles: init}, s, rand.NewPCG(5, 5), nil))
 		if err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func ExampleRun() {
 		last = s
 		return nil
 	})
-	set, err := sampler.Set(svgd.Run(context.Background(), post, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 2000, Step: 0.05}, rand.NewPCG(3, 4), rec))
+	set, err := sampler.Set(svgd.Run(context.Background(), post, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 2000, StepSize: 0.05}, rand.NewPCG(3, 4), rec))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func ExampleStep() {
 		return -0.5 * ((x[0]-1)*(x[0]-1) + (x[1]+2)*(x[1]+2))
 	}}
 	ctx := context.Background()
-	st, err := svgd.Init(ctx, post, particle.Start{X0: []float64{0, 0}}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, N: 50, X0Scale: 0.1, Step: 0.05}, rand.NewPCG(3, 4))
+	st, err := svgd.Init(ctx, post, particle.Start{X0: []float64{0, 0}}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, N: 50, InitScale: 0.1, StepSize: 0.05}, rand.NewPCG(3, 4))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // fullOnly hides the minibatch method of a target.
 type fullOnly struct{ target.Target }
 
-// Full-batch SVGD: BatchSize FullBatch, a batch of N and a batch larger
+// Full-batch SVGD: Batch FullBatch, a batch of N and a batch larger
 // than N give the particles of a target without minibatches, and the
 // particle mean reaches the posterior mean Σy/(N+1) of meanData within a
 // small fraction of the posterior standard deviation 1/√(N+1).
@@ -27,7 +27,7 @@ func TestFullBatch(t *testing.T) {
 	tg := newMeanData(rng, N)
 	init := randInit(rng, 30, 2, 1)
 	run := func(tt target.Target, batch int) *mat.Dense {
-		set, err := sampler.Set(svgd.Run(context.Background(), tt, particle.Start{Particles: init}, svgd.Settings{Iterations: 3000, Step: 0.05, BatchSize: batch}, rand.NewPCG(3, 4), nil))
+		set, err := sampler.Set(svgd.Run(context.Background(), tt, particle.Start{Particles: init}, svgd.Settings{Iterations: 3000, StepSize: 0.05, Batch: batch}, rand.NewPCG(3, 4), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func TestGaussianTarget(t *testing.T) {
 	const n, h = 100, 1.5
 	rng := rand.New(rand.NewPCG(21, 22))
 	init := randInit(rng, n, d, 3)
-	got, err := sampler.Set(svgd.Run(context.Background(), g, particle.Start{Particles: init}, svgd.Settings{Iterations: 1000, Step: 0.05}, rand.NewPCG(1, 1), nil))
+	got, err := sampler.Set(svgd.Run(context.Background(), g, particle.Start{Particles: init}, svgd.Settings{Iterations: 1000, StepSize: 0.05}, rand.NewPCG(1, 1), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

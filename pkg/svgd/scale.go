@@ -25,6 +25,10 @@ const (
 	WhitenNone = sampler.WhitenNone
 )
 
+// BandwidthRule selects SVGD's bandwidth when Settings.Bandwidth is zero;
+// the empty text is the default (see Settings.BandwidthRule).
+type BandwidthRule string
+
 // Bandwidth rules (Settings.BandwidthRule), for a zero Settings.Bandwidth.
 const (
 	// BandwidthParticles recomputes the bandwidth from the particles at
@@ -51,17 +55,17 @@ const (
 	// neighbours (BandwidthScale, fixed widths, the frozen one) on seeds
 	// 100–111, which no report reads, it is close on 11 of 12, the most of
 	// any (docs/DECISIONS.md).
-	BandwidthParticles = "particles"
+	BandwidthParticles BandwidthRule = "particles"
 	// BandwidthLaplace freezes h = laplace.WhitenedBandwidth(d) (WhitenLaplace
 	// only): the particles' scale is taken to be the Laplace fit's.
-	BandwidthLaplace = "laplace"
+	BandwidthLaplace BandwidthRule = "laplace"
 )
 
 // Stopping rules (Settings.Stop).
 const (
 	// StopPlateau ends the run when the particles have settled: the
 	// particles are averaged over windows of PlateauWindow iterations
-	// (which cancels the jitter of AdaGrad's steps of length ≈ Step around
+	// (which cancels the jitter of AdaGrad's steps of length ≈ StepSize around
 	// the fixed point), and when the mean and the standard deviation of
 	// every coordinate of those averages have changed by less than StopTol
 	// of that standard deviation from one window to the next for
@@ -69,19 +73,19 @@ const (
 	// ceiling: a run that reaches it first is returned with the flag
 	// "ceiling" in particle.Set.Diag. Diag's "iterations" is the number of
 	// updates made.
-	StopPlateau = "plateau"
+	StopPlateau sampler.Stop = "plateau"
 	// StopFixed runs exactly Iterations updates.
 	StopFixed = sampler.StopFixed
 )
 
 // rules is what of the run frame SVGD takes.
-var rules = sampler.Rules{Stops: []string{StopPlateau, StopFixed}, Whiten: true}
+var rules = sampler.Rules{Stops: []sampler.Stop{StopPlateau, StopFixed}, Whiten: true}
 
 // Defaults of the stopping rule and of the whitened coordinates.
 const (
 	// DefaultCeiling is the zero Iterations with StopPlateau.
 	DefaultCeiling = 10000
-	// DefaultWhitenedStep is the zero Step with WhitenLaplace: the first
+	// DefaultWhitenedStep is the zero StepSize with WhitenLaplace: the first
 	// AdaGrad step moves every whitened coordinate by ≈ 0.05 posterior
 	// standard deviations.
 	DefaultWhitenedStep = 0.05
@@ -100,28 +104,25 @@ func (s Settings) validateScale() error {
 	if s.StopTol < 0 || s.StopTol >= 1 || math.IsNaN(s.StopTol) {
 		return setting.Errorf("stop_tol", s.StopTol, "is outside [0, 1)")
 	}
-	switch s.BandwidthRule {
-	case "", BandwidthParticles:
-	case BandwidthLaplace:
-		if s.Whiten == WhitenNone {
-			return setting.Errorf("bandwidth_rule", s.BandwidthRule, "needs whiten = %q (there is no Laplace fit with %q)", WhitenLaplace, WhitenNone)
-		}
-	default:
-		return setting.Errorf("bandwidth_rule", s.BandwidthRule, "is not one of %q", []string{BandwidthParticles, BandwidthLaplace})
+	if err := setting.OneOf("bandwidth_rule", s.BandwidthRule, BandwidthParticles, BandwidthLaplace); err != nil {
+		return err
+	}
+	if s.BandwidthRule == BandwidthLaplace && s.Whiten == WhitenNone {
+		return setting.Errorf("bandwidth_rule", s.BandwidthRule, "needs whiten = %q (there is no Laplace fit with %q)", WhitenLaplace, WhitenNone)
 	}
 	return nil
 }
 
-// resolveScale fills Whiten, Stop, StopTol, Iterations and Step, whose
+// resolveScale fills Whiten, Stop, StopTol, Iterations and StepSize, whose
 // defaults depend on the coordinates and the stopping rule.
 func (s *Settings) resolveScale() {
 	s.Frame = s.Frame.Resolved(rules)
 	s.StopTol = cmp.Or(s.StopTol, DefaultStopTol)
 	s.Iterations = s.Frame.Ceiling(s.Iterations, DefaultCeiling, DefaultIterations)
 	if s.Whiten == WhitenLaplace {
-		s.Step = cmp.Or(s.Step, DefaultWhitenedStep)
+		s.StepSize = cmp.Or(s.StepSize, DefaultWhitenedStep)
 	} else {
-		s.Step = cmp.Or(s.Step, DefaultStep)
+		s.StepSize = cmp.Or(s.StepSize, DefaultStepSize)
 	}
 }
 

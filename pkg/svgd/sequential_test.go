@@ -40,7 +40,7 @@ func (b *batchLog) MinibatchLogProbGrad(x, g []float64, batch []int) float64 {
 func TestSequentialBatches(t *testing.T) {
 	tg := &batchLog{n: 7}
 	init := mat.NewDense(1, 1, []float64{0.5})
-	s := svgd.Settings{Iterations: 4, BatchSize: 3, Sequential: true, Frame: sampler.Frame{Workers: 1}}
+	s := svgd.Settings{Iterations: 4, Batch: 3, Sequential: true, Frame: sampler.Frame{Workers: 1}}
 	if _, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, s, rand.NewPCG(1, 2), nil)); err != nil {
 		t.Fatal(err)
 	}

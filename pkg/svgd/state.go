@@ -61,14 +61,14 @@ type State struct {
 // Init returns the state of an SVGD run before its first update, from
 // start: its Particles (one per row, n×Dim; copied, never modified, n
 // replacing Settings.N), else N drawn points. With WhitenNone the drawn
-// points are X0 + X0Scale·z, z ~ N(0, I), when start.X0 is set (length
+// points are X0 + InitScale·z, z ~ N(0, I), when start.X0 is set (length
 // Dim), else prior draws from a target that implements
 // target.PriorSampler, and Init fails otherwise. With WhitenLaplace (the
 // default) Init first searches the MAP x̂, from start.X0, else from the
 // mean of the starting particles, else from a prior draw, else from the
 // origin, and fits the Laplace approximation N(x̂, LLᵀ) there, under ctx,
 // charging their gradient evaluations to the state; the drawn points are
-// then x̂ + X0Scale·Lz. src seeds the draws of the start and the
+// then x̂ + InitScale·Lz. src seeds the draws of the start and the
 // permutation that orders the minibatches; Step draws no more random
 // numbers.
 //
@@ -130,7 +130,7 @@ func Init(ctx context.Context, t target.Target, start particle.Start, s Settings
 		z = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
 			for j, row := 0, z.RawRowView(i); j < d; j++ {
-				row[j] = s.X0Scale * rng.NormFloat64()
+				row[j] = s.InitScale * rng.NormFloat64()
 			}
 		}
 	}

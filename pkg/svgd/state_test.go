@@ -41,9 +41,9 @@ func stateCases(t *testing.T) []struct {
 		start particle.Start
 	}{
 		{"zero", gauss, svgd.Settings{N: 30}, particle.Start{X0: []float64{0, 0, 0}}},
-		{"reference-1", lr, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 1}, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50}, particle.Start{}},
-		{"reference-2", lr, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 2}, N: 40, Iterations: 120, Step: 0.05, BatchSize: 50}, particle.Start{}},
-		{"ceiling", lr, svgd.Settings{N: 20, Iterations: 60, BatchSize: 50, Frame: sampler.Frame{Workers: 1}, RecordEvery: 7}, particle.Start{}},
+		{"reference-1", lr, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 1}, N: 40, Iterations: 120, StepSize: 0.05, Batch: 50}, particle.Start{}},
+		{"reference-2", lr, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 2}, N: 40, Iterations: 120, StepSize: 0.05, Batch: 50}, particle.Start{}},
+		{"ceiling", lr, svgd.Settings{N: 20, Iterations: 60, Batch: 50, Frame: sampler.Frame{Workers: 1}, RecordEvery: 7}, particle.Start{}},
 	}
 }
 

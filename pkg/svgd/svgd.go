@@ -26,24 +26,24 @@ import (
 const (
 	DefaultN          = 100
 	DefaultIterations = 1000
-	DefaultStep       = 1e-3
+	DefaultStepSize   = 1e-3
 	DefaultAlpha      = 0.9
 	DefaultFudge      = 1e-6
-	DefaultBatchSize  = 100
-	DefaultX0Scale    = 1.0
+	DefaultBatch      = 100
+	DefaultInitScale  = 1.0
 )
 
-// FullBatch is the BatchSize that asks for full-data scores on every
+// FullBatch is the Batch that asks for full-data scores on every
 // target: each iteration then costs n·N per-datapoint gradients and the
-// updates are deterministic given the initial particles. A BatchSize of
-// at least N has the same effect. It is the one negative BatchSize
+// updates are deterministic given the initial particles. A Batch of
+// at least N has the same effect. It is the one negative Batch
 // (batch = -1 in an experiment file); any other is an error.
 const FullBatch = -1
 
 // Settings configures Run. The zero value is usable: every field documents
 // its default, and the defaults are those of the reference code's update
 // function. Validate (called by Run) refuses negative and non-finite
-// values; the one negative value allowed is BatchSize's FullBatch.
+// values; the one negative value allowed is Batch's FullBatch.
 //
 // The struct tags are the fields' names in experiment files (TOML) and in
 // recorded settings (JSON).
@@ -60,19 +60,19 @@ type Settings struct {
 	// StopPlateau.
 	Iterations int `toml:"iterations" json:"iterations,omitempty"`
 
-	// Step is the master step size ε of AdaGrad, in the run's coordinates
+	// StepSize is the master step size ε of AdaGrad, in the run's coordinates
 	// (posterior standard deviations with WhitenLaplace). Zero means
-	// DefaultStep (1e-3, the reference update's default and its neural
+	// DefaultStepSize (1e-3, the reference update's default and its neural
 	// network's master_stepsize; its logistic regression uses 0.05) with
 	// WhitenNone and DefaultWhitenedStep with WhitenLaplace.
-	Step float64 `toml:"step" json:"step,omitempty"`
+	StepSize float64 `toml:"step" json:"step,omitempty"`
 
-	// BatchSize is the minibatch size |B| of a target.Stochastic target,
-	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatchSize
+	// Batch is the minibatch size |B| of a target.Stochastic target,
+	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatch
 	// (100). FullBatch (-1; other negative values are errors), a batch at
 	// least as large as the data, or a target that is not Stochastic, uses
 	// the full-data LogProbGrad.
-	BatchSize int `toml:"batch" json:"batch,omitempty"`
+	Batch int `toml:"batch" json:"batch,omitempty"`
 
 	// Sequential walks the data in its stored order instead of a
 	// permutation: iteration t (0 based) uses the rows
@@ -92,7 +92,7 @@ type Settings struct {
 	// Laplace fit's laplace.WhitenedBandwidth(d), frozen; with
 	// WhitenNone the zero value is the reference median heuristic, and
 	// BandwidthParticles may be chosen there too. See the constants.
-	BandwidthRule string `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
+	BandwidthRule BandwidthRule `toml:"bandwidth_rule" json:"bandwidth_rule,omitempty"`
 	// BandwidthScale multiplies the bandwidth of BandwidthParticles:
 	// h = BandwidthScale·√med, h² = c·med/2 with c = 2·BandwidthScale².
 	// Zero means 1 (the median distance); it has no effect under another
@@ -119,17 +119,17 @@ type Settings struct {
 	// default (false) counts the zero diagonal, as the reference code does.
 	ExcludeDiagonal bool `toml:"exclude_diagonal" json:"exclude_diagonal,omitempty"`
 
-	// X0Scale is the standard deviation of the initial particles around
+	// InitScale is the standard deviation of the initial particles around
 	// the start point X0 (WhitenNone), or around the MAP in posterior
 	// standard deviations (WhitenLaplace); see Init. Zero means
-	// DefaultX0Scale (1).
-	X0Scale float64 `toml:"init_scale" json:"init_scale,omitempty"`
+	// DefaultInitScale (1).
+	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
 	// Frame is the run frame SVGD shares (its keys whiten, stop and
 	// strict; Workers; NoDiagnostics): Whiten WhitenLaplace (the default)
 	// runs SVGD in the target's own scales, the coordinates of the Laplace
 	// fit at the MAP, so that the kernel is an RBF on whitened coordinates
-	// and the start spread X0Scale and the step Step are in posterior
+	// and the start spread InitScale and the step StepSize are in posterior
 	// standard deviations, WhitenNone in the target's coordinates as the
 	// reference code does; Stop StopPlateau (the default) ends the run
 	// when the particles' moments have settled, Iterations being a ceiling
@@ -161,18 +161,18 @@ type Settings struct {
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid. Zero fields are valid: they take their defaults.
 func (s Settings) Validate() error {
-	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.Step,
+	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.StepSize,
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
-		"record_every", s.RecordEvery, "init_scale", s.X0Scale, "bandwidth_scale", s.BandwidthScale); err != nil {
+		"record_every", s.RecordEvery, "init_scale", s.InitScale, "bandwidth_scale", s.BandwidthScale); err != nil {
 		return err
 	}
-	if s.BatchSize < 0 && s.BatchSize != FullBatch {
-		return setting.Errorf("batch", s.BatchSize, "must not be negative (FullBatch, -1, is the full batch)")
+	if s.Batch < 0 && s.Batch != FullBatch {
+		return setting.Errorf("batch", s.Batch, "must not be negative (FullBatch, -1, is the full batch)")
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"step", s.Step}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.X0Scale}} {
+	}{{"step", s.StepSize}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.InitScale}} {
 		if math.IsInf(f.v, 0) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -196,8 +196,8 @@ func (s Settings) resolved() (Settings, error) {
 	s.resolveScale()
 	s.Alpha = cmp.Or(s.Alpha, DefaultAlpha)
 	s.Fudge = cmp.Or(s.Fudge, DefaultFudge)
-	s.BatchSize = cmp.Or(s.BatchSize, DefaultBatchSize)
-	s.X0Scale = cmp.Or(s.X0Scale, DefaultX0Scale)
+	s.Batch = cmp.Or(s.Batch, DefaultBatch)
+	s.InitScale = cmp.Or(s.InitScale, DefaultInitScale)
 	s.Workers = cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	return s, nil
 }
@@ -298,7 +298,7 @@ func newState(t target.Target, s Settings, start particle.Start, src rand.Source
 		x = mat.NewDense(s.N, d, nil)
 		for i := 0; i < s.N; i++ {
 			for j, row := 0, x.RawRowView(i); j < d; j++ {
-				row[j] = x0[j] + s.X0Scale*rng.NormFloat64()
+				row[j] = x0[j] + s.InitScale*rng.NormFloat64()
 			}
 		}
 	} else {
@@ -329,7 +329,7 @@ func newState(t target.Target, s Settings, start particle.Start, src rand.Source
 		kern:   kernel.RBF{H: s.Bandwidth},
 		plat:   s.plateau(),
 	}
-	if sto, ok := t.(target.Stochastic); ok && s.BatchSize > 0 && s.BatchSize < sto.NData() {
+	if sto, ok := t.(target.Stochastic); ok && s.Batch > 0 && s.Batch < sto.NData() {
 		st.st = sto
 		if s.Sequential {
 			st.perm = make([]int, sto.NData())
@@ -339,8 +339,8 @@ func newState(t target.Target, s Settings, start particle.Start, src rand.Source
 		} else {
 			st.perm = rng.Perm(sto.NData())
 		}
-		st.batch = make([]int, s.BatchSize)
-		st.cost = int64(n) * int64(s.BatchSize)
+		st.batch = make([]int, s.Batch)
+		st.cost = int64(n) * int64(s.Batch)
 		if sb, ok := t.(target.StochasticBatched); ok {
 			st.sb = sb
 		}
@@ -349,7 +349,7 @@ func newState(t target.Target, s Settings, start particle.Start, src rand.Source
 		}
 		if pf, ok := t.(prefetcher); ok {
 			st.pf = pf
-			st.ahead = make([]int, s.BatchSize)
+			st.ahead = make([]int, s.Batch)
 		}
 	} else {
 		st.cost = int64(n) * int64(target.NData(t))
@@ -523,7 +523,7 @@ func (st *state) step(it int) error {
 		st.fillBatch(st.ahead, st.pos)
 		med.pf, med.ahead = st.pf, st.ahead
 	}
-	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.Step, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
+	st.upd = adagradStep{x: st.x, hist: st.hist, eps: st.s.StepSize, alpha: st.s.Alpha, fudge: st.s.Fudge, first: it == 0}
 	st.h = finishDirection(st.phi, st.ws, &st.upd).H
 	st.evals += st.cost
 	if st.team != nil {

@@ -25,7 +25,7 @@ func benchState(tb testing.TB, n, batch, workers int) *state {
 			row[j] = 0.1 * rng.NormFloat64()
 		}
 	}
-	st, err := newState(lr, Settings{Step: 0.05, BatchSize: batch, Frame: sampler.Frame{Workers: workers}}, particle.Start{Particles: init}, rand.NewPCG(3, 4))
+	st, err := newState(lr, Settings{StepSize: 0.05, Batch: batch, Frame: sampler.Frame{Workers: workers}}, particle.Start{Particles: init}, rand.NewPCG(3, 4))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func benchIterationBNN(b *testing.B, team bool) {
 	for i := 0; i < n; i++ {
 		m.Init(rng, init.RawRowView(i))
 	}
-	st, err := newState(m, Settings{Step: 1e-3, BatchSize: 100}, particle.Start{Particles: init}, rand.NewPCG(7, 8))
+	st, err := newState(m, Settings{StepSize: 1e-3, Batch: 100}, particle.Start{Particles: init}, rand.NewPCG(7, 8))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestOneStepByHand(t *testing.T) {
 	}
 	init := mat.NewDense(2, 1, []float64{0, 1})
 	got, err := sampler.Set(svgd.Run(context.Background(), stdNormal(1), particle.Start{Particles: init},
-		svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 1, Step: 0.1}, rand.NewPCG(1, 1), nil))
+		svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 1, StepSize: 0.1}, rand.NewPCG(1, 1), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRunMatchesNaiveIterations(t *testing.T) {
 		evals = append(evals, s.GradEvals)
 		return nil
 	})
-	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 2}, Iterations: iters, Step: eps, BatchSize: batch, RecordEvery: 1}, rand.NewPCG(9, 9), rec))
+	got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: 2}, Iterations: iters, StepSize: eps, Batch: batch, RecordEvery: 1}, rand.NewPCG(9, 9), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	init := randInit(rng, 23, 2, 3)
 	var ref *mat.Dense
 	for _, w := range []int{1, 2, 3, 7, 40} {
-		got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: w}, Iterations: 50, Step: 0.05, BatchSize: 20}, rand.NewPCG(1, 2), nil))
+		got, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: init}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed, Workers: w}, Iterations: 50, StepSize: 0.05, Batch: 20}, rand.NewPCG(1, 2), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 	var steps []int
 	rec := particle.RecorderFunc(func(s particle.Snapshot) error {
 		steps = append(steps, s.Step)
-		// BatchSize −1: full-data scores cost n·N per iteration.
+		// Batch −1: full-data scores cost n·N per iteration.
 		if s.GradEvals != int64(s.Step*4*30) {
 			t.Errorf("step %d: %d gradient evaluations, want %d", s.Step, s.GradEvals, s.Step*4*30)
 		}
@@ -307,7 +307,7 @@ func TestSnapshotsAndFullGradientCost(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 7, RecordEvery: 3, BatchSize: svgd.FullBatch}, rand.NewPCG(1, 1), rec))
+	_, err := sampler.Set(svgd.Run(context.Background(), tg, particle.Start{Particles: randInit(rng, 4, 2, 1)}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}, Iterations: 7, RecordEvery: 3, Batch: svgd.FullBatch}, rand.NewPCG(1, 1), rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func TestContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &keepLast{at: 4, act: func() error { cancel(); return nil }}
-	got, err := sampler.Set(svgd.Run(ctx, stdNormal(2), particle.Start{Particles: randInit(rand.New(rand.NewPCG(2, 3)), 5, 2, 2)}, svgd.Settings{Iterations: 1000, Step: 0.1, RecordEvery: 1}, rand.NewPCG(1, 1), rec))
+	got, err := sampler.Set(svgd.Run(ctx, stdNormal(2), particle.Start{Particles: randInit(rand.New(rand.NewPCG(2, 3)), 5, 2, 2)}, svgd.Settings{Iterations: 1000, StepSize: 0.1, RecordEvery: 1}, rand.NewPCG(1, 1), rec))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -397,7 +397,7 @@ func TestInitialisation(t *testing.T) {
 		{"columns", stdNormal(3), particle.Start{Particles: mat.NewDense(4, 2, nil)}, svgd.Settings{}, "columns"},
 		{"NaN init", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, []float64{0, math.NaN()})}, svgd.Settings{}, "initial particle 1"},
 		{"alpha", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{Alpha: 1}, "alpha = 1"},
-		{"step", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{Step: -1}, "step = -1"},
+		{"step", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{StepSize: -1}, "step = -1"},
 		{"X0 length", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{}, "X0 has length 1"},
 		{"X0 length, no whitening", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone}}, "X0 has length 1"},
 	} {
@@ -410,7 +410,7 @@ func TestInitialisation(t *testing.T) {
 // With only X0, the particles start around it: on N(0, I) from X0 = (5, 5)
 // the run of 2000 steps moves their mean to the origin.
 func TestZeroSettingsX0(t *testing.T) {
-	set, err := sampler.Set(svgd.Run(context.Background(), stdNormal(2), particle.Start{X0: []float64{5, 5}}, svgd.Settings{Step: 0.1, Iterations: 2000},
+	set, err := sampler.Set(svgd.Run(context.Background(), stdNormal(2), particle.Start{X0: []float64{5, 5}}, svgd.Settings{StepSize: 0.1, Iterations: 2000},
 		rand.NewPCG(7, 8), nil))
 	if err != nil {
 		t.Fatal(err)

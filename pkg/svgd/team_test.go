@@ -93,7 +93,7 @@ func serialIteration(t target.StochasticBatched, x, hist *mat.Dense, batch []int
 		}
 	}
 	for i := 0; i < n; i++ {
-		dense.AdaGrad(x.RawRowView(i), phi.RawRowView(i), hist.RawRowView(i), s.Step, s.Alpha, s.Fudge, first)
+		dense.AdaGrad(x.RawRowView(i), phi.RawRowView(i), hist.RawRowView(i), s.StepSize, s.Alpha, s.Fudge, first)
 	}
 }
 
@@ -143,9 +143,9 @@ func TestTeamSameBits(t *testing.T) {
 	const iters = 2*pickBlock + 6 // a block on the team, one alone, then the faster
 	for _, c := range teamCases() {
 		init := teamInit(c)
-		s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, Step: c.step, BatchSize: c.batch, ExcludeDiagonal: c.excl, Bandwidth: c.bw}
+		s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, StepSize: c.step, Batch: c.batch, ExcludeDiagonal: c.excl, Bandwidth: c.bw}
 		// The reference: the batches of a run, the serial iteration.
-		ref, err := newState(c.t, Settings{Step: c.step, BatchSize: c.batch, Frame: sampler.Frame{Workers: 1}}, particle.Start{Particles: init}, rand.NewPCG(21, 22))
+		ref, err := newState(c.t, Settings{StepSize: c.step, Batch: c.batch, Frame: sampler.Frame{Workers: 1}}, particle.Start{Particles: init}, rand.NewPCG(21, 22))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestTeamIterationAllocatesNothing(t *testing.T) {
 		t.Skip("needs GOMAXPROCS ≥ 2")
 	}
 	for _, c := range teamCases() {
-		st, err := newState(c.t, Settings{Step: c.step, BatchSize: c.batch, Frame: sampler.Frame{Workers: 2}}, particle.Start{Particles: teamInit(c)}, rand.NewPCG(1, 2))
+		st, err := newState(c.t, Settings{StepSize: c.step, Batch: c.batch, Frame: sampler.Frame{Workers: 2}}, particle.Start{Particles: teamInit(c)}, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,9 +7,18 @@
 // package model implement it, and a user's own posterior is a Func:
 //
 //	t := target.Func{D: 2, F: func(x, grad []float64) float64 {
-//		grad[0], grad[1] = -x[0], -x[1]
+//		grad[0] += -x[0] // ∇log p is added into grad (see below)
+//		grad[1] += -x[1]
 //		return -0.5 * (x[0]*x[0] + x[1]*x[1])
 //	}}
+//
+// Every callback one supplies to this package (Func.F, RowFunc,
+// Prior.LogProbGrad) follows one rule: it adds its gradient into grad
+// (grad[j] += …), leaving what grad held in place. The package zeroes
+// grad before the first callback of an evaluation, so that a sum of terms
+// needs no buffer of its own, whatever the caller's grad held; an F that
+// writes grad instead is right as well, being the only callback of its
+// evaluation.
 //
 // Optional interfaces add what some methods can use: Stochastic (an unbiased
 // minibatch score, for SVGD and SGLD on large data), Batched (many particles

@@ -7,7 +7,8 @@ import (
 )
 
 // RowFunc is the log-likelihood of one data row: it returns log L(dᵢ | x)
-// and adds ∇ₓ log L(dᵢ | x) to grad (it must not overwrite grad). Row
+// and adds ∇ₓ log L(dᵢ | x) to grad (it must not overwrite grad, which
+// holds the other rows' sum), as every callback of this package does. Row
 // indices lie in [0, N). It must be safe for concurrent use and should
 // allocate nothing: it runs N times per full-data gradient.
 type RowFunc func(i int, x, grad []float64) float64
@@ -15,8 +16,9 @@ type RowFunc func(i int, x, grad []float64) float64
 // Prior is the prior p₀ of a posterior built by NewPosterior.
 type Prior struct {
 	// LogProbGrad returns log p₀(x) up to a constant and adds ∇log p₀(x)
-	// to grad (it must not overwrite grad). Nil is the flat prior: log
-	// p₀ = 0, no gradient. It must be safe for concurrent use.
+	// to grad (it must not overwrite grad, which holds the likelihood's
+	// gradient), as every callback of this package does. Nil is the flat
+	// prior: log p₀ = 0, no gradient. It must be safe for concurrent use.
 	LogProbGrad func(x, grad []float64) float64
 	// Sample, when not nil, writes one draw from p₀ into dst (length d);
 	// the posterior is then a PriorSampler too.

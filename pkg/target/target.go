@@ -73,8 +73,11 @@ func NData(t Target) int {
 type Func struct {
 	// D is the dimension, at least 1.
 	D int
-	// F returns log p(x) up to a constant and writes ∇log p(x) into grad.
-	// It must be safe for concurrent use.
+	// F returns log p(x) up to a constant and adds ∇log p(x) into grad, as
+	// every callback of this package does (RowFunc, Prior.LogProbGrad):
+	// LogProbGrad zeroes grad before it calls F, so that an F that writes
+	// grad (grad[j] = …) is right as well. It must be safe for concurrent
+	// use.
 	F func(x, grad []float64) float64
 }
 
@@ -95,11 +98,12 @@ func (f Func) check() {
 	}
 }
 
-// LogProbGrad calls f.F.
+// LogProbGrad zeroes grad and calls f.F, which adds the gradient into it.
 func (f Func) LogProbGrad(x, grad []float64) float64 {
 	if len(x) != f.D || len(grad) != f.D {
 		f.check()
 		panic(fmt.Sprintf("target: Func of dimension %d given len(x) = %d, len(grad) = %d", f.D, len(x), len(grad)))
 	}
+	clear(grad)
 	return f.F(x, grad)
 }

@@ -154,7 +154,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 
 	// (2) MMD-FW from the trained point.
 	left := int64(budget) - tr.GradEvals
-	base := mmdfw.Settings{N: nmax, Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven}, LMO: mmdfw.LMO{Batch: 100}, Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}}
+	base := mmdfw.Settings{N: nmax, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, LMO: mmdfw.LMO{Batch: 100}, Weighting: mmdfw.Weighting{Weights: mmdfw.Stein}}
 	baseStart := particle.Start{X0: tr.X}
 	bw := base
 	bw.Noise, bw.StepSize = 0.035, 0.01
@@ -197,7 +197,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 		h := math.Sqrt(float64(d))
 		st := mmdfw.Settings{
 			N:          nmax,
-			Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven, Noise: c / h},
+			Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven, Noise: c / h},
 			LMO:        mmdfw.LMO{Batch: 100, StepSize: 0.1 / h},
 			Weighting:  mmdfw.Weighting{Weights: mmdfw.Stein},
 			KernelSpec: mmdfw.KernelSpec{Bandwidth: h},
@@ -214,7 +214,7 @@ func probe(dir, name string, seed uint64, steps, nmax int) error {
 	for i := 0; i < 20; i++ {
 		m.Init(srng, sinit.RawRowView(i))
 	}
-	set, err := sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, Step: 1e-3, BatchSize: 100, Frame: sampler.Frame{Workers: 1}},
+	set, err := sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: sinit}, svgd.Settings{Iterations: 2000, StepSize: 1e-3, Batch: 100, Frame: sampler.Frame{Workers: 1}},
 		rand.NewPCG(seed, 5), particle.Discard))
 	if err != nil {
 		return err

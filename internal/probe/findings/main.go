@@ -110,7 +110,7 @@ func null(dir string, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	hmcRes, err := hmc.Run(ctx, m, particle.Start{X0: mp.X}, hmc.Settings{Chains: 4, Warmup: 500, Draws: 500, X0Scale: 0.01}, rand.NewPCG(seed, 11), nil)
+	hmcRes, err := hmc.Run(ctx, m, particle.Start{X0: mp.X}, hmc.Settings{Chains: 4, Warmup: 500, DrawsPerChain: 500, InitScale: 0.01}, rand.NewPCG(seed, 11), nil)
 	ref, _ := hmcRes.Detail.(*hmc.Result)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func null(dir string, seed uint64) error {
 	fmt.Printf("HMC: 4 chains × 500 draws after 500 warm-up, max R̂ %.4f, min ESS %.0f, flagged %v %q, %.1f s\n",
 		ref.MaxRhat, ref.MinESS, ref.Flagged, ref.Reasons, time.Since(t0).Seconds())
 	t0 = time.Now()
-	sv2, err := sampler.Set(svgd.Run(ctx, m, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, Step: 0.05, BatchSize: 100, Frame: sampler.Frame{Workers: 1}},
+	sv2, err := sampler.Set(svgd.Run(ctx, m, particle.Start{}, svgd.Settings{N: 100, Iterations: 6000, StepSize: 0.05, Batch: 100, Frame: sampler.Frame{Workers: 1}},
 		rand.NewPCG(seed, 12), particle.Discard))
 	if err != nil {
 		return err
@@ -243,6 +243,6 @@ func collapse(dir, name string, iters int) error {
 		fmt.Printf("%9d  %15.4f  %14.4f  %10.4g  %9.4g  %14.4f  %10.1f\n", s.Step, ll, lmin, ww, wmax, lg, lp)
 		return nil
 	})
-	_, err = sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: init}, svgd.Settings{Iterations: iters, Step: 1e-3, BatchSize: 100, Frame: sampler.Frame{Workers: 1}, RecordEvery: iters / 10}, rand.NewPCG(1, 2), rec))
+	_, err = sampler.Set(svgd.Run(context.Background(), m, particle.Start{Particles: init}, svgd.Settings{Iterations: iters, StepSize: 1e-3, Batch: 100, Frame: sampler.Frame{Workers: 1}, RecordEvery: iters / 10}, rand.NewPCG(1, 2), rec))
 	return err
 }

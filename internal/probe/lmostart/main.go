@@ -233,7 +233,7 @@ func covertypeLaplace(c *data.Classification) (gaussTarget, error) {
 // standard error over the seeds) at N = 1, 50, 200, the share of
 // particles 50–200 outside the target's 99.9 % ellipsoid, and the seconds.
 func gaussTable(targets []gaussTarget, dirn mmdfw.Direction, seeds int) error {
-	dname, _ := dirn.MarshalText()
+	dname := string(dirn)
 	fmt.Printf("\n(1) Exact MMD² on the Gaussian targets, direction %s, BQ weights with exact z, MAP start, N = 200, %d seeds\n", dname, seeds)
 	fmt.Println("| target | h | candidate start | log₁₀ MMD² N=1 | N=50 | N=200 | tail share 50–200 | s/run |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")

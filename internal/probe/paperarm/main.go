@@ -96,7 +96,7 @@ func probe(dir, name string, split int, seed uint64) error {
 		name, split, m.NData(), d, h, 0.035*math.Sqrt(float64(d)))
 	base := mmdfw.Settings{
 		N:          100,
-		Candidates: mmdfw.Candidates{Start: mmdfw.StartGiven, Scale: mmdfw.ScaleBandwidth, CandidateInit: mmdfw.InitPerturb, Noise: 0.035},
+		Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven, Scale: mmdfw.ScaleBandwidth, CandidateInit: mmdfw.InitPerturb, Noise: 0.035},
 		KernelSpec: mmdfw.KernelSpec{Bandwidth: h},
 		LMO:        mmdfw.LMO{StepSize: 0.01, Batch: 100},
 		Weighting:  mmdfw.Weighting{Weights: mmdfw.Schedule},

@@ -66,9 +66,9 @@ func HMC(start particle.Start, s hmc.Settings) mmdfw.PoolSampler {
 	return mmdfw.PoolSamplerFunc(func(ctx context.Context, t target.Target, size int, src rand.Source) (*mat.Dense, int64, error) {
 		rng := rand.New(src)
 		hs := s
-		if hs.Draws == 0 {
+		if hs.DrawsPerChain == 0 {
 			chains := cmp.Or(hs.Chains, hmc.DefaultChains)
-			hs.Draws = (size + chains - 1) / chains
+			hs.DrawsPerChain = (size + chains - 1) / chains
 		}
 		hmcRes, err := hmc.Run(ctx, t, start, hs, rand.NewPCG(rng.Uint64(), rng.Uint64()), nil)
 		res, _ := hmcRes.Detail.(*hmc.Result)

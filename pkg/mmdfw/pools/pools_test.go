@@ -96,7 +96,7 @@ func TestSGLD(t *testing.T) {
 // cost that of the last snapshot.
 func TestSVGD(t *testing.T) {
 	g := gaussian(t)
-	s := svgd.Settings{Iterations: 40, Step: 0.05, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}
+	s := svgd.Settings{Iterations: 40, StepSize: 0.05, Frame: sampler.Frame{Whiten: svgd.WhitenNone, Stop: svgd.StopFixed}}
 	start := particle.Start{X0: []float64{0, 0, 0}}
 	got, grads, err := pools.SVGD(start, s).SamplePool(context.Background(), g, 12, rand.NewPCG(7, 8))
 	if err != nil {

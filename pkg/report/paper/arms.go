@@ -344,11 +344,7 @@ func ResolveMMDFW(c *report.Cell) (r MMDFWRun, ok bool) {
 	if !ok {
 		return r, false
 	}
-	text := func(m interface{ MarshalText() ([]byte, error) }) string {
-		b, _ := m.MarshalText()
-		return string(b)
-	}
-	r.Weights, r.Z, r.Direction = text(s.Weights), text(s.Z), text(s.Direction)
+	r.Weights, r.Z, r.Direction = string(s.Weights), string(s.Z), string(s.Direction)
 	gaussian := false
 	if m, ok := report.RefObject(c); ok {
 		k, _ := m["kind"].(string)

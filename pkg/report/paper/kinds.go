@@ -80,11 +80,7 @@ func LMODirection(c *report.Cell) string {
 	if !ok || s.Direction == mmdfw.DirectionAuto {
 		return "self"
 	}
-	b, err := s.Direction.MarshalText()
-	if err != nil {
-		return "self"
-	}
-	return string(b)
+	return string(s.Direction)
 }
 
 // IsExactLMO reports whether a cell's LMO follows the exact direction
