@@ -117,7 +117,7 @@ settings = { iterations = 100 }
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 50, step = 0.1 }
+settings = { iterations = 50, step_size = 0.1 }
 `
 
 func write(t *testing.T, dir, name, src string) string {

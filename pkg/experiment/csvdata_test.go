@@ -34,7 +34,7 @@ metrics = ["accuracy"]
 [methods.svgd]
 kind = "svgd"
 particles = [5]
-settings = { iterations = 20, step = 0.05, batch = 4, whiten = "none", stop = "fixed" }
+settings = { iterations = 20, step_size = 0.05, batch = 4, whiten = "none", stop = "fixed" }
 `
 
 func ownCSV(rows int) string {

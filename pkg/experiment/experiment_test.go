@@ -63,7 +63,7 @@ func quoteAll(s []string) string {
 func TestSettingsValidation(t *testing.T) {
 	for _, tc := range []struct{ settings, key string }{
 		{`kind = "svgd"` + "\nsettings = { init = \"map\" }", "init"},
-		{`kind = "svgd"` + "\nsettings = { step = -1.0 }", "step"},
+		{`kind = "svgd"` + "\nsettings = { step_size = -1.0 }", "step"},
 		{`kind = "sgld"` + "\nsettings = { gamma = 0.4 }", "gamma"},
 		{`kind = "mmdfw"` + "\nsettings = { weights = \"bqq\" }", "weights"},
 		{`kind = "mmdfw"` + "\nsettings = { features = 100 }", "features"},
@@ -218,7 +218,7 @@ func TestTuneCovertype(t *testing.T) {
 	// Each hyper-setting (the settings less the start's keys) of a kind
 	// appears once from every start the kind can take: the prior; the MAP
 	// itself (MMD-FW's first particle, SP's first candidate pool, SGLD's
-	// chains with jitter = -1); Laplace draws at it (SVGD, whose copies of
+	// chains with init_scale = -1); Laplace draws at it (SVGD, whose copies of
 	// one point would never separate, and SGLD's chains).
 	offered := map[string][]string{KindMMDFW: {"prior", "map"}, KindSP: {"prior", "map"},
 		KindSVGD: {"prior", "laplace"}, KindSGLD: {"prior", "map", "laplace"}}
@@ -233,7 +233,7 @@ func TestTuneCovertype(t *testing.T) {
 		}
 		class := "prior"
 		switch {
-		case set["start"] == "map", set["map"] == true, set["init"] == "map" && set["jitter"] == -1.0:
+		case set["start"] == "map", set["map"] == true, set["init"] == "map" && set["init_scale"] == -1.0:
 			class = "map"
 		case set["init"] == "laplace":
 			class = "laplace"
@@ -241,7 +241,7 @@ func TestTuneCovertype(t *testing.T) {
 		default:
 			t.Errorf("%s: start of %v is neither the prior, the MAP nor Laplace draws at it", m.Name, set)
 		}
-		for _, k := range []string{"start", "map", "init", "jitter"} {
+		for _, k := range []string{"start", "map", "init", "init_scale"} {
 			delete(set, k)
 		}
 		hyper, _ := json.Marshal(set)
@@ -444,7 +444,7 @@ every = 50
 [methods.svgd]
 kind = "svgd"
 particles = [20]
-settings = { iterations = 200, step = 0.05 }
+settings = { iterations = 200, step_size = 0.05 }
 [methods.sgld]
 kind = "sgld"
 particles = [20]
@@ -499,7 +499,7 @@ settings = { chains = 4, warmup = 20, max_steps = 8, init_scale = 0.1 }
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 50, step = 0.05 }
+settings = { iterations = 50, step_size = 0.05 }
 `)
 	r := res["svgd/covertype"]
 	finiteAll(t, "svgd/covertype", r)
@@ -552,7 +552,7 @@ settings = { chains = 4, warmup = 50, max_steps = 16 }
 [methods.svgd]
 kind = "svgd"
 particles = [5]
-settings = { iterations = 50, step = 0.01, init = "model" }
+settings = { iterations = 50, step_size = 0.01, init = "model" }
 `)
 	r := res["svgd/yacht"]
 	finiteAll(t, "svgd/yacht", r)
@@ -625,7 +625,7 @@ every = 100
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 500, step = 0.01, init = "model" }
+settings = { iterations = 500, step_size = 0.01, init = "model" }
 [methods.mmdfw]
 kind = "mmdfw"
 particles = [10]

@@ -14,15 +14,15 @@ import (
 func TestSettingsKeyBytes(t *testing.T) {
 	for _, c := range []struct{ file, method, want string }{
 		{"ablations", "weights-bq", `{"start":"map","stop":"fixed","init":"perturb","starts":1,"noise":0.5,"scale":"laplace","batch":100,"weights":"bq","weight_solver":"fista","z":"pool","pool_size":1000}`},
-		{"ablations", "svgd-then-mmdfw", `{"start":"svgd","stop":"fixed","init":"svgd","starts":1,"scale":"bandwidth","batch":100,"weight_solver":"fista","svgd_iterations":1000,"svgd_step":0.05}`},
+		{"ablations", "svgd-then-mmdfw", `{"start":"svgd","stop":"fixed","init":"svgd","starts":1,"scale":"bandwidth","batch":100,"weight_solver":"fista","svgd_iterations":1000,"svgd_step_size":0.05}`},
 		{"ablations", "direction-self", `{"start":"map","stop":"fixed","init":"perturb","starts":1,"noise":0.5,"scale":"laplace","direction":"self","batch":100,"weights":"equal","weight_solver":"fista"}`},
 		{"ablations", "start-prior", `{"start":"prior","stop":"fixed","init":"prior","starts":1,"scale":"bandwidth","batch":100,"weight_solver":"fista"}`},
 		{"fig1a", "sgld", `{"iterations":20000,"batch":100,"schedule":"polynomial","whiten":"none","stop":"fixed","monitor":"kept"}`},
 		{"fig1b", "sp", `{"nelder_mead_evals":1000,"whiten":"none","stop":"fixed","map":true}`},
 		{"fig1b", "mmdfw-rff-d100", `{"start":"map","stop":"fixed","init":"perturb","starts":1,"noise":0.5,"scale":"laplace","batch":100,"weights":"equal","weight_solver":"fista","kernel":"rff","features":100}`},
-		{"fig2a", "svgd", `{"iterations":2000,"step":0.001,"batch":100,"whiten":"none","stop":"fixed","init":"model"}`},
+		{"fig2a", "svgd", `{"iterations":2000,"step_size":0.001,"batch":100,"whiten":"none","stop":"fixed","init":"model"}`},
 		{"rff", "mmdfw-exact-rff-d50", `{"start":"map","stop":"fixed","init":"perturb","starts":1,"scale":"bandwidth","direction":"exact","weights":"bq","raw_weights":true,"weight_solver":"fista","z":"exact","kernel":"rff","features":50}`},
-		{"table1", "svgd", `{"iterations":1000000,"step":0.001,"batch":100,"record_every":10,"whiten":"none","stop":"fixed","init":"model"}`},
+		{"table1", "svgd", `{"iterations":1000000,"step_size":0.001,"batch":100,"record_every":10,"whiten":"none","stop":"fixed","init":"model"}`},
 		{"fig2b", "reference", `{"chains":4,"warmup":400,"max_steps":128}`},
 	} {
 		e, err := harness.LoadFile(testRegistry, "../../experiments/"+c.file+".toml", "full")

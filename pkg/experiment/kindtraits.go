@@ -154,7 +154,7 @@ const ceilingNote = `MMD-FW's and Stein Points' "ceiling" (N reached before the 
 func ceilingFlags(p *harness.Provenance, _ map[string]any) []string {
 	size, ok := diagValue(p, "particles")
 	if !ok {
-		size, ok = diagValue(p, "points")
+		size, ok = diagValue(p, "points") // Stein Points' name for it before it was "particles"
 	}
 	if !ok {
 		size = float64(p.Steps)

@@ -208,11 +208,11 @@ func runSVGD(ctx context.Context, in harness.Input[SVGDConfig]) (harness.Output,
 type SGLDConfig struct {
 	sgld.Settings
 	// InitFrom ("init") is "prior" (default), "map" (the chains start at
-	// the MAP plus N(0, jitter²) noise, the MAP's cost charged to the run)
+	// the MAP plus N(0, init_scale²) noise, the MAP's cost charged to the run)
 	// or "laplace" (each chain at its own draw of the Laplace
 	// approximation N(x̂, (−∇²log p(x̂))⁻¹) at the cell's MAP x̂, SVGD's
 	// init = "laplace", the MAP's and the fit's costs charged; it takes no
-	// jitter, and whiten = "laplace" starts its chains at such draws
+	// init_scale, and whiten = "laplace" starts its chains at such draws
 	// already).
 	InitFrom string `toml:"init" json:"init,omitempty"`
 }
@@ -234,7 +234,7 @@ func (c SGLDConfig) Validate() error {
 		return fieldErr("init", `"laplace" needs whiten = %q: whiten = %s starts the chains at Laplace draws already`, sgld.WhitenNone, w)
 	}
 	if c.InitFrom == "laplace" && c.InitScale != 0 {
-		return fieldErr("jitter", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
+		return fieldErr("init_scale", `applies to init = "map", not "laplace" (the chains start at draws of the Laplace fit)`)
 	}
 	return nil
 }
@@ -310,6 +310,13 @@ func Register(r *harness.Registry) {
 	// hmc 2: the dense metric carries M⁻¹p along the trajectory (one d×d
 	// product per leapfrog step instead of two), which changes its draws.
 	harness.RegisterMethod(r, KindHMC, "2", runHMC)
+	// One name per concept across the kinds: the step is step_size, the
+	// start's spread init_scale, HMC's draws per chain draws_per_chain.
+	r.RenamedKey(KindSVGD, "step", "step_size")
+	r.RenamedKey(KindSVGDAnchor, "step", "step_size")
+	r.RenamedKey(KindMMDFW, "svgd_step", "svgd_step_size")
+	r.RenamedKey(KindSGLD, "jitter", "init_scale")
+	r.RenamedKey(KindHMC, "draws", "draws_per_chain")
 	registerMemory(r)
 	registerSteps(r)
 	registerTraits(r)

@@ -34,7 +34,7 @@ settings = { chains = 2, warmup = 200, init = "prior" }
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 20, step = 0.05 }
+settings = { iterations = 20, step_size = 0.05 }
 `
 
 // cellSummary runs refSummaryExperiment with the metrics on reg and

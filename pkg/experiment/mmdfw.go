@@ -58,7 +58,7 @@ type MMDFWConfig struct {
 	// combination (start or init "svgd"); SVGDParticleCount is its particle
 	// count (default N).
 	SVGDIterations    int     `toml:"svgd_iterations" json:"svgd_iterations,omitempty"`
-	SVGDStep          float64 `toml:"svgd_step" json:"svgd_step,omitempty"`
+	SVGDStep          float64 `toml:"svgd_step_size" json:"svgd_step_size,omitempty"`
 	SVGDParticleCount int     `toml:"svgd_particles" json:"svgd_particles,omitempty"`
 	// PoolSampler draws the pool of z = "pool": "sgld" or "" (the default,
 	// pools.SGLD(pool_iterations)) or "hmc" (pools.HMC: an
@@ -82,7 +82,7 @@ func (c MMDFWConfig) Validate() error {
 	if c.Scale == mmdfw.ScaleGiven && c.Start != "trained" {
 		return setting.Errorf("scale", c.Scale, `needs start = "trained", whose scales are the training's`)
 	}
-	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step", c.SVGDStep,
+	if err := setting.NonNegative("svgd_iterations", c.SVGDIterations, "svgd_step_size", c.SVGDStep,
 		"svgd_particles", c.SVGDParticleCount); err != nil {
 		return err
 	}

@@ -8,14 +8,14 @@ import (
 )
 
 // TestNoneValuesInFiles: in an experiment file, -1 is the named "none" of
-// burn_in, jitter, warmup, batch, nelder_mead_evals, box and
+// burn_in, init_scale (sgld), jitter (hmc), warmup, batch, nelder_mead_evals, box and
 // prior_fraction; any other negative value is an error naming the file,
 // the line and the key.
 func TestNoneValuesInFiles(t *testing.T) {
 	for _, c := range []struct {
 		kind, key string
 	}{
-		{KindSGLD, "burn_in"}, {KindSGLD, "jitter"},
+		{KindSGLD, "burn_in"}, {KindSGLD, "init_scale"},
 		{KindHMC, "warmup"}, {KindHMC, "jitter"},
 		{KindSVGD, "batch"},
 		{KindSP, "nelder_mead_evals"}, {KindSP, "box"}, {KindSP, "prior_fraction"},

@@ -19,7 +19,7 @@ metrics = ["mmd2_exact"]
 [methods.svgd-laplace]
 kind = "svgd"
 particles = [100]
-settings = { init = "laplace", iterations = 2, step = 1e-12 }
+settings = { init = "laplace", iterations = 2, step_size = 1e-12 }
 `)
 	r := res["svgd-laplace/gauss2d"]
 	finiteAll(t, "svgd-laplace", r)

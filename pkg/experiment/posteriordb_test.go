@@ -174,7 +174,7 @@ settings = { chains = 2, warmup = 300 }
 [methods.svgd]
 kind = "svgd"
 particles = [20]
-settings = { iterations = 300, step = 0.05 }
+settings = { iterations = 300, step_size = 0.05 }
 
 [[figures]]
 id = "pdb-test"

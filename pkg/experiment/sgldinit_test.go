@@ -38,7 +38,7 @@ settings = { init = "laplace", whiten = "none", chains = 400, iterations = 1, bu
 [methods.sgld-map]
 kind = "sgld"
 particles = [400]
-settings = { init = "map", jitter = -1, chains = 400, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
+settings = { init = "map", init_scale = -1, chains = 400, iterations = 1, burn_in = -1, thin = 1, schedule = "constant", a = 1e-12 }
 `)
 	lp, mp := res["sgld-laplace/gauss2d"], res["sgld-map/gauss2d"]
 	finiteAll(t, "sgld-laplace", lp)
@@ -231,8 +231,8 @@ func TestSGLDInitValidation(t *testing.T) {
 	}
 	for _, tc := range []struct{ settings, key string }{
 		{`{ init = "lapalce" }`, "init"},
-		{`{ init = "laplace", whiten = "none", jitter = 0.5 }`, "jitter"},
-		{`{ init = "laplace", whiten = "none", jitter = -1 }`, "jitter"},
+		{`{ init = "laplace", whiten = "none", init_scale = 0.5 }`, "init_scale"},
+		{`{ init = "laplace", whiten = "none", init_scale = -1 }`, "init_scale"},
 		{`{ init = "laplace", whiten = "laplace" }`, "init"},
 		{`{ init = "laplace" }`, "init"},
 	} {

@@ -38,7 +38,7 @@ settings = { start = "trained", weights = "stein", batch = 50, lmo_steps = 5, tr
 [methods.svgd-trained]
 kind = "svgd"
 particles = [4]
-settings = { iterations = 5, step = 1e-3, batch = 50, init = "trained", train_steps = 300, whiten = "none", stop = "fixed" }
+settings = { iterations = 5, step_size = 1e-3, batch = 50, init = "trained", train_steps = 300, whiten = "none", stop = "fixed" }
 [methods.start-trained]
 kind = "start"
 settings = { start = "trained", train_steps = 300 }

@@ -188,7 +188,7 @@ func TestSVGDAnchorValidation(t *testing.T) {
 	}{
 		{`{ sequential = true }`, "sequential"},
 		{`{ batch = -1 }`, "batch"},
-		{`{ step = -1.0 }`, "step"},
+		{`{ step_size = -1.0 }`, "step_size"},
 	} {
 		src := "id = \"v\"\ndatasets = [\"bostonHousing\"]\nsplits = [0]\n[eval]\nmetrics = [\"rmse\"]\n[methods.m]\nkind = \"svgd-anchor\"\nsettings = " + tc.settings + "\n"
 		_, err := harness.Load(testRegistry, "v.toml", []byte(src), "")

@@ -275,7 +275,7 @@
 // overrides over the experiment after the profile: KEY is a dotted key of
 // the file without profiles.<name> (methods.svgd.settings.step, splits,
 // budget.seconds, reference.settings.chains), VALUE a TOML value
-// (0.01, [0,1], "rbf", { step = 0.01 }). They are applied and checked like
+// (0.01, [0,1], "rbf", { step_size = 0.01 }). They are applied and checked like
 // a profile (a table value sets the keys it names; a later override of the
 // same key wins) and as strictly as the file: an unknown key, a wrong type
 // or a value out of range is a *ConfigError with the key path and the

@@ -52,15 +52,15 @@ func ExampleRun() {
 }
 
 // Settings refuse negative values instead of replacing them: the error
-// names the field by its experiment-file key.
+// names the field by its experiment-file key (N is an arm's particles).
 func ExampleSettings_Validate() {
 	err := mmdfw.Settings{N: -5}.Validate()
 	fmt.Println(err)
 	e, _ := setting.As(err)
 	fmt.Println(e.Field)
 	// Output:
-	// n = -5: must not be negative
-	// n
+	// particles = -5: must not be negative
+	// particles
 }
 
 // A loop of Step driven from outside: MMD-FW with BQ weights on a

@@ -349,7 +349,7 @@ type MAPSearch struct {
 // Zero fields are valid: they take their defaults.
 func (s Settings) Validate() error {
 	if err := setting.NonNegative(
-		"n", s.N, "starts", s.Starts, "noise", s.Noise, "laplace_batch", s.LaplaceBatch, "lmo_steps", s.LMOSteps,
+		"particles", s.N, "starts", s.Starts, "noise", s.Noise, "laplace_batch", s.LaplaceBatch, "lmo_steps", s.LMOSteps,
 		"step_size", s.StepSize, "batch", s.Batch, "schedule_c", s.ScheduleC, "jitter", s.Jitter,
 		"stein_iterations", s.SteinIterations, "pool_size", s.PoolSize, "pool_iterations", s.PoolIterations,
 		"features", s.Features, "bandwidth", s.Bandwidth, "median_draws", s.MedianDraws,

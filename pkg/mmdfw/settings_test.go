@@ -23,7 +23,7 @@ func TestSettingsValidate(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{N: -5}, "n"},
+		{Settings{N: -5}, "particles"},
 		{Settings{LMO: LMO{LMOSteps: -1}}, "lmo_steps"},
 		{Settings{Candidates: Candidates{Noise: math.NaN()}}, "noise"},
 		{Settings{KernelSpec: KernelSpec{Bandwidth: math.Inf(1)}}, "bandwidth"},

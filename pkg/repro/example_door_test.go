@@ -29,7 +29,7 @@ eval = { metrics = ["mmd2_exact"] }
 [methods.svgd]
 kind = "svgd"
 particles = [10]
-settings = { iterations = 50, step = 0.1 }
+settings = { iterations = 50, step_size = 0.1 }
 `), 0o644)
 	if err != nil {
 		log.Fatal(err)

@@ -110,7 +110,7 @@ eval = { metrics = ["mmd2_exact"] }
 [methods.svgd]
 kind = "svgd"
 particles = [8]
-settings = { iterations = 40, step = 0.1 }
+settings = { iterations = 40, step_size = 0.1 }
 `)
 	reg := repro.NewRegistry()
 	results, figures := filepath.Join(dir, "results"), filepath.Join(dir, "figures")

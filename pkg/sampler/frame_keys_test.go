@@ -19,8 +19,10 @@ import (
 // MMD-FW's, that groups its own settings by concern) to the encodings they
 // had when each declared every field itself: a
 // cell's cache key hashes its settings' JSON, so the bytes must not move
-// (the strings were written by the code before the frame), and an
-// experiment file's flat keys decode into the embedded fields.
+// (the strings were written by the code before the frame; SVGD's step and
+// SGLD's jitter have since been renamed step_size and init_scale, the
+// committed cells rekeyed with repro rekey), and an experiment file's flat
+// keys decode into the embedded fields.
 func TestFrameKeepsKeys(t *testing.T) {
 	for _, c := range []struct {
 		v    any
@@ -42,11 +44,11 @@ func TestFrameKeepsKeys(t *testing.T) {
 			`{"candidates":20,"c":2,"whiten":"laplace","stop":"ksd","ksd_size":200}`,
 			"candidates = 20\nc = 2.0\nwhiten = \"laplace\"\nstop = \"ksd\"\nksd_size = 200\n"},
 		{svgd.Settings{N: 30, Iterations: 500, StepSize: 0.1, BandwidthRule: "particles", InitScale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "plateau", Workers: 3}, StopTol: 0.02},
-			`{"iterations":500,"step":0.1,"bandwidth_rule":"particles","init_scale":0.5,"whiten":"laplace","stop":"plateau","stop_tol":0.02}`,
-			"iterations = 500\nstep = 0.1\nbandwidth_rule = \"particles\"\ninit_scale = 0.5\nwhiten = \"laplace\"\nstop = \"plateau\"\nstop_tol = 0.02\n"},
+			`{"iterations":500,"step_size":0.1,"bandwidth_rule":"particles","init_scale":0.5,"whiten":"laplace","stop":"plateau","stop_tol":0.02}`,
+			"iterations = 500\nstep_size = 0.1\nbandwidth_rule = \"particles\"\ninit_scale = 0.5\nwhiten = \"laplace\"\nstop = \"plateau\"\nstop_tol = 0.02\n"},
 		{sgld.Settings{Iterations: 900, Chains: 4, InitScale: 0.5, Frame: sampler.Frame{Whiten: "laplace", Stop: "converged", Workers: 2}, MaxRhat: 1.05, MinESS: 100, Monitor: "all", RecordEvery: 10},
-			`{"iterations":900,"chains":4,"jitter":0.5,"whiten":"laplace","stop":"converged","max_rhat":1.05,"min_ess":100,"monitor":"all","record_every":10}`,
-			"iterations = 900\nchains = 4\njitter = 0.5\nwhiten = \"laplace\"\nstop = \"converged\"\nmax_rhat = 1.05\nmin_ess = 100.0\nmonitor = \"all\"\nrecord_every = 10\n"},
+			`{"iterations":900,"chains":4,"init_scale":0.5,"whiten":"laplace","stop":"converged","max_rhat":1.05,"min_ess":100,"monitor":"all","record_every":10}`,
+			"iterations = 900\nchains = 4\ninit_scale = 0.5\nwhiten = \"laplace\"\nstop = \"converged\"\nmax_rhat = 1.05\nmin_ess = 100.0\nmonitor = \"all\"\nrecord_every = 10\n"},
 	} {
 		b, err := json.Marshal(c.v)
 		if err != nil {

@@ -120,7 +120,7 @@ func TestBurnInRejects(t *testing.T) {
 		}}
 		const burn = 1000
 		for seed := uint64(1); seed <= 3; seed++ {
-			s := sgld.Settings{InitScale: sgld.NoJitter, A: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 3000, BurnIn: burn}
+			s := sgld.Settings{InitScale: sgld.NoInitScale, A: 3, Frame: sampler.Frame{Stop: sgld.StopFixed}, Iterations: 3000, BurnIn: burn}
 			set, err := s.Run(context.Background(), gamma, particle.Start{X0: []float64{shape - 1}}, rand.NewPCG(seed, 2), nil)
 			var nf *particle.NonFiniteError
 			switch {

@@ -73,10 +73,10 @@ func ExampleRun_constantSchedule() {
 	// 8000 particles, mean 2.0, sd 0.51
 }
 
-// NoBurnIn and NoJitter are the named "none" of their fields; any other
+// NoBurnIn and NoInitScale are the named "none" of their fields; any other
 // negative value is refused, naming the field.
 func ExampleSettings_Validate() {
-	fmt.Println(sgld.Settings{BurnIn: sgld.NoBurnIn, InitScale: sgld.NoJitter}.Validate())
+	fmt.Println(sgld.Settings{BurnIn: sgld.NoBurnIn, InitScale: sgld.NoInitScale}.Validate())
 	fmt.Println(sgld.Settings{BurnIn: -5}.Validate())
 	// Output:
 	// <nil>

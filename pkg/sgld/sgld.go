@@ -74,9 +74,9 @@ type Settings struct {
 	// InitScale is the standard deviation of the Gaussian perturbation of the
 	// starting points around the start point X0 (particle.Start.X0; in
 	// posterior standard deviations around the MAP with WhitenLaplace; see
-	// Init). Zero means 1; NoJitter (-1) means none. Other negative values
+	// Init). Zero means 1; NoInitScale (-1) means none. Other negative values
 	// are errors.
-	InitScale float64 `toml:"jitter" json:"jitter,omitempty"`
+	InitScale float64 `toml:"init_scale" json:"init_scale,omitempty"`
 
 	// Frame is the run frame SGLD shares (its keys whiten, stop and
 	// strict; Workers; NoDiagnostics): Whiten WhitenLaplace (the default)
@@ -128,12 +128,12 @@ const (
 )
 
 // NoBurnIn as Settings.BurnIn keeps the states from the first iteration
-// on, and NoJitter as Settings.InitScale starts the chains without a
+// on, and NoInitScale as Settings.InitScale starts the chains without a
 // perturbation. They are the only negative values of their fields
-// (burn_in = -1, jitter = -1 in an experiment file).
+// (burn_in = -1, init_scale = -1 in an experiment file).
 const (
-	NoBurnIn = -1
-	NoJitter = -1.0
+	NoBurnIn    = -1
+	NoInitScale = -1.0
 )
 
 // Default values of Settings.
@@ -149,7 +149,7 @@ const (
 
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid: every field is non-negative (except BurnIn = NoBurnIn
-// and InitScale = NoJitter), Gamma is 0 or in (0.5, 1], and a burn-in and
+// and InitScale = NoInitScale), Gamma is 0 or in (0.5, 1], and a burn-in and
 // thinning that are given leave draws to keep. Zero fields are valid: they
 // take their defaults.
 func (s Settings) Validate() error {
@@ -161,7 +161,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"a", s.A}, {"b", s.B}, {"jitter", s.InitScale}} {
+	}{{"a", s.A}, {"b", s.B}, {"init_scale", s.InitScale}} {
 		if math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}
@@ -169,8 +169,8 @@ func (s Settings) Validate() error {
 	if s.BurnIn < 0 && s.BurnIn != NoBurnIn {
 		return setting.Errorf("burn_in", s.BurnIn, "must not be negative (NoBurnIn, -1, discards nothing)")
 	}
-	if s.InitScale < 0 && s.InitScale != NoJitter {
-		return setting.Errorf("jitter", s.InitScale, "must not be negative (NoJitter, -1, means none)")
+	if s.InitScale < 0 && s.InitScale != NoInitScale {
+		return setting.Errorf("init_scale", s.InitScale, "must not be negative (NoInitScale, -1, means none)")
 	}
 	switch s.Schedule {
 	case "", SchedulePolynomial:
@@ -244,7 +244,7 @@ func (s Settings) withDefaults(t target.Target, start particle.Start) (Settings,
 	switch {
 	case s.InitScale == 0:
 		s.InitScale = 1
-	case s.InitScale == NoJitter:
+	case s.InitScale == NoInitScale:
 		s.InitScale = 0
 	}
 	s.RecordEvery = cmp.Or(s.RecordEvery, DefaultRecordEvery)
@@ -375,7 +375,7 @@ func (c *chain) restart(lp float64) float64 {
 		}
 	}
 	c.err = fmt.Errorf("%w; none of %d start points drawn has a finite log density and score "+
-		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller InitScale (key jitter))",
+		"(the start's law lies outside the target's support: give an X0 inside it, or a smaller InitScale (key init_scale))",
 		particle.NonFinite(site, lp, c.g), MaxStartDraws)
 	return lp
 }

@@ -47,7 +47,7 @@ func TestUpdateRule(t *testing.T) {
 	}}
 	const a, b, gamma, iters = 0.3, 2, 0.7, 50
 	s := Settings{Frame: sampler.Frame{Whiten: WhitenNone, Stop: StopFixed}, Iterations: iters, BurnIn: NoBurnIn, Thin: 1, Chains: 1, A: a, B: b, Gamma: gamma,
-		InitScale: NoJitter}
+		InitScale: NoInitScale}
 	got, err := sampler.Set(Run(context.Background(), tgt, particle.Start{X0: []float64{0.5, -0.5}}, s, rand.NewPCG(1, 2), nil))
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestInit(t *testing.T) {
 	if slices.Equal(prior.X.RawRowView(0), prior.X.RawRowView(1)) {
 		t.Error("chains 0 and 1 start at the same prior draw")
 	}
-	exact := first(particle.Start{X0: []float64{3, 4}}, Settings{InitScale: NoJitter})
+	exact := first(particle.Start{X0: []float64{3, 4}}, Settings{InitScale: NoInitScale})
 	for i := range exact.Len() {
 		if r := exact.X.RawRowView(i); math.Abs(r[0]-3) > 1e-6 || math.Abs(r[1]-4) > 1e-6 {
 			t.Errorf("chain %d starts at %v, want Init (3, 4) without jitter", i, r)

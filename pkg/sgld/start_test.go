@@ -65,7 +65,7 @@ func TestStartOutsideSupportError(t *testing.T) {
 		s    sgld.Settings
 		want string
 	}{
-		{[]float64{-5}, sgld.Settings{InitScale: sgld.NoJitter, Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "the start point (X0, no jitter) is outside the target's support"},
+		{[]float64{-5}, sgld.Settings{InitScale: sgld.NoInitScale, Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "the start point (X0, no jitter) is outside the target's support"},
 		{[]float64{-50}, sgld.Settings{Frame: sampler.Frame{Whiten: sgld.WhitenNone}}, "none of 100 start points drawn has a finite log density"},
 	} {
 		_, err := c.s.Run(context.Background(), gamma5, particle.Start{X0: c.x0}, rand.NewPCG(1, 2), nil)

@@ -80,7 +80,7 @@ type state struct {
 // gradient evaluations to the state, and the chains start at
 // x̂ + InitScale·Lz. A drawn start whose log density or score is not finite
 // (outside a bounded support) is drawn again, up to MaxStartDraws times;
-// a single start point (X0 with NoJitter) outside is an error. A starting
+// a single start point (X0 with NoInitScale) outside is an error. A starting
 // set (start.Particles) is an error.
 //
 // The State keeps Settings.Workers goroutines: Close releases them.

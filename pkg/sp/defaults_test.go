@@ -33,9 +33,9 @@ func TestZeroValueKnownTargets(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := set.Diag.Values
-		t.Logf("%s: %v points, %d score calls, KSD² equal to %.0f draws", c.name, v["points"], cost.ScoreCalls, v["ksd_size"])
-		if set.Diag.Flagged() || v["points"] >= sp.DefaultCeiling || !(v["ksd_size"] >= sp.DefaultKSDSize) {
-			t.Errorf("%s: %v points, flags %q", c.name, v["points"], set.Diag.Reason())
+		t.Logf("%s: %v points, %d score calls, KSD² equal to %.0f draws", c.name, v["particles"], cost.ScoreCalls, v["ksd_size"])
+		if set.Diag.Flagged() || v["particles"] >= sp.DefaultCeiling || !(v["ksd_size"] >= sp.DefaultKSDSize) {
+			t.Errorf("%s: %v points, flags %q", c.name, v["particles"], set.Diag.Reason())
 		}
 		testutil.CheckMoments(t, c.name, set, c.g, 4/math.Sqrt(sp.DefaultKSDSize), 0.8, 1.1)
 	}

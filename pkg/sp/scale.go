@@ -21,7 +21,7 @@ const (
 	// StopKSD (the default) ends the run after point n once the points'
 	// KSD²_n (Cost.KSD2, in the run's Stein kernel) is at most k̄/KSDSize,
 	// k̄ the mean of k₀(xᵢ, xᵢ) over the points; N is the ceiling, and
-	// Diag records "points" and "ksd_size" (k̄/KSD²_n, the number of
+	// Diag records "particles" and "ksd_size" (k̄/KSD²_n, the number of
 	// independent draws the points equal). See sampler.StopKSD.
 	StopKSD = sampler.StopKSD
 	// StopFixed places exactly N points.
@@ -92,7 +92,7 @@ func (k *ksdStop) finish(set particle.Set, n int) particle.Set {
 	if set.X == nil {
 		return set
 	}
-	set.Diag.Set("points", float64(n))
+	set.Diag.Set("particles", float64(n))
 	if k == nil {
 		return set
 	}

@@ -133,7 +133,7 @@ func (s Settings) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	switch {
 	case s.N < 0:
-		return setting.Errorf("points", s.N, "must not be negative")
+		return setting.Errorf("particles", s.N, "must not be negative")
 	case s.Candidates < 0:
 		return setting.Errorf("candidates", s.Candidates, "must not be negative")
 	case s.NelderMeadEvals < 0 && s.NelderMeadEvals != NoRefinement:

@@ -376,7 +376,7 @@ func TestSettingsErrors(t *testing.T) {
 		s     Settings
 		field string
 	}{
-		{Settings{N: -1}, "points ="},
+		{Settings{N: -1}, "particles ="},
 		{Settings{Candidates: -2}, "candidates ="},
 		{Settings{Perturb: math.NaN()}, "perturb ="},
 		{Settings{Scale: -1}, "scale ="},

@@ -65,7 +65,7 @@ type Settings struct {
 	// DefaultStepSize (1e-3, the reference update's default and its neural
 	// network's master_stepsize; its logistic regression uses 0.05) with
 	// WhitenNone and DefaultWhitenedStep with WhitenLaplace.
-	StepSize float64 `toml:"step" json:"step,omitempty"`
+	StepSize float64 `toml:"step_size" json:"step_size,omitempty"`
 
 	// Batch is the minibatch size |B| of a target.Stochastic target,
 	// whose likelihood is rescaled by N/|B|. Zero means DefaultBatch
@@ -161,7 +161,7 @@ type Settings struct {
 // Validate returns a *setting.Error naming the first invalid field, nil
 // when s is valid. Zero fields are valid: they take their defaults.
 func (s Settings) Validate() error {
-	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step", s.StepSize,
+	if err := setting.NonNegative("particles", s.N, "iterations", s.Iterations, "step_size", s.StepSize,
 		"alpha", s.Alpha, "fudge", s.Fudge, "bandwidth", s.Bandwidth, "workers", s.Workers,
 		"record_every", s.RecordEvery, "init_scale", s.InitScale, "bandwidth_scale", s.BandwidthScale); err != nil {
 		return err
@@ -172,7 +172,7 @@ func (s Settings) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"step", s.StepSize}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.InitScale}} {
+	}{{"step_size", s.StepSize}, {"fudge", s.Fudge}, {"bandwidth", s.Bandwidth}, {"init_scale", s.InitScale}} {
 		if math.IsInf(f.v, 0) {
 			return setting.Errorf(f.name, f.v, "must be finite")
 		}

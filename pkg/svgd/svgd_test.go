@@ -397,7 +397,7 @@ func TestInitialisation(t *testing.T) {
 		{"columns", stdNormal(3), particle.Start{Particles: mat.NewDense(4, 2, nil)}, svgd.Settings{}, "columns"},
 		{"NaN init", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, []float64{0, math.NaN()})}, svgd.Settings{}, "initial particle 1"},
 		{"alpha", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{Alpha: 1}, "alpha = 1"},
-		{"step", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{StepSize: -1}, "step = -1"},
+		{"step", stdNormal(1), particle.Start{Particles: mat.NewDense(2, 1, nil)}, svgd.Settings{StepSize: -1}, "step_size = -1"},
 		{"X0 length", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{}, "X0 has length 1"},
 		{"X0 length, no whitening", stdNormal(2), particle.Start{X0: []float64{1}}, svgd.Settings{Frame: sampler.Frame{Whiten: svgd.WhitenNone}}, "X0 has length 1"},
 	} {
