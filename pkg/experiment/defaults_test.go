@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"math"
 	"strings"
 	"testing"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/harness"
 )
 
@@ -56,25 +56,13 @@ settings = { lmo_steps = 20MMDFW }
 	for _, m := range []string{"svgd", "sgld", "sp", "mmdfw"} {
 		id := m + "/gauss2d"
 		a, b, c := silent[id].series[MMD2Exact], written[id].series[MMD2Exact], paper[id].series[MMD2Exact]
-		if len(a) == 0 || !sameBits(a, b) {
+		if len(a) == 0 || !testutil.SameFloats(a, b) {
 			t.Errorf("%s: silent %v, the package's defaults written out %v", m, a, b)
 		}
-		if sameBits(a, c) {
+		if testutil.SameFloats(a, c) {
 			t.Errorf("%s: silent gives the paper's protocol %v", m, c)
 		}
 	}
-}
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // An MMD-FW run refused by the package fails its cell with the package's
