@@ -40,7 +40,7 @@ func TestStepAllocates(t *testing.T) {
 	} {
 		ctx := context.Background()
 		c.s.Inputs = c.in
-		st, err := mmdfw.NewState(ctx, c.tg, particle.Start{X0: []float64{0, 0}}, c.s, rand.NewPCG(1, 2))
+		st, err := mmdfw.Init(ctx, c.tg, particle.Start{X0: []float64{0, 0}}, c.s, rand.NewPCG(1, 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ const stateFormat = 2
 // Step reads and writes. The rest (the target, the settings, the
 // whitening, the first particle, the scales, the bandwidth, the kernel,
 // the embedding, the candidates' law, the buffers) is made again by
-// NewState from the same inputs; the bandwidth, the AdaGrad steps and the
+// Init from the same inputs; the bandwidth, the AdaGrad steps and the
 // random features are saved to check that it was.
 type savedState struct {
 	Format  int
@@ -105,7 +105,7 @@ func sameLen(a, b []float64, n int) bool {
 // log densities and random features, the weights with the matrices and
 // the pairwise solver's state they are solved from, the MMD² trace, the
 // gradient evaluations, StopKSD's rule and the random stream of the
-// source NewState was given, which must be a *rand.PCG or a
+// source Init was given, which must be a *rand.PCG or a
 // *rand.ChaCha8 (another is an error: the run cannot be saved).
 func (st *State) MarshalState() ([]byte, error) {
 	r := st.r
@@ -162,7 +162,7 @@ func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
 
-// UnmarshalState restores st, made by NewState from the same target,
+// UnmarshalState restores st, made by Init from the same target,
 // start, settings and source, to the state of b, written by
 // MarshalState. A b of another layout or run (dimension, ceiling, weight
 // rule or solver, bandwidth, AdaGrad steps, random features, stopping

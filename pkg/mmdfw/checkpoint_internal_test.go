@@ -126,7 +126,7 @@ func TestStateRestoresEvolvingState(t *testing.T) {
 	ctx := context.Background()
 	start := particle.Start{X0: []float64{0.5, 0.5}}
 	for _, c := range ckCases(t) {
-		full, err := NewState(ctx, c.t, start, c.s, c.src())
+		full, err := Init(ctx, c.t, start, c.s, c.src())
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -138,7 +138,7 @@ func TestStateRestoresEvolvingState(t *testing.T) {
 			steps++
 		}
 		for _, k := range []int{0, 1, steps / 2, steps} {
-			a, err := NewState(ctx, c.t, start, c.s, c.src())
+			a, err := Init(ctx, c.t, start, c.s, c.src())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestStateRestoresEvolvingState(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s after %d: %v", c.name, k, err)
 			}
-			z, err := NewState(ctx, c.t, start, c.s, c.src())
+			z, err := Init(ctx, c.t, start, c.s, c.src())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestStateRefusesOtherCheckpoint(t *testing.T) {
 	start := particle.Start{X0: []float64{0.5, 0.5}}
 	cs := ckCases(t)
 	saved := func(s Settings, src rand.Source, tg target.Target) []byte {
-		st, err := NewState(ctx, tg, start, s, src)
+		st, err := Init(ctx, tg, start, s, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestStateRefusesOtherCheckpoint(t *testing.T) {
 		{"source type", 4, saved(chacha.s, rand.NewPCG(1, 1), chacha.t), "random stream"},
 	} {
 		c := cs[w.into]
-		st, err := NewState(ctx, c.t, start, c.s, c.src())
+		st, err := Init(ctx, c.t, start, c.s, c.src())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,7 +74,7 @@ func ExampleStep() {
 		return
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}},
+	st, err := mmdfw.Init(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 200, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}, Weighting: mmdfw.Weighting{Weights: mmdfw.BQ}},
 		rand.NewPCG(1, 2))
 	if err != nil {
 		fmt.Println(err)

@@ -58,7 +58,7 @@ func TestLMOStartDefault(t *testing.T) {
 	}
 	g := posteriorLike(t, 20)
 	const seeds = 6
-	mean := func(init mmdfw.Init) (m, se float64) {
+	mean := func(init mmdfw.CandidateInit) (m, se float64) {
 		var ls []float64
 		for seed := uint64(0); seed < seeds; seed++ {
 			s := mmdfw.Settings{N: 60, Candidates: mmdfw.Candidates{CandidateInit: init}}

@@ -90,7 +90,7 @@ func TestMeasureInit(t *testing.T) {
 		d int
 		h float64
 	}{{2, 1}, {10, 3}} {
-		for _, init := range []Init{InitPerturb, InitPrior} {
+		for _, init := range []CandidateInit{InitPerturb, InitPrior} {
 			var l float64
 			for seed := uint64(0); seed < seeds; seed++ {
 				g := newGaussian(c.d, rand.New(rand.NewPCG(11, seed)))
@@ -104,7 +104,7 @@ func TestMeasureInit(t *testing.T) {
 				}
 				l += math.Log(2*res.MMD2[N-1]) / seeds
 			}
-			fmt.Fprintf(&b, "| %d, %g | %v | %.2g |\n", c.d, c.h, map[Init]string{InitPerturb: "perturb", InitPrior: "prior N(0, 9I)"}[init], math.Exp(l))
+			fmt.Fprintf(&b, "| %d, %g | %v | %.2g |\n", c.d, c.h, map[CandidateInit]string{InitPerturb: "perturb", InitPrior: "prior N(0, 9I)"}[init], math.Exp(l))
 		}
 	}
 	t.Log(b.String())

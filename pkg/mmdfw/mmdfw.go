@@ -97,7 +97,7 @@ const (
 // target's coordinates with ScaleTarget); with Settings.Strict a flagged
 // set (a "ceiling" of StopKSD included) comes with a *particle.FlaggedError.
 //
-// Run is the loop over NewState and Step, with the snapshots. The Result's
+// Run is the loop over Init and Step, with the snapshots. The Result's
 // Detail is the *Result: the kernel and bandwidth, the MMD² trace, the
 // parts of the cost, the Laplace fit, the training.
 func Run(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source, rec particle.Recorder) (sampler.Result, error) {

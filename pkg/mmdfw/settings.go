@@ -33,9 +33,9 @@ const (
 	FirstTrained First = "trained"
 )
 
-// Init selects where the Approx-LMO of each new particle starts; the
+// CandidateInit selects where the Approx-LMO of each new particle starts; the
 // empty text is InitAuto.
-type Init string
+type CandidateInit string
 
 const (
 	// InitAuto is InitSVGD when particle.Start.Particles (SVGD particles) or Inputs.SVGD is
@@ -44,17 +44,17 @@ const (
 	// otherwise be in the bandwidth's units, and InitPerturb when it is
 	// already the target's (ScaleTarget, ScaleLaplace, ScaleGiven)
 	// (docs/DECISIONS.md, "The LMO's candidate start").
-	InitAuto Init = ""
+	InitAuto CandidateInit = ""
 	// InitPrior starts from a prior draw (the paper).
-	InitPrior Init = "prior"
+	InitPrior CandidateInit = "prior"
 	// InitSVGD starts the n-th particle from row n of
 	// the SVGD particles particle.Start.Particles (the SVGD→MMD-FW combination); past the last
 	// row the rows are reused, perturbed as in InitPerturb.
-	InitSVGD Init = "svgd"
+	InitSVGD CandidateInit = "svgd"
 	// InitPerturb starts from an existing particle, picked by
 	// Settings.Pick, plus N(0, (Settings.Noise·h)² I) noise, h the kernel
 	// bandwidth (N(0, Noise²Σ) with ScaleLaplace).
-	InitPerturb Init = "perturb"
+	InitPerturb CandidateInit = "perturb"
 	// InitLaplace starts from a draw of N(x₁, Σ), a Gaussian at the first
 	// particle x₁ in the target's own scales (the default under
 	// ScaleBandwidth): Σ the Laplace covariance
@@ -67,7 +67,7 @@ const (
 	// draw of an approximation of the target, the paper's prior draw in
 	// the target's scale, so that it lands where the mass is rather than
 	// one bandwidth from a particle that may itself lie in a tail.
-	InitLaplace Init = "laplace"
+	InitLaplace CandidateInit = "laplace"
 )
 
 // Scale selects the length scales of the candidates' noise and of the LMO
@@ -162,7 +162,7 @@ const (
 // recorded settings (JSON); N, set by the caller for each run, and Inputs,
 // the run's data and strategies, have none. What a run starts from, its
 // start point and starting set (particle.Start), is an argument of Run and
-// NewState, as for every method.
+// Init, as for every method.
 //
 // The fields are grouped by concern in anonymously embedded structs (the
 // run frame, Candidates, LMO, Weighting, KernelSpec, MAPSearch), whose
@@ -218,7 +218,7 @@ type Candidates struct {
 	// First selects the first particle. Default FirstAuto.
 	First First `toml:"start" json:"start,omitempty"`
 	// CandidateInit selects the starting point of each LMO. Default InitAuto.
-	CandidateInit Init `toml:"init" json:"init,omitempty"`
+	CandidateInit CandidateInit `toml:"init" json:"init,omitempty"`
 	// Pick selects the particle InitPerturb perturbs. Default PickUniform.
 	Pick Pick `toml:"pick" json:"pick,omitempty"`
 	// Starts is the number of candidate starts drawn for each LMO (by

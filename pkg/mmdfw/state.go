@@ -10,12 +10,11 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// State is an MMD-FW run between two particles: NewState (the name Init
-// is CandidateInit's type here) sets the run up and
+// State is an MMD-FW run between two particles: Init sets the run up and
 // places the first particle, Step adds one more (a candidate, its LMO, the
 // particle, and the weights solved again), and Run is the loop
 //
-//	st, err := NewState(ctx, t, start, s, src)
+//	st, err := Init(ctx, t, start, s, src)
 //	for !st.Done() { err = st.Step(ctx) }
 //	res, err := st.Result() // res.Detail is the *Result
 //
@@ -23,11 +22,11 @@ import (
 // Gram matrices, the kernel and the embedding live inside the State; the
 // fields below are what a caller reads between steps. Step sets them.
 // A State is a sampler.Checkpointer: MarshalState saves it between two
-// particles and UnmarshalState restores it into a State that NewState made
+// particles and UnmarshalState restores it into a State that Init made
 // from the same inputs and source (a *rand.PCG or *rand.ChaCha8), which
 // then continues bit for bit.
 type State struct {
-	// Particles is the number n of particles placed, 1 after NewState.
+	// Particles is the number n of particles placed, 1 after Init.
 	Particles int
 	// GradEvals is the number of per-datapoint gradient evaluations
 	// spent so far, the set-up's (MAP search, Laplace fits, pool, SVGD
@@ -52,12 +51,12 @@ type State struct {
 	buf []float64 // the snapshots' rows in x
 }
 
-// NewState validates s, sets an MMD-FW run on t up and places its first
+// Init validates s, sets an MMD-FW run on t up and places its first
 // particle (see Settings.First): the MAP search and the Laplace fit of
 // ScaleTarget (the default), the SVGD particles, the pool, the scales and
 // the bandwidth as Settings asks, all under ctx and charged to the state.
 // src seeds every random choice of the run.
-func NewState(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
+func Init(ctx context.Context, t target.Target, start particle.Start, s Settings, src rand.Source) (*State, error) {
 	st, _, _, err := initState(ctx, t, start, s, src, nil)
 	if err != nil {
 		return nil, err
@@ -95,7 +94,7 @@ func (st *State) sync() {
 	st.Bandwidth = r.h
 }
 
-// initState is NewState with the recorder of Run: it returns the state
+// initState is Init with the recorder of Run: it returns the state
 // (nil, with the partial Result and the error, when the settings are
 // invalid or ScaleTarget's MAP and fit fail), and done when the run ended
 // in its set-up (with err, or a stop of the recorder at the first

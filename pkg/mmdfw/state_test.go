@@ -16,7 +16,7 @@ import (
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
 
-// TestStepLoopIsRun: Run is the loop over NewState and Step:
+// TestStepLoopIsRun: Run is the loop over Init and Step:
 // the same particles and weights bit for bit, the same diagnostics and
 // costs, on the zero Settings (ScaleTarget, Stein weights, StopKSD), BQ
 // with the exact embedding of a Gaussian, equal weights in the median
@@ -54,7 +54,7 @@ func TestStepLoopIsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := mmdfw.NewState(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
+			st, err := mmdfw.Init(ctx, c.tg, c.start, c.s, rand.NewPCG(1, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestStepPastCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := mmdfw.NewState(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}}, rand.NewPCG(1, 2))
+	st, err := mmdfw.Init(ctx, g, particle.Start{}, mmdfw.Settings{Inputs: mmdfw.Inputs{Embed: mmdfw.GaussianEmbedding(g)}, N: 3, KernelSpec: mmdfw.KernelSpec{Bandwidth: 1}}, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

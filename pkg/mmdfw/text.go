@@ -6,7 +6,7 @@ import "github.com/mmdfw/mmdfw/pkg/setting"
 // recorded settings, the empty text (the default) apart.
 var (
 	firstValues     = []First{FirstMAP, FirstPrior, FirstGiven, FirstTrained, firstSVGD}
-	initValues      = []Init{InitPrior, InitSVGD, InitPerturb, InitLaplace}
+	initValues      = []CandidateInit{InitPrior, InitSVGD, InitPerturb, InitLaplace}
 	scaleValues     = []Scale{ScaleBandwidth, ScaleLaplace, ScaleGiven, ScaleTarget}
 	pickValues      = []Pick{PickUniform, PickByWeight}
 	directionValues = []Direction{Frozen, Self, Exact}
@@ -39,7 +39,7 @@ func (f *First) UnmarshalText(b []byte) error { return parseText(f, b, "start", 
 
 // UnmarshalText accepts "" (InitAuto), "prior", "svgd", "perturb" and
 // "laplace".
-func (i *Init) UnmarshalText(b []byte) error { return parseText(i, b, "init", "", initValues) }
+func (i *CandidateInit) UnmarshalText(b []byte) error { return parseText(i, b, "init", "", initValues) }
 
 // UnmarshalText accepts "" (ScaleAuto), "bandwidth", "laplace", "given"
 // and "target".

@@ -43,7 +43,7 @@ func BenchmarkStep(b *testing.B) {
 			return sp.Init(ctx, tg, start, sp.Settings{N: 60, Frame: sampler.Frame{Stop: sp.StopFixed}, Candidates: 20, NelderMeadEvals: 50}, rand.NewPCG(1, 2))
 		}},
 		{"mmdfw", func(ctx context.Context) (sampler.State, error) {
-			return mmdfw.NewState(ctx, tg, start, mmdfw.Settings{N: 60, Frame: sampler.Frame{Stop: mmdfw.StopFixed}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}, LMO: mmdfw.LMO{LMOSteps: 20}}, rand.NewPCG(1, 2))
+			return mmdfw.Init(ctx, tg, start, mmdfw.Settings{N: 60, Frame: sampler.Frame{Stop: mmdfw.StopFixed}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}, LMO: mmdfw.LMO{LMOSteps: 20}}, rand.NewPCG(1, 2))
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -32,7 +32,7 @@ func ExampleDrive() {
 		init func(src rand.Source) (sampler.State, error)
 	}{
 		{"mmdfw", func(src rand.Source) (sampler.State, error) {
-			return mmdfw.NewState(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
+			return mmdfw.Init(ctx, t, start, mmdfw.Settings{N: 12, LMO: mmdfw.LMO{LMOSteps: 20}, Candidates: mmdfw.Candidates{First: mmdfw.FirstGiven}, KernelSpec: mmdfw.KernelSpec{Bandwidth: 0.8}}, src)
 		}},
 		{"svgd", func(src rand.Source) (sampler.State, error) {
 			return svgd.Init(ctx, t, start, svgd.Settings{N: 20, Iterations: 60, StepSize: 0.05}, src)

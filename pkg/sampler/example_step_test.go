@@ -13,7 +13,7 @@ import (
 // stepSVGD is README's "Stepping a method yourself", word for word: a
 // State stepped to its own stopping rule, then its result.
 func stepSVGD(ctx context.Context, t target.Target, start particle.Start, s svgd.Settings, src rand.Source) error {
-	st, err := svgd.Init(ctx, t, start, s, src) // mmdfw.NewState, sp.Init, sgld.Init, hmc.Init
+	st, err := svgd.Init(ctx, t, start, s, src) // mmdfw.Init, sp.Init, sgld.Init, hmc.Init
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 // State is a run of a method between two of its steps, the one shape in
 // which every method of this module can be driven a step at a time: a
-// method's Init (mmdfw.NewState) makes one from the target, the start, the
+// method's Init (mmdfw.Init) makes one from the target, the start, the
 // settings and the source, and
 //
 //	for !st.Done() {
@@ -23,11 +23,11 @@ import (
 // step is belongs to the method:
 //
 //	method   Init          one Step                             Done
-//	mmdfw    NewState      one particle (candidate, LMO, weights) N particles, or StopKSD met
+//	mmdfw    Init          one particle (candidate, LMO, weights) N particles, or StopKSD met
 //	svgd     Init          one update of every particle          Iterations, or StopPlateau met
 //	sp       Init          one point                             N points, or StopKSD met
 //	sgld     Init          one iteration of every chain          Iterations, or StopConverged met
-//	hmc      Init          one transition of every chain         Warmup+Draws iterations
+//	hmc      Init          one transition of every chain         Warmup+DrawsPerChain iterations
 //
 // Before this contract the five States differed in shape:
 //
