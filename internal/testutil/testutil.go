@@ -156,3 +156,29 @@ func SameFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// GaussianAndPosterior returns N((1, −1), [[1, .5], [.5, 2]]) and the
+// posterior of a 2-d Gaussian mean under a N(0, I) prior given six fixed
+// datapoints (a target.Stochastic): the two targets of the resume tests.
+func GaussianAndPosterior(tb testing.TB) (*target.Gaussian, target.Target) {
+	tb.Helper()
+	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ys := []float64{0.3, -0.2, 1.1, 0.8, -0.5, 0.1, 0.6, 0.9, -1.2, 0.4, 0.2, 0.7}
+	post := target.NewPosterior(2, len(ys)/2, func(i int, x, grad []float64) float64 {
+		var lp float64
+		for j := 0; j < 2; j++ {
+			r := ys[2*i+j] - x[j]
+			lp -= r * r / 2
+			grad[j] += r
+		}
+		return lp
+	}, target.Prior{LogProbGrad: func(x, grad []float64) float64 {
+		grad[0] -= x[0]
+		grad[1] -= x[1]
+		return -(x[0]*x[0] + x[1]*x[1]) / 2
+	}})
+	return g, post
+}

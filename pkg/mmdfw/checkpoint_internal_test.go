@@ -9,34 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
 	"github.com/mmdfw/mmdfw/pkg/target"
 )
-
-// ckTargets returns a correlated Gaussian and a posterior of a Gaussian
-// mean with six datapoints (a target.Stochastic).
-func ckTargets(t *testing.T) (*target.Gaussian, target.Target) {
-	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ys := []float64{0.3, -0.2, 1.1, 0.8, -0.5, 0.1, 0.6, 0.9, -1.2, 0.4, 0.2, 0.7}
-	post := target.NewPosterior(2, len(ys)/2, func(i int, x, grad []float64) float64 {
-		var lp float64
-		for j := 0; j < 2; j++ {
-			r := ys[2*i+j] - x[j]
-			lp -= r * r / 2
-			grad[j] += r
-		}
-		return lp
-	}, target.Prior{LogProbGrad: func(x, grad []float64) float64 {
-		grad[0] -= x[0]
-		grad[1] -= x[1]
-		return -(x[0]*x[0] + x[1]*x[1]) / 2
-	}})
-	return g, post
-}
 
 // ckCases are runs whose states the checkpoint tests save: the zero
 // settings with an exact embedding, a trained start with Stein weights by
@@ -49,7 +26,7 @@ func ckCases(t *testing.T) []struct {
 	s    Settings
 	src  func() rand.Source
 } {
-	g, post := ckTargets(t)
+	g, post := testutil.GaussianAndPosterior(t)
 	pcg := func() rand.Source { return rand.NewPCG(3, 5) }
 	var zero, trained, rff, ksd, chacha Settings
 	zero.N, zero.Inputs.Embed = 8, GaussianEmbedding(g)

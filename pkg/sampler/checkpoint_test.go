@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mmdfw/mmdfw/internal/testutil"
 	"github.com/mmdfw/mmdfw/pkg/mmdfw"
 	"github.com/mmdfw/mmdfw/pkg/optim"
 	"github.com/mmdfw/mmdfw/pkg/particle"
@@ -100,24 +101,7 @@ func (c chargedRec) Unwrap() particle.Recorder        { return c.rec }
 // to its checkpoint followed by those of the resumed run, and the resumed
 // run's result, to the uninterrupted run's bit for bit.
 func TestResumeBitIdentical(t *testing.T) {
-	g, err := target.NewGaussian([]float64{1, -1}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ys := []float64{0.3, -0.2, 1.1, 0.8, -0.5, 0.1, 0.6, 0.9, -1.2, 0.4, 0.2, 0.7}
-	post := target.NewPosterior(2, len(ys)/2, func(i int, x, grad []float64) float64 {
-		var lp float64
-		for j := 0; j < 2; j++ {
-			r := ys[2*i+j] - x[j]
-			lp -= r * r / 2
-			grad[j] += r
-		}
-		return lp
-	}, target.Prior{LogProbGrad: func(x, grad []float64) float64 {
-		grad[0] -= x[0]
-		grad[1] -= x[1]
-		return -(x[0]*x[0] + x[1]*x[1]) / 2
-	}})
+	g, post := testutil.GaussianAndPosterior(t)
 	start := particle.Start{X0: []float64{0.5, 0.5}}
 	type run func(ctx context.Context, src rand.Source, rec particle.Recorder) (sampler.Result, error)
 	type tcase struct {
