@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/xml"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,10 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/vg"
 )
 
 // affine is the SVG matrix (a b c d e f): (x, y) ↦ (ax + cy + e, bx + dy + f).
@@ -76,72 +70,18 @@ var fontSizeRE = regexp.MustCompile(`font-size:([0-9.]+)px`)
 // end placed by the width of the text in the figures' font, must both
 // fall within the viewBox (to a tenth of a point).
 func textOutside(path string) ([]string, error) {
-	f, err := os.Open(path)
+	fig, err := readSVG(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dec := xml.NewDecoder(f)
-	var w, h float64
-	stack := []affine{identity}
+	in := func(px, py float64) bool {
+		const tol = 0.1
+		return px >= -tol && px <= fig.w+tol && py >= -tol && py <= fig.h+tol
+	}
 	var out []string
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			attr := map[string]string{}
-			for _, a := range e.Attr {
-				attr[a.Name.Local] = a.Value
-			}
-			m, err := parseTransform(attr["transform"])
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", path, err)
-			}
-			top := stack[len(stack)-1]
-			switch e.Name.Local {
-			case "svg":
-				vb := strings.Fields(attr["viewBox"])
-				if len(vb) != 4 {
-					return nil, fmt.Errorf("%s: viewBox %q", path, attr["viewBox"])
-				}
-				w, _ = strconv.ParseFloat(vb[2], 64)
-				h, _ = strconv.ParseFloat(vb[3], 64)
-			case "text":
-				var body string
-				if err := dec.DecodeElement(&body, &e); err != nil {
-					return nil, fmt.Errorf("%s: %v", path, err)
-				}
-				x, _ := strconv.ParseFloat(attr["x"], 64)
-				y, _ := strconv.ParseFloat(attr["y"], 64)
-				fs := fontSizeRE.FindStringSubmatch(attr["style"])
-				if fs == nil {
-					return nil, fmt.Errorf("%s: text %q has no font size", path, body)
-				}
-				size, _ := strconv.ParseFloat(fs[1], 64)
-				face := font.DefaultCache.Lookup(plot.DefaultFont, vg.Length(size))
-				tw := float64(face.Width(body))
-				full := top.then(m)
-				x0, y0 := full.apply(x, y)
-				// The baseline runs along the text's own x direction.
-				x1, y1 := full.apply(x+tw, y)
-				in := func(px, py float64) bool {
-					const tol = 0.1
-					return px >= -tol && px <= w+tol && py >= -tol && py <= h+tol
-				}
-				if !in(x0, y0) || !in(x1, y1) {
-					out = append(out, fmt.Sprintf("%q from (%.1f, %.1f) to (%.1f, %.1f) on a %.0f×%.0f canvas", body, x0, y0, x1, y1, w, h))
-				}
-				continue // DecodeElement consumed the end element
-			}
-			stack = append(stack, top.then(m))
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
+	for _, t := range fig.texts {
+		if !in(t.x, t.y) || !in(t.x1, t.y1) {
+			out = append(out, fmt.Sprintf("%q from (%.1f, %.1f) to (%.1f, %.1f) on a %.0f×%.0f canvas", t.body, t.x, t.y, t.x1, t.y1, fig.w, fig.h))
 		}
 	}
 	return out, nil

@@ -30,12 +30,13 @@ type svgPath struct {
 	style string
 }
 
-// svgText is one text of an SVG figure: its body and the start of its
-// baseline in the figure's coordinates, with its width in the figures'
-// font.
+// svgText is one text of an SVG figure: its body, the start (x, y) and
+// end (x1, y1) of its baseline in the figure's coordinates, the end placed
+// by its width w in the figures' font.
 type svgText struct {
 	body          string
 	x, y, w, size float64
+	x1, y1        float64
 	horizontal    bool
 }
 
@@ -108,7 +109,7 @@ func readSVG(path string) (*svgFigure, error) {
 				tw := float64(face.Width(body))
 				x0, y0 := full.apply(x, y)
 				x1, y1 := full.apply(x+tw, y)
-				fig.texts = append(fig.texts, svgText{body: body, x: x0, y: y0, size: size, w: math.Hypot(x1-x0, y1-y0), horizontal: math.Abs(y1-y0) < 1e-6})
+				fig.texts = append(fig.texts, svgText{body: body, x: x0, y: y0, x1: x1, y1: y1, size: size, w: math.Hypot(x1-x0, y1-y0), horizontal: math.Abs(y1-y0) < 1e-6})
 				continue // DecodeElement consumed the end element
 			}
 			stack = append(stack, full)
